@@ -1,0 +1,196 @@
+//! The storage contract of kapi and its embedded backend.
+//!
+//! [`Storage`] mirrors k8s.io/apiserver's `storage.Interface`, narrowed to bytes:
+//! values are opaque (the registry stores JSON), and every value carries the
+//! store-wide revision at which it was last written (`mod_revision`), exactly like
+//! etcd's mod revision. That revision is what Kubernetes calls `resourceVersion`.
+//! It is never stored inside the value.
+
+pub mod embedded;
+mod error;
+
+pub use error::StorageError;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures::stream::BoxStream;
+
+/// One stored key with its value and revisions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyValue {
+    /// Full key, e.g. `/registry/configmaps/default/app`.
+    pub key: String,
+    /// The value as written.
+    pub value: Bytes,
+    /// Revision of the write that created the key (its current incarnation).
+    pub create_revision: u64,
+    /// Revision of the last write to the key; the object's resourceVersion.
+    pub mod_revision: u64,
+}
+
+/// A filter applied inside the store while listing or watching, so that a `limit`
+/// counts only matching items (Kubernetes' SelectionPredicate).
+pub type Predicate = std::sync::Arc<dyn Fn(&KeyValue) -> bool + Send + Sync>;
+
+/// Options of [`Storage::list`].
+#[derive(Clone, Default)]
+pub struct ListOptions {
+    /// Read at this revision; `0` reads at the current revision.
+    pub revision: u64,
+    /// At most this many matching items; `0` means no limit.
+    pub limit: usize,
+    /// Start strictly after this key (from a continue token).
+    pub start_after: Option<String>,
+    /// Only items for which this returns true are returned and counted.
+    pub predicate: Option<Predicate>,
+}
+
+/// The answer of [`Storage::list`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListResult {
+    /// Matching items in key order.
+    pub items: Vec<KeyValue>,
+    /// The revision the list was read at (pin later pages to it).
+    pub revision: u64,
+    /// The last key examined when the limit cut the list short: the next page
+    /// starts after it. `None` when the list is complete.
+    pub continue_after: Option<String>,
+    /// How many matching items remain after this page, when cheaply known.
+    pub remaining: Option<u64>,
+}
+
+/// What happened to a key, as seen by a watcher.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WatchEvent {
+    /// The key was created at `kv.mod_revision`.
+    Added(KeyValue),
+    /// The key was updated; `prev` is the value before.
+    Modified { kv: KeyValue, prev: KeyValue },
+    /// The key was deleted at `revision`; `prev` is the last value it had.
+    Deleted { prev: KeyValue, revision: u64 },
+}
+
+impl WatchEvent {
+    /// The revision at which the event happened.
+    pub fn revision(&self) -> u64 {
+        match self {
+            WatchEvent::Added(kv) => kv.mod_revision,
+            WatchEvent::Modified { kv, .. } => kv.mod_revision,
+            WatchEvent::Deleted { revision, .. } => *revision,
+        }
+    }
+
+    /// The key the event is about.
+    pub fn key(&self) -> &str {
+        match self {
+            WatchEvent::Added(kv) => &kv.key,
+            WatchEvent::Modified { kv, .. } => &kv.key,
+            WatchEvent::Deleted { prev, .. } => &prev.key,
+        }
+    }
+}
+
+/// A stream of watch events in revision order. An `Err` item ends the stream
+/// (e.g. [`StorageError::Expired`] when the watcher fell too far behind).
+pub type WatchStream = BoxStream<'static, Result<WatchEvent, StorageError>>;
+
+/// What a guaranteed-update closure decided.
+pub enum Update {
+    /// Write this value (skipped when it equals the current value).
+    Write(Bytes),
+    /// Delete the key.
+    Delete,
+    /// Leave the key as it is.
+    Keep,
+}
+
+/// The narrow storage contract every backend implements; one conformance suite
+/// (`tests/conformance.rs`) runs against each of them.
+#[async_trait]
+pub trait Storage: Send + Sync + 'static {
+    /// Reads one key at the current revision.
+    async fn get(&self, key: &str) -> Result<Option<KeyValue>, StorageError>;
+
+    /// Lists the keys under `prefix` (which should end with `/`).
+    async fn list(&self, prefix: &str, opts: ListOptions) -> Result<ListResult, StorageError>;
+
+    /// Creates a key; fails with [`StorageError::AlreadyExists`] when it exists.
+    async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue, StorageError>;
+
+    /// Replaces a key if its mod revision is still `expected_revision`;
+    /// [`StorageError::Conflict`] otherwise, [`StorageError::NotFound`] when gone.
+    /// Writing a value equal to the current one writes nothing and returns it.
+    async fn update(
+        &self,
+        key: &str,
+        value: Bytes,
+        expected_revision: u64,
+    ) -> Result<KeyValue, StorageError>;
+
+    /// Deletes a key, if given only while its mod revision is `expected_revision`.
+    /// Returns the last value it had.
+    async fn delete(
+        &self,
+        key: &str,
+        expected_revision: Option<u64>,
+    ) -> Result<KeyValue, StorageError>;
+
+    /// Watches keys under `prefix` for events strictly after `from_revision`.
+    /// A revision older than the compacted one fails with [`StorageError::Expired`].
+    async fn watch(
+        &self,
+        prefix: &str,
+        from_revision: u64,
+        predicate: Option<Predicate>,
+    ) -> Result<WatchStream, StorageError>;
+
+    /// The revision of the last committed write.
+    async fn current_revision(&self) -> Result<u64, StorageError>;
+
+    /// The oldest revision still readable (everything before it is compacted).
+    async fn compacted_revision(&self) -> Result<u64, StorageError>;
+
+    /// Forgets history older than `revision`: lists at and watches from older
+    /// revisions get [`StorageError::Expired`] afterwards.
+    async fn compact(&self, revision: u64) -> Result<(), StorageError>;
+
+    /// Whether the backend can serve requests (for `/readyz`).
+    async fn ready(&self) -> Result<(), StorageError> {
+        self.current_revision().await.map(|_| ())
+    }
+
+    /// Read-modify-write with optimistic concurrency, retried on conflict:
+    /// k8s.io/apiserver's GuaranteedUpdate. `try_update` sees the current value
+    /// (`None` when the key does not exist) and decides what to write; it may be
+    /// called several times. Returns the key as it is afterwards (`None` when
+    /// deleted or absent).
+    async fn guaranteed_update(
+        &self,
+        key: &str,
+        try_update: &mut (dyn FnMut(Option<&KeyValue>) -> Result<Update, StorageError> + Send),
+    ) -> Result<Option<KeyValue>, StorageError> {
+        const MAX_ATTEMPTS: usize = 32;
+        for _ in 0..MAX_ATTEMPTS {
+            let current = self.get(key).await?;
+            let outcome = match (try_update(current.as_ref())?, current) {
+                (Update::Keep, current) => return Ok(current),
+                (Update::Write(value), None) => self.create(key, value).await.map(Some),
+                (Update::Write(value), Some(cur)) => {
+                    if cur.value == value {
+                        return Ok(Some(cur));
+                    }
+                    self.update(key, value, cur.mod_revision).await.map(Some)
+                }
+                (Update::Delete, None) => return Err(StorageError::NotFound(key.to_owned())),
+                (Update::Delete, Some(cur)) => {
+                    self.delete(key, Some(cur.mod_revision)).await.map(|_| None)
+                }
+            };
+            match outcome {
+                Err(StorageError::Conflict(_)) | Err(StorageError::AlreadyExists(_)) => continue,
+                other => return other,
+            }
+        }
+        Err(StorageError::Conflict(key.to_owned()))
+    }
+}
