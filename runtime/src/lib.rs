@@ -1,1 +1,21 @@
-//! (in progress)
+//! The runtime half of kapi that generated code refers to: the apimachinery meta
+//! types (with the exact Kubernetes JSON), the [`ApiType`] and [`Resource`] traits the
+//! derives implement, declarative validation rules, and the [`scheme`] that collects
+//! every annotated kind without a hand-written list.
+//!
+//! Like axum-core and kube-core this crate is small and free of HTTP and storage.
+
+pub mod api_type;
+pub mod intstr;
+pub mod meta;
+pub mod resource;
+pub mod scheme;
+pub mod validation;
+
+pub use api_type::ApiType;
+pub use intstr::{IntOrString, Quantity};
+pub use resource::{PrinterColumn, Resource, ResourceInfo};
+
+/// Re-exported for the registration code the derive emits.
+#[doc(hidden)]
+pub use linkme;

@@ -1,0 +1,202 @@
+//! Discovery documents: the legacy per-path ones and aggregated discovery v2.
+
+use serde::{Deserialize, Serialize};
+
+use super::{ListMeta, ObjectMeta, TypeMeta};
+
+/// `/api`: the versions of the core group.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIVersions {
+    /// `kind: APIVersions`.
+    #[serde(flatten)]
+    pub types: TypeMeta,
+    /// Served versions, e.g. `["v1"]`.
+    pub versions: Vec<String>,
+    /// Where clients reach the server.
+    #[serde(rename = "serverAddressByClientCIDRs")]
+    pub server_address_by_client_cidrs: Vec<ServerAddressByClientCIDR>,
+}
+
+/// A client network and the address it should use.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerAddressByClientCIDR {
+    /// The client network, e.g. `0.0.0.0/0`.
+    #[serde(rename = "clientCIDR")]
+    pub client_cidr: String,
+    /// `host:port` of the server for that network.
+    pub server_address: String,
+}
+
+/// `/apis`: every named group.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIGroupList {
+    /// `kind: APIGroupList`.
+    #[serde(flatten)]
+    pub types: TypeMeta,
+    /// The groups.
+    pub groups: Vec<APIGroup>,
+}
+
+/// One API group and its versions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIGroup {
+    /// `kind: APIGroup` when served alone at `/apis/<group>`.
+    #[serde(flatten)]
+    pub types: TypeMeta,
+    /// Group name.
+    pub name: String,
+    /// Served versions, preferred first.
+    pub versions: Vec<GroupVersionForDiscovery>,
+    /// The version clients should use.
+    pub preferred_version: GroupVersionForDiscovery,
+    /// Omitted by current servers.
+    #[serde(
+        default,
+        rename = "serverAddressByClientCIDRs",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub server_address_by_client_cidrs: Option<Vec<ServerAddressByClientCIDR>>,
+}
+
+/// One version of a group.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupVersionForDiscovery {
+    /// `group/version`.
+    pub group_version: String,
+    /// `version`.
+    pub version: String,
+}
+
+/// `/api/v1`, `/apis/<group>/<version>`: the resources of one group version.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIResourceList {
+    /// `kind: APIResourceList, apiVersion: v1`.
+    #[serde(flatten)]
+    pub types: TypeMeta,
+    /// `group/version`.
+    pub group_version: String,
+    /// The resources (and `resource/subresource` entries).
+    pub resources: Vec<APIResource>,
+}
+
+/// One resource in an [`APIResourceList`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIResource {
+    /// Plural resource name, or `resource/subresource`.
+    pub name: String,
+    /// Singular name.
+    pub singular_name: String,
+    /// Whether objects live in namespaces.
+    pub namespaced: bool,
+    /// Group, when it differs from the list's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Version, when it differs from the list's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Kind of the objects.
+    pub kind: String,
+    /// Supported verbs.
+    pub verbs: Vec<String>,
+    /// Short names for kubectl.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_names: Option<Vec<String>>,
+    /// Categories such as `all`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<String>>,
+    /// Hash of the storage version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_version_hash: Option<String>,
+}
+
+/// Aggregated discovery (`apidiscovery.k8s.io/v2`): all groups in one document.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIGroupDiscoveryList {
+    /// `kind: APIGroupDiscoveryList, apiVersion: apidiscovery.k8s.io/v2`.
+    #[serde(flatten)]
+    pub types: TypeMeta,
+    /// Empty list metadata.
+    pub metadata: ListMeta,
+    /// One entry per group.
+    pub items: Vec<APIGroupDiscovery>,
+}
+
+/// One group in aggregated discovery.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIGroupDiscovery {
+    /// `metadata.name` is the group name.
+    pub metadata: ObjectMeta,
+    /// Versions, preferred first.
+    pub versions: Vec<APIVersionDiscovery>,
+}
+
+/// One version of a group in aggregated discovery.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIVersionDiscovery {
+    /// The version.
+    pub version: String,
+    /// The resources.
+    pub resources: Vec<APIResourceDiscovery>,
+    /// `Current` or `Stale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<String>,
+}
+
+/// The kind a resource answers with.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupVersionKind {
+    /// Group.
+    pub group: String,
+    /// Version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+}
+
+/// One resource in aggregated discovery.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APIResourceDiscovery {
+    /// Plural resource name.
+    pub resource: String,
+    /// The kind the resource returns.
+    pub response_kind: GroupVersionKind,
+    /// `Namespaced` or `Cluster`.
+    pub scope: String,
+    /// Singular name.
+    pub singular_resource: String,
+    /// Supported verbs.
+    pub verbs: Vec<String>,
+    /// Short names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_names: Option<Vec<String>>,
+    /// Categories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<String>>,
+    /// Subresources such as `status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subresources: Option<Vec<APISubresourceDiscovery>>,
+}
+
+/// One subresource in aggregated discovery.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct APISubresourceDiscovery {
+    /// Subresource name, e.g. `status`.
+    pub subresource: String,
+    /// The kind it returns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_kind: Option<GroupVersionKind>,
+    /// Supported verbs.
+    pub verbs: Vec<String>,
+}

@@ -1,0 +1,157 @@
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::Time;
+use crate::api_type::ApiType;
+
+/// TypeMeta: the `apiVersion` and `kind` every object and list carries.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeMeta {
+    /// Kind in CamelCase, e.g. `ConfigMap`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// `group/version`, or `v1` for the core group.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+}
+
+/// ObjectMeta: the metadata every persisted object has, field for field as in
+/// k8s.io/apimachinery/pkg/apis/meta/v1.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectMeta {
+    /// Unique name within a namespace (or the cluster, for cluster-scoped kinds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Prefix from which the server generates a unique name when `name` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate_name: Option<String>,
+    /// Namespace of a namespaced object; empty for cluster-scoped ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Deprecated and never set by the server; kept so old clients decode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_link: Option<String>,
+    /// Unique id of this incarnation of the object, set by the server on create.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// Opaque version of the object for optimistic concurrency and watches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// Sequence number of the desired state, bumped by the server on spec changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    /// When the object was created, set by the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<Time>,
+    /// When deletion was requested; the object stays until finalizers are gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<Time>,
+    /// Seconds allowed for graceful termination once deletion was requested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_grace_period_seconds: Option<i64>,
+    /// Key/value pairs for selecting and grouping objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<BTreeMap<String, String>>,
+    /// Arbitrary non-identifying key/value data for tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<BTreeMap<String, String>>,
+    /// Objects this one depends on, for garbage collection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_references: Option<Vec<OwnerReference>>,
+    /// Names of controllers that must act before the object is removed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalizers: Option<Vec<String>>,
+    /// Which manager owns which fields (server-side apply bookkeeping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
+}
+
+impl ObjectMeta {
+    /// The name, or `""` when unset.
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or_default()
+    }
+
+    /// The namespace, or `""` when unset.
+    pub fn namespace(&self) -> &str {
+        self.namespace.as_deref().unwrap_or_default()
+    }
+
+    /// The finalizers, or an empty slice.
+    pub fn finalizers(&self) -> &[String] {
+        self.finalizers.as_deref().unwrap_or_default()
+    }
+}
+
+/// A reference to an owning object (garbage collection and adoption).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerReference {
+    /// API version of the owner.
+    pub api_version: String,
+    /// Kind of the owner.
+    pub kind: String,
+    /// Name of the owner.
+    pub name: String,
+    /// UID of the owner.
+    pub uid: String,
+    /// Whether the owner is the managing controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+    /// Whether the owner cannot be deleted before this object is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_owner_deletion: Option<bool>,
+}
+
+/// Which fields a manager owns, as recorded by server-side apply.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManagedFieldsEntry {
+    /// Name of the workflow that manages the fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manager: Option<String>,
+    /// `Apply` or `Update`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// Version of the schema the field set is expressed in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// When the entry was last changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Time>,
+    /// Format of `fieldsV1`; always `FieldsV1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields_type: Option<String>,
+    /// The set of owned fields in the FieldsV1 trie format.
+    #[serde(default, rename = "fieldsV1", skip_serializing_if = "Option::is_none")]
+    pub fields_v1: Option<serde_json::Value>,
+    /// The subresource the entry was made through, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subresource: Option<String>,
+}
+
+/// ListMeta: the metadata of a list response.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListMeta {
+    /// Deprecated; never set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_link: Option<String>,
+    /// The revision the list was read at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// Token for the next page, when the list was cut by `limit`.
+    #[serde(default, rename = "continue", skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<String>,
+    /// How many more items the full list has, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining_item_count: Option<i64>,
+}
+
+impl ApiType for ObjectMeta {}
+impl ApiType for ListMeta {}
+impl ApiType for OwnerReference {}
+impl ApiType for ManagedFieldsEntry {}

@@ -1,0 +1,100 @@
+//! [`Resource`]: what `#[derive(Resource)]` says about a kind.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::api_type::ApiType;
+use crate::meta::ObjectMeta;
+
+/// A `kubectl get` column of a kind (an additionalPrinterColumn).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrinterColumn {
+    /// Header, e.g. `Ready`.
+    pub name: &'static str,
+    /// OpenAPI type: `string`, `integer`, `number`, `boolean` or `date`.
+    pub type_: &'static str,
+    /// Optional OpenAPI format.
+    pub format: &'static str,
+    /// What the column shows.
+    pub description: &'static str,
+    /// 0 for the default view, 1 and more for `-o wide`.
+    pub priority: i32,
+    /// kubectl-style JSON path of the value, e.g. `.spec.replicas`.
+    pub json_path: &'static str,
+}
+
+/// Identity and REST facts of one kind, shared by every instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceInfo {
+    /// API group; `""` for the core group.
+    pub group: &'static str,
+    /// Version, e.g. `v1`.
+    pub version: &'static str,
+    /// Kind, e.g. `ConfigMap`.
+    pub kind: &'static str,
+    /// Plural resource name used in URLs, e.g. `configmaps`.
+    pub plural: &'static str,
+    /// Singular name, e.g. `configmap`.
+    pub singular: &'static str,
+    /// Short names for kubectl, e.g. `cm`.
+    pub short_names: &'static [&'static str],
+    /// Categories such as `all`.
+    pub categories: &'static [&'static str],
+    /// Whether objects live in namespaces.
+    pub namespaced: bool,
+    /// Whether the kind has a `/status` subresource (spec and status are then
+    /// written through different endpoints).
+    pub status_subresource: bool,
+    /// Fields usable in field selectors besides `metadata.name`/`metadata.namespace`.
+    pub selectable_fields: &'static [&'static str],
+    /// Columns for `kubectl get`, after NAME and before AGE.
+    pub printer_columns: &'static [PrinterColumn],
+}
+
+impl ResourceInfo {
+    /// `group/version`, or just `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_owned()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The kind of lists of this kind, e.g. `ConfigMapList`.
+    pub fn list_kind(&self) -> String {
+        format!("{}List", self.kind)
+    }
+}
+
+/// A kind of the API: implemented by `#[derive(Resource)]`.
+///
+/// The hook methods have defaults; the derive overrides one when the kind names a
+/// hook function in its `#[resource(...)]` attribute.
+pub trait Resource: ApiType + Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// Identity and REST facts.
+    const INFO: &'static ResourceInfo;
+
+    /// The object's metadata.
+    fn metadata(&self) -> &ObjectMeta;
+
+    /// The object's metadata, mutable.
+    fn metadata_mut(&mut self) -> &mut ObjectMeta;
+
+    /// Kind-specific normalisation before every write, e.g. a Secret folding
+    /// `stringData` into `data` (`#[resource(prepare = path)]`).
+    fn prepare_for_write(&mut self) {}
+
+    /// The printer-column cells of this object, computed in code where a JSON path
+    /// cannot express them (`#[resource(table_cells = path)]`); `None` uses the paths.
+    fn table_cells(&self) -> Option<Vec<serde_json::Value>> {
+        None
+    }
+
+    /// Graceful deletion (`#[resource(grace_period = path)]`): the seconds the object
+    /// should stay in `Terminating` for a delete that asked for `requested` seconds,
+    /// or `None` to delete at once.
+    fn deletion_grace_period(&self, _requested: Option<i64>) -> Option<i64> {
+        None
+    }
+}

@@ -1,0 +1,155 @@
+//! The scheme: every annotated kind, collected at link time without a hand-written
+//! list, and the type-erased operations the one generic request path calls.
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+
+use serde_json::{Map, Value};
+
+use crate::resource::{Resource, ResourceInfo};
+use crate::validation::{FieldErrors, FieldPath};
+
+/// Every kind annotated with `#[derive(Resource)]` in every linked crate.
+///
+/// A crate whose kinds the binary never references is dropped by the linker: each
+/// kinds crate therefore exposes an `install(&mut Scheme)` that the server calls.
+#[linkme::distributed_slice]
+pub static KINDS: [fn() -> KindEntry];
+
+/// The answer of [`KindOps::admit`]: the object as the kind's type understood it.
+#[derive(Debug)]
+pub struct Admitted {
+    /// The object re-encoded from its typed form: unknown fields dropped, defaults
+    /// applied, kind hooks run. Has no `apiVersion`/`kind`.
+    pub object: Map<String, Value>,
+    /// Fields of the input the type does not know (`spec.foo`, `spec.ports[0].x`).
+    pub unknown_fields: Vec<String>,
+    /// Validation errors of the kind's own fields.
+    pub errors: FieldErrors,
+}
+
+/// The kind-specific operations of the request path, type-erased over JSON.
+pub trait KindOps: Send + Sync {
+    /// Decodes, runs the prepare hook, defaults, validates and re-encodes.
+    fn admit(&self, object: Map<String, Value>) -> Result<Admitted, String>;
+
+    /// Printer-column cells computed in code, if the kind has such a hook.
+    fn table_cells(&self, object: &Value) -> Option<Vec<Value>>;
+
+    /// Graceful-deletion period for a delete asking for `requested` seconds.
+    fn deletion_grace_period(&self, object: &Value, requested: Option<i64>) -> Option<i64>;
+}
+
+/// One registered kind: its facts and its operations.
+#[derive(Clone, Copy)]
+pub struct KindEntry {
+    /// Identity and REST facts.
+    pub info: &'static ResourceInfo,
+    /// Kind-specific operations.
+    pub ops: &'static dyn KindOps,
+}
+
+impl std::fmt::Debug for KindEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KindEntry").field("info", self.info).finish_non_exhaustive()
+    }
+}
+
+impl KindEntry {
+    /// The entry of a statically typed kind (what the derive registers).
+    pub fn of<T: Resource>() -> KindEntry {
+        KindEntry { info: T::INFO, ops: Typed::<T>::OPS }
+    }
+}
+
+struct Typed<T>(PhantomData<fn() -> T>);
+
+impl<T: Resource> Typed<T> {
+    const OPS: &'static dyn KindOps = &Typed::<T>(PhantomData);
+
+    fn decode(object: Value) -> Result<(T, Vec<String>), String> {
+        let mut unknown = Vec::new();
+        let typed = serde_ignored::deserialize(object, |path| unknown.push(json_path(&path)))
+            .map_err(|e| e.to_string())?;
+        Ok((typed, unknown))
+    }
+}
+
+impl<T: Resource> KindOps for Typed<T> {
+    fn admit(&self, object: Map<String, Value>) -> Result<Admitted, String> {
+        let (mut typed, unknown_fields) = Self::decode(Value::Object(object))?;
+        typed.prepare_for_write();
+        typed.apply_defaults();
+        let mut errors = FieldErrors::default();
+        typed.validate(&FieldPath::root(), &mut errors);
+        match serde_json::to_value(&typed).map_err(|e| e.to_string())? {
+            Value::Object(object) => Ok(Admitted { object, unknown_fields, errors }),
+            _ => Err(format!("{} does not encode as a JSON object", T::INFO.kind)),
+        }
+    }
+
+    fn table_cells(&self, object: &Value) -> Option<Vec<Value>> {
+        let (typed, _) = Self::decode(object.clone()).ok()?;
+        typed.table_cells()
+    }
+
+    fn deletion_grace_period(&self, object: &Value, requested: Option<i64>) -> Option<i64> {
+        let (typed, _) = Self::decode(object.clone()).ok()?;
+        typed.deletion_grace_period(requested)
+    }
+}
+
+/// Formats a serde_ignored path as Kubernetes prints field paths
+/// (`spec.containers[0].foo`).
+fn json_path(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}[{index}]", json_path(parent)),
+        Path::Map { parent, key } => {
+            let parent = json_path(parent);
+            if parent.is_empty() { key.clone() } else { format!("{parent}.{key}") }
+        }
+        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => {
+            json_path(parent)
+        }
+    }
+}
+
+/// The kinds a server serves, looked up by group, version and plural.
+#[derive(Clone, Debug, Default)]
+pub struct Scheme {
+    kinds: BTreeMap<(String, String, String), KindEntry>,
+}
+
+impl Scheme {
+    /// An empty scheme.
+    pub fn new() -> Scheme {
+        Scheme::default()
+    }
+
+    /// Adds every registered kind of `group` (as linked into this binary).
+    pub fn install_group(&mut self, group: &str) {
+        for entry in KINDS.iter().map(|make| make()) {
+            if entry.info.group == group {
+                self.add(entry);
+            }
+        }
+    }
+
+    /// Adds one kind.
+    pub fn add(&mut self, entry: KindEntry) {
+        let i = entry.info;
+        self.kinds.insert((i.group.into(), i.version.into(), i.plural.into()), entry);
+    }
+
+    /// The kind served at `group/version/plural`.
+    pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<&KindEntry> {
+        self.kinds.get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
+    }
+
+    /// Every kind, ordered by group, version and plural (deterministic output).
+    pub fn entries(&self) -> impl Iterator<Item = &KindEntry> {
+        self.kinds.values()
+    }
+}

@@ -1,0 +1,160 @@
+use std::fmt;
+
+/// A JSON field path as Kubernetes prints it: `spec.containers[0].ports[1].name`,
+/// `metadata.labels[app]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldPath(String);
+
+impl FieldPath {
+    /// The path of the object itself.
+    pub fn root() -> FieldPath {
+        FieldPath(String::new())
+    }
+
+    /// A path starting at a top-level field.
+    pub fn new(field: &str) -> FieldPath {
+        FieldPath(field.to_owned())
+    }
+
+    /// The path of a field below this one.
+    pub fn child(&self, field: &str) -> FieldPath {
+        if self.0.is_empty() {
+            FieldPath(field.to_owned())
+        } else {
+            FieldPath(format!("{}.{field}", self.0))
+        }
+    }
+
+    /// The path of a list element.
+    pub fn index(&self, i: usize) -> FieldPath {
+        FieldPath(format!("{}[{i}]", self.0))
+    }
+
+    /// The path of a map entry.
+    pub fn key(&self, k: &str) -> FieldPath {
+        FieldPath(format!("{}[{k}]", self.0))
+    }
+
+    /// The path as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The kinds of field error, with the `reason` Kubernetes puts in a StatusCause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldErrorKind {
+    /// A required field is missing.
+    Required,
+    /// A value has the wrong format or range.
+    Invalid,
+    /// A value outside an enumeration.
+    NotSupported,
+    /// A field that may not be set (or changed).
+    Forbidden,
+    /// A value repeated where it must be unique.
+    Duplicate,
+    /// A value longer than allowed.
+    TooLong,
+}
+
+impl FieldErrorKind {
+    /// The StatusCause reason, e.g. `FieldValueInvalid`.
+    pub fn reason(self) -> &'static str {
+        match self {
+            FieldErrorKind::Required => "FieldValueRequired",
+            FieldErrorKind::Invalid => "FieldValueInvalid",
+            FieldErrorKind::NotSupported => "FieldValueNotSupported",
+            FieldErrorKind::Forbidden => "FieldValueForbidden",
+            FieldErrorKind::Duplicate => "FieldValueDuplicate",
+            FieldErrorKind::TooLong => "FieldValueTooLong",
+        }
+    }
+}
+
+/// One validation error of one field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// What is wrong.
+    pub kind: FieldErrorKind,
+    /// Where.
+    pub path: FieldPath,
+    /// The message without the path, as in a StatusCause: `Invalid value: "x": ...`.
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// The errors found while validating one object.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldErrors(pub Vec<FieldError>);
+
+impl FieldErrors {
+    /// Whether no error was found.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Required value` (with an optional detail).
+    pub fn required(&mut self, path: FieldPath, detail: &str) {
+        let message = if detail.is_empty() {
+            "Required value".to_owned()
+        } else {
+            format!("Required value: {detail}")
+        };
+        self.push(FieldErrorKind::Required, path, message);
+    }
+
+    /// `Invalid value: <value>: <detail>`; `value` is printed as JSON.
+    pub fn invalid(&mut self, path: FieldPath, value: impl fmt::Debug, detail: &str) {
+        self.push(FieldErrorKind::Invalid, path, format!("Invalid value: {value:?}: {detail}"));
+    }
+
+    /// `Unsupported value: "x": supported values: "a", "b"`.
+    pub fn not_supported(&mut self, path: FieldPath, value: &str, allowed: &[&str]) {
+        let allowed: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
+        let message =
+            format!("Unsupported value: {value:?}: supported values: {}", allowed.join(", "));
+        self.push(FieldErrorKind::NotSupported, path, message);
+    }
+
+    /// `Forbidden: <detail>`.
+    pub fn forbidden(&mut self, path: FieldPath, detail: &str) {
+        self.push(FieldErrorKind::Forbidden, path, format!("Forbidden: {detail}"));
+    }
+
+    /// `Duplicate value: <value>`.
+    pub fn duplicate(&mut self, path: FieldPath, value: impl fmt::Debug) {
+        self.push(FieldErrorKind::Duplicate, path, format!("Duplicate value: {value:?}"));
+    }
+
+    /// `Too long: may not be more than N bytes`.
+    pub fn too_long(&mut self, path: FieldPath, max: usize) {
+        let message = format!("Too long: may not be more than {max} bytes");
+        self.push(FieldErrorKind::TooLong, path, message);
+    }
+
+    fn push(&mut self, kind: FieldErrorKind, path: FieldPath, message: String) {
+        self.0.push(FieldError { kind, path, message });
+    }
+
+    /// The aggregate message Kubernetes puts after `<Kind> "<name>" is invalid: `.
+    pub fn summary(&self) -> String {
+        let parts: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        if parts.len() == 1 {
+            parts.concat()
+        } else {
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}

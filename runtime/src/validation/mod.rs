@@ -1,0 +1,12 @@
+//! Field paths and field errors (k8s.io/apimachinery/pkg/util/validation/field),
+//! the format checks Kubernetes uses for names and labels, and the declarative
+//! rules `#[derive(ApiType)]` calls.
+
+mod errors;
+mod formats;
+pub mod rules;
+
+pub use errors::{FieldError, FieldErrorKind, FieldErrors, FieldPath};
+pub use formats::{
+    dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors,
+};
