@@ -19,3 +19,7 @@ pub use resource::{PrinterColumn, Resource, ResourceInfo};
 /// Re-exported for the registration code the derive emits.
 #[doc(hidden)]
 pub use linkme;
+
+/// Re-exported for the hooks the derive emits.
+#[doc(hidden)]
+pub use serde_json;

@@ -1,0 +1,5 @@
+//! The emit stage: one module per generated artifact.
+
+pub mod api_type;
+pub mod registration;
+pub mod resource;

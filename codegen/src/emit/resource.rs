@@ -1,0 +1,97 @@
+//! `impl Resource`: identity, REST facts and hooks of a kind.
+
+use darling::FromDeriveInput;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{ResourceModel, PrinterColumn};
+use crate::parse::ResourceInput;
+
+/// Parses, models and emits `#[derive(Resource)]` (impl + registration).
+pub fn expand(input: TokenStream) -> TokenStream {
+    let input = match syn::parse2::<syn::DeriveInput>(input) {
+        Ok(input) => input,
+        Err(e) => return e.to_compile_error(),
+    };
+    match ResourceInput::from_derive_input(&input).and_then(ResourceModel::from_input) {
+        Ok(model) => {
+            let resource = emit(&model);
+            let registration = super::registration::emit(&model);
+            quote!(#resource #registration)
+        }
+        Err(e) => e.write_errors(),
+    }
+}
+
+/// Emits `impl Resource` for a checked model.
+pub fn emit(model: &ResourceModel) -> TokenStream {
+    let ident = &model.ident;
+    let ResourceModel { group, version, kind, plural, singular, namespaced, status, .. } = model;
+    let short_names = &model.short_names;
+    let categories = &model.categories;
+    let selectable = &model.selectable_fields;
+    let columns = model.printer_columns.iter().map(emit_column);
+    let hooks = emit_hooks(model);
+    quote! {
+        impl ::kapi_runtime::Resource for #ident {
+            const INFO: &'static ::kapi_runtime::ResourceInfo = &::kapi_runtime::ResourceInfo {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                plural: #plural,
+                singular: #singular,
+                short_names: &[#(#short_names),*],
+                categories: &[#(#categories),*],
+                namespaced: #namespaced,
+                status_subresource: #status,
+                selectable_fields: &[#(#selectable),*],
+                printer_columns: &[#(#columns),*],
+            };
+
+            fn metadata(&self) -> &::kapi_runtime::meta::ObjectMeta {
+                &self.metadata
+            }
+
+            fn metadata_mut(&mut self) -> &mut ::kapi_runtime::meta::ObjectMeta {
+                &mut self.metadata
+            }
+
+            #hooks
+        }
+    }
+}
+
+fn emit_column(c: &PrinterColumn) -> TokenStream {
+    let PrinterColumn { name, type_, format, description, priority, json_path } = c;
+    quote! {
+        ::kapi_runtime::PrinterColumn {
+            name: #name,
+            type_: #type_,
+            format: #format,
+            description: #description,
+            priority: #priority,
+            json_path: #json_path,
+        }
+    }
+}
+
+fn emit_hooks(model: &ResourceModel) -> TokenStream {
+    let prepare = model.hooks.prepare.as_ref().map(|f| {
+        quote! { fn prepare_for_write(&mut self) { #f(self) } }
+    });
+    let cells = model.hooks.table_cells.as_ref().map(|f| {
+        quote! {
+            fn table_cells(&self) -> ::core::option::Option<::std::vec::Vec<::kapi_runtime::serde_json::Value>> {
+                ::core::option::Option::Some(#f(self))
+            }
+        }
+    });
+    let grace = model.hooks.grace_period.as_ref().map(|f| {
+        quote! {
+            fn deletion_grace_period(&self, requested: ::core::option::Option<i64>) -> ::core::option::Option<i64> {
+                #f(self, requested)
+            }
+        }
+    });
+    quote!(#prepare #cells #grace)
+}

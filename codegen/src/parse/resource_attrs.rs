@@ -1,0 +1,88 @@
+use darling::util::Flag;
+use darling::{FromDeriveInput, FromMeta};
+use syn::{Ident, LitInt, LitStr};
+
+use super::StrList;
+
+/// `#[derive(Resource)]` input: the struct and its `#[resource(...)]` attribute.
+#[derive(Debug, FromDeriveInput)]
+#[darling(attributes(resource), supports(struct_named))]
+pub struct ResourceInput {
+    /// The struct's name.
+    pub ident: Ident,
+    /// Its generics (must be empty).
+    pub generics: syn::Generics,
+    /// The fields (checked for `metadata` and `status`).
+    pub data: darling::ast::Data<(), ResourceField>,
+    /// `group = "apps"`; `""` for the core group.
+    pub group: LitStr,
+    /// `version = "v1"`.
+    pub version: LitStr,
+    /// `kind = "Pod"`; defaults to the struct's name.
+    #[darling(default)]
+    pub kind: Option<LitStr>,
+    /// `plural = "pods"`; defaults to the lower-cased kind, pluralised.
+    #[darling(default)]
+    pub plural: Option<LitStr>,
+    /// `singular = "pod"`; defaults to the lower-cased kind.
+    #[darling(default)]
+    pub singular: Option<LitStr>,
+    /// `short_names("po")`.
+    #[darling(default)]
+    pub short_names: StrList,
+    /// `categories("all")`.
+    #[darling(default)]
+    pub categories: StrList,
+    /// `namespaced`: objects live in namespaces (the default).
+    #[darling(default)]
+    pub namespaced: Flag,
+    /// `cluster_scoped`: objects are cluster-wide.
+    #[darling(default)]
+    pub cluster_scoped: Flag,
+    /// `status`: the kind has a `/status` subresource.
+    #[darling(default)]
+    pub status: Flag,
+    /// `selectable_fields("spec.nodeName")`.
+    #[darling(default)]
+    pub selectable_fields: StrList,
+    /// `printer_column(...)`, repeated, in column order.
+    #[darling(default, multiple)]
+    pub printer_column: Vec<PrinterColumnAttr>,
+    /// `prepare = path::to::fn`: `fn(&mut Self)` run before every write.
+    #[darling(default)]
+    pub prepare: Option<syn::Path>,
+    /// `table_cells = path::to::fn`: `fn(&Self) -> Vec<serde_json::Value>`.
+    #[darling(default)]
+    pub table_cells: Option<syn::Path>,
+    /// `grace_period = path::to::fn`: `fn(&Self, Option<i64>) -> Option<i64>`.
+    #[darling(default)]
+    pub grace_period: Option<syn::Path>,
+}
+
+/// A field of a resource struct (only its name matters).
+#[derive(Debug, darling::FromField)]
+pub struct ResourceField {
+    /// The field's name.
+    pub ident: Option<Ident>,
+}
+
+/// `printer_column(name = "Ready", type = "string", json_path = ".status.ready")`.
+#[derive(Debug, FromMeta)]
+pub struct PrinterColumnAttr {
+    /// Column header.
+    pub name: LitStr,
+    /// `string`, `integer`, `number`, `boolean` or `date`.
+    #[darling(rename = "type")]
+    pub type_: LitStr,
+    /// kubectl-style JSON path of the value.
+    pub json_path: LitStr,
+    /// 0 (default view) or more (`-o wide`).
+    #[darling(default)]
+    pub priority: Option<LitInt>,
+    /// What the column shows.
+    #[darling(default)]
+    pub description: Option<LitStr>,
+    /// Optional OpenAPI format.
+    #[darling(default)]
+    pub format: Option<LitStr>,
+}
