@@ -79,7 +79,7 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
     {
         errors.push(darling::Error::custom("`default` needs an Option<_> field: a plain field is never unset").with_span(default));
     }
-    errors.finish_with(Some(FieldModel { ident, json_name, ty: field.ty, rules, default: field.default }))
+    errors.finish_with(Some(FieldModel { ident, json_name, rules, default: field.default }))
 }
 
 fn rules(field: &ApiField) -> darling::Result<Vec<Rule>> {
