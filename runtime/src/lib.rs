@@ -6,6 +6,7 @@
 //! Like axum-core and kube-core this crate is small and free of HTTP and storage.
 
 pub mod api_type;
+pub mod bytes;
 pub mod intstr;
 pub mod meta;
 pub mod resource;
@@ -13,6 +14,7 @@ pub mod scheme;
 pub mod validation;
 
 pub use api_type::ApiType;
+pub use bytes::ByteString;
 pub use intstr::{IntOrString, Quantity};
 pub use resource::{PrinterColumn, Resource, ResourceInfo};
 
