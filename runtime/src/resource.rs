@@ -49,6 +49,9 @@ pub struct ResourceInfo {
     pub selectable_fields: &'static [&'static str],
     /// Columns for `kubectl get`, after NAME and before AGE.
     pub printer_columns: &'static [PrinterColumn],
+    /// Whether a delete answers with the deleted object instead of a `Success`
+    /// Status (k8s.io/apiserver's `ReturnDeletedObject`, set for pods).
+    pub return_deleted_object: bool,
 }
 
 impl ResourceInfo {

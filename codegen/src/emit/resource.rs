@@ -26,7 +26,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
 /// Emits `impl Resource` for a checked model.
 pub fn emit(model: &ResourceModel) -> TokenStream {
     let ident = &model.ident;
-    let ResourceModel { group, version, kind, plural, singular, namespaced, status, .. } = model;
+    let ResourceModel { group, version, kind, plural, singular, namespaced, status, return_deleted_object, .. } = model;
     let short_names = &model.short_names;
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
@@ -46,6 +46,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 status_subresource: #status,
                 selectable_fields: &[#(#selectable),*],
                 printer_columns: &[#(#columns),*],
+                return_deleted_object: #return_deleted_object,
             };
 
             fn metadata(&self) -> &::kapi_runtime::meta::ObjectMeta {

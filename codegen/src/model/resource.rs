@@ -25,6 +25,8 @@ pub struct ResourceModel {
     pub namespaced: bool,
     /// Has a `/status` subresource.
     pub status: bool,
+    /// A delete answers with the deleted object.
+    pub return_deleted_object: bool,
     /// Extra selectable fields.
     pub selectable_fields: Vec<String>,
     /// Printer columns in order.
@@ -107,6 +109,7 @@ impl ResourceModel {
             categories: input.categories.values(),
             namespaced: !input.cluster_scoped.is_present(),
             status: input.status.is_present(),
+            return_deleted_object: input.return_deleted_object.is_present(),
             selectable_fields: input.selectable_fields.values(),
             printer_columns,
             hooks: Hooks { prepare: input.prepare, table_cells: input.table_cells, grace_period: input.grace_period },

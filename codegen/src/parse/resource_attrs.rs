@@ -42,6 +42,9 @@ pub struct ResourceInput {
     /// `status`: the kind has a `/status` subresource.
     #[darling(default)]
     pub status: Flag,
+    /// `return_deleted_object`: a delete answers with the object, not a Status.
+    #[darling(default)]
+    pub return_deleted_object: Flag,
     /// `selectable_fields("spec.nodeName")`.
     #[darling(default)]
     pub selectable_fields: StrList,
