@@ -8,6 +8,7 @@
 
 pub mod embedded;
 mod error;
+pub mod watch_filter;
 
 pub use error::StorageError;
 
@@ -52,10 +53,11 @@ pub struct ListResult {
     pub items: Vec<KeyValue>,
     /// The revision the list was read at (pin later pages to it).
     pub revision: u64,
-    /// The last key examined when the limit cut the list short: the next page
+    /// The last key returned when the limit cut the list short: the next page
     /// starts after it. `None` when the list is complete.
     pub continue_after: Option<String>,
-    /// How many matching items remain after this page, when cheaply known.
+    /// How many items remain after this page, when cheaply known (Kubernetes'
+    /// remainingItemCount); `None` when unknown or when the list is complete.
     pub remaining: Option<u64>,
 }
 
@@ -105,7 +107,7 @@ pub enum Update {
 }
 
 /// The narrow storage contract every backend implements; one conformance suite
-/// (`tests/conformance.rs`) runs against each of them.
+/// (`tests/conformance/mod.rs`) runs against each of them.
 #[async_trait]
 pub trait Storage: Send + Sync + 'static {
     /// Reads one key at the current revision.
@@ -164,13 +166,20 @@ pub trait Storage: Send + Sync + 'static {
     /// (`None` when the key does not exist) and decides what to write; it may be
     /// called several times. Returns the key as it is afterwards (`None` when
     /// deleted or absent).
+    ///
+    /// Like upstream it retries for as long as it meets conflicts: a conflict
+    /// means another writer succeeded, so the system as a whole progresses, and a
+    /// fixed cap would fail callers that merely lost a few races under load.
     async fn guaranteed_update(
         &self,
         key: &str,
-        try_update: &mut (dyn FnMut(Option<&KeyValue>) -> Result<Update, StorageError> + Send),
+        // The explicit `for<'kv>` keeps async_trait from tying the argument's
+        // lifetime to the call's, which would not compile.
+        try_update: &mut (
+                 dyn for<'kv> FnMut(Option<&'kv KeyValue>) -> Result<Update, StorageError> + Send
+             ),
     ) -> Result<Option<KeyValue>, StorageError> {
-        const MAX_ATTEMPTS: usize = 32;
-        for _ in 0..MAX_ATTEMPTS {
+        loop {
             let current = self.get(key).await?;
             let outcome = match (try_update(current.as_ref())?, current) {
                 (Update::Keep, current) => return Ok(current),
@@ -186,11 +195,14 @@ pub trait Storage: Send + Sync + 'static {
                     self.delete(key, Some(cur.mod_revision)).await.map(|_| None)
                 }
             };
+            // Each of these means another writer got there first (NotFound: it
+            // deleted the key we were updating); the next attempt sees its result.
             match outcome {
-                Err(StorageError::Conflict(_)) | Err(StorageError::AlreadyExists(_)) => continue,
+                Err(StorageError::Conflict(_))
+                | Err(StorageError::AlreadyExists(_))
+                | Err(StorageError::NotFound(_)) => continue,
                 other => return other,
             }
         }
-        Err(StorageError::Conflict(key.to_owned()))
     }
 }
