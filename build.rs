@@ -1,1 +1,31 @@
-fn main() {}
+//! Regenerates `generated/` from the annotated kinds on every `cargo build`:
+//! discovery documents and the table of kinds, computed by the same functions the
+//! server serves them with. Files are rewritten only when their content changes,
+//! so the output is deterministic and reviewable; `tests/generated_fresh.rs`
+//! fails when the checked-in copy is stale.
+
+use std::path::Path;
+
+fn main() {
+    println!("cargo::rerun-if-changed=api-types/src");
+    println!("cargo::rerun-if-changed=runtime/src");
+    println!("cargo::rerun-if-changed=generated");
+    let mut scheme = kapi_runtime::scheme::Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("generated");
+    for (name, content) in kapi_runtime::discovery::documents(&scheme) {
+        let path = root.join(&name);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(content.as_str()) {
+            continue;
+        }
+        if let Some(dir) = path.parent()
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            println!("cargo::warning=cannot create {}: {e}", dir.display());
+            continue;
+        }
+        if let Err(e) = std::fs::write(&path, content) {
+            println!("cargo::warning=cannot write {}: {e}", path.display());
+        }
+    }
+}

@@ -7,6 +7,7 @@
 
 pub mod api_type;
 pub mod bytes;
+pub mod discovery;
 pub mod intstr;
 pub mod meta;
 pub mod resource;

@@ -1,1 +1,22 @@
-//! (in progress)
+//! The thin kapi API server: one request path for every kind in the scheme.
+//!
+//! A request reads in one pass: [`request_info`] names it, [`endpoints`] has one
+//! handler per verb, the [`registry`] applies the kind's strategy and metadata
+//! rules, `kapi_storage` keeps the data, and [`api_error`] is the one place where
+//! failures become a Kubernetes `Status`.
+
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod api_error;
+pub mod app;
+pub mod discovery;
+pub mod endpoints;
+pub mod negotiation;
+pub mod openapi;
+pub mod registry;
+pub mod request_info;
+pub mod selectors;
+pub mod serve;
+pub mod table;
+
+pub use app::{App, app};

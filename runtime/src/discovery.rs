@@ -1,0 +1,220 @@
+//! Discovery documents computed from a [`Scheme`]: served by the server and
+//! written to `generated/` by the build script (one function, so they agree).
+
+use std::collections::BTreeMap;
+
+use crate::meta::{
+    APIGroup, APIGroupDiscovery, APIGroupDiscoveryList, APIGroupList, APIResource,
+    APIResourceDiscovery, APIResourceList, APISubresourceDiscovery, APIVersionDiscovery,
+    GroupVersionForDiscovery, GroupVersionKind, ListMeta, ObjectMeta, TypeMeta,
+};
+use crate::resource::ResourceInfo;
+use crate::scheme::Scheme;
+
+/// The verbs every kind serves, in the order Kubernetes lists them.
+pub const VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+/// The verbs of a `/status` subresource.
+pub const STATUS_VERBS: &[&str] = &["get", "patch", "update"];
+
+fn types(kind: &str, api_version: &str) -> TypeMeta {
+    TypeMeta { kind: kind.into(), api_version: api_version.into() }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn non_empty(items: &[&str]) -> Option<Vec<String>> {
+    (!items.is_empty()).then(|| strings(items))
+}
+
+/// Versions of each named group, in scheme order (the first is preferred).
+fn groups(scheme: &Scheme) -> BTreeMap<&'static str, Vec<&'static str>> {
+    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for entry in scheme.entries() {
+        let versions = groups.entry(entry.info.group).or_default();
+        if !versions.contains(&entry.info.version) {
+            versions.push(entry.info.version);
+        }
+    }
+    groups
+}
+
+fn group_version(group: &str, version: &str) -> GroupVersionForDiscovery {
+    let group_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+    GroupVersionForDiscovery { group_version, version: version.to_owned() }
+}
+
+/// `/apis/<group>`: one named group, or `None` when not served.
+pub fn group(scheme: &Scheme, name: &str) -> Option<APIGroup> {
+    let groups = groups(scheme);
+    let versions = groups.get(name).filter(|_| !name.is_empty())?;
+    let versions: Vec<_> = versions.iter().map(|v| group_version(name, v)).collect();
+    Some(APIGroup {
+        types: types("APIGroup", "v1"),
+        name: name.to_owned(),
+        preferred_version: versions.first().cloned().unwrap_or_default(),
+        versions,
+        server_address_by_client_cidrs: None,
+    })
+}
+
+/// `/apis`: every named group.
+pub fn group_list(scheme: &Scheme) -> APIGroupList {
+    let groups = groups(scheme)
+        .keys()
+        .filter(|g| !g.is_empty())
+        .filter_map(|g| group(scheme, g))
+        .map(|mut g| {
+            g.types = TypeMeta::default();
+            g
+        })
+        .collect();
+    APIGroupList { types: types("APIGroupList", "v1"), groups }
+}
+
+/// `/api/v1`, `/apis/<group>/<version>`: or `None` when not served.
+pub fn resource_list(scheme: &Scheme, group: &str, version: &str) -> Option<APIResourceList> {
+    let mut resources = Vec::new();
+    for info in scheme.entries().map(|e| e.info).filter(|i| i.group == group && i.version == version) {
+        resources.push(api_resource(info));
+        if info.status_subresource {
+            resources.push(APIResource {
+                name: format!("{}/status", info.plural),
+                singular_name: String::new(),
+                namespaced: info.namespaced,
+                kind: info.kind.to_owned(),
+                verbs: strings(STATUS_VERBS),
+                ..APIResource::default()
+            });
+        }
+    }
+    if resources.is_empty() {
+        return None;
+    }
+    Some(APIResourceList {
+        types: types("APIResourceList", "v1"),
+        group_version: group_version(group, version).group_version,
+        resources,
+    })
+}
+
+fn api_resource(info: &ResourceInfo) -> APIResource {
+    APIResource {
+        name: info.plural.to_owned(),
+        singular_name: info.singular.to_owned(),
+        namespaced: info.namespaced,
+        group: None,
+        version: None,
+        kind: info.kind.to_owned(),
+        verbs: strings(VERBS),
+        short_names: non_empty(info.short_names),
+        categories: non_empty(info.categories),
+        storage_version_hash: None,
+    }
+}
+
+/// Aggregated discovery (`apidiscovery.k8s.io/v2`) of the core group (`/api`,
+/// `core = true`) or of the named groups (`/apis`).
+pub fn aggregated(scheme: &Scheme, core: bool) -> APIGroupDiscoveryList {
+    let items = groups(scheme)
+        .into_iter()
+        .filter(|(g, _)| g.is_empty() == core)
+        .map(|(g, versions)| APIGroupDiscovery {
+            metadata: ObjectMeta { name: (!g.is_empty()).then(|| g.to_owned()), ..ObjectMeta::default() },
+            versions: versions.iter().map(|v| version_discovery(scheme, g, v)).collect(),
+        })
+        .collect();
+    APIGroupDiscoveryList {
+        types: types("APIGroupDiscoveryList", "apidiscovery.k8s.io/v2"),
+        metadata: ListMeta::default(),
+        items,
+    }
+}
+
+fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionDiscovery {
+    let resources = scheme
+        .entries()
+        .map(|e| e.info)
+        .filter(|i| i.group == group && i.version == version)
+        .map(|info| {
+            let kind = GroupVersionKind { group: group.into(), version: version.into(), kind: info.kind.into() };
+            let subresources = info.status_subresource.then(|| {
+                vec![APISubresourceDiscovery {
+                    subresource: "status".into(),
+                    response_kind: Some(kind.clone()),
+                    verbs: strings(STATUS_VERBS),
+                }]
+            });
+            APIResourceDiscovery {
+                resource: info.plural.into(),
+                response_kind: kind,
+                scope: if info.namespaced { "Namespaced" } else { "Cluster" }.into(),
+                singular_resource: info.singular.into(),
+                verbs: strings(VERBS),
+                short_names: non_empty(info.short_names),
+                categories: non_empty(info.categories),
+                subresources,
+            }
+        })
+        .collect();
+    APIVersionDiscovery { version: version.into(), resources, freshness: Some("Current".into()) }
+}
+
+/// Every discovery document of a scheme as (file name, pretty JSON), for the
+/// checked-in `generated/` directory.
+pub fn documents(scheme: &Scheme) -> Vec<(String, String)> {
+    let mut docs = vec![("kinds.json".to_owned(), kinds_table(scheme))];
+    let mut push = |name: String, value: serde_json::Result<String>| {
+        docs.push((name, value.unwrap_or_default() + "\n"));
+    };
+    push("discovery/api.json".into(), serde_json::to_string_pretty(&aggregated(scheme, true)));
+    push("discovery/apis.json".into(), serde_json::to_string_pretty(&aggregated(scheme, false)));
+    for (group, versions) in groups(scheme) {
+        for version in versions {
+            let file = if group.is_empty() { format!("discovery/api_{version}.json") } else { format!("discovery/apis_{group}_{version}.json") };
+            push(file, serde_json::to_string_pretty(&resource_list(scheme, group, version)));
+        }
+    }
+    docs
+}
+
+/// One row of `generated/kinds.json`: what the scheme knows about a kind.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KindRow {
+    group: &'static str,
+    version: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+    singular: &'static str,
+    namespaced: bool,
+    short_names: &'static [&'static str],
+    categories: &'static [&'static str],
+    status_subresource: bool,
+    selectable_fields: &'static [&'static str],
+    printer_columns: Vec<String>,
+}
+
+/// The table of every kind in a scheme, as pretty JSON.
+pub fn kinds_table(scheme: &Scheme) -> String {
+    let rows: Vec<KindRow> = scheme
+        .entries()
+        .map(|e| e.info)
+        .map(|i| KindRow {
+            group: i.group,
+            version: i.version,
+            kind: i.kind,
+            plural: i.plural,
+            singular: i.singular,
+            namespaced: i.namespaced,
+            short_names: i.short_names,
+            categories: i.categories,
+            status_subresource: i.status_subresource,
+            selectable_fields: i.selectable_fields,
+            printer_columns: i.printer_columns.iter().map(|c| format!("{} ({}) {}", c.name, c.type_, c.json_path)).collect(),
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n"
+}

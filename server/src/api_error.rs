@@ -1,0 +1,216 @@
+//! The one mapping from failures to Kubernetes `Status` responses
+//! (k8s.io/apimachinery/pkg/api/errors): every error leaves the server through here.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use kapi_runtime::meta::{Status, StatusCause, StatusDetails};
+use kapi_runtime::validation::FieldErrors;
+use kapi_storage::StorageError;
+
+/// A failed request: a `Status` and its HTTP code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiError(pub Status);
+
+/// The resource a request is about, for messages like `deployments.apps "x"`.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    /// API group.
+    pub group: &'a str,
+    /// Plural resource.
+    pub resource: &'a str,
+    /// Object name, if any.
+    pub name: &'a str,
+}
+
+impl Target<'static> {
+    /// No particular resource (errors whose message does not name one).
+    pub const NONE: Target<'static> = Target { group: "", resource: "", name: "" };
+}
+
+impl Target<'_> {
+    fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            self.resource.to_owned()
+        } else {
+            format!("{}.{}", self.resource, self.group)
+        }
+    }
+
+    fn details(&self) -> StatusDetails {
+        StatusDetails {
+            name: (!self.name.is_empty()).then(|| self.name.to_owned()),
+            group: (!self.group.is_empty()).then(|| self.group.to_owned()),
+            kind: Some(self.resource.to_owned()),
+            ..StatusDetails::default()
+        }
+    }
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &str, message: impl Into<String>, details: Option<StatusDetails>) -> ApiError {
+        let mut status = Status::failure(code, reason, message);
+        status.details = details;
+        ApiError(status)
+    }
+
+    /// 404 `configmaps "x" not found`.
+    pub fn not_found(t: Target<'_>) -> ApiError {
+        let msg = format!("{} {:?} not found", t.qualified(), t.name);
+        ApiError::new(404, "NotFound", msg, Some(t.details()))
+    }
+
+    /// 404 for a path that names nothing the server serves.
+    pub fn no_route() -> ApiError {
+        let details = StatusDetails::default();
+        ApiError::new(404, "NotFound", "the server could not find the requested resource", Some(details))
+    }
+
+    /// 409 `configmaps "x" already exists`.
+    pub fn already_exists(t: Target<'_>) -> ApiError {
+        let msg = format!("{} {:?} already exists", t.qualified(), t.name);
+        ApiError::new(409, "AlreadyExists", msg, Some(t.details()))
+    }
+
+    /// 409 Conflict with the standard optimistic-concurrency message.
+    pub fn conflict_modified(t: Target<'_>) -> ApiError {
+        ApiError::conflict(t, "the object has been modified; please apply your changes to the latest version and try again")
+    }
+
+    /// 409 `Operation cannot be fulfilled on configmaps "x": <why>`.
+    pub fn conflict(t: Target<'_>, why: &str) -> ApiError {
+        let msg = format!("Operation cannot be fulfilled on {} {:?}: {why}", t.qualified(), t.name);
+        ApiError::new(409, "Conflict", msg, Some(t.details()))
+    }
+
+    /// 422 `ConfigMap "x" is invalid: <field errors>` with one cause per error.
+    pub fn invalid(group: &str, kind: &str, name: &str, errors: &FieldErrors) -> ApiError {
+        let msg = format!("{kind} {name:?} is invalid: {}", errors.summary());
+        let causes = errors
+            .0
+            .iter()
+            .map(|e| StatusCause {
+                reason: Some(e.kind.reason().to_owned()),
+                message: Some(e.message.clone()),
+                field: Some(e.path.to_string()),
+            })
+            .collect();
+        let details = StatusDetails {
+            name: (!name.is_empty()).then(|| name.to_owned()),
+            group: (!group.is_empty()).then(|| group.to_owned()),
+            kind: Some(kind.to_owned()),
+            causes: Some(causes),
+            ..StatusDetails::default()
+        };
+        ApiError::new(422, "Invalid", msg, Some(details))
+    }
+
+    /// 422 for a patch that cannot be applied (a failed `test`, a missing path),
+    /// as k8s.io/apiserver answers with a generic 422 response.
+    pub fn unprocessable_patch(message: impl Into<String>) -> ApiError {
+        ApiError::new(422, "Invalid", message, Some(StatusDetails::default()))
+    }
+
+    /// 403 Forbidden.
+    pub fn forbidden(t: Target<'_>, why: &str) -> ApiError {
+        let msg = format!("{} {:?} is forbidden: {why}", t.qualified(), t.name);
+        ApiError::new(403, "Forbidden", msg, Some(t.details()))
+    }
+
+    /// 400 BadRequest.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(400, "BadRequest", message, None)
+    }
+
+    /// 405 MethodNotAllowed.
+    pub fn method_not_allowed() -> ApiError {
+        let msg = "the server does not allow this method on the requested resource";
+        ApiError::new(405, "MethodNotAllowed", msg, Some(StatusDetails::default()))
+    }
+
+    /// 406 NotAcceptable.
+    pub fn not_acceptable() -> ApiError {
+        let msg = "only the following media types are accepted: application/json, application/yaml";
+        ApiError::new(406, "NotAcceptable", msg, None)
+    }
+
+    /// 410 Expired.
+    pub fn expired(message: impl Into<String>) -> ApiError {
+        ApiError::new(410, "Expired", message, None)
+    }
+
+    /// 413 RequestEntityTooLarge.
+    pub fn too_large(limit: usize) -> ApiError {
+        let msg = format!("Request entity too large: limit is {limit}");
+        ApiError::new(413, "RequestEntityTooLarge", msg, None)
+    }
+
+    /// 415 UnsupportedMediaType.
+    pub fn unsupported_media_type(message: impl Into<String>) -> ApiError {
+        ApiError::new(415, "UnsupportedMediaType", message, None)
+    }
+
+    /// 500 InternalError.
+    pub fn internal(message: impl std::fmt::Display) -> ApiError {
+        let msg = format!("Internal error occurred: {message}");
+        let details = StatusDetails {
+            causes: Some(vec![StatusCause { message: Some(message.to_string()), ..StatusCause::default() }]),
+            ..StatusDetails::default()
+        };
+        ApiError::new(500, "InternalError", msg, Some(details))
+    }
+
+    /// 503 ServiceUnavailable.
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        ApiError::new(503, "ServiceUnavailable", message, None)
+    }
+
+    /// 504 for a resourceVersion the store has not reached yet.
+    pub fn too_large_resource_version(requested: u64, current: u64) -> ApiError {
+        let msg = format!("Too large resource version: {requested}, current: {current}");
+        let details = StatusDetails {
+            causes: Some(vec![StatusCause {
+                reason: Some("ResourceVersionTooLarge".into()),
+                message: Some(msg.clone()),
+                field: None,
+            }]),
+            retry_after_seconds: Some(1),
+            ..StatusDetails::default()
+        };
+        ApiError::new(504, "Timeout", msg, Some(details))
+    }
+
+    /// Translates a storage error about `t` (the one storage -> API mapping).
+    pub fn from_storage(err: StorageError, t: Target<'_>) -> ApiError {
+        match err {
+            StorageError::NotFound(_) => ApiError::not_found(t),
+            StorageError::AlreadyExists(_) => ApiError::already_exists(t),
+            StorageError::Conflict(_) => ApiError::conflict_modified(t),
+            StorageError::Expired { requested, compacted } => {
+                ApiError::expired(format!("too old resource version: {requested} ({compacted})"))
+            }
+            StorageError::TooLargeRevision { requested, current } => {
+                ApiError::too_large_resource_version(requested, current)
+            }
+            StorageError::Unavailable(msg) => ApiError::unavailable(msg),
+            StorageError::Internal(msg) => ApiError::internal(msg),
+        }
+    }
+
+    /// The HTTP status code.
+    pub fn code(&self) -> u16 {
+        self.0.code.unwrap_or(500)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = serde_json::to_vec(&self.0).unwrap_or_default();
+        let mut response = (code, body).into_response();
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response
+    }
+}
+
+/// The result type of handlers and the registry.
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,119 @@
+//! Discovery endpoints: `/api`, `/apis` (legacy or aggregated v2 by Accept),
+//! `/api/v1`, `/apis/<group>`, `/apis/<group>/<version>`, and `/version`.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use kapi_runtime::discovery;
+use kapi_runtime::meta::{APIVersions, ServerAddressByClientCIDR, TypeMeta};
+use serde::Serialize;
+
+use crate::api_error::ApiError;
+use crate::app::App;
+
+/// The aggregated discovery version a client asked for, if any.
+fn aggregated_version(headers: &HeaderMap) -> Option<&'static str> {
+    let accept = headers.get(header::ACCEPT)?.to_str().ok()?;
+    for range in accept.split(',') {
+        let params: Vec<&str> = range.split(';').map(str::trim).collect();
+        let wants = |p: &str| params.contains(&p);
+        if wants("g=apidiscovery.k8s.io") && wants("as=APIGroupDiscoveryList") {
+            if wants("v=v2") {
+                return Some("v2");
+            }
+            if wants("v=v2beta1") {
+                return Some("v2beta1");
+            }
+        }
+    }
+    None
+}
+
+fn json<T: Serialize>(value: &T, content_type: &str) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => {
+            let mut response = (StatusCode::OK, bytes).into_response();
+            if let Ok(v) = HeaderValue::from_str(content_type) {
+                response.headers_mut().insert(header::CONTENT_TYPE, v);
+            }
+            response
+        }
+        Err(e) => ApiError::internal(e).into_response(),
+    }
+}
+
+fn aggregated(app: &App, core: bool, version: &str) -> Response {
+    let mut list = discovery::aggregated(app.registry.scheme(), core);
+    list.types.api_version = format!("apidiscovery.k8s.io/{version}");
+    let content_type = format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
+    let mut response = json(&list, &content_type);
+    response.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// `/api`.
+pub async fn core(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Some(version) = aggregated_version(&headers) {
+        return aggregated(&app, true, version);
+    }
+    let versions = APIVersions {
+        types: TypeMeta { kind: "APIVersions".into(), api_version: String::new() },
+        versions: vec!["v1".into()],
+        server_address_by_client_cidrs: vec![ServerAddressByClientCIDR {
+            client_cidr: "0.0.0.0/0".into(),
+            server_address: app.address.clone(),
+        }],
+    };
+    json(&versions, "application/json")
+}
+
+/// `/apis`.
+pub async fn groups(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Some(version) = aggregated_version(&headers) {
+        return aggregated(&app, false, version);
+    }
+    json(&discovery::group_list(app.registry.scheme()), "application/json")
+}
+
+/// `/apis/<group>`.
+pub async fn group(State(app): State<Arc<App>>, Path(group): Path<String>) -> Response {
+    match discovery::group(app.registry.scheme(), &group) {
+        Some(doc) => json(&doc, "application/json"),
+        None => ApiError::no_route().into_response(),
+    }
+}
+
+/// `/api/<version>`.
+pub async fn core_version(State(app): State<Arc<App>>, Path(version): Path<String>) -> Response {
+    resources(&app, "", &version)
+}
+
+/// `/apis/<group>/<version>`.
+pub async fn group_version(State(app): State<Arc<App>>, Path((group, version)): Path<(String, String)>) -> Response {
+    resources(&app, &group, &version)
+}
+
+fn resources(app: &App, group: &str, version: &str) -> Response {
+    match discovery::resource_list(app.registry.scheme(), group, version) {
+        Some(doc) => json(&doc, "application/json"),
+        None => ApiError::no_route().into_response(),
+    }
+}
+
+/// `/version`: version.Info. kubectl prints `gitVersion` as the server version.
+pub async fn version() -> Response {
+    let info = serde_json::json!({
+        "major": "1",
+        "minor": "32",
+        "gitVersion": concat!("v1.32.0-kapi.", env!("CARGO_PKG_VERSION")),
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": "",
+        "goVersion": "",
+        "compiler": "rustc",
+        "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+    });
+    json(&info, "application/json")
+}

@@ -1,0 +1,16 @@
+//! CREATE (POST to a collection): 201 with the stored object.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use bytes::Bytes;
+
+use super::{Ctx, respond};
+use crate::api_error::ApiResult;
+use crate::negotiation::decode_body;
+
+/// Handles POST `.../<resource>`.
+pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
+    let value = decode_body(ctx.headers, &body)?;
+    let written = ctx.app.registry.create(ctx.scope(), value, ctx.write_options()?).await?;
+    respond::object(ctx, StatusCode::CREATED, &written.object, &written.warnings)
+}

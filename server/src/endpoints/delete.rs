@@ -1,0 +1,79 @@
+//! DELETE and DELETECOLLECTION with DeleteOptions from the body or the query.
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use bytes::Bytes;
+use kapi_runtime::meta::{DeleteOptions, Status, StatusDetails};
+use serde_json::json;
+
+use super::{Ctx, respond};
+use crate::api_error::{ApiError, ApiResult};
+use crate::registry::Deleted;
+
+/// DeleteOptions from the body (if any), completed by query parameters.
+fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
+    let mut options: DeleteOptions = if body.iter().all(u8::is_ascii_whitespace) {
+        DeleteOptions::default()
+    } else {
+        serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
+    };
+    if let Some(grace) = ctx.query.grace_period_seconds()? {
+        options.grace_period_seconds = Some(grace);
+    }
+    if let Some(policy) = &ctx.query.propagation_policy {
+        options.propagation_policy = Some(policy.clone());
+    }
+    if let Some(orphan) = ctx.query.orphan_dependents()? {
+        options.orphan_dependents = Some(orphan);
+    }
+    if ctx.query.dry_run()? {
+        options.dry_run = Some(vec!["All".into()]);
+    }
+    match options.propagation_policy.as_deref() {
+        None | Some("Orphan" | "Background" | "Foreground") => {}
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "propagationPolicy: Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
+            )));
+        }
+    }
+    if options.grace_period_seconds.is_some_and(|g| g < 0) {
+        return Err(ApiError::bad_request("gracePeriodSeconds: Invalid value: must be >= 0"));
+    }
+    Ok(options)
+}
+
+/// Handles DELETE `.../<resource>/<name>`: the object when it stays (finalizers,
+/// graceful deletion) or when the kind returns deleted objects, else a Success
+/// Status naming it, as k8s.io/apiserver answers.
+pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
+    let options = options(ctx, &body)?;
+    match ctx.app.registry.delete(ctx.scope(), ctx.name(), &options).await? {
+        Deleted::Pending(object) => respond::object(ctx, StatusCode::OK, &object, &[]),
+        Deleted::Gone(object) if ctx.entry.info.return_deleted_object => respond::object(ctx, StatusCode::OK, &object, &[]),
+        Deleted::Gone(object) => {
+            let info = ctx.entry.info;
+            let details = StatusDetails {
+                name: object.metadata.name.clone(),
+                group: (!info.group.is_empty()).then(|| info.group.to_owned()),
+                kind: Some(info.plural.to_owned()),
+                uid: object.metadata.uid.clone(),
+                ..StatusDetails::default()
+            };
+            respond::body(ctx, StatusCode::OK, &Status::success(Some(details)), &[])
+        }
+    }
+}
+
+/// Handles DELETE `.../<resource>`: a list of what was deleted.
+pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
+    let options = options(ctx, &body)?;
+    let deleted = ctx.app.registry.delete_collection(ctx.scope(), ctx.query.list_options()?, &options).await?;
+    let list = json!({
+        "kind": ctx.entry.info.list_kind(),
+        "apiVersion": ctx.entry.info.api_version(),
+        "metadata": {},
+        "items": deleted,
+    });
+    respond::body(ctx, StatusCode::OK, &list, &[])
+}

@@ -1,0 +1,135 @@
+//! HTTP endpoints of resources: one dispatching `match` over the verb, one file per
+//! verb (k8s.io/apiserver's handlers/{get,create,update,patch,delete,watch}.go).
+
+mod create;
+mod delete;
+mod get;
+mod list;
+mod patch;
+mod query;
+mod respond;
+mod update;
+mod watch;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::{IntoResponse, Response};
+use kapi_runtime::scheme::KindEntry;
+
+pub use query::Query;
+
+use crate::api_error::{ApiError, ApiResult};
+use crate::app::App;
+use crate::negotiation::Output;
+use crate::registry::{FieldValidation, Scope, WriteOptions};
+use crate::request_info::{self, ResourceRequest, Verb};
+
+/// Largest request body accepted, as kube-apiserver's default (3 MiB).
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// Everything a verb handler needs about its request.
+pub struct Ctx<'a> {
+    /// Server state.
+    pub app: &'a App,
+    /// The parsed path.
+    pub req: &'a ResourceRequest,
+    /// The kind served at the path.
+    pub entry: &'a KindEntry,
+    /// Query parameters.
+    pub query: &'a Query,
+    /// Request headers.
+    pub headers: &'a HeaderMap,
+    /// What the client accepts.
+    pub output: Output,
+}
+
+impl Ctx<'_> {
+    /// The kind and namespace addressed.
+    pub fn scope(&self) -> Scope<'_> {
+        Scope { entry: self.entry, namespace: self.req.namespace.as_deref() }
+    }
+
+    /// The object name from the path (verbs that need one).
+    pub fn name(&self) -> &str {
+        self.req.name.as_deref().unwrap_or_default()
+    }
+
+    /// Whether the request goes to `/status`.
+    pub fn status_endpoint(&self) -> bool {
+        self.req.subresource.as_deref() == Some("status")
+    }
+
+    /// The options of a write.
+    pub fn write_options(&self) -> ApiResult<WriteOptions> {
+        let field_validation = match self.query.field_validation.as_deref() {
+            None | Some("") | Some("Warn") => FieldValidation::Warn,
+            Some("Strict") => FieldValidation::Strict,
+            Some("Ignore") => FieldValidation::Ignore,
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "fieldValidation: Unsupported value: {other:?}: supported values: \"Ignore\", \"Strict\", \"Warn\""
+                )));
+            }
+        };
+        Ok(WriteOptions { dry_run: self.query.dry_run()?, field_validation })
+    }
+}
+
+/// The handler of every resource path.
+pub async fn resource(State(app): State<Arc<App>>, method: Method, uri: Uri, headers: HeaderMap, body: Body) -> Response {
+    match dispatch(&app, &method, &uri, &headers, body).await {
+        Ok(response) => response,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn dispatch(app: &App, method: &Method, uri: &Uri, headers: &HeaderMap, body: Body) -> ApiResult<Response> {
+    let query = Query::parse(uri.query())?;
+    let req = request_info::parse(method, uri.path(), query.watch()?).ok_or_else(ApiError::no_route)?;
+    let entry = app.registry.scheme().get(&req.group, &req.version, &req.resource).ok_or_else(ApiError::no_route)?;
+    check_shape(entry, &req)?;
+    let output = Output::from_headers(headers)?;
+    let ctx = Ctx { app, req: &req, entry, query: &query, headers, output };
+    match req.verb {
+        Verb::Get => get::handle(&ctx).await,
+        Verb::List => list::handle(&ctx).await,
+        Verb::Watch => watch::handle(&ctx).await,
+        Verb::Create => create::handle(&ctx, read_body(headers, body).await?).await,
+        Verb::Update => update::handle(&ctx, read_body(headers, body).await?).await,
+        Verb::Patch => patch::handle(&ctx, read_body(headers, body).await?).await,
+        Verb::Delete => delete::handle(&ctx, read_body(headers, body).await?).await,
+        Verb::DeleteCollection => delete::handle_collection(&ctx, read_body(headers, body).await?).await,
+    }
+}
+
+/// Scope and subresource must fit the kind: namespaced kinds need a namespace for
+/// anything but listing/watching across namespaces; only `status` exists.
+fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
+    let info = entry.info;
+    match (&req.subresource, info.status_subresource) {
+        (None, _) => {}
+        (Some(sub), true) if sub == "status" && matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch) => {}
+        (Some(sub), true) if sub == "status" => return Err(ApiError::method_not_allowed()),
+        _ => return Err(ApiError::no_route()),
+    }
+    let across_namespaces = matches!(req.verb, Verb::List | Verb::Watch);
+    match (info.namespaced, req.namespace.is_some()) {
+        (true, false) if !across_namespaces => Err(ApiError::no_route()),
+        (false, true) => Err(ApiError::no_route()),
+        _ => Ok(()),
+    }
+}
+
+async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<bytes::Bytes> {
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
+        return Err(ApiError::too_large(MAX_BODY_BYTES));
+    }
+    axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))
+}

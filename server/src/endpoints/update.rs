@@ -1,0 +1,20 @@
+//! UPDATE (PUT of a whole object, or of its `/status`).
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use bytes::Bytes;
+
+use super::{Ctx, respond};
+use crate::api_error::ApiResult;
+use crate::negotiation::decode_body;
+
+/// Handles PUT `.../<resource>/<name>[/status]`.
+pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
+    let value = decode_body(ctx.headers, &body)?;
+    let written = ctx
+        .app
+        .registry
+        .update(ctx.scope(), ctx.name(), value, ctx.status_endpoint(), ctx.write_options()?)
+        .await?;
+    respond::object(ctx, StatusCode::OK, &written.object, &written.warnings)
+}

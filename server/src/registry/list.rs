@@ -1,0 +1,173 @@
+//! LIST: label and field selectors applied inside the store (so `limit` counts
+//! matches), `limit` + `continue` pages pinned to the first page's revision, and
+//! the resourceVersion / resourceVersionMatch semantics of Kubernetes.
+
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use kapi_storage::{KeyValue, Predicate, StorageError};
+use serde::{Deserialize, Serialize};
+
+use super::{Object, Registry, Scope, decode, keys};
+use crate::api_error::{ApiError, ApiResult};
+use crate::selectors::field::FieldSelector;
+use crate::selectors::label::LabelSelector;
+
+/// The query of a LIST (and of the initial state of a WATCH).
+#[derive(Clone, Debug)]
+pub struct ListOptions {
+    /// `labelSelector`.
+    pub labels: Arc<LabelSelector>,
+    /// `fieldSelector`.
+    pub fields: Arc<FieldSelector>,
+    /// `limit` (0 = all).
+    pub limit: usize,
+    /// `continue`.
+    pub continue_token: Option<String>,
+    /// `resourceVersion`.
+    pub resource_version: Option<String>,
+    /// `resourceVersionMatch`.
+    pub resource_version_match: Option<String>,
+}
+
+impl Default for ListOptions {
+    fn default() -> Self {
+        ListOptions {
+            labels: Arc::new(LabelSelector::everything()),
+            fields: Arc::new(FieldSelector::everything()),
+            limit: 0,
+            continue_token: None,
+            resource_version: None,
+            resource_version_match: None,
+        }
+    }
+}
+
+/// One page of a list.
+#[derive(Debug)]
+pub struct ListPage {
+    /// The objects.
+    pub items: Vec<Object>,
+    /// The revision the page was read at.
+    pub revision: u64,
+    /// Token for the next page.
+    pub continue_token: Option<String>,
+    /// Matching objects after this page, when known.
+    pub remaining: Option<i64>,
+}
+
+/// The continue token: base64 JSON naming the pinned revision and the last key,
+/// in the shape k8s.io/apiserver uses.
+#[derive(Serialize, Deserialize)]
+struct ContinueToken {
+    v: String,
+    rv: u64,
+    start: String,
+}
+
+const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list result. \
+You can start a new list without the continue parameter, or use the continue token in this response to retrieve \
+the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that \
+were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+impl Registry {
+    /// Lists objects of a kind, in one namespace or all.
+    pub async fn list(&self, scope: Scope<'_>, opts: ListOptions) -> ApiResult<ListPage> {
+        check_fields(scope, &opts.fields)?;
+        let prefix = keys::prefix(scope.info(), scope.namespace);
+        let (revision, start_after) = self.list_start(&prefix, &opts).await?;
+        let store_opts = kapi_storage::ListOptions {
+            revision,
+            limit: opts.limit,
+            start_after,
+            predicate: predicate(&opts.labels, &opts.fields),
+        };
+        let result = self.storage.list(&prefix, store_opts).await.map_err(|e| match e {
+            StorageError::Expired { .. } if opts.continue_token.is_some() => ApiError::expired(CONTINUE_EXPIRED),
+            e => ApiError::from_storage(e, scope.target("")),
+        })?;
+        let items = result.items.iter().map(decode).collect::<ApiResult<Vec<_>>>()?;
+        let continue_token = match result.continue_after {
+            Some(last) => Some(encode_token(result.revision, last.strip_prefix(&prefix).unwrap_or(&last))?),
+            None => None,
+        };
+        let remaining = result.remaining.and_then(|r| i64::try_from(r).ok()).filter(|_| continue_token.is_some());
+        Ok(ListPage { items, revision: result.revision, continue_token, remaining })
+    }
+
+    /// The revision to read at and the key to start after.
+    async fn list_start(&self, prefix: &str, opts: &ListOptions) -> ApiResult<(u64, Option<String>)> {
+        let rv = opts.resource_version.as_deref().filter(|rv| !rv.is_empty());
+        if let Some(token) = &opts.continue_token {
+            if rv.is_some_and(|rv| rv != "0") {
+                return Err(ApiError::bad_request("specifying resource version is not allowed when using continue"));
+            }
+            let token = decode_token(token)?;
+            return Ok((token.rv, Some(format!("{prefix}{}", token.start.trim_end_matches('\0')))));
+        }
+        let requested = match rv {
+            None | Some("0") => None,
+            Some(rv) => Some(parse_rv(rv)?),
+        };
+        match (opts.resource_version_match.as_deref(), requested) {
+            (Some("Exact"), Some(rv)) => Ok((rv, None)),
+            (Some("Exact"), None) => Err(ApiError::bad_request("resourceVersionMatch: Exact requires a resourceVersion other than 0")),
+            (Some("NotOlderThan") | None, Some(rv)) => {
+                let current = self.storage.current_revision().await.map_err(|e| ApiError::from_storage(e, crate::api_error::Target::NONE))?;
+                if rv > current {
+                    return Err(ApiError::too_large_resource_version(rv, current));
+                }
+                Ok((0, None))
+            }
+            (Some("NotOlderThan") | None, None) => Ok((0, None)),
+            (Some(other), _) => Err(ApiError::bad_request(format!(
+                "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
+            ))),
+        }
+    }
+}
+
+/// Parses a resourceVersion parameter.
+pub fn parse_rv(rv: &str) -> ApiResult<u64> {
+    rv.parse().map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
+}
+
+/// Rejects field selectors on fields the kind does not index.
+pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
+    let selectable = scope.info().selectable_fields;
+    for field in fields.fields() {
+        if field != "metadata.name" && field != "metadata.namespace" && !selectable.contains(&field) {
+            return Err(ApiError::bad_request(format!("field label not supported: {field}")));
+        }
+    }
+    Ok(())
+}
+
+/// The store-side filter for the selectors, or none when they select everything.
+pub fn predicate(labels: &Arc<LabelSelector>, fields: &Arc<FieldSelector>) -> Option<Predicate> {
+    if labels.is_everything() && fields.is_everything() {
+        return None;
+    }
+    let (labels, fields) = (labels.clone(), fields.clone());
+    Some(Arc::new(move |kv: &KeyValue| {
+        let Ok(object) = Object::from_storage(kv) else { return false };
+        labels.matches(object.metadata.labels.as_ref()) && fields.matches(|f| object.field_text(f))
+    }))
+}
+
+fn encode_token(rv: u64, start: &str) -> ApiResult<String> {
+    let token = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: format!("{start}\0") };
+    let json = serde_json::to_vec(&token).map_err(ApiError::internal)?;
+    Ok(STANDARD.encode(json))
+}
+
+fn decode_token(token: &str) -> ApiResult<ContinueToken> {
+    let invalid = || ApiError::bad_request("continue key is not valid: the continue token could not be decoded");
+    let bytes = STANDARD.decode(token).map_err(|_| invalid())?;
+    let token: ContinueToken = serde_json::from_slice(&bytes).map_err(|_| invalid())?;
+    if token.v != "meta.k8s.io/v1" || token.start.contains("..") || token.start.starts_with('/') {
+        return Err(invalid());
+    }
+    Ok(token)
+}

@@ -1,0 +1,143 @@
+//! [`Object`]: any kind's object as the generic request path handles it — typed
+//! metadata, the rest as JSON — and its storage encoding.
+
+use bytes::Bytes;
+use kapi_runtime::meta::ObjectMeta;
+use kapi_storage::KeyValue;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// An object of some kind: `kind`, `apiVersion`, `metadata` and the rest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    /// `kind`.
+    pub kind: String,
+    /// `apiVersion`.
+    pub api_version: String,
+    /// `metadata`.
+    pub metadata: ObjectMeta,
+    /// Every other top-level field (`spec`, `status`, `data`, ...), in wire order.
+    pub body: Map<String, Value>,
+}
+
+impl Object {
+    /// Splits a JSON object into metadata and the rest; the caller checks
+    /// `kind`/`apiVersion`.
+    pub fn from_value(value: Value) -> Result<Object, String> {
+        let Value::Object(mut map) = value else {
+            return Err("the object must be a JSON object".to_owned());
+        };
+        let kind = take_string(&mut map, "kind")?;
+        let api_version = take_string(&mut map, "apiVersion")?;
+        let metadata = match map.shift_remove("metadata") {
+            None | Some(Value::Null) => ObjectMeta::default(),
+            Some(meta) => serde_json::from_value(meta).map_err(|e| format!("metadata: {e}"))?,
+        };
+        Ok(Object { kind, api_version, metadata, body: map })
+    }
+
+    /// The object as one JSON map without `kind`/`apiVersion` (what kinds decode).
+    pub fn typed_input(&self) -> Result<Map<String, Value>, String> {
+        let mut map = Map::with_capacity(self.body.len() + 1);
+        map.insert("metadata".into(), serde_json::to_value(&self.metadata).map_err(|e| e.to_string())?);
+        map.extend(self.body.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Ok(map)
+    }
+
+    /// Rebuilds the object from a kind's typed output (metadata included).
+    pub fn from_typed_output(kind: &str, api_version: &str, mut map: Map<String, Value>) -> Result<Object, String> {
+        let metadata = match map.shift_remove("metadata") {
+            Some(meta) => serde_json::from_value(meta).map_err(|e| e.to_string())?,
+            None => ObjectMeta::default(),
+        };
+        Ok(Object { kind: kind.to_owned(), api_version: api_version.to_owned(), metadata, body: map })
+    }
+
+    /// The bytes to store: the object without its resourceVersion (the store's
+    /// revision is the resourceVersion, as in etcd).
+    pub fn to_storage(&self) -> Result<Bytes, String> {
+        let mut copy = self.clone();
+        copy.metadata.resource_version = None;
+        serde_json::to_vec(&copy).map(Bytes::from).map_err(|e| e.to_string())
+    }
+
+    /// Decodes a stored object and stamps its resourceVersion.
+    pub fn from_storage(kv: &KeyValue) -> Result<Object, String> {
+        let value: Value = serde_json::from_slice(&kv.value).map_err(|e| format!("stored object {}: {e}", kv.key))?;
+        let mut object = Object::from_value(value)?;
+        object.metadata.resource_version = Some(kv.mod_revision.to_string());
+        Ok(object)
+    }
+
+    /// The object as a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The value of a top-level field path such as `spec.nodeName`, as text
+    /// (for field selectors and printer columns).
+    pub fn field_text(&self, path: &str) -> Option<String> {
+        match path {
+            "metadata.name" => return self.metadata.name.clone(),
+            "metadata.namespace" => return self.metadata.namespace.clone(),
+            _ => {}
+        }
+        let mut parts = path.split('.');
+        let mut value = self.body.get(parts.next()?)?;
+        for part in parts {
+            value = value.get(part)?;
+        }
+        match value {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        }
+    }
+}
+
+fn take_string(map: &mut Map<String, Value>, field: &str) -> Result<String, String> {
+    match map.shift_remove(field) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(format!("{field} must be a string, got {other}")),
+    }
+}
+
+impl Serialize for Object {
+    /// Go's order: kind, apiVersion, metadata, then the kind's own fields.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.body.len() + 3))?;
+        map.serialize_entry("kind", &self.kind)?;
+        map.serialize_entry("apiVersion", &self.api_version)?;
+        map.serialize_entry("metadata", &self.metadata)?;
+        for (k, v) in &self.body {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_order_and_storage_round_trip() {
+        let v = serde_json::json!({"data": {"a": "1"}, "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "resourceVersion": "9"}});
+        let o = Object::from_value(v).unwrap();
+        let stored = o.to_storage().unwrap();
+        assert_eq!(std::str::from_utf8(&stored).unwrap(), r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"data":{"a":"1"}}"#);
+        let kv = KeyValue { key: "/k".into(), value: stored, create_revision: 3, mod_revision: 4 };
+        let back = Object::from_storage(&kv).unwrap();
+        assert_eq!(back.metadata.resource_version.as_deref(), Some("4"));
+        assert_eq!(back.field_text("data.a").as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn bad_shapes_are_errors() {
+        assert!(Object::from_value(serde_json::json!([1])).is_err());
+        assert!(Object::from_value(serde_json::json!({"kind": 5})).is_err());
+        assert!(Object::from_value(serde_json::json!({"metadata": {"labels": "x"}})).is_err());
+    }
+}

@@ -1,0 +1,173 @@
+//! UPDATE and PATCH: both are a guaranteed update whose new object is either the
+//! body (PUT) or the patch applied to the current object, then PrepareForUpdate ->
+//! admit -> finalizer rules -> storage.
+
+use kapi_storage::{KeyValue, StorageError, Update};
+use serde_json::Value;
+
+use super::{Object, Registry, Scope, WriteOptions, Written, decode, strategy};
+use crate::api_error::{ApiError, ApiResult};
+
+/// The patch formats served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchKind {
+    /// RFC 6902 (`application/json-patch+json`).
+    Json,
+    /// RFC 7386 (`application/merge-patch+json`).
+    Merge,
+}
+
+/// Where the new object of an update comes from.
+enum Source<'a> {
+    Body(&'a Object),
+    Patch(PatchKind, &'a Value),
+}
+
+impl Registry {
+    /// Replaces an object (PUT), with optimistic concurrency when the body carries
+    /// a resourceVersion.
+    pub async fn update(&self, scope: Scope<'_>, name: &str, body: Value, status: bool, opts: WriteOptions) -> ApiResult<Written> {
+        let object = Object::from_value(body).map_err(ApiError::bad_request)?;
+        if object.metadata.name() != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({}) does not match the name on the URL ({name})",
+                object.metadata.name()
+            )));
+        }
+        self.guaranteed_update(scope, name, Source::Body(&object), status, opts).await
+    }
+
+    /// Applies a JSON or merge patch to the current object; retried on conflict
+    /// unless the patch itself pins a resourceVersion.
+    pub async fn patch(&self, scope: Scope<'_>, name: &str, kind: PatchKind, patch: &Value, status: bool, opts: WriteOptions) -> ApiResult<Written> {
+        self.guaranteed_update(scope, name, Source::Patch(kind, patch), status, opts).await
+    }
+
+    async fn guaranteed_update(&self, scope: Scope<'_>, name: &str, source: Source<'_>, status: bool, opts: WriteOptions) -> ApiResult<Written> {
+        let key = scope.key(name);
+        let mut failure: Option<ApiError> = None;
+        let mut result: Option<(Object, bool)> = None;
+        let mut warnings = Vec::new();
+        let outcome = self
+            .storage
+            .guaranteed_update(&key, &mut |current| {
+                warnings.clear();
+                let step = next_object(scope, name, current, &source, status, opts, &mut warnings);
+                match step {
+                    Ok((object, delete_after)) => {
+                        let bytes = object.to_storage();
+                        result = Some((object, delete_after));
+                        match bytes {
+                            _ if opts.dry_run => Ok(Update::Keep),
+                            Ok(bytes) => Ok(Update::Write(bytes)),
+                            Err(e) => {
+                                failure = Some(ApiError::internal(e));
+                                Err(StorageError::Internal("aborted".into()))
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        Err(StorageError::Internal("aborted".into()))
+                    }
+                }
+            })
+            .await;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let kv = outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
+        let Some((object, delete_after)) = result else {
+            return Err(ApiError::not_found(scope.target(name)));
+        };
+        if opts.dry_run {
+            return Ok(Written { object, warnings });
+        }
+        let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
+        let object = decode(&kv)?;
+        if delete_after {
+            // The last finalizer of an object being deleted is gone: remove it, so
+            // watchers see MODIFIED and then DELETED, as upstream.
+            match self.storage.delete(&key, Some(kv.mod_revision)).await {
+                Ok(_) | Err(StorageError::NotFound(_)) | Err(StorageError::Conflict(_)) => {}
+                Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
+            }
+        }
+        Ok(Written { object, warnings })
+    }
+}
+
+/// One attempt: the object to write and whether it must be deleted afterwards.
+fn next_object(
+    scope: Scope<'_>,
+    name: &str,
+    current: Option<&KeyValue>,
+    source: &Source<'_>,
+    status: bool,
+    opts: WriteOptions,
+    warnings: &mut Vec<String>,
+) -> ApiResult<(Object, bool)> {
+    let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
+    let old = decode(current)?;
+    let mut new = match source {
+        Source::Body(object) => (*object).clone(),
+        Source::Patch(kind, patch) => apply_patch(&old, *kind, patch)?,
+    };
+    if let Some(rv) = new.metadata.resource_version.as_deref().filter(|rv| !rv.is_empty()) {
+        let rv: u64 = rv.parse().map_err(|_| {
+            ApiError::bad_request(format!("metadata.resourceVersion: Invalid value: {rv:?}: must be an integer"))
+        })?;
+        if rv != current.mod_revision {
+            return Err(ApiError::conflict_modified(scope.target(name)));
+        }
+    }
+    if new.metadata.name() != name {
+        return Err(ApiError::bad_request("metadata.name: the name of an object cannot be changed"));
+    }
+    strategy::check_type(scope, &mut new)?;
+    strategy::check_namespace(scope, &mut new.metadata)?;
+    strategy::prepare_update(scope, &old, &mut new, status);
+    check_finalizers(scope, &old, &new)?;
+    let new = strategy::admit(scope, new, opts.field_validation, warnings)?;
+    let meta = &new.metadata;
+    let delete_after = meta.deletion_timestamp.is_some()
+        && meta.finalizers().is_empty()
+        && meta.deletion_grace_period_seconds.unwrap_or(0) == 0;
+    Ok((new, delete_after))
+}
+
+/// Once deletion was requested, finalizers may only be removed.
+fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<()> {
+    if old.metadata.deletion_timestamp.is_none() {
+        return Ok(());
+    }
+    let old_set = old.metadata.finalizers();
+    if new.metadata.finalizers().iter().any(|f| !old_set.contains(f)) {
+        let mut errs = kapi_runtime::validation::FieldErrors::default();
+        errs.forbidden(
+            kapi_runtime::validation::FieldPath::new("metadata").child("finalizers"),
+            "no new finalizers can be added if the object is being deleted",
+        );
+        let info = scope.info();
+        return Err(ApiError::invalid(info.group, info.kind, new.metadata.name(), &errs));
+    }
+    Ok(())
+}
+
+fn apply_patch(old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Object> {
+    let mut doc = old.to_value();
+    match kind {
+        PatchKind::Merge => {
+            if !patch.is_object() {
+                return Err(ApiError::bad_request("a merge patch must be a JSON object"));
+            }
+            json_patch::merge(&mut doc, patch);
+        }
+        PatchKind::Json => {
+            let ops: json_patch::Patch = serde_json::from_value(patch.clone())
+                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+            json_patch::patch(&mut doc, &ops).map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
+        }
+    }
+    Object::from_value(doc).map_err(ApiError::bad_request)
+}

@@ -1,0 +1,135 @@
+//! Serving: listener, kubeconfig, bootstrap namespaces, periodic compaction and a
+//! clean shutdown on Ctrl-C / SIGTERM (in-flight requests finish, watches end).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use kapi_runtime::scheme::Scheme;
+use kapi_storage::Storage;
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::app::{App, app};
+use crate::registry::{Registry, Scope, WriteOptions};
+
+/// Namespaces every cluster has, created at start when missing.
+const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// How long history is kept for watches and consistent pages (Kubernetes compacts
+/// every 5 minutes).
+const COMPACTION_INTERVAL: Duration = Duration::from_secs(5 * 60);
+
+/// What `serve` needs.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Address to listen on; only loopback until TLS and authentication exist.
+    pub listen: SocketAddr,
+    /// Where the kubeconfig is written.
+    pub data_dir: PathBuf,
+}
+
+/// Why serving failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// A non-loopback address was asked for.
+    #[error(
+        "refusing to listen on {0}: kapi serves plain HTTP without authentication for now, \
+         so it only listens on loopback addresses (e.g. 127.0.0.1:6443)"
+    )]
+    NotLoopback(SocketAddr),
+    /// I/O failed (bind, kubeconfig).
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Serves `scheme` from `storage` until Ctrl-C or SIGTERM.
+pub async fn run(scheme: Scheme, storage: Arc<dyn Storage>, opts: ServeOptions) -> Result<(), ServeError> {
+    if !opts.listen.ip().is_loopback() {
+        return Err(ServeError::NotLoopback(opts.listen));
+    }
+    let listener = TcpListener::bind(opts.listen).await?;
+    let address = listener.local_addr()?;
+    let registry = Registry::new(storage.clone(), Arc::new(scheme));
+    bootstrap_namespaces(&registry).await;
+    let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let state = Arc::new(App { registry, shutdown: shutdown_rx, address: address.to_string() });
+    tokio::spawn(compact_periodically(storage));
+    tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
+    println!("kapi is serving at http://{address} (data in {})", opts.data_dir.display());
+    println!("use it with: kubectl --kubeconfig {} get namespaces", kubeconfig.display());
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down: finishing in-flight requests");
+            let _ = shutdown_tx.send(true);
+        })
+        .await?;
+    Ok(())
+}
+
+async fn bootstrap_namespaces(registry: &Registry) {
+    let Some(entry) = registry.scheme().get("", "v1", "namespaces").copied() else { return };
+    for name in SYSTEM_NAMESPACES {
+        let body = json!({ "metadata": { "name": name } });
+        match registry.create(Scope { entry: &entry, namespace: None }, body, WriteOptions::default()).await {
+            Ok(_) => tracing::info!(namespace = name, "created system namespace"),
+            Err(e) if e.code() == 409 => {}
+            Err(e) => tracing::warn!(namespace = name, error = ?e.0.message, "could not create system namespace"),
+        }
+    }
+}
+
+/// Writes `DIR/kubeconfig` pointing kubectl at this server.
+pub fn write_kubeconfig(dir: &Path, address: SocketAddr) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join("kubeconfig");
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: kapi\n  cluster:\n    server: http://{address}\n\
+         contexts:\n- name: kapi\n  context:\n    cluster: kapi\n    user: kapi\n    namespace: default\n\
+         current-context: kapi\nusers:\n- name: kapi\n  user: {{}}\n"
+    );
+    std::fs::write(&path, text)?;
+    Ok(path)
+}
+
+/// Keeps one interval of history: each tick compacts to the revision seen at the
+/// previous tick.
+async fn compact_periodically(storage: Arc<dyn Storage>) {
+    let mut ticker = tokio::time::interval(COMPACTION_INTERVAL);
+    let mut previous = None;
+    loop {
+        ticker.tick().await;
+        if let Some(revision) = previous
+            && let Err(e) = storage.compact(revision).await
+        {
+            tracing::warn!(error = %e, revision, "compaction failed");
+        }
+        previous = storage.current_revision().await.ok();
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => {
+                let _ = ctrl_c.await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

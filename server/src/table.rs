@@ -1,0 +1,204 @@
+//! meta.k8s.io/v1 Table responses for `kubectl get`: NAME, the kind's printer
+//! columns, and AGE (last, unless the kind places its own Age column), with rows
+//! carrying PartialObjectMetadata as upstream's default `includeObject`.
+
+use jiff::Timestamp;
+use kapi_runtime::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
+use kapi_runtime::scheme::KindEntry;
+use kapi_runtime::PrinterColumn;
+use serde_json::{Value, json};
+
+use crate::registry::Object;
+
+/// What a row's `object` holds (`includeObject`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IncludeObject {
+    /// Nothing.
+    None,
+    /// PartialObjectMetadata (the default).
+    #[default]
+    Metadata,
+    /// The whole object.
+    Object,
+}
+
+impl IncludeObject {
+    /// Parses the query parameter.
+    pub fn parse(text: Option<&str>) -> Result<IncludeObject, String> {
+        match text {
+            None | Some("") | Some("Metadata") => Ok(IncludeObject::Metadata),
+            Some("None") => Ok(IncludeObject::None),
+            Some("Object") => Ok(IncludeObject::Object),
+            Some(other) => Err(format!("includeObject: Unsupported value: {other:?}: supported values: \"None\", \"Metadata\", \"Object\"")),
+        }
+    }
+}
+
+const AGE: PrinterColumn = PrinterColumn {
+    name: "Age",
+    type_: "date",
+    format: "",
+    description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+    priority: 0,
+    json_path: ".metadata.creationTimestamp",
+};
+
+/// Builds a Table of `objects`.
+pub fn table(entry: &KindEntry, objects: &[Object], meta: ListMeta, include: IncludeObject, no_headers: bool) -> Table {
+    let columns = columns(entry);
+    let mut definitions = vec![TableColumnDefinition {
+        name: "Name".into(),
+        type_: "string".into(),
+        format: "name".into(),
+        description: "Name must be unique within a namespace.".into(),
+        priority: 0,
+    }];
+    definitions.extend(columns.iter().map(|c| TableColumnDefinition {
+        name: c.name.into(),
+        type_: c.type_.into(),
+        format: c.format.into(),
+        description: c.description.into(),
+        priority: c.priority,
+    }));
+    let now = Timestamp::now();
+    let rows = objects.iter().map(|o| row(entry, &columns, o, include, now)).collect();
+    Table {
+        kind: "Table".into(),
+        api_version: "meta.k8s.io/v1".into(),
+        metadata: meta,
+        column_definitions: if no_headers { Vec::new() } else { definitions },
+        rows,
+    }
+}
+
+fn columns(entry: &KindEntry) -> Vec<PrinterColumn> {
+    let mut columns = entry.info.printer_columns.to_vec();
+    if !columns.iter().any(|c| c.name.eq_ignore_ascii_case("age")) {
+        columns.push(AGE);
+    }
+    columns
+}
+
+fn row(entry: &KindEntry, columns: &[PrinterColumn], object: &Object, include: IncludeObject, now: Timestamp) -> TableRow {
+    let value = object.to_value();
+    let own = entry.info.printer_columns.len();
+    let mut computed = entry.ops.table_cells(&value).unwrap_or_default().into_iter();
+    let mut cells = vec![Value::String(object.metadata.name().to_owned())];
+    for (i, column) in columns.iter().enumerate() {
+        let raw = if i < own { computed.next().unwrap_or_else(|| lookup(&value, column.json_path)) } else { lookup(&value, column.json_path) };
+        cells.push(if column.type_ == "date" { age(&raw, now) } else { raw });
+    }
+    let object = match include {
+        IncludeObject::None => None,
+        IncludeObject::Metadata => Some(partial_metadata(object)),
+        IncludeObject::Object => Some(value),
+    };
+    TableRow { cells, object }
+}
+
+/// PartialObjectMetadata of an object.
+pub fn partial_metadata(object: &Object) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": object.metadata,
+    })
+}
+
+/// Evaluates a kubectl-style path (`.spec.replicas`, `.status.conditions[0].type`).
+fn lookup(value: &Value, path: &str) -> Value {
+    let mut current = value;
+    for part in path.trim_start_matches('.').split('.').filter(|p| !p.is_empty()) {
+        let (field, index) = match part.split_once('[') {
+            Some((field, rest)) => (field, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        current = match current.get(field) {
+            Some(v) => v,
+            None => return Value::Null,
+        };
+        if let Some(i) = index {
+            current = match current.get(i) {
+                Some(v) => v,
+                None => return Value::Null,
+            };
+        }
+    }
+    current.clone()
+}
+
+/// A timestamp cell as the age kubectl shows (upstream's HumanDuration).
+fn age(cell: &Value, now: Timestamp) -> Value {
+    let Some(ts) = cell.as_str().and_then(|s| s.parse::<Timestamp>().ok()) else {
+        return if cell.is_null() { Value::String("<unknown>".into()) } else { cell.clone() };
+    };
+    let seconds = now.as_second() - ts.as_second();
+    Value::String(human_duration(seconds))
+}
+
+/// k8s.io/apimachinery/pkg/util/duration.HumanDuration.
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    if seconds < 0 {
+        return "0s".into();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 { format!("{minutes}m") } else { format!("{minutes}m{s}s") };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 { format!("{hours}h") } else { format!("{hours}h{m}m") };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 { format!("{}d", hours / 24) } else { format!("{}d{h}h", hours / 24) };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let days = (hours / 24) % 365;
+        return if days == 0 { format!("{}y", hours / 24 / 365) } else { format!("{}y{days}d", hours / 24 / 365) };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_like_kubectl() {
+        assert_eq!(human_duration(5), "5s");
+        assert_eq!(human_duration(119), "119s");
+        assert_eq!(human_duration(150), "2m30s");
+        assert_eq!(human_duration(600), "10m");
+        assert_eq!(human_duration(3 * 3600 + 60 * 5), "3h5m");
+        assert_eq!(human_duration(30 * 3600), "30h");
+        assert_eq!(human_duration(3 * 86400 + 3600), "3d1h");
+        assert_eq!(human_duration(100 * 86400), "100d");
+        assert_eq!(human_duration(-5), "<invalid>");
+    }
+
+    #[test]
+    fn paths() {
+        let v = json!({"spec": {"replicas": 3, "ports": [{"port": 80}]}});
+        assert_eq!(lookup(&v, ".spec.replicas"), json!(3));
+        assert_eq!(lookup(&v, ".spec.ports[0].port"), json!(80));
+        assert_eq!(lookup(&v, ".spec.missing"), Value::Null);
+    }
+}
