@@ -66,3 +66,45 @@ fn compact_key(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use bytes::Bytes;
+    use redb::{ReadableDatabase, ReadableTableMetadata};
+
+    use super::super::EmbeddedStore;
+    use super::super::schema::{HISTORY, LOG};
+    use crate::Storage;
+
+    fn rows(store: &EmbeddedStore) -> (u64, u64) {
+        let txn = store.shared.db.begin_read().unwrap();
+        let history = txn.open_table(HISTORY).unwrap().len().unwrap();
+        let log = txn.open_table(LOG).unwrap().len().unwrap();
+        (history, log)
+    }
+
+    #[tokio::test]
+    async fn compaction_keeps_only_what_a_read_at_the_target_needs() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        let v = |s: &'static str| Bytes::from_static(s.as_bytes());
+        let k1 = store.create("/k", v("1")).await.unwrap();
+        let k2 = store.update("/k", v("2"), k1.mod_revision).await.unwrap();
+        store.create("/gone", v("g")).await.unwrap();
+        store.delete("/gone", None).await.unwrap();
+        let target = store.current_revision().await.unwrap();
+        store.update("/k", v("3"), k2.mod_revision).await.unwrap();
+        assert_eq!(rows(&store), (5, 5));
+
+        store.compact(target).await.unwrap();
+        // History: /k at 2 (needed at the target) and at 5; the deleted key is gone.
+        // Log: the entries at and after the target.
+        assert_eq!(rows(&store), (2, 2));
+        // Compacting again to the same revision changes nothing.
+        store.compact(target).await.unwrap();
+        assert_eq!(rows(&store), (2, 2));
+        assert_eq!(store.compacted_revision().await.unwrap(), target);
+    }
+}

@@ -177,7 +177,11 @@ fn scan_history(
             return Ok(());
         }
         if rev <= revision {
-            best = Some((key.to_owned(), rev, Version::from_row(v.value())));
+            let version = Version::from_row(v.value());
+            match &mut best {
+                Some((k, r, v)) if k == key => (*r, *v) = (rev, version),
+                _ => best = Some((key.to_owned(), rev, version)),
+            }
         }
     }
     offer_visible(page, best);

@@ -174,3 +174,19 @@ pub async fn guaranteed_update_under_concurrent_writers(store: &dyn Storage, p: 
     let end = store.get(&key).await.unwrap().unwrap();
     assert_eq!(end.value, b("200"));
 }
+
+/// Creates of one key racing each other: exactly one wins, the others get
+/// AlreadyExists (in the embedded store they share one commit batch).
+pub async fn concurrent_creates_of_one_key_one_wins(store: &dyn Storage, p: &str) {
+    let key = format!("{p}x");
+    let attempts = (0..10).map(|i| store.create(&key, b(&i.to_string())));
+    let results = join_all(attempts).await;
+    let winners: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    assert_eq!(winners.len(), 1, "{results:?}");
+    for result in &results {
+        if let Err(err) = result {
+            assert_eq!(err, &StorageError::AlreadyExists(key.clone()));
+        }
+    }
+    assert_eq!(store.get(&key).await.unwrap().as_ref(), Some(winners[0]));
+}

@@ -39,6 +39,7 @@ pub async fn run_all(store: &dyn Storage) {
         crud::revisions_only_grow,
         crud::guaranteed_update_paths,
         crud::guaranteed_update_under_concurrent_writers,
+        crud::concurrent_creates_of_one_key_one_wins,
         list::list_is_ordered_and_isolated_by_prefix,
         list::list_revision_bounds,
         list::list_pages_are_pinned_to_the_first_revision,
