@@ -1,0 +1,215 @@
+//! End-to-end test support: a real server binary on a free loopback port with a
+//! temporary data directory, and the real `kubectl` pointed at it.
+//!
+//! Processes started here are stopped by their PID (`kill -9` on drop); loops are
+//! bounded by deadlines.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The kubectl the tests use: `KAPI_KUBECTL` or `/usr/bin/kubectl`.
+pub fn kubectl_path() -> PathBuf {
+    std::env::var_os("KAPI_KUBECTL").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/bin/kubectl"))
+}
+
+/// A running server process.
+pub struct Server {
+    child: Child,
+    binary: PathBuf,
+    data_dir: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+    cache_dir: tempfile::TempDir,
+    /// Where it listens.
+    pub address: SocketAddr,
+}
+
+impl Server {
+    /// Starts `binary serve` on a fresh temporary data directory.
+    pub fn start(binary: &Path) -> Server {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let data_dir = temp.path().join("data");
+        let mut server = Server::start_in(binary, &data_dir);
+        server._temp = Some(temp);
+        server
+    }
+
+    /// Starts `binary serve` on `data_dir` (kept by the caller).
+    pub fn start_in(binary: &Path, data_dir: &Path) -> Server {
+        let (child, address) = spawn(binary, data_dir);
+        Server {
+            child,
+            binary: binary.to_owned(),
+            data_dir: data_dir.to_owned(),
+            _temp: None,
+            cache_dir: tempfile::tempdir().expect("tempdir"),
+            address,
+        }
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The kubeconfig the server wrote.
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.data_dir.join("kubeconfig")
+    }
+
+    /// `http://<address>`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Kills the process with SIGKILL (no chance to flush anything).
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Sends SIGTERM and waits (bounded) for a clean exit; returns its status code.
+    pub fn terminate(&mut self) -> Option<i32> {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.kill9();
+        None
+    }
+
+    /// Starts the same binary again on the same data directory (after a kill).
+    pub fn restart(&mut self) {
+        let (child, address) = spawn(&self.binary, &self.data_dir);
+        self.child = child;
+        self.address = address;
+    }
+
+    /// A kubectl command pointed at this server (not yet run).
+    pub fn kubectl_command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(kubectl_path());
+        cmd.arg("--kubeconfig").arg(self.kubeconfig()).arg("--cache-dir").arg(self.cache_dir.path()).args(args);
+        cmd.env_remove("KUBECONFIG");
+        cmd
+    }
+
+    /// Runs kubectl and returns its output.
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        self.kubectl_command(args).output().expect("run kubectl")
+    }
+
+    /// Runs kubectl with `stdin` as input (for `-f -`).
+    pub fn kubectl_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        let mut child = self
+            .kubectl_command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn kubectl");
+        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+        child.wait_with_output().expect("kubectl output")
+    }
+
+    /// Runs kubectl, asserts success and returns stdout.
+    pub fn kubectl_ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(out.status.success(), "kubectl {args:?} failed:\nstdout: {}\nstderr: {}", text(&out.stdout), text(&out.stderr));
+        text(&out.stdout)
+    }
+
+    /// Runs kubectl with stdin, asserts success and returns stdout.
+    pub fn kubectl_stdin_ok(&self, args: &[&str], stdin: &str) -> String {
+        let out = self.kubectl_stdin(args, stdin);
+        assert!(out.status.success(), "kubectl {args:?} failed:\nstdout: {}\nstderr: {}", text(&out.stdout), text(&out.stderr));
+        text(&out.stdout)
+    }
+
+    /// Runs kubectl, asserts failure and returns stderr.
+    pub fn kubectl_err(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(!out.status.success(), "kubectl {args:?} unexpectedly succeeded: {}", text(&out.stdout));
+        text(&out.stderr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// Lossy UTF-8.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Spawns the server on port 0 and reads the bound address from its first line.
+fn spawn(binary: &Path, data_dir: &Path) -> (Child, SocketAddr) {
+    let mut child = Command::new(binary)
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn server");
+    let stdout = child.stdout.take().expect("stdout");
+    let address = read_address(stdout);
+    let Some(address) = address else {
+        let _ = child.kill();
+        panic!("server did not report its address");
+    };
+    wait_ready(address);
+    (child, address)
+}
+
+fn read_address(stdout: ChildStdout) -> Option<SocketAddr> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let mut sent = false;
+        while let Some(Ok(line)) = lines.next() {
+            if !sent && let Some(rest) = line.strip_prefix("kapi is serving at http://") {
+                let addr = rest.split_whitespace().next().unwrap_or_default().to_owned();
+                let _ = tx.send(addr);
+                sent = true;
+            }
+        }
+    });
+    let addr = rx.recv_timeout(Duration::from_secs(30)).ok()?;
+    addr.parse().ok()
+}
+
+fn wait_ready(address: SocketAddr) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if http_get(address, "/readyz").is_some_and(|(code, _)| code == 200) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("server at {address} never became ready");
+}
+
+/// A minimal blocking HTTP/1.1 GET (status code, body) for probes.
+pub fn http_get(address: SocketAddr, path: &str) -> Option<(u16, String)> {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let code = response.split_whitespace().nth(1)?.parse().ok()?;
+    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    Some((code, body))
+}
