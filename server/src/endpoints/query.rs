@@ -114,7 +114,7 @@ impl Query {
     /// The list options: parsed selectors, limit, continue, resourceVersion.
     pub fn list_options(&self) -> ApiResult<ListOptions> {
         let labels = match self.label_selector.as_deref() {
-            Some(text) => LabelSelector::parse(text).map_err(|e| ApiError::bad_request(format!("unable to parse requirement: {e}")))?,
+            Some(text) => LabelSelector::parse(text).map_err(ApiError::bad_request)?,
             None => LabelSelector::everything(),
         };
         let fields = match self.field_selector.as_deref() {

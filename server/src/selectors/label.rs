@@ -41,9 +41,10 @@ impl LabelSelector {
 
     /// The selector that matches no object (upstream `labels.Nothing()`).
     pub fn nothing() -> LabelSelector {
-        let mut selector = LabelSelector::default();
-        selector.nothing = true;
-        selector
+        LabelSelector {
+            requirements: Vec::new(),
+            nothing: true,
+        }
     }
 
     /// True when the selector does not restrict anything (upstream `Empty()`).
@@ -56,7 +57,8 @@ impl LabelSelector {
         !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
     }
 
-    /// From a structured meta/v1 LabelSelector given as JSON ({matchLabels, matchExpressions}), for deployments etc.
+    /// From a structured meta/v1 `LabelSelector` given as JSON
+    /// (`{matchLabels, matchExpressions}`), for deployments etc.
     ///
     /// As upstream `LabelSelectorAsSelector`: `null` selects nothing, `{}` selects
     /// everything, and requirement errors are those of `labels.NewRequirement`.
@@ -72,11 +74,8 @@ impl LabelSelector {
             let value = value
                 .as_str()
                 .ok_or_else(|| format!("matchLabels.{key} must be a string"))?;
-            requirements.push(Requirement::new(
-                key,
-                Operator::Equals,
-                vec![value.to_string()],
-            )?);
+            let requirement = Requirement::new(key, Operator::Equals, vec![value.to_string()])?;
+            requirements.push(requirement);
         }
         let expressions = member(selector, "matchExpressions", Value::as_array, "an array")?;
         for expression in expressions.into_iter().flatten() {
@@ -88,9 +87,10 @@ impl LabelSelector {
     fn sorted(mut requirements: Vec<Requirement>) -> LabelSelector {
         // Upstream sorts by key so that the text form is deterministic.
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
-        let mut selector = LabelSelector::default();
-        selector.requirements = requirements;
-        selector
+        LabelSelector {
+            requirements,
+            nothing: false,
+        }
     }
 }
 
@@ -164,12 +164,12 @@ impl Requirement {
     /// Upstream `labels.NewRequirement`: checks the key, the number of values for the
     /// operator and every value, and reports all problems at once.
     fn new(key: &str, operator: Operator, values: Vec<String>) -> Result<Requirement, String> {
-        let mut errors: Vec<String> = field_error("key", key, key_errors(key))
+        let mut errors: Vec<String> = field_error("key", key, &key_errors(key))
             .into_iter()
             .collect();
         errors.extend(arity_errors(operator, &values));
         errors.extend(values.iter().enumerate().filter_map(|(i, value)| {
-            field_error(&format!("values[{i}][{key}]"), value, value_errors(value))
+            field_error(&format!("values[{i}][{key}]"), value, &value_errors(value))
         }));
         if !errors.is_empty() {
             return Err(aggregate(errors));
@@ -234,30 +234,31 @@ impl fmt::Display for Requirement {
 
 /// The value-count rules of upstream `NewRequirement`, with its messages.
 fn arity_errors(operator: Operator, values: &[String]) -> Vec<String> {
-    use Operator::*;
-    let detail = match operator {
-        In | NotIn if values.is_empty() => "for 'in', 'notin' operators, values set can't be empty",
-        Equals | DoubleEquals | NotEquals if values.len() != 1 => {
-            "exact-match compatibility requires one single value"
-        }
-        Exists | DoesNotExist if !values.is_empty() => {
-            "values set must be empty for exists and does not exist"
-        }
-        GreaterThan | LessThan if values.len() != 1 => {
-            "for 'Gt', 'Lt' operators, exactly one value is required"
-        }
-        _ => "",
+    let (count_ok, detail) = match operator {
+        Operator::In | Operator::NotIn => (
+            !values.is_empty(),
+            "for 'in', 'notin' operators, values set can't be empty",
+        ),
+        Operator::Equals | Operator::DoubleEquals | Operator::NotEquals => (
+            values.len() == 1,
+            "exact-match compatibility requires one single value",
+        ),
+        Operator::Exists | Operator::DoesNotExist => (
+            values.is_empty(),
+            "values set must be empty for exists and does not exist",
+        ),
+        Operator::GreaterThan | Operator::LessThan => (
+            values.len() == 1,
+            "for 'Gt', 'Lt' operators, exactly one value is required",
+        ),
     };
     let mut errors = Vec::new();
-    if !detail.is_empty() {
+    if !count_ok {
         errors.push(invalid("values", &json_list(values), detail));
     }
-    if matches!(operator, GreaterThan | LessThan) {
-        let not_integers = values
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.parse::<i64>().is_err());
-        for (i, value) in not_integers {
+    let numeric = matches!(operator, Operator::GreaterThan | Operator::LessThan);
+    for (i, value) in values.iter().enumerate() {
+        if numeric && value.parse::<i64>().is_err() {
             let detail = "for 'Gt', 'Lt' operators, the value must be an integer";
             errors.push(invalid(
                 &format!("values[{i}]"),
@@ -349,13 +350,13 @@ impl<'a> Iterator for Lexer<'a> {
             // Upstream's reader reports the end of input as NUL, so a NUL ends the selector...
             0 => return None,
             b if is_special(b) => {
-                pos += 1 + usize::from(matches!(bytes.get(pos..pos + 2), Some(b"!=" | b"==")))
+                // The only two-character symbols are `!=` and `==`.
+                let pair = matches!(bytes.get(pos..pos + 2), Some(b"!=" | b"=="));
+                pos += if pair { 2 } else { 1 };
             }
             _ => {
-                while bytes
-                    .get(pos)
-                    .is_some_and(|&b| b != 0 && !is_special(b) && !is_whitespace(b))
-                {
+                let in_identifier = |&b: &u8| b != 0 && !is_special(b) && !is_whitespace(b);
+                while bytes.get(pos).is_some_and(in_identifier) {
                     pos += 1;
                 }
             }
@@ -421,7 +422,7 @@ impl<'a> Parser<'a> {
             return Err(format!("found '{key}', expected: identifier"));
         }
         // Upstream checks the key here against a nil field path, hence "<nil>".
-        if let Some(error) = field_error("<nil>", key, key_errors(key)) {
+        if let Some(error) = field_error("<nil>", key, &key_errors(key)) {
             return Err(error);
         }
         let operator = match self.peek() {
@@ -586,7 +587,7 @@ fn is_name(value: &str) -> bool {
     edge(value.chars().next()) && edge(value.chars().last()) && value.chars().all(inner)
 }
 
-/// Upstream `RegexError`, including its spacing ("'MyName',  or 'my.name', ...").
+/// Upstream `RegexError`, including its double spaces (`'MyName',  or 'my.name', ...`).
 fn regex_error(msg: &str, regex: &str, examples: &[&str]) -> String {
     let examples: Vec<String> = examples.iter().map(|e| format!("'{e}', ")).collect();
     format!(
@@ -596,7 +597,7 @@ fn regex_error(msg: &str, regex: &str, examples: &[&str]) -> String {
 }
 
 /// A `field.Invalid` error for a string value, if there are problems with it.
-fn field_error(path: &str, value: &str, problems: Vec<String>) -> Option<String> {
+fn field_error(path: &str, value: &str, problems: &[String]) -> Option<String> {
     let detail = problems.join("; ");
     (!problems.is_empty()).then(|| invalid(path, &format!("{value:?}"), &detail))
 }
