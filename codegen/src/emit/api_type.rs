@@ -2,10 +2,10 @@
 
 use darling::FromDeriveInput;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
-use crate::model::{ApiTypeModel, FieldModel, Rule};
-use crate::parse::ApiInput;
+use crate::model::{ApiTypeModel, DefaultValue, FieldModel, Rule, SpannedRule};
+use crate::parse::{self, ApiInput};
 
 /// Parses, models and emits `#[derive(ApiType)]`.
 pub fn expand(input: TokenStream) -> TokenStream {
@@ -13,16 +13,23 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(e) => return e.to_compile_error(),
     };
-    let ident = input.ident.clone();
-    match ApiInput::from_derive_input(&input).and_then(ApiTypeModel::from_input) {
+    const ENUM_HINT: &str =
+        "; a field with a fixed set of values is a String with #[api(one_of(\"A\", \"B\"))]";
+    let parsed = parse::named_struct(&input, "ApiType", ENUM_HINT)
+        .map_err(darling::Error::from)
+        .and_then(|()| ApiInput::from_derive_input(&input))
+        .and_then(ApiTypeModel::from_input);
+    match parsed {
         Ok(model) => emit(&model),
         // Still emit an empty impl so users see this error, not every place the
         // type is used as an ApiType.
         Err(e) => {
             let errors = e.write_errors();
+            let ident = &input.ident;
+            let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
             quote! {
                 #errors
-                impl ::kapi_runtime::ApiType for #ident {}
+                impl #impl_generics ::kapi_runtime::ApiType for #ident #ty_generics #where_clause {}
             }
         }
     }
@@ -52,10 +59,15 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
 
 fn emit_default(field: &FieldModel) -> TokenStream {
     let ident = &field.ident;
-    let set_default = field.default.as_ref().map(|lit| {
+    let set_default = field.default.as_ref().map(|DefaultValue { lit, into }| {
+        let value = if *into {
+            quote!(::core::convert::Into::into(#lit))
+        } else {
+            quote!(#lit)
+        };
         quote! {
             if self.#ident.is_none() {
-                self.#ident = ::core::option::Option::Some(::core::convert::Into::into(#lit));
+                self.#ident = ::core::option::Option::Some(#value);
             }
         }
     });
@@ -69,19 +81,12 @@ fn emit_validation(field: &FieldModel) -> TokenStream {
     let ident = &field.ident;
     let name = &field.json_name;
     // A flattened field's fields sit at this level of the path.
-    let path = if name.is_empty() { quote!(path.clone()) } else { quote!(path.child(#name)) };
-    let rules = field.rules.iter().map(|rule| {
-        let value = quote!(&self.#ident);
-        let rules = quote!(::kapi_runtime::validation::rules);
-        match rule {
-            Rule::Required => quote!(#rules::required(#value, field_path.clone(), errs);),
-            Rule::Dns1123Label => quote!(#rules::dns1123_label(#value, field_path.clone(), errs);),
-            Rule::Dns1123Subdomain => quote!(#rules::dns1123_subdomain(#value, field_path.clone(), errs);),
-            Rule::OneOf(values) => quote!(#rules::one_of(#value, &[#(#values),*], field_path.clone(), errs);),
-            Rule::Minimum(min) => quote!(#rules::minimum(#value, #min, field_path.clone(), errs);),
-            Rule::Maximum(max) => quote!(#rules::maximum(#value, #max, field_path.clone(), errs);),
-        }
-    });
+    let path = if name.is_empty() {
+        quote!(path.clone())
+    } else {
+        quote!(path.child(#name))
+    };
+    let rules = field.rules.iter().map(|rule| emit_rule(ident, rule));
     quote! {
         {
             let field_path = #path;
@@ -89,4 +94,34 @@ fn emit_validation(field: &FieldModel) -> TokenStream {
             ::kapi_runtime::ApiType::validate(&self.#ident, &field_path, errs);
         }
     }
+}
+
+/// One rule call, spanned on its attribute so that a rule the field's type cannot
+/// take (`minimum` on a `String`) is reported there.
+fn emit_rule(ident: &syn::Ident, SpannedRule { rule, span }: &SpannedRule) -> TokenStream {
+    let mut ident = ident.clone();
+    ident.set_span(*span);
+    let value = quote_spanned!(*span=> &self.#ident);
+    let rules = quote!(::kapi_runtime::validation::rules);
+    let call = match rule {
+        Rule::Required => {
+            quote_spanned!(*span=> #rules::required(#value, field_path.clone(), errs))
+        }
+        Rule::Dns1123Label => {
+            quote_spanned!(*span=> #rules::dns1123_label(#value, field_path.clone(), errs))
+        }
+        Rule::Dns1123Subdomain => {
+            quote_spanned!(*span=> #rules::dns1123_subdomain(#value, field_path.clone(), errs))
+        }
+        Rule::OneOf(values) => {
+            quote_spanned!(*span=> #rules::one_of(#value, &[#(#values),*], field_path.clone(), errs))
+        }
+        Rule::Minimum(min) => {
+            quote_spanned!(*span=> #rules::minimum(#value, #min, field_path.clone(), errs))
+        }
+        Rule::Maximum(max) => {
+            quote_spanned!(*span=> #rules::maximum(#value, #max, field_path.clone(), errs))
+        }
+    };
+    quote!(#call;)
 }

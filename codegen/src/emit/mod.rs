@@ -3,3 +3,6 @@
 pub mod api_type;
 pub mod registration;
 pub mod resource;
+
+#[cfg(test)]
+mod tests;

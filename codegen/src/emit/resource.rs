@@ -2,10 +2,11 @@
 
 use darling::FromDeriveInput;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
-use crate::model::{ResourceModel, PrinterColumn};
-use crate::parse::ResourceInput;
+use crate::model::{PrinterColumn, ResourceModel};
+use crate::parse::{self, ResourceInput};
 
 /// Parses, models and emits `#[derive(Resource)]` (impl + registration).
 pub fn expand(input: TokenStream) -> TokenStream {
@@ -13,20 +14,51 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(e) => return e.to_compile_error(),
     };
+    if let Err(e) = parse::named_struct(&input, "Resource", "") {
+        return e.to_compile_error();
+    }
+    let Some(attr) = parse::find_attr(&input.attrs, "resource") else {
+        let msg = "#[derive(Resource)] needs #[resource(group = \"...\", version = \"...\")] on the struct";
+        return syn::Error::new_spanned(&input.ident, msg).to_compile_error();
+    };
     match ResourceInput::from_derive_input(&input).and_then(ResourceModel::from_input) {
         Ok(model) => {
             let resource = emit(&model);
             let registration = super::registration::emit(&model);
             quote!(#resource #registration)
         }
-        Err(e) => e.write_errors(),
+        Err(e) => errors_at(e, attr),
     }
+}
+
+/// The errors as compile errors; those about the attribute as a whole (a missing
+/// key), which have no span of their own, underline the attribute.
+fn errors_at(errors: darling::Error, attr: &syn::Attribute) -> TokenStream {
+    let mut out = TokenStream::new();
+    for e in errors.flatten() {
+        let e = match e.explicit_span() {
+            Some(_) => syn::Error::from(e),
+            None => syn::Error::new_spanned(attr, e.to_string()),
+        };
+        out.extend(e.to_compile_error());
+    }
+    out
 }
 
 /// Emits `impl Resource` for a checked model.
 pub fn emit(model: &ResourceModel) -> TokenStream {
     let ident = &model.ident;
-    let ResourceModel { group, version, kind, plural, singular, namespaced, status, return_deleted_object, .. } = model;
+    let ResourceModel {
+        group,
+        version,
+        kind,
+        plural,
+        singular,
+        namespaced,
+        status,
+        return_deleted_object,
+        ..
+    } = model;
     let short_names = &model.short_names;
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
@@ -63,7 +95,14 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
 }
 
 fn emit_column(c: &PrinterColumn) -> TokenStream {
-    let PrinterColumn { name, type_, format, description, priority, json_path } = c;
+    let PrinterColumn {
+        name,
+        type_,
+        format,
+        description,
+        priority,
+        json_path,
+    } = c;
     quote! {
         ::kapi_runtime::PrinterColumn {
             name: #name,
@@ -76,21 +115,36 @@ fn emit_column(c: &PrinterColumn) -> TokenStream {
     }
 }
 
+/// The hook overrides. Each hook is first bound to a fn pointer of the documented
+/// signature, so a hook with another signature is reported at its path with the
+/// expected type, not as an argument mismatch inside the generated call.
 fn emit_hooks(model: &ResourceModel) -> TokenStream {
     let prepare = model.hooks.prepare.as_ref().map(|f| {
-        quote! { fn prepare_for_write(&mut self) { #f(self) } }
+        let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self) = #f;);
+        quote! {
+            fn prepare_for_write(&mut self) {
+                #hook
+                hook(self)
+            }
+        }
     });
     let cells = model.hooks.table_cells.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=> let hook: fn(&Self) -> ::std::vec::Vec<::kapi_runtime::serde_json::Value> = #f;);
         quote! {
             fn table_cells(&self) -> ::core::option::Option<::std::vec::Vec<::kapi_runtime::serde_json::Value>> {
-                ::core::option::Option::Some(#f(self))
+                #hook
+                ::core::option::Option::Some(hook(self))
             }
         }
     });
     let grace = model.hooks.grace_period.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=>
+            let hook: fn(&Self, ::core::option::Option<i64>) -> ::core::option::Option<i64> = #f;
+        );
         quote! {
             fn deletion_grace_period(&self, requested: ::core::option::Option<i64>) -> ::core::option::Option<i64> {
-                #f(self, requested)
+                #hook
+                hook(self, requested)
             }
         }
     });

@@ -1,7 +1,9 @@
-use syn::{Ident, Lit, Type};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Ident, Lit, LitFloat, Type};
 
 use super::naming::camel_case;
-use crate::parse::{ApiField, ApiInput, SerdeContainer, SerdeField};
+use crate::parse::{ApiField, ApiInput, SerdeContainer, SerdeField, SignedLit};
 
 /// A struct deriving `ApiType`.
 pub struct ApiTypeModel {
@@ -18,9 +20,28 @@ pub struct FieldModel {
     /// JSON name (empty for a flattened field).
     pub json_name: String,
     /// Declarative validation rules, in attribute order.
-    pub rules: Vec<Rule>,
+    pub rules: Vec<SpannedRule>,
     /// The default for an unset `Option` field.
-    pub default: Option<Lit>,
+    pub default: Option<DefaultValue>,
+}
+
+/// A rule and the span of the attribute that asked for it: a type error in the
+/// generated call (a `minimum` on a `String`) points there, not at the derive.
+pub struct SpannedRule {
+    /// The rule.
+    pub rule: Rule,
+    /// The attribute's value (or key, for `required`).
+    pub span: Span,
+}
+
+/// The default of an unset `Option` field.
+pub struct DefaultValue {
+    /// The literal, retyped where needed (`1` becomes `1.0` for a float field).
+    pub lit: SignedLit,
+    /// Whether the literal goes through `Into` (`"TCP"` into a `String`). A number
+    /// for a primitive field does not, so that `8080` types as the field's `u32`
+    /// (there is no `From<i32> for u32`).
+    pub into: bool,
 }
 
 /// One declarative validation rule.
@@ -44,17 +65,29 @@ impl ApiTypeModel {
     pub fn from_input(input: ApiInput) -> darling::Result<ApiTypeModel> {
         let mut errors = darling::Error::accumulator();
         if !input.generics.params.is_empty() {
-            errors.push(darling::Error::custom("ApiType cannot be derived for generic structs").with_span(&input.generics));
+            errors.push(
+                darling::Error::custom("ApiType cannot be derived for generic structs")
+                    .with_span(&input.generics),
+            );
         }
-        let container = errors.handle(SerdeContainer::parse(&input.attrs).map_err(darling::Error::from)).unwrap_or_default();
-        let fields = input.data.take_struct().map(|f| f.fields).unwrap_or_default();
+        let container = errors
+            .handle(SerdeContainer::parse(&input.attrs).map_err(darling::Error::from))
+            .unwrap_or_default();
+        let fields = input
+            .data
+            .take_struct()
+            .map(|f| f.fields)
+            .unwrap_or_default();
         let mut models = Vec::new();
         for field in fields {
             if let Some(model) = errors.handle(field_model(field, &container)) {
                 models.extend(model);
             }
         }
-        errors.finish_with(ApiTypeModel { ident: input.ident, fields: models })
+        errors.finish_with(ApiTypeModel {
+            ident: input.ident,
+            fields: models,
+        })
     }
 }
 
@@ -74,24 +107,61 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
     };
     let mut errors = darling::Error::accumulator();
     let rules = errors.handle(rules(&field)).unwrap_or_default();
-    if let Some(default) = &field.default
-        && !is_option(&field.ty)
-    {
-        errors.push(darling::Error::custom("`default` needs an Option<_> field: a plain field is never unset").with_span(default));
-    }
-    errors.finish_with(Some(FieldModel { ident, json_name, rules, default: field.default }))
+    let default = field
+        .default
+        .as_ref()
+        .and_then(|lit| match option_inner(&field.ty) {
+            Some(inner) => Some(default_value(lit, inner)),
+            None => {
+                let msg = "`default` needs an Option<_> field: a plain field is never unset";
+                errors.push(darling::Error::custom(msg).with_span(lit));
+                None
+            }
+        });
+    errors.finish_with(Some(FieldModel {
+        ident,
+        json_name,
+        rules,
+        default,
+    }))
 }
 
-fn rules(field: &ApiField) -> darling::Result<Vec<Rule>> {
+/// How a default literal is written for a field of type `Option<inner>`.
+fn default_value(lit: &SignedLit, inner: &Type) -> DefaultValue {
+    let number = primitive_number(inner);
+    match (&lit.lit, number) {
+        (Lit::Int(i), Some(Number::Float)) if i.suffix().is_empty() => {
+            let float = LitFloat::new(&format!("{}.0", i.base10_digits()), i.span());
+            DefaultValue {
+                lit: SignedLit {
+                    minus: lit.minus,
+                    lit: Lit::Float(float),
+                },
+                into: false,
+            }
+        }
+        (Lit::Int(_) | Lit::Float(_), Some(_)) => DefaultValue {
+            lit: lit.clone(),
+            into: false,
+        },
+        _ => DefaultValue {
+            lit: lit.clone(),
+            into: true,
+        },
+    }
+}
+
+fn rules(field: &ApiField) -> darling::Result<Vec<SpannedRule>> {
     let mut errors = darling::Error::accumulator();
     let mut rules = Vec::new();
+    let mut push = |rule, span| rules.push(SpannedRule { rule, span });
     if field.required.is_present() {
-        rules.push(Rule::Required);
+        push(Rule::Required, field.required.span());
     }
     if let Some(format) = &field.format {
         match format.value().as_str() {
-            "dns1123-label" => rules.push(Rule::Dns1123Label),
-            "dns1123-subdomain" => rules.push(Rule::Dns1123Subdomain),
+            "dns1123-label" => push(Rule::Dns1123Label, format.span()),
+            "dns1123-subdomain" => push(Rule::Dns1123Subdomain, format.span()),
             other => errors.push(
                 darling::Error::custom(format!(
                     "unknown format `{other}`; expected \"dns1123-label\" or \"dns1123-subdomain\""
@@ -101,29 +171,73 @@ fn rules(field: &ApiField) -> darling::Result<Vec<Rule>> {
         }
     }
     if let Some(values) = &field.one_of {
-        if values.0.is_empty() {
-            errors.push(darling::Error::custom("`one_of` needs at least one value").with_span(&field.ty));
+        if values.items.is_empty() {
+            let span = values.span.unwrap_or_else(|| field.ty.span());
+            errors.push(
+                darling::Error::custom(
+                    "`one_of` needs at least one value, e.g. one_of(\"A\", \"B\")",
+                )
+                .with_span(&span),
+            );
         }
-        rules.push(Rule::OneOf(values.values()));
+        push(
+            Rule::OneOf(values.values()),
+            values.span.unwrap_or_else(|| field.ty.span()),
+        );
     }
-    if let Some(min) = &field.minimum {
-        errors.handle(number(min)).map(|n| rules.push(Rule::Minimum(n)));
+    if let Some(min) = &field.minimum
+        && let Some(n) = errors.handle(number(min, "minimum = 1"))
+    {
+        push(Rule::Minimum(n), min.span());
     }
-    if let Some(max) = &field.maximum {
-        errors.handle(number(max)).map(|n| rules.push(Rule::Maximum(n)));
+    if let Some(max) = &field.maximum
+        && let Some(n) = errors.handle(number(max, "maximum = 65535"))
+    {
+        push(Rule::Maximum(n), max.span());
     }
     errors.finish_with(rules)
 }
 
-fn number(lit: &Lit) -> darling::Result<f64> {
-    let parsed = match lit {
+/// The value of a `minimum`/`maximum` bound; `example` shows the key in the error.
+fn number(value: &SignedLit, example: &str) -> darling::Result<f64> {
+    let parsed = match &value.lit {
         Lit::Int(i) => i.base10_parse::<i64>().map(|v| v as f64),
         Lit::Float(f) => f.base10_parse::<f64>(),
-        _ => return Err(darling::Error::custom("expected a number, e.g. `minimum = 1`").with_span(lit)),
+        other => {
+            let msg = format!("expected a number, e.g. `{example}`");
+            return Err(darling::Error::custom(msg).with_span(other));
+        }
     };
-    parsed.map_err(darling::Error::from)
+    let n = parsed.map_err(darling::Error::from)?;
+    Ok(if value.minus.is_some() { -n } else { n })
 }
 
-fn is_option(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+/// `T` of an `Option<T>` field (however the path to `Option` is spelled).
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last().filter(|s| s.ident == "Option")?;
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => match args.args.first() {
+            Some(syn::GenericArgument::Type(inner)) => Some(inner),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The primitive number types, which a numeric literal types as directly.
+enum Number {
+    Int,
+    Float,
+}
+
+fn primitive_number(ty: &Type) -> Option<Number> {
+    let Type::Path(p) = ty else { return None };
+    let ident = p.path.get_ident()?.to_string();
+    match ident.as_str() {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => Some(Number::Int),
+        "f32" | "f64" => Some(Number::Float),
+        _ => None,
+    }
 }

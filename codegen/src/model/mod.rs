@@ -5,5 +5,5 @@ mod api_type;
 mod naming;
 mod resource;
 
-pub use api_type::{ApiTypeModel, FieldModel, Rule};
+pub use api_type::{ApiTypeModel, DefaultValue, FieldModel, Rule, SpannedRule};
 pub use resource::{PrinterColumn, ResourceModel};

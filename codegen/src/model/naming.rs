@@ -25,7 +25,11 @@ pub fn pluralize(singular: &str) -> String {
     {
         return format!("{stem}ies");
     }
-    if singular.ends_with('s') || singular.ends_with('x') || singular.ends_with("ch") || singular.ends_with("sh") {
+    if singular.ends_with('s')
+        || singular.ends_with('x')
+        || singular.ends_with("ch")
+        || singular.ends_with("sh")
+    {
         return format!("{singular}es");
     }
     format!("{singular}s")

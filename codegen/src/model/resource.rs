@@ -69,39 +69,113 @@ impl ResourceModel {
     pub fn from_input(input: ResourceInput) -> darling::Result<ResourceModel> {
         let mut errors = darling::Error::accumulator();
         if !input.generics.params.is_empty() {
-            errors.push(darling::Error::custom("Resource cannot be derived for generic structs").with_span(&input.generics));
+            errors.push(
+                darling::Error::custom("Resource cannot be derived for generic structs")
+                    .with_span(&input.generics),
+            );
         }
         let fields: Vec<String> = input
             .data
             .as_ref()
             .take_struct()
-            .map(|f| f.fields.iter().filter_map(|f| f.ident.as_ref().map(ToString::to_string)).collect())
+            .map(|f| {
+                f.fields
+                    .iter()
+                    .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         if !fields.iter().any(|f| f == "metadata") {
-            errors.push(darling::Error::custom("a Resource needs a `metadata: ObjectMeta` field").with_span(&input.ident));
+            errors.push(
+                darling::Error::custom("a Resource needs a `metadata: ObjectMeta` field")
+                    .with_span(&input.ident),
+            );
         }
         if input.status.is_present() && !fields.iter().any(|f| f == "status") {
-            errors.push(darling::Error::custom("`status` subresource declared but the struct has no `status` field").with_span(&input.status.span()));
+            errors.push(
+                darling::Error::custom(
+                    "`status` subresource declared but the struct has no `status` field",
+                )
+                .with_span(&input.status.span()),
+            );
         }
         if input.namespaced.is_present() && input.cluster_scoped.is_present() {
-            errors.push(darling::Error::custom("a kind is either `namespaced` or `cluster_scoped`, not both").with_span(&input.cluster_scoped.span()));
+            errors.push(
+                darling::Error::custom(
+                    "a kind is either `namespaced` or `cluster_scoped`, not both",
+                )
+                .with_span(&input.cluster_scoped.span()),
+            );
         }
-        check(&mut errors, &input.version, is_version, "version must look like v1, v2beta1 or v1alpha3");
-        check(&mut errors, &input.group, |g| g.is_empty() || is_dns_subdomain(g), "group must be empty (core) or a DNS subdomain such as apps or example.com");
-        let kind = input.kind.as_ref().map(LitStr::value).unwrap_or_else(|| input.ident.to_string());
+        // Without a span: expand() points these at the `#[resource(...)]` attribute.
+        if input.group.is_none() {
+            errors.push(darling::Error::custom("missing `group = \"...\"`: a DNS subdomain such as \"example.com\", or \"\" for the core group"));
+        }
+        if input.version.is_none() {
+            errors.push(darling::Error::custom(
+                "missing `version = \"...\"`, e.g. version = \"v1\"",
+            ));
+        }
+        if let Some(version) = &input.version {
+            check(
+                &mut errors,
+                version,
+                is_version,
+                "version must look like v1, v2beta1 or v1alpha3",
+            );
+        }
+        if let Some(group) = &input.group {
+            check(
+                &mut errors,
+                group,
+                |g| g.is_empty() || is_dns_subdomain(g),
+                "group must be empty (core) or a DNS subdomain such as apps or example.com",
+            );
+        }
+        let kind = input
+            .kind
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_else(|| input.ident.to_string());
         if let Some(lit) = &input.kind {
-            check(&mut errors, lit, is_kind, "kind must be CamelCase ASCII starting with an upper-case letter");
+            check(
+                &mut errors,
+                lit,
+                is_kind,
+                "kind must be CamelCase ASCII starting with an upper-case letter",
+            );
         }
-        let singular = input.singular.as_ref().map(LitStr::value).unwrap_or_else(|| kind.to_lowercase());
-        let plural = input.plural.as_ref().map(LitStr::value).unwrap_or_else(|| pluralize(&singular));
+        let singular = input
+            .singular
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_else(|| kind.to_lowercase());
+        let plural = input
+            .plural
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_else(|| pluralize(&singular));
         for lit in [&input.plural, &input.singular].into_iter().flatten() {
-            check(&mut errors, lit, is_lower_name, "resource names are lower-case ASCII letters and digits");
+            check(
+                &mut errors,
+                lit,
+                is_lower_name,
+                "resource names are lower-case ASCII letters and digits",
+            );
         }
-        let printer_columns = input.printer_column.iter().filter_map(|c| errors.handle(column(c))).collect();
+        let printer_columns = input
+            .printer_column
+            .iter()
+            .filter_map(|c| errors.handle(column(c)))
+            .collect();
         errors.finish_with(ResourceModel {
             ident: input.ident,
-            group: input.group.value(),
-            version: input.version.value(),
+            group: input.group.as_ref().map(LitStr::value).unwrap_or_default(),
+            version: input
+                .version
+                .as_ref()
+                .map(LitStr::value)
+                .unwrap_or_default(),
             kind,
             plural,
             singular,
@@ -112,7 +186,11 @@ impl ResourceModel {
             return_deleted_object: input.return_deleted_object.is_present(),
             selectable_fields: input.selectable_fields.values(),
             printer_columns,
-            hooks: Hooks { prepare: input.prepare, table_cells: input.table_cells, grace_period: input.grace_period },
+            hooks: Hooks {
+                prepare: input.prepare,
+                table_cells: input.table_cells,
+                grace_period: input.grace_period,
+            },
         })
     }
 }
@@ -120,12 +198,16 @@ impl ResourceModel {
 fn column(attr: &PrinterColumnAttr) -> darling::Result<PrinterColumn> {
     let type_ = attr.type_.value();
     if !COLUMN_TYPES.contains(&type_.as_str()) {
-        let msg = format!("unknown column type `{type_}`; expected one of {}", COLUMN_TYPES.join(", "));
+        let msg = format!(
+            "unknown column type `{type_}`; expected one of {}",
+            COLUMN_TYPES.join(", ")
+        );
         return Err(darling::Error::custom(msg).with_span(&attr.type_));
     }
     let json_path = attr.json_path.value();
     if !json_path.starts_with('.') {
-        return Err(darling::Error::custom("json_path starts with `.`, e.g. \".spec.replicas\"").with_span(&attr.json_path));
+        let msg = "json_path must start with `.`, e.g. \".spec.replicas\"";
+        return Err(darling::Error::custom(msg).with_span(&attr.json_path));
     }
     let priority = match &attr.priority {
         Some(p) => p.base10_parse::<i32>()?,
@@ -135,7 +217,11 @@ fn column(attr: &PrinterColumnAttr) -> darling::Result<PrinterColumn> {
         name: attr.name.value(),
         type_,
         format: attr.format.as_ref().map(LitStr::value).unwrap_or_default(),
-        description: attr.description.as_ref().map(LitStr::value).unwrap_or_default(),
+        description: attr
+            .description
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_default(),
         priority,
         json_path,
     })
@@ -148,11 +234,18 @@ fn check(errors: &mut darling::error::Accumulator, lit: &LitStr, ok: fn(&str) ->
 }
 
 fn is_version(v: &str) -> bool {
-    let Some(rest) = v.strip_prefix('v') else { return false };
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let Some(rest) = v.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     let (major, tail) = rest.split_at(digits);
     let tail_ok = tail.is_empty()
-        || ["alpha", "beta"].iter().any(|p| tail.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())));
+        || ["alpha", "beta"].iter().any(|p| {
+            tail.strip_prefix(p)
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        });
     !major.is_empty() && !major.starts_with('0') && tail_ok
 }
 
@@ -160,18 +253,22 @@ fn is_dns_subdomain(g: &str) -> bool {
     g.len() <= 253
         && g.split('.').all(|l| {
             !l.is_empty()
-                && l.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+                && l.bytes()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
                 && !l.starts_with('-')
                 && !l.ends_with('-')
         })
 }
 
 fn is_kind(k: &str) -> bool {
-    k.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && k.chars().all(|c| c.is_ascii_alphanumeric())
+    k.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && k.chars().all(|c| c.is_ascii_alphanumeric())
 }
 
 fn is_lower_name(n: &str) -> bool {
-    !n.is_empty() && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    !n.is_empty()
+        && n.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 use darling::util::Flag;
 use darling::{FromDeriveInput, FromField};
-use syn::{Ident, Lit, LitStr, Type};
+use syn::{Ident, LitStr, Type};
 
-use super::StrList;
+use super::{SignedLit, StrList};
 
 /// `#[derive(ApiType)]` input: a struct with named fields.
 #[derive(Debug, FromDeriveInput)]
@@ -39,11 +39,11 @@ pub struct ApiField {
     pub one_of: Option<StrList>,
     /// `minimum = N`.
     #[darling(default)]
-    pub minimum: Option<Lit>,
+    pub minimum: Option<SignedLit>,
     /// `maximum = N`.
     #[darling(default)]
-    pub maximum: Option<Lit>,
+    pub maximum: Option<SignedLit>,
     /// `default = <literal>`: the value of an unset `Option` field.
     #[darling(default)]
-    pub default: Option<Lit>,
+    pub default: Option<SignedLit>,
 }

@@ -1,11 +1,15 @@
 //! The parse stage: the only code that reads attributes.
 
 mod api_attrs;
+mod literal;
 mod resource_attrs;
 mod serde_attrs;
+mod shape;
 mod str_list;
 
 pub use api_attrs::{ApiField, ApiInput};
+pub use literal::SignedLit;
 pub use resource_attrs::{PrinterColumnAttr, ResourceInput};
 pub use serde_attrs::{SerdeContainer, SerdeField};
+pub use shape::{find_attr, named_struct};
 pub use str_list::StrList;

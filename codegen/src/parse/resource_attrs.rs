@@ -14,10 +14,13 @@ pub struct ResourceInput {
     pub generics: syn::Generics,
     /// The fields (checked for `metadata` and `status`).
     pub data: darling::ast::Data<(), ResourceField>,
-    /// `group = "apps"`; `""` for the core group.
-    pub group: LitStr,
-    /// `version = "v1"`.
-    pub version: LitStr,
+    /// `group = "apps"`; `""` for the core group. Required: optional here only so
+    /// that the model reports its absence with a span and a hint.
+    #[darling(default)]
+    pub group: Option<LitStr>,
+    /// `version = "v1"`. Required, like `group`.
+    #[darling(default)]
+    pub version: Option<LitStr>,
     /// `kind = "Pod"`; defaults to the struct's name.
     #[darling(default)]
     pub kind: Option<LitStr>,

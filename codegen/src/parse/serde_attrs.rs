@@ -1,6 +1,8 @@
 //! Reads the few `#[serde(...)]` attributes that decide JSON field names, so that
 //! validation errors name fields as clients spell them.
 
+use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr};
 
 /// What the container's serde attributes say.
@@ -28,15 +30,15 @@ impl SerdeContainer {
         for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
             attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("rename_all") {
-                    let value: LitStr = meta.value()?.parse()?;
+                    let value = wire_name(&meta)?;
                     if value.value() != "camelCase" {
-                        return Err(meta.error("kapi kinds use rename_all = \"camelCase\""));
+                        return Err(syn::Error::new_spanned(value, "API types use rename_all = \"camelCase\" (the Kubernetes JSON convention); rename single fields with #[serde(rename = \"...\")]"));
                     }
                     out.camel_case = true;
-                } else if meta.input.peek(syn::Token![=]) {
-                    let _: syn::Expr = meta.value()?.parse()?;
+                    Ok(())
+                } else {
+                    skip(&meta)
                 }
-                Ok(())
             })?;
         }
         Ok(out)
@@ -50,24 +52,52 @@ impl SerdeField {
         for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
             attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("rename") {
-                    out.rename = Some(meta.value()?.parse::<LitStr>()?.value());
+                    out.rename = Some(wire_name(&meta)?.value());
                 } else if meta.path.is_ident("flatten") {
                     out.flatten = true;
                 } else if meta.path.is_ident("skip") {
                     out.skip = true;
-                } else if meta.input.peek(syn::Token![=]) {
-                    let _: syn::Expr = meta.value()?.parse()?;
-                } else if meta.input.peek(syn::token::Paren) {
-                    meta.parse_nested_meta(|inner| {
-                        if inner.input.peek(syn::Token![=]) {
-                            let _: syn::Expr = inner.value()?.parse()?;
-                        }
-                        Ok(())
-                    })?;
+                } else {
+                    skip(&meta)?;
                 }
                 Ok(())
             })?;
         }
         Ok(out)
     }
+}
+
+/// The value of `key = "x"`, or of `key(serialize = "x", deserialize = "y")` the
+/// deserialize name: validation errors name fields as the request spelled them.
+fn wire_name(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    if meta.input.peek(syn::Token![=]) {
+        return meta.value()?.parse();
+    }
+    let (mut serialize, mut deserialize) = (None, None);
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("serialize") {
+            serialize = Some(inner.value()?.parse::<LitStr>()?);
+        } else if inner.path.is_ident("deserialize") {
+            deserialize = Some(inner.value()?.parse::<LitStr>()?);
+        } else {
+            skip(&inner)?;
+        }
+        Ok(())
+    })?;
+    deserialize
+        .or(serialize)
+        .ok_or_else(|| meta.error("expected `= \"name\"` or `(deserialize = \"name\")`"))
+}
+
+/// Consumes an attribute this stage does not read, whatever its shape: `key`,
+/// `key = expr` or `key(...)` (serde's `bound(...)`, `rename(...)`, ...).
+fn skip(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let _: TokenStream = content.parse()?;
+    }
+    Ok(())
 }

@@ -1,12 +1,32 @@
 use darling::FromMeta;
 use darling::ast::NestedMeta;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
 use syn::{Lit, LitStr};
 
 /// A parenthesised list of string literals: `short_names("po", "pods")`.
 #[derive(Clone, Debug, Default)]
-pub struct StrList(pub Vec<LitStr>);
+pub struct StrList {
+    /// The literals, in order.
+    pub items: Vec<LitStr>,
+    /// The whole `key(...)`, for errors about the list as such (e.g. empty).
+    pub span: Option<Span>,
+}
 
 impl FromMeta for StrList {
+    fn from_meta(item: &syn::Meta) -> darling::Result<Self> {
+        let syn::Meta::List(list) = item else {
+            return Err(
+                darling::Error::custom("expected a list, e.g. key(\"a\", \"b\")").with_span(item),
+            );
+        };
+        let parsed = Self::from_list(&NestedMeta::parse_meta_list(list.tokens.clone())?)?;
+        Ok(StrList {
+            span: Some(item.span()),
+            ..parsed
+        })
+    }
+
     fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
         let mut errors = darling::Error::accumulator();
         let mut out = Vec::new();
@@ -19,13 +39,16 @@ impl FromMeta for StrList {
                 ),
             }
         }
-        errors.finish_with(StrList(out))
+        errors.finish_with(StrList {
+            items: out,
+            span: None,
+        })
     }
 }
 
 impl StrList {
     /// The values.
     pub fn values(&self) -> Vec<String> {
-        self.0.iter().map(LitStr::value).collect()
+        self.items.iter().map(LitStr::value).collect()
     }
 }

@@ -1,0 +1,114 @@
+//! Snapshots of the generated code: review a diff of `snapshots/*.snap` like code
+//! (`cargo insta review`, or `INSTA_UPDATE=always` then `git diff`).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+fn pretty(tokens: TokenStream) -> String {
+    let file: syn::File = syn::parse2(tokens).expect("the expansion is a list of items");
+    prettyplease::unparse(&file)
+}
+
+/// Every rule, defaults of each literal kind, a renamed, a flattened, a skipped and
+/// a nested field.
+#[test]
+fn api_type_with_every_rule() {
+    let expanded = super::api_type::expand(quote! {
+        #[serde(rename_all = "camelCase")]
+        pub struct ServiceSpec {
+            #[api(required, format = "dns1123-label")]
+            pub name: String,
+            #[serde(default)]
+            #[api(format = "dns1123-subdomain")]
+            pub external_name: Option<String>,
+            #[serde(default)]
+            #[api(one_of("ClusterIP", "NodePort"), default = "ClusterIP")]
+            pub r#type: Option<String>,
+            #[serde(default)]
+            #[api(minimum = 1, maximum = 65535, default = 8080)]
+            pub port: Option<u32>,
+            #[serde(default)]
+            #[api(minimum = -1, default = -1)]
+            pub revision_limit: Option<i64>,
+            #[serde(default)]
+            #[api(maximum = 1.5, default = 1)]
+            pub ratio: Option<f64>,
+            #[serde(default)]
+            #[api(default = true)]
+            pub publish: Option<bool>,
+            #[serde(rename = "clusterIP")]
+            pub cluster_ip: Option<String>,
+            #[api(required)]
+            pub ports: Vec<ServicePort>,
+            #[serde(flatten)]
+            pub session: SessionAffinity,
+            #[serde(skip)]
+            #[api(required)]
+            pub cache: String,
+        }
+    });
+    insta::assert_snapshot!(pretty(expanded));
+}
+
+/// Every `#[resource]` key and all three hooks, with the registration.
+#[test]
+fn resource_with_every_key() {
+    let expanded = super::resource::expand(quote! {
+        #[resource(
+            group = "apps.example.com",
+            version = "v1beta1",
+            kind = "Widget",
+            plural = "widgets",
+            singular = "widget",
+            short_names("wd"),
+            categories("all", "example"),
+            cluster_scoped,
+            status,
+            selectable_fields("spec.nodeName"),
+            return_deleted_object,
+            printer_column(name = "Replicas", type = "integer", json_path = ".spec.replicas"),
+            printer_column(
+                name = "Age",
+                type = "date",
+                json_path = ".metadata.creationTimestamp",
+                priority = 1,
+                description = "Time since creation",
+                format = "date-time"
+            ),
+            prepare = hooks::prepare,
+            table_cells = hooks::cells,
+            grace_period = hooks::grace
+        )]
+        pub struct WidgetObject {
+            pub metadata: ObjectMeta,
+            pub spec: WidgetSpec,
+            pub status: Option<WidgetStatus>,
+        }
+    });
+    insta::assert_snapshot!(pretty(expanded));
+}
+
+/// Only the required keys: names from the kind, namespaced, no hooks.
+#[test]
+fn resource_defaults() {
+    let expanded = super::resource::expand(quote! {
+        #[resource(group = "", version = "v1")]
+        pub struct NetworkPolicy {
+            pub metadata: ObjectMeta,
+        }
+    });
+    insta::assert_snapshot!(pretty(expanded));
+}
+
+/// A failed derive emits its errors and an empty impl, so the type's other uses
+/// raise no secondary errors.
+#[test]
+fn api_type_error_stub() {
+    let expanded = super::api_type::expand(quote! {
+        pub struct Holder<T> {
+            #[api(format = "email")]
+            pub value: T,
+        }
+    });
+    insta::assert_snapshot!(pretty(expanded));
+}

@@ -1,0 +1,17 @@
+use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::meta::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+#[derive(Default, Serialize, Deserialize, ApiType, Resource)]
+#[resource(group = "example.com", version = "v1", prepare = prepare, grace_period = grace)]
+pub struct Widget {
+    pub metadata: ObjectMeta,
+}
+
+fn prepare(_: &Widget) {}
+
+fn grace(_: &Widget) -> Option<i64> {
+    None
+}
+
+fn main() {}
