@@ -6,6 +6,10 @@ use std::path::Path;
 
 use kapi_test_support::Server;
 
+fn configmap(name: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\ndata:\n  n: {name}\n")
+}
+
 fn versions(s: &Server) -> BTreeMap<String, String> {
     let list: serde_json::Value = serde_json::from_str(&s.kubectl_ok(&["get", "configmaps", "-n", "default", "-o", "json"])).unwrap();
     list["items"]
@@ -22,7 +26,7 @@ fn acknowledged_writes_survive_kill_9() {
     let data = temp.path().join("data");
     let mut s = Server::start_in(Path::new(env!("CARGO_BIN_EXE_kapi")), &data);
     for i in 0..8 {
-        s.kubectl_ok(&["create", "configmap", &format!("cm-{i}"), "--from-literal", &format!("n={i}")]);
+        s.kubectl_stdin_ok(&["create", "-f", "-"], &configmap(&format!("cm-{i}")));
     }
     s.kubectl_ok(&["label", "configmap", "cm-3", "changed=yes"]);
     s.kubectl_ok(&["delete", "configmap", "cm-5"]);
@@ -36,7 +40,7 @@ fn acknowledged_writes_survive_kill_9() {
     assert_eq!(versions(&s), before, "same objects with the same resourceVersions after kill -9");
     let label = s.kubectl_ok(&["get", "configmap", "cm-3", "-o", "jsonpath={.metadata.labels.changed}"]);
     assert_eq!(label, "yes");
-    s.kubectl_ok(&["create", "configmap", "after-restart"]);
+    s.kubectl_stdin_ok(&["create", "-f", "-"], &configmap("after-restart"));
     let after: u64 = s.kubectl_ok(&["get", "configmap", "after-restart", "-o", "jsonpath={.metadata.resourceVersion}"]).parse().unwrap();
     assert!(after > max_before + 1, "revision grows across restarts: {after} vs {max_before}");
 }
@@ -44,7 +48,7 @@ fn acknowledged_writes_survive_kill_9() {
 #[test]
 fn sigterm_shuts_down_cleanly() {
     let mut s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
-    s.kubectl_ok(&["create", "configmap", "x"]);
+    s.kubectl_stdin_ok(&["create", "-f", "-"], &configmap("x"));
     assert_eq!(s.terminate(), Some(0), "exit code after SIGTERM");
     s.restart();
     assert!(s.kubectl_ok(&["get", "configmap", "x", "-o", "name"]).contains("configmap/x"));
