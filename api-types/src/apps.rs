@@ -1,0 +1,3 @@
+//! The `apps` API group: workload controllers.
+
+pub mod v1;

@@ -1,0 +1,5 @@
+//! `apps/v1`.
+
+pub mod deployment;
+
+pub use deployment::Deployment;

@@ -1,0 +1,278 @@
+//! Deployments: declarative, rolling updates of a set of identical pods.
+
+use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::meta::{LabelSelector, ObjectMeta, Time};
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+use kapi_runtime::{ApiType, IntOrString};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::core::v1::pod::PodTemplateSpec;
+use crate::go_json::{null_as_default, omitempty};
+use crate::labels::{GoMap, format_selector, selector_is_empty, selector_matches};
+
+/// Keeps a number of replicas of a pod template running and rolls out changes
+/// to the template through ReplicaSets.
+///
+/// `ApiType` is written by hand for this kind only, to add the checks that span
+/// fields (the derive has no validation hook): the selector must be present,
+/// non-empty and match the template's labels, as Kubernetes requires.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Resource)]
+#[serde(rename_all = "camelCase")]
+#[resource(
+    group = "apps",
+    version = "v1",
+    plural = "deployments",
+    short_names("deploy"),
+    categories("all"),
+    status,
+    printer_column(name = "Ready", type = "string", json_path = ".status.readyReplicas",
+        description = "Ready pods out of the desired number."),
+    printer_column(name = "Up-to-date", type = "integer", json_path = ".status.updatedReplicas",
+        description = "Pods that run the current template."),
+    printer_column(name = "Available", type = "integer", json_path = ".status.availableReplicas",
+        description = "Pods that have been ready for at least minReadySeconds."),
+    printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
+        description = "Time since the deployment was created."),
+    printer_column(name = "Containers", type = "string",
+        json_path = ".spec.template.spec.containers[*].name", priority = 1,
+        description = "Names of the template's containers."),
+    printer_column(name = "Images", type = "string",
+        json_path = ".spec.template.spec.containers[*].image", priority = 1,
+        description = "Images of the template's containers."),
+    printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
+        description = "Label selector of the deployment's pods."),
+    prepare = prepare_deployment,
+    table_cells = deployment_cells
+)]
+pub struct Deployment {
+    /// Name, namespace, labels and other metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// The desired pods and how to move to them.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub spec: DeploymentSpec,
+    /// Progress of the rollout, as last observed.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub status: DeploymentStatus,
+}
+
+/// The desired state of a deployment.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentSpec {
+    /// Number of pods wanted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 1, minimum = 0)]
+    pub replicas: Option<i32>,
+    /// Labels of the pods this deployment owns; must match the template's
+    /// labels and cannot change after creation.
+    #[serde(default)]
+    pub selector: Option<LabelSelector>,
+    /// The pods to create.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub template: PodTemplateSpec,
+    /// How old pods are replaced by new ones.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub strategy: DeploymentStrategy,
+    /// Seconds a new pod must be ready, without crashing, to count as available.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(minimum = 0)]
+    pub min_ready_seconds: Option<i32>,
+    /// Old ReplicaSets kept for rollback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 10, minimum = 0)]
+    pub revision_history_limit: Option<i32>,
+    /// Stop rolling out template changes until unpaused.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub paused: Option<bool>,
+    /// Seconds without progress after which the rollout is reported as failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 600, minimum = 1)]
+    pub progress_deadline_seconds: Option<i32>,
+}
+
+/// How a deployment replaces its pods.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentStrategy {
+    /// `RollingUpdate` (gradually) or `Recreate` (all old pods first).
+    #[serde(default, rename = "type", skip_serializing_if = "omitempty")]
+    #[api(default = "RollingUpdate", one_of("Recreate", "RollingUpdate"))]
+    pub type_: Option<String>,
+    /// Limits of a rolling update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_update: Option<RollingUpdateDeployment>,
+}
+
+/// The pace of a rolling update.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct RollingUpdateDeployment {
+    /// Pods that may be unavailable during the update: a number or a percentage of
+    /// the desired pods (rounded down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    /// Pods that may exist above the desired number: a number or a percentage
+    /// (rounded up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<IntOrString>,
+}
+
+/// The observed state of a deployment.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentStatus {
+    /// The `metadata.generation` the controller last acted on.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub observed_generation: Option<i64>,
+    /// Pods that exist (not terminating) and match the selector.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub replicas: Option<i32>,
+    /// Pods that run the current template.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub updated_replicas: Option<i32>,
+    /// Pods that are ready.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub ready_replicas: Option<i32>,
+    /// Pods that have been ready for at least `minReadySeconds`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub available_replicas: Option<i32>,
+    /// Pods still missing to reach the desired number of available pods.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub unavailable_replicas: Option<i32>,
+    /// Pods that are terminating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminating_replicas: Option<i32>,
+    /// Conditions such as `Available` and `Progressing`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub conditions: Option<Vec<DeploymentCondition>>,
+    /// Counter the controller uses to make ReplicaSet names unique after a hash
+    /// collision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
+}
+
+/// One condition of a deployment.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentCondition {
+    /// `Available`, `Progressing` or `ReplicaFailure`.
+    #[serde(default, rename = "type")]
+    #[api(required)]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    #[serde(default)]
+    #[api(required, one_of("True", "False", "Unknown"))]
+    pub status: String,
+    /// When the condition was last updated.
+    #[serde(default)]
+    pub last_update_time: Option<Time>,
+    /// When the status last changed.
+    #[serde(default)]
+    pub last_transition_time: Option<Time>,
+    /// Machine-readable reason of the last change.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub reason: Option<String>,
+    /// Human-readable detail of the last change.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub message: Option<String>,
+}
+
+impl ApiType for Deployment {
+    fn apply_defaults(&mut self) {
+        self.metadata.apply_defaults();
+        self.spec.apply_defaults();
+        self.status.apply_defaults();
+    }
+
+    fn validate(&self, path: &FieldPath, errs: &mut FieldErrors) {
+        self.metadata.validate(&path.child("metadata"), errs);
+        let spec_path = path.child("spec");
+        self.spec.validate(&spec_path, errs);
+        self.status.validate(&path.child("status"), errs);
+        validate_spec(&self.spec, &spec_path, errs);
+    }
+}
+
+/// The cross-field rules of `ValidateDeploymentSpec`.
+fn validate_spec(spec: &DeploymentSpec, path: &FieldPath, errs: &mut FieldErrors) {
+    let template = &spec.template;
+    let template_path = path.child("template");
+    match &spec.selector {
+        None => errs.required(path.child("selector"), ""),
+        Some(selector) if selector_is_empty(selector) => errs.invalid(
+            path.child("selector"),
+            Raw("{}"),
+            "empty selector is invalid for deployment",
+        ),
+        Some(selector) => {
+            let labels = template.metadata.labels.as_ref();
+            if !selector_matches(selector, labels) {
+                errs.invalid(
+                    template_path.child("metadata").child("labels"),
+                    GoMap(labels),
+                    "`selector` does not match template `labels`",
+                );
+            }
+        }
+    }
+    let restart_policy = template.spec.restart_policy.as_deref().unwrap_or_default();
+    if restart_policy != "Always" {
+        let policy_path = template_path.child("spec").child("restartPolicy");
+        errs.not_supported(policy_path, restart_policy, &["Always"]);
+    }
+    if spec.strategy.type_.as_deref() == Some("Recreate") && spec.strategy.rolling_update.is_some()
+    {
+        errs.forbidden(
+            path.child("strategy").child("rollingUpdate"),
+            "may not be specified when strategy `type` is 'Recreate'",
+        );
+    }
+}
+
+/// A value printed as is in a validation message.
+struct Raw(&'static str);
+
+impl std::fmt::Debug for Raw {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// `SetDefaults_Deployment` (the rolling update limits depend on the strategy
+/// type) and the defaults of the pod template's spec.
+fn prepare_deployment(deploy: &mut Deployment) {
+    deploy.spec.template.spec.default_dependent_fields();
+    let strategy = &mut deploy.spec.strategy;
+    if strategy.type_.as_deref().unwrap_or_default().is_empty() {
+        strategy.type_ = Some("RollingUpdate".to_owned());
+    }
+    if strategy.type_.as_deref() == Some("RollingUpdate") {
+        let rolling = strategy.rolling_update.get_or_insert_with(Default::default);
+        let quarter = || IntOrString::String("25%".to_owned());
+        rolling.max_unavailable.get_or_insert_with(quarter);
+        rolling.max_surge.get_or_insert_with(quarter);
+    }
+}
+
+/// The `kubectl get deployments` row (kube-apiserver's `printDeployment`).
+fn deployment_cells(deploy: &Deployment) -> Vec<Value> {
+    let status = &deploy.status;
+    let desired = deploy.spec.replicas.unwrap_or(0);
+    let containers = &deploy.spec.template.spec.containers;
+    let names: Vec<&str> = containers.iter().map(|c| c.name.as_str()).collect();
+    let images: Vec<&str> = containers
+        .iter()
+        .map(|c| c.image.as_deref().unwrap_or_default())
+        .collect();
+    vec![
+        json!(format!("{}/{desired}", status.ready_replicas.unwrap_or(0))),
+        json!(status.updated_replicas.unwrap_or(0)),
+        json!(status.available_replicas.unwrap_or(0)),
+        json!(deploy.metadata.creation_timestamp.map(|t| t.to_string())),
+        json!(names.join(",")),
+        json!(images.join(",")),
+        json!(format_selector(deploy.spec.selector.as_ref())),
+    ]
+}

@@ -1,0 +1,3 @@
+//! The core API group (`""`, served under `/api`).
+
+pub mod v1;

@@ -1,0 +1,140 @@
+//! Events: reports of what happened to an object, for people and tools.
+
+use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::meta::{MicroTime, ObjectMeta, Time};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::reference::ObjectReference;
+use crate::go_json::{null_as_default, omitempty};
+
+/// A record of something that happened to an object, e.g. a pod being scheduled
+/// or an image failing to pull. Repeats are counted instead of stored again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
+#[serde(rename_all = "camelCase")]
+#[resource(
+    group = "",
+    version = "v1",
+    plural = "events",
+    short_names("ev"),
+    selectable_fields(
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type"
+    ),
+    printer_column(name = "Last Seen", type = "date", json_path = ".lastTimestamp",
+        description = "When the event was last observed."),
+    printer_column(name = "Type", type = "string", json_path = ".type",
+        description = "Normal or Warning."),
+    printer_column(name = "Reason", type = "string", json_path = ".reason",
+        description = "Short machine-readable reason."),
+    printer_column(name = "Object", type = "string", json_path = ".involvedObject.name",
+        description = "The object the event is about, as kind/name."),
+    printer_column(name = "Message", type = "string", json_path = ".message",
+        description = "What happened."),
+    table_cells = event_cells
+)]
+pub struct Event {
+    /// Name, namespace and other metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// The object the event is about.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub involved_object: ObjectReference,
+    /// Short machine-readable reason in CamelCase, e.g. `FailedScheduling`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub reason: Option<String>,
+    /// Human-readable description.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub message: Option<String>,
+    /// Component and host that reported the event (older clients).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub source: EventSource,
+    /// When the event was first recorded.
+    #[serde(default)]
+    pub first_timestamp: Option<Time>,
+    /// When the event was most recently recorded.
+    #[serde(default)]
+    pub last_timestamp: Option<Time>,
+    /// How often the event occurred.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub count: Option<i32>,
+    /// `Normal` or `Warning`.
+    #[serde(default, rename = "type", skip_serializing_if = "omitempty")]
+    pub type_: Option<String>,
+    /// When the event was first observed, with microseconds (newer clients).
+    #[serde(default)]
+    pub event_time: Option<MicroTime>,
+    /// Repetitions of the event, for events that keep happening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<EventSeries>,
+    /// What was done or failed, e.g. `Binding`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub action: Option<String>,
+    /// A second object involved, e.g. the node of a scheduling event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related: Option<ObjectReference>,
+    /// Controller that reported the event, e.g. `kubelet`.
+    #[serde(default)]
+    pub reporting_component: String,
+    /// Instance of that controller, e.g. the node name.
+    #[serde(default)]
+    pub reporting_instance: String,
+}
+
+/// The reporter of an event, as older clients give it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct EventSource {
+    /// Reporting component, e.g. `default-scheduler`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub component: Option<String>,
+    /// Node the event was reported on.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub host: Option<String>,
+}
+
+/// Repetitions of a recurring event.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct EventSeries {
+    /// Occurrences so far.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub count: Option<i32>,
+    /// When the last occurrence was observed.
+    #[serde(default)]
+    pub last_observed_time: Option<MicroTime>,
+}
+
+/// The `kubectl get events` row (kube-apiserver's `printEvent`): the last time
+/// seen from whichever timestamp the reporter filled in, and `kind/name`.
+fn event_cells(event: &Event) -> Vec<Value> {
+    let first = event
+        .first_timestamp
+        .or_else(|| event.event_time.map(|t| Time(t.0)));
+    let mut last = event.last_timestamp.or(first);
+    if let Some(series) = &event.series {
+        last = series.last_observed_time.map(|t| Time(t.0));
+    }
+    let object = &event.involved_object;
+    let kind = object.kind.as_deref().unwrap_or_default().to_lowercase();
+    let target = match object.name.as_deref().filter(|n| !n.is_empty()) {
+        Some(name) => format!("{kind}/{name}"),
+        None => kind,
+    };
+    vec![
+        json!(last.map(|t| t.to_string())),
+        json!(event.type_.as_deref().unwrap_or_default()),
+        json!(event.reason.as_deref().unwrap_or_default()),
+        json!(target),
+        json!(event.message.as_deref().unwrap_or_default().trim()),
+    ]
+}

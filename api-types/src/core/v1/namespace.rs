@@ -1,0 +1,97 @@
+//! Namespaces: the scopes that partition namespaced objects.
+
+use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::meta::{ObjectMeta, Time};
+use serde::{Deserialize, Serialize};
+
+use crate::go_json::{null_as_default, omitempty};
+
+/// The label Kubernetes puts on every namespace, holding its name, so that label
+/// selectors can pick namespaces by name.
+pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
+/// A scope for names: namespaced objects are unique per namespace, and policies
+/// and quotas apply per namespace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
+#[serde(rename_all = "camelCase")]
+#[resource(
+    group = "",
+    version = "v1",
+    plural = "namespaces",
+    short_names("ns"),
+    cluster_scoped,
+    status,
+    selectable_fields("status.phase"),
+    printer_column(name = "Status", type = "string", json_path = ".status.phase",
+        description = "Whether the namespace is Active or Terminating."),
+    prepare = prepare_namespace
+)]
+pub struct Namespace {
+    /// Name, labels and other metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Finalizers that must run before the namespace can go away.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub spec: NamespaceSpec,
+    /// Phase and conditions.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub status: NamespaceStatus,
+}
+
+/// The desired state of a namespace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceSpec {
+    /// Names of the components that must clean up the namespace's content before
+    /// it is removed, e.g. `kubernetes`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub finalizers: Option<Vec<String>>,
+}
+
+/// The observed state of a namespace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceStatus {
+    /// `Active`, or `Terminating` once deletion has started.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(one_of("Active", "Terminating"))]
+    pub phase: Option<String>,
+    /// Problems found while deleting the namespace's content.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub conditions: Option<Vec<NamespaceCondition>>,
+}
+
+/// One condition of a namespace, e.g. `NamespaceDeletionContentFailure`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceCondition {
+    /// Condition type.
+    #[serde(default, rename = "type")]
+    #[api(required)]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    #[serde(default)]
+    #[api(required, one_of("True", "False", "Unknown"))]
+    pub status: String,
+    /// When the status last changed.
+    #[serde(default)]
+    pub last_transition_time: Option<Time>,
+    /// Machine-readable reason of the last change.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub reason: Option<String>,
+    /// Human-readable detail of the last change.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub message: Option<String>,
+}
+
+/// Kubernetes' namespace defaults: phase `Active` (`SetDefaults_NamespaceStatus`)
+/// and the `kubernetes.io/metadata.name` label (`SetDefaults_Namespace`).
+fn prepare_namespace(ns: &mut Namespace) {
+    if ns.status.phase.as_deref().unwrap_or_default().is_empty() {
+        ns.status.phase = Some("Active".to_owned());
+    }
+    if let Some(name) = ns.metadata.name.clone().filter(|n| !n.is_empty()) {
+        let labels = ns.metadata.labels.get_or_insert_with(Default::default);
+        labels.insert(METADATA_NAME_LABEL.to_owned(), name);
+    }
+}

@@ -1,0 +1,259 @@
+//! The observed state of a node, reported by its kubelet.
+
+use std::collections::BTreeMap;
+
+use kapi_codegen::ApiType;
+use kapi_runtime::Quantity;
+use kapi_runtime::meta::Time;
+use serde::{Deserialize, Serialize};
+
+use super::{Node, NodeConfigSource};
+use crate::go_json::{null_as_default, omitempty};
+
+/// What a node reports: resources, health conditions, addresses, software
+/// versions, cached images and attached volumes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    /// Total resources of the node, e.g. `cpu`, `memory`, `pods`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub capacity: Option<BTreeMap<String, Quantity>>,
+    /// Resources available to pods (capacity minus system reservations);
+    /// defaults to the capacity.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub allocatable: Option<BTreeMap<String, Quantity>>,
+    /// Retired lifecycle phase; no longer set.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub phase: Option<String>,
+    /// Health conditions such as `Ready`, `MemoryPressure`, `DiskPressure`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub conditions: Option<Vec<NodeCondition>>,
+    /// Addresses the node is reachable at.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub addresses: Option<Vec<NodeAddress>>,
+    /// Ports of the daemons on the node.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub daemon_endpoints: NodeDaemonEndpoints,
+    /// Identity and software versions of the node.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub node_info: NodeSystemInfo,
+    /// Container images present on the node.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub images: Option<Vec<ContainerImage>>,
+    /// Volumes mounted or in use on the node.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volumes_in_use: Option<Vec<String>>,
+    /// Volumes attached to the node.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volumes_attached: Option<Vec<AttachedVolume>>,
+    /// Retired dynamic kubelet configuration status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<NodeConfigStatus>,
+    /// Runtime handlers (runtime classes) the node offers.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub runtime_handlers: Option<Vec<NodeRuntimeHandler>>,
+    /// Optional features the node supports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<NodeFeatures>,
+}
+
+impl NodeStatus {
+    /// The first address of a type such as `InternalIP`, if any.
+    pub fn address(&self, type_: &str) -> Option<&str> {
+        let mut addresses = self.addresses.iter().flatten();
+        addresses
+            .find(|a| a.type_ == type_)
+            .map(|a| a.address.as_str())
+    }
+}
+
+/// `SetDefaults_NodeStatus`: without a separate allocatable amount, all capacity
+/// is allocatable.
+pub(super) fn default_allocatable(node: &mut Node) {
+    let status = &mut node.status;
+    if status.allocatable.is_none() && status.capacity.is_some() {
+        status.allocatable = status.capacity.clone();
+    }
+}
+
+/// One health condition of a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeCondition {
+    /// Condition type, e.g. `Ready`.
+    #[serde(default, rename = "type")]
+    #[api(required)]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`.
+    #[serde(default)]
+    #[api(required, one_of("True", "False", "Unknown"))]
+    pub status: String,
+    /// When the kubelet last confirmed the condition.
+    #[serde(default)]
+    pub last_heartbeat_time: Option<Time>,
+    /// When the status last changed.
+    #[serde(default)]
+    pub last_transition_time: Option<Time>,
+    /// Machine-readable reason of the last change.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub reason: Option<String>,
+    /// Human-readable detail of the last change.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub message: Option<String>,
+}
+
+/// An address of a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAddress {
+    /// `Hostname`, `InternalIP`, `ExternalIP`, `InternalDNS` or `ExternalDNS`.
+    #[serde(default, rename = "type")]
+    #[api(required)]
+    pub type_: String,
+    /// The address.
+    #[serde(default)]
+    #[api(required)]
+    pub address: String,
+}
+
+/// Ports of the daemons running on a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeDaemonEndpoints {
+    /// Port of the kubelet's API.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub kubelet_endpoint: DaemonEndpoint,
+}
+
+/// A daemon's port.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonEndpoint {
+    /// The port number (capitalised on the wire, for historical reasons).
+    #[serde(default, rename = "Port")]
+    pub port: i32,
+}
+
+/// Identity and software versions of a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSystemInfo {
+    /// Machine ID (`/etc/machine-id`).
+    #[serde(default, rename = "machineID")]
+    pub machine_id: String,
+    /// Hardware UUID.
+    #[serde(default, rename = "systemUUID")]
+    pub system_uuid: String,
+    /// ID of the current boot.
+    #[serde(default, rename = "bootID")]
+    pub boot_id: String,
+    /// Kernel version (`uname -r`).
+    #[serde(default)]
+    pub kernel_version: String,
+    /// Operating system image, e.g. `Debian GNU/Linux 12 (bookworm)`.
+    #[serde(default)]
+    pub os_image: String,
+    /// Container runtime and version, e.g. `containerd://1.7.0`.
+    #[serde(default)]
+    pub container_runtime_version: String,
+    /// Kubelet version.
+    #[serde(default)]
+    pub kubelet_version: String,
+    /// Kube-proxy version as reported by the kubelet (unreliable, deprecated).
+    #[serde(default)]
+    pub kube_proxy_version: String,
+    /// Operating system, e.g. `linux`.
+    #[serde(default)]
+    pub operating_system: String,
+    /// CPU architecture, e.g. `amd64`.
+    #[serde(default)]
+    pub architecture: String,
+    /// Swap memory of the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swap: Option<NodeSwapStatus>,
+}
+
+/// Swap memory of a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSwapStatus {
+    /// Total swap in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<i64>,
+}
+
+/// A container image cached on a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerImage {
+    /// Names of the image, e.g. `nginx:1.27` and its digest form.
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// Size in bytes.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub size_bytes: Option<i64>,
+}
+
+/// A volume attached to a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachedVolume {
+    /// Unique name of the volume.
+    #[serde(default)]
+    #[api(required)]
+    pub name: String,
+    /// Device path where it is attached.
+    #[serde(default)]
+    pub device_path: String,
+}
+
+/// Retired: the state of dynamic kubelet configuration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeConfigStatus {
+    /// Configuration the node was told to use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assigned: Option<NodeConfigSource>,
+    /// Configuration the node uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<NodeConfigSource>,
+    /// Configuration the node falls back to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_known_good: Option<NodeConfigSource>,
+    /// Error while applying the configuration.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub error: Option<String>,
+}
+
+/// A runtime handler of a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRuntimeHandler {
+    /// Handler name; empty for the default handler.
+    #[serde(default)]
+    pub name: String,
+    /// Features the handler supports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<NodeRuntimeHandlerFeatures>,
+}
+
+/// Features of a runtime handler.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRuntimeHandlerFeatures {
+    /// Recursive read-only mounts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recursive_read_only_mounts: Option<bool>,
+    /// User namespaces for pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_namespaces: Option<bool>,
+}
+
+/// Optional features of a node.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeFeatures {
+    /// Support for `supplementalGroupsPolicy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supplemental_groups_policy: Option<bool>,
+}

@@ -1,0 +1,101 @@
+//! Pods: the unit of scheduling, one or more containers sharing a network
+//! namespace and volumes on one node.
+
+pub mod affinity;
+pub mod claim;
+pub mod container;
+pub mod defaults;
+pub mod env;
+pub mod ephemeral_container;
+pub mod probe;
+pub mod projected;
+mod qos;
+pub mod security;
+pub mod spec;
+pub mod status;
+mod table;
+pub mod volume;
+pub mod volume_block;
+pub mod volume_shared;
+
+use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::meta::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+pub use spec::{PodSpec, PodTemplateSpec};
+pub use status::PodStatus;
+
+use crate::go_json::null_as_default;
+
+/// A group of containers scheduled together onto one node, with the volumes and
+/// network identity they share.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
+#[serde(rename_all = "camelCase")]
+#[resource(
+    group = "",
+    version = "v1",
+    plural = "pods",
+    short_names("po"),
+    categories("all"),
+    status,
+    selectable_fields(
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName"
+    ),
+    printer_column(name = "Ready", type = "string", json_path = ".status.containerStatuses",
+        description = "Containers that are ready out of all containers of the pod."),
+    printer_column(name = "Status", type = "string", json_path = ".status.phase",
+        description = "Phase of the pod, or the reason a container is waiting or ended."),
+    printer_column(name = "Restarts", type = "integer", json_path = ".status.containerStatuses",
+        description = "Restarts of the pod's containers, added up."),
+    printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
+        description = "Time since the pod was created."),
+    printer_column(name = "IP", type = "string", json_path = ".status.podIP", priority = 1,
+        description = "Primary IP address of the pod."),
+    printer_column(name = "Node", type = "string", json_path = ".spec.nodeName", priority = 1,
+        description = "Node the pod is bound to."),
+    printer_column(name = "Nominated Node", type = "string",
+        json_path = ".status.nominatedNodeName", priority = 1,
+        description = "Node the scheduler preempted pods on for this pod."),
+    printer_column(name = "Readiness Gates", type = "string", json_path = ".spec.readinessGates",
+        priority = 1, description = "Readiness gates that pass out of all gates."),
+    prepare = defaults::prepare_pod,
+    table_cells = table::pod_cells,
+    grace_period = deletion_grace_period
+)]
+pub struct Pod {
+    /// Name, namespace, labels and other metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// What the pod should run.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub spec: PodSpec,
+    /// What the pod is doing, as last reported.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub status: PodStatus,
+}
+
+/// How long a deleted pod stays terminating (pod strategy `CheckGracefulDelete`):
+/// the requested period, else the pod's `terminationGracePeriodSeconds`; at once
+/// when the pod never reached a node or has already finished.
+fn deletion_grace_period(pod: &Pod, requested: Option<i64>) -> Option<i64> {
+    let mut period = requested
+        .or(pod.spec.termination_grace_period_seconds)
+        .unwrap_or(30);
+    if pod.spec.node_name.as_deref().unwrap_or_default().is_empty() {
+        period = 0;
+    }
+    if matches!(pod.status.phase.as_deref(), Some("Failed" | "Succeeded")) {
+        period = 0;
+    }
+    if period < 0 {
+        period = 1;
+    }
+    (period > 0).then_some(period)
+}

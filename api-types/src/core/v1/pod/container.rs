@@ -1,0 +1,214 @@
+//! Containers: what runs inside a pod.
+
+use std::collections::BTreeMap;
+
+use kapi_codegen::ApiType;
+use kapi_runtime::Quantity;
+use serde::{Deserialize, Serialize};
+
+use super::env::{EnvFromSource, EnvVar};
+use super::probe::{Lifecycle, Probe};
+use super::security::SecurityContext;
+use crate::go_json::{null_as_default, omitempty};
+
+/// One application container of a pod (a regular, init or sidecar container).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    /// Name of the container, unique within the pod (a DNS label).
+    #[serde(default)]
+    #[api(required, format = "dns1123-label")]
+    pub name: String,
+    /// Image reference to run, e.g. `nginx:1.27` or `registry.example/app@sha256:...`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(required)]
+    pub image: Option<String>,
+    /// Executable and arguments replacing the image's entrypoint; `$(VAR)` expands
+    /// environment variables.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub command: Option<Vec<String>>,
+    /// Arguments replacing the image's default command arguments.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub args: Option<Vec<String>>,
+    /// Directory the process starts in; the image's default when unset.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub working_dir: Option<String>,
+    /// Ports the container listens on (informational, plus host port mapping).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub ports: Option<Vec<ContainerPort>>,
+    /// Whole ConfigMaps or Secrets whose keys become environment variables.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub env_from: Option<Vec<EnvFromSource>>,
+    /// Environment variables, each a literal or taken from another source.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub env: Option<Vec<EnvVar>>,
+    /// Compute resources the container asks for and may not exceed.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub resources: ResourceRequirements,
+    /// How the container reacts when its resources are resized in place.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub resize_policy: Option<Vec<ContainerResizePolicy>>,
+    /// For init containers only: `Always` turns the container into a sidecar that
+    /// keeps running next to the regular containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(one_of("Always"))]
+    pub restart_policy: Option<String>,
+    /// Volumes of the pod mounted into the container's filesystem.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volume_mounts: Option<Vec<VolumeMount>>,
+    /// Raw block volumes of the pod exposed as devices.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volume_devices: Option<Vec<VolumeDevice>>,
+    /// Check that restarts the container when it fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness_probe: Option<Probe>,
+    /// Check that takes the container out of service endpoints while it fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness_probe: Option<Probe>,
+    /// Check that must succeed once before the other probes start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_probe: Option<Probe>,
+    /// Actions run right after start and right before stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
+    /// File inside the container whose content becomes the termination message.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "/dev/termination-log")]
+    pub termination_message_path: Option<String>,
+    /// Where the termination message comes from: the file only (`File`) or the
+    /// end of the log when the file is empty (`FallbackToLogsOnError`).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "File", one_of("File", "FallbackToLogsOnError"))]
+    pub termination_message_policy: Option<String>,
+    /// When the image is pulled: `Always`, `IfNotPresent` or `Never`. Defaults to
+    /// `Always` for `:latest` or untagged images, else `IfNotPresent`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(one_of("Always", "IfNotPresent", "Never"))]
+    pub image_pull_policy: Option<String>,
+    /// Privileges and access control of this container, over the pod's settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_context: Option<SecurityContext>,
+    /// Keep a stdin buffer open for attaching clients.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub stdin: Option<bool>,
+    /// Close stdin after the first attached client disconnects.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub stdin_once: Option<bool>,
+    /// Allocate a terminal (needs `stdin`).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub tty: Option<bool>,
+}
+
+/// A port a container exposes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    /// Name services can refer to (an IANA service name, at most 15 characters).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub name: Option<String>,
+    /// Port on the node forwarded to the container port; rarely needed.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(minimum = 0, maximum = 65535)]
+    pub host_port: Option<i32>,
+    /// Port number the container listens on.
+    #[serde(default)]
+    #[api(minimum = 1, maximum = 65535)]
+    pub container_port: i32,
+    /// `TCP`, `UDP` or `SCTP`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "TCP", one_of("TCP", "UDP", "SCTP"))]
+    pub protocol: Option<String>,
+    /// Node address the host port binds to.
+    #[serde(default, rename = "hostIP", skip_serializing_if = "omitempty")]
+    pub host_ip: Option<String>,
+}
+
+/// Compute resources of a container or pod: the amounts reserved for it
+/// (requests) and the amounts it may not exceed (limits).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRequirements {
+    /// Most of each resource that may be used, e.g. `cpu: 500m`, `memory: 1Gi`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub limits: Option<BTreeMap<String, Quantity>>,
+    /// Amount of each resource reserved for scheduling; defaults to the limit.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub requests: Option<BTreeMap<String, Quantity>>,
+    /// Dynamically allocated resource claims of the pod that this container uses.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub claims: Option<Vec<ResourceClaim>>,
+}
+
+/// Use of one of the pod's resource claims by a container.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceClaim {
+    /// Name of an entry in the pod's `resourceClaims`.
+    #[serde(default)]
+    #[api(required)]
+    pub name: String,
+    /// One request of the claim, when only that one is wanted.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub request: Option<String>,
+}
+
+/// What happens to a container when one of its resources is resized.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerResizePolicy {
+    /// The resource, `cpu` or `memory`.
+    #[serde(default)]
+    #[api(required, one_of("cpu", "memory"))]
+    pub resource_name: String,
+    /// `NotRequired` (resize in place) or `RestartContainer`.
+    #[serde(default)]
+    #[api(required, one_of("NotRequired", "RestartContainer"))]
+    pub restart_policy: String,
+}
+
+/// A volume of the pod mounted at a path of the container.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeMount {
+    /// Name of a volume of the pod.
+    #[serde(default)]
+    #[api(required)]
+    pub name: String,
+    /// Mount read-only.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub read_only: Option<bool>,
+    /// Whether a read-only mount is read-only recursively: `Disabled`,
+    /// `IfPossible` or `Enabled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(one_of("Disabled", "IfPossible", "Enabled"))]
+    pub recursive_read_only: Option<String>,
+    /// Path inside the container; may not contain `:`.
+    #[serde(default)]
+    #[api(required)]
+    pub mount_path: String,
+    /// Sub-path of the volume to mount instead of its root.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub sub_path: Option<String>,
+    /// How mounts propagate between host and container: `None`,
+    /// `HostToContainer` or `Bidirectional`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(one_of("None", "HostToContainer", "Bidirectional"))]
+    pub mount_propagation: Option<String>,
+    /// Like `subPath`, with `$(VAR)` expanded from the container's environment.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub sub_path_expr: Option<String>,
+}
+
+/// A raw block volume of the pod exposed as a device node in the container.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeDevice {
+    /// Name of a persistent volume claim volume of the pod.
+    #[serde(default)]
+    #[api(required)]
+    pub name: String,
+    /// Path of the device inside the container.
+    #[serde(default)]
+    #[api(required)]
+    pub device_path: String,
+}

@@ -1,0 +1,102 @@
+//! Ephemeral containers: debugging containers added to a running pod.
+
+use kapi_codegen::ApiType;
+use serde::{Deserialize, Serialize};
+
+use super::container::{
+    ContainerPort, ContainerResizePolicy, ResourceRequirements, VolumeDevice, VolumeMount,
+};
+use super::env::{EnvFromSource, EnvVar};
+use super::probe::{Lifecycle, Probe};
+use super::security::SecurityContext;
+use crate::go_json::{null_as_default, omitempty};
+
+/// A temporary container added to a running pod through the
+/// `ephemeralcontainers` subresource (`kubectl debug`). It is never restarted and
+/// may not declare ports, probes, lifecycle actions or resources; those fields
+/// exist only because it shares the shape of [`super::container::Container`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct EphemeralContainer {
+    /// Name of the container, unique among all containers of the pod.
+    #[serde(default)]
+    #[api(required, format = "dns1123-label")]
+    pub name: String,
+    /// Image reference to run.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(required)]
+    pub image: Option<String>,
+    /// Executable and arguments replacing the image's entrypoint.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub command: Option<Vec<String>>,
+    /// Arguments replacing the image's default command arguments.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub args: Option<Vec<String>>,
+    /// Directory the process starts in.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub working_dir: Option<String>,
+    /// Not allowed for ephemeral containers.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub ports: Option<Vec<ContainerPort>>,
+    /// Whole ConfigMaps or Secrets whose keys become environment variables.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub env_from: Option<Vec<EnvFromSource>>,
+    /// Environment variables.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub env: Option<Vec<EnvVar>>,
+    /// Not allowed for ephemeral containers: they use what the pod has.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub resources: ResourceRequirements,
+    /// Not allowed for ephemeral containers.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub resize_policy: Option<Vec<ContainerResizePolicy>>,
+    /// Not allowed for ephemeral containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+    /// Volumes of the pod mounted into the container (no sub-paths).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volume_mounts: Option<Vec<VolumeMount>>,
+    /// Raw block volumes of the pod exposed as devices.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volume_devices: Option<Vec<VolumeDevice>>,
+    /// Not allowed for ephemeral containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness_probe: Option<Probe>,
+    /// Not allowed for ephemeral containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness_probe: Option<Probe>,
+    /// Not allowed for ephemeral containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_probe: Option<Probe>,
+    /// Not allowed for ephemeral containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
+    /// File inside the container whose content becomes the termination message.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "/dev/termination-log")]
+    pub termination_message_path: Option<String>,
+    /// `File` or `FallbackToLogsOnError`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "File", one_of("File", "FallbackToLogsOnError"))]
+    pub termination_message_policy: Option<String>,
+    /// `Always`, `IfNotPresent` or `Never`; defaulted from the image's tag.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(one_of("Always", "IfNotPresent", "Never"))]
+    pub image_pull_policy: Option<String>,
+    /// Privileges and access control of this container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_context: Option<SecurityContext>,
+    /// Keep a stdin buffer open for attaching clients.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub stdin: Option<bool>,
+    /// Close stdin after the first attached client disconnects.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub stdin_once: Option<bool>,
+    /// Allocate a terminal.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub tty: Option<bool>,
+    /// Name of a container of the pod whose namespaces (process, IPC, ...) this
+    /// one joins; the pod's own namespaces when unset.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub target_container_name: Option<String>,
+}

@@ -1,0 +1,165 @@
+//! Health probes and lifecycle hooks of containers.
+
+use kapi_codegen::ApiType;
+use kapi_runtime::IntOrString;
+use serde::{Deserialize, Serialize};
+
+use crate::go_json::omitempty;
+
+/// A periodic health check of a container; exactly one action is set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct Probe {
+    /// Run a command in the container; exit code 0 means healthy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecAction>,
+    /// Send an HTTP GET; a status from 200 to 399 means healthy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<HTTPGetAction>,
+    /// Open a TCP connection; success means healthy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<TCPSocketAction>,
+    /// Call the standard gRPC health service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<GRPCAction>,
+    /// Seconds after the container started before the first check.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(minimum = 0)]
+    pub initial_delay_seconds: Option<i32>,
+    /// Seconds after which one check counts as failed.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = 1, minimum = 0)]
+    pub timeout_seconds: Option<i32>,
+    /// Seconds between checks.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = 10, minimum = 0)]
+    pub period_seconds: Option<i32>,
+    /// Consecutive successes after a failure that count as healthy again (1 for
+    /// liveness and startup probes).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = 1, minimum = 0)]
+    pub success_threshold: Option<i32>,
+    /// Consecutive failures that count as unhealthy.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = 3, minimum = 0)]
+    pub failure_threshold: Option<i32>,
+    /// Grace period for a container killed by this probe, over the pod's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(minimum = 1)]
+    pub termination_grace_period_seconds: Option<i64>,
+}
+
+/// Runs a command inside the container (not in a shell unless the command is one).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecAction {
+    /// Executable and arguments.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub command: Option<Vec<String>>,
+}
+
+/// Sends an HTTP GET request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct HTTPGetAction {
+    /// Request path.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "/")]
+    pub path: Option<String>,
+    /// Port number, or the name of a container port.
+    #[serde(default)]
+    pub port: IntOrString,
+    /// Host to connect to; the pod IP when unset (set a `Host` header instead for
+    /// virtual hosts).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub host: Option<String>,
+    /// `HTTP` or `HTTPS` (certificates are not verified).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "HTTP", one_of("HTTP", "HTTPS"))]
+    pub scheme: Option<String>,
+    /// Extra request headers.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub http_headers: Option<Vec<HTTPHeader>>,
+}
+
+/// One HTTP header.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct HTTPHeader {
+    /// Header name.
+    #[serde(default)]
+    #[api(required)]
+    pub name: String,
+    /// Header value.
+    #[serde(default)]
+    pub value: String,
+}
+
+/// Opens a TCP connection.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct TCPSocketAction {
+    /// Port number, or the name of a container port.
+    #[serde(default)]
+    pub port: IntOrString,
+    /// Host to connect to; the pod IP when unset.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub host: Option<String>,
+}
+
+/// Calls the gRPC health checking protocol.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct GRPCAction {
+    /// Port of the gRPC server.
+    #[serde(default)]
+    #[api(minimum = 1, maximum = 65535)]
+    pub port: i32,
+    /// Service name sent in the health request; empty asks about the server.
+    #[serde(default)]
+    #[api(default = "")]
+    pub service: Option<String>,
+}
+
+/// Actions the kubelet runs at points of a container's life.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct Lifecycle {
+    /// Runs right after the container is created; a failure restarts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_start: Option<LifecycleHandler>,
+    /// Runs before the container is stopped; the grace period keeps counting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_stop: Option<LifecycleHandler>,
+    /// Signal sent to stop the container, over the image's `STOPSIGNAL`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_signal: Option<String>,
+}
+
+/// One lifecycle action; exactly one field is set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct LifecycleHandler {
+    /// Run a command in the container.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecAction>,
+    /// Send an HTTP GET.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<HTTPGetAction>,
+    /// Kept for compatibility; has no effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<TCPSocketAction>,
+    /// Wait for a while.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sleep: Option<SleepAction>,
+}
+
+/// Waits before going on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct SleepAction {
+    /// Seconds to wait.
+    #[serde(default)]
+    #[api(minimum = 0)]
+    pub seconds: i64,
+}

@@ -1,0 +1,262 @@
+//! The desired state of a pod, shared by pods and pod templates.
+
+use std::collections::BTreeMap;
+
+use kapi_codegen::ApiType;
+use kapi_runtime::Quantity;
+use kapi_runtime::meta::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+use super::affinity::{Affinity, Toleration, TopologySpreadConstraint};
+use super::container::{Container, ResourceRequirements};
+use super::ephemeral_container::EphemeralContainer;
+use super::security::PodSecurityContext;
+use super::volume::Volume;
+use crate::core::v1::reference::LocalObjectReference;
+use crate::go_json::{null_as_default, omitempty};
+
+/// What a pod should run and how: its containers, volumes, scheduling
+/// constraints and runtime settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    /// Volumes the containers can mount.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volumes: Option<Vec<Volume>>,
+    /// Containers run one after the other, each to completion, before the regular
+    /// containers start (or, with `restartPolicy: Always`, sidecars kept running).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub init_containers: Option<Vec<Container>>,
+    /// The application containers; at least one.
+    #[serde(default)]
+    #[api(required)]
+    pub containers: Vec<Container>,
+    /// Debugging containers added to the running pod.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub ephemeral_containers: Option<Vec<EphemeralContainer>>,
+    /// When containers are restarted: `Always`, `OnFailure` or `Never`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "Always", one_of("Always", "OnFailure", "Never"))]
+    pub restart_policy: Option<String>,
+    /// Seconds between the polite stop signal and the kill on deletion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 30)]
+    pub termination_grace_period_seconds: Option<i64>,
+    /// Seconds the pod may run, counted from its start, before it is failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(minimum = 1)]
+    pub active_deadline_seconds: Option<i64>,
+    /// DNS setup: `ClusterFirst`, `ClusterFirstWithHostNet`, `Default` (the
+    /// node's) or `None` (only `dnsConfig`).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        default = "ClusterFirst",
+        one_of("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+    )]
+    pub dns_policy: Option<String>,
+    /// Labels a node must have for the pod to run on it.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub node_selector: Option<BTreeMap<String, String>>,
+    /// ServiceAccount the pod runs as.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub service_account_name: Option<String>,
+    /// Old name of `serviceAccountName`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub service_account: Option<String>,
+    /// Whether an API token is mounted automatically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automount_service_account_token: Option<bool>,
+    /// Node the pod is bound to; set by the scheduler, or by hand to bypass it.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub node_name: Option<String>,
+    /// Use the node's network namespace.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub host_network: Option<bool>,
+    /// Use the node's process namespace.
+    #[serde(default, rename = "hostPID", skip_serializing_if = "omitempty")]
+    pub host_pid: Option<bool>,
+    /// Use the node's IPC namespace.
+    #[serde(default, rename = "hostIPC", skip_serializing_if = "omitempty")]
+    pub host_ipc: Option<bool>,
+    /// Let the containers of the pod see each other's processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_process_namespace: Option<bool>,
+    /// Security settings for all containers and volumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_context: Option<PodSecurityContext>,
+    /// Secrets with registry credentials for pulling the images.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub image_pull_secrets: Option<Vec<LocalObjectReference>>,
+    /// Host name of the pod; the pod's name when unset.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(format = "dns1123-label")]
+    pub hostname: Option<String>,
+    /// Subdomain: the pod gets the name `<hostname>.<subdomain>.<namespace>.svc`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(format = "dns1123-label")]
+    pub subdomain: Option<String>,
+    /// Node and pod affinity rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+    /// Scheduler that places the pod.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(default = "default-scheduler")]
+    pub scheduler_name: Option<String>,
+    /// Taints the pod tolerates.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub tolerations: Option<Vec<Toleration>>,
+    /// Extra `/etc/hosts` entries.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub host_aliases: Option<Vec<HostAlias>>,
+    /// PriorityClass giving the pod its priority.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub priority_class_name: Option<String>,
+    /// Priority value, filled in from `priorityClassName` by admission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    /// DNS settings merged with those `dnsPolicy` produces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dns_config: Option<PodDNSConfig>,
+    /// Extra pod conditions that must be true for the pod to count as ready.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub readiness_gates: Option<Vec<PodReadinessGate>>,
+    /// RuntimeClass selecting the container runtime configuration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_class_name: Option<String>,
+    /// Whether Service addresses are injected as environment variables, the way
+    /// Docker links did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable_service_links: Option<bool>,
+    /// `PreemptLowerPriority` or `Never`: whether the pod may evict lower-priority
+    /// pods to get scheduled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(one_of("PreemptLowerPriority", "Never"))]
+    pub preemption_policy: Option<String>,
+    /// Resources the pod's sandbox uses on top of its containers, set from its
+    /// RuntimeClass.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub overhead: Option<BTreeMap<String, Quantity>>,
+    /// How matching pods are spread over zones, nodes and other domains.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub topology_spread_constraints: Option<Vec<TopologySpreadConstraint>>,
+    /// Make the kernel host name the fully qualified domain name.
+    #[serde(
+        default,
+        rename = "setHostnameAsFQDN",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub set_hostname_as_fqdn: Option<bool>,
+    /// Operating system the pod needs; enables OS-specific validation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os: Option<PodOS>,
+    /// Use the node's user namespace (`false` gives the pod its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_users: Option<bool>,
+    /// Gates that keep the pod from being scheduled while any is present.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub scheduling_gates: Option<Vec<PodSchedulingGate>>,
+    /// Dynamically allocated resources (ResourceClaims) the pod uses.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub resource_claims: Option<Vec<PodResourceClaim>>,
+    /// Resources of the pod as a whole, shared by its containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirements>,
+}
+
+/// Labels and spec of the pods a controller creates.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodTemplateSpec {
+    /// Labels and annotations of the pods.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Spec of the pods.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub spec: PodSpec,
+}
+
+/// An `/etc/hosts` entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct HostAlias {
+    /// IP address of the entry.
+    #[serde(default)]
+    #[api(required)]
+    pub ip: String,
+    /// Host names for the address.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub hostnames: Option<Vec<String>>,
+}
+
+/// DNS resolver settings of a pod.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodDNSConfig {
+    /// Name server addresses.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub nameservers: Option<Vec<String>>,
+    /// Search domains.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub searches: Option<Vec<String>>,
+    /// Resolver options, e.g. `ndots`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub options: Option<Vec<PodDNSConfigOption>>,
+}
+
+/// One resolver option.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodDNSConfigOption {
+    /// Option name.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub name: Option<String>,
+    /// Option value, if it takes one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// A pod condition that must be true for the pod to be ready.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodReadinessGate {
+    /// Type of the condition, as found in `status.conditions`.
+    #[serde(default)]
+    #[api(required)]
+    pub condition_type: String,
+}
+
+/// The operating system of a pod.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodOS {
+    /// `linux` or `windows`.
+    #[serde(default)]
+    #[api(required, one_of("linux", "windows"))]
+    pub name: String,
+}
+
+/// A gate holding back scheduling until some controller removes it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSchedulingGate {
+    /// Name of the gate.
+    #[serde(default)]
+    #[api(required)]
+    pub name: String,
+}
+
+/// A ResourceClaim the pod uses, by name or made from a template.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PodResourceClaim {
+    /// Name the containers use to refer to the claim (a DNS label).
+    #[serde(default)]
+    #[api(required, format = "dns1123-label")]
+    pub name: String,
+    /// An existing ResourceClaim in the pod's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_claim_name: Option<String>,
+    /// A ResourceClaimTemplate from which a claim is made for this pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_claim_template_name: Option<String>,
+}

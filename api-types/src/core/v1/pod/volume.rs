@@ -1,0 +1,362 @@
+//! Volumes of a pod and the common volume sources.
+
+use std::collections::BTreeMap;
+
+use kapi_codegen::ApiType;
+use kapi_runtime::Quantity;
+use serde::{Deserialize, Serialize};
+
+use super::claim::EphemeralVolumeSource;
+use super::projected::{DownwardAPIVolumeSource, ProjectedVolumeSource};
+use super::volume_block::{
+    AWSElasticBlockStoreVolumeSource, AzureDiskVolumeSource, CinderVolumeSource, FCVolumeSource,
+    FlexVolumeSource, GCEPersistentDiskVolumeSource, ISCSIVolumeSource,
+    PhotonPersistentDiskVolumeSource, PortworxVolumeSource, RBDVolumeSource, ScaleIOVolumeSource,
+    StorageOSVolumeSource, VsphereVirtualDiskVolumeSource,
+};
+use super::volume_shared::{
+    AzureFileVolumeSource, CephFSVolumeSource, FlockerVolumeSource, GitRepoVolumeSource,
+    GlusterfsVolumeSource, QuobyteVolumeSource,
+};
+use crate::core::v1::reference::LocalObjectReference;
+use crate::go_json::omitempty;
+
+/// A named volume of a pod that containers can mount; exactly one source is set
+/// (an `emptyDir` when none is).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    /// Name of the volume, unique within the pod (a DNS label).
+    #[serde(default)]
+    #[api(required, format = "dns1123-label")]
+    pub name: String,
+    /// A file or directory of the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_path: Option<HostPathVolumeSource>,
+    /// A scratch directory that lives as long as the pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_dir: Option<EmptyDirVolumeSource>,
+    /// A GCE persistent disk (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gce_persistent_disk: Option<GCEPersistentDiskVolumeSource>,
+    /// An AWS EBS volume (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<AWSElasticBlockStoreVolumeSource>,
+    /// A git checkout (deprecated: clone in an init container instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_repo: Option<GitRepoVolumeSource>,
+    /// The keys of a Secret as files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<SecretVolumeSource>,
+    /// An NFS export.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nfs: Option<NFSVolumeSource>,
+    /// An iSCSI disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iscsi: Option<ISCSIVolumeSource>,
+    /// A GlusterFS volume (removed driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub glusterfs: Option<GlusterfsVolumeSource>,
+    /// A PersistentVolumeClaim in the pod's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
+    /// A Ceph RBD image (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rbd: Option<RBDVolumeSource>,
+    /// A volume of an exec-based FlexVolume driver (deprecated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flex_volume: Option<FlexVolumeSource>,
+    /// An OpenStack Cinder volume (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cinder: Option<CinderVolumeSource>,
+    /// A CephFS mount (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cephfs: Option<CephFSVolumeSource>,
+    /// A Flocker dataset (removed driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flocker: Option<FlockerVolumeSource>,
+    /// Fields of the pod as files (downward API).
+    #[serde(
+        default,
+        rename = "downwardAPI",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub downward_api: Option<DownwardAPIVolumeSource>,
+    /// A Fibre Channel disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fc: Option<FCVolumeSource>,
+    /// An Azure File share (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure_file: Option<AzureFileVolumeSource>,
+    /// The keys of a ConfigMap as files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<ConfigMapVolumeSource>,
+    /// A vSphere virtual disk (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vsphere_volume: Option<VsphereVirtualDiskVolumeSource>,
+    /// A Quobyte volume (removed driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quobyte: Option<QuobyteVolumeSource>,
+    /// An Azure data disk (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure_disk: Option<AzureDiskVolumeSource>,
+    /// A Photon Controller disk (removed driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub photon_persistent_disk: Option<PhotonPersistentDiskVolumeSource>,
+    /// Several sources (Secrets, ConfigMaps, downward API, tokens) in one directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projected: Option<ProjectedVolumeSource>,
+    /// A Portworx volume (deprecated in-tree driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub portworx_volume: Option<PortworxVolumeSource>,
+    /// A ScaleIO volume (removed driver).
+    #[serde(default, rename = "scaleIO", skip_serializing_if = "Option::is_none")]
+    pub scale_io: Option<ScaleIOVolumeSource>,
+    /// A StorageOS volume (removed driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storageos: Option<StorageOSVolumeSource>,
+    /// An inline volume of a CSI driver that supports ephemeral volumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csi: Option<CSIVolumeSource>,
+    /// A PersistentVolumeClaim created for the pod and deleted with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<EphemeralVolumeSource>,
+    /// The content of an OCI image or artifact, read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageVolumeSource>,
+}
+
+impl Volume {
+    /// Whether no source is set (Kubernetes then makes it an `emptyDir`).
+    pub fn has_no_source(&self) -> bool {
+        let Volume {
+            name: _,
+            host_path,
+            empty_dir,
+            gce_persistent_disk,
+            aws_elastic_block_store,
+            git_repo,
+            secret,
+            nfs,
+            iscsi,
+            glusterfs,
+            persistent_volume_claim,
+            rbd,
+            flex_volume,
+            cinder,
+            cephfs,
+            flocker,
+            downward_api,
+            fc,
+            azure_file,
+            config_map,
+            vsphere_volume,
+            quobyte,
+            azure_disk,
+            photon_persistent_disk,
+            projected,
+            portworx_volume,
+            scale_io,
+            storageos,
+            csi,
+            ephemeral,
+            image,
+        } = self;
+        [
+            host_path.is_none(),
+            empty_dir.is_none(),
+            gce_persistent_disk.is_none(),
+            aws_elastic_block_store.is_none(),
+            git_repo.is_none(),
+            secret.is_none(),
+            nfs.is_none(),
+            iscsi.is_none(),
+            glusterfs.is_none(),
+            persistent_volume_claim.is_none(),
+            rbd.is_none(),
+            flex_volume.is_none(),
+            cinder.is_none(),
+            cephfs.is_none(),
+            flocker.is_none(),
+            downward_api.is_none(),
+            fc.is_none(),
+            azure_file.is_none(),
+            config_map.is_none(),
+            vsphere_volume.is_none(),
+            quobyte.is_none(),
+            azure_disk.is_none(),
+            photon_persistent_disk.is_none(),
+            projected.is_none(),
+            portworx_volume.is_none(),
+            scale_io.is_none(),
+            storageos.is_none(),
+            csi.is_none(),
+            ephemeral.is_none(),
+            image.is_none(),
+        ]
+        .into_iter()
+        .all(|none| none)
+    }
+}
+
+/// Maps one key of a ConfigMap or Secret to a file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyToPath {
+    /// Key to project.
+    #[serde(default)]
+    #[api(required)]
+    pub key: String,
+    /// Relative file path; may not contain `..`.
+    #[serde(default)]
+    #[api(required)]
+    pub path: String,
+    /// Permission bits of the file, e.g. `0400` (256); the volume's default when
+    /// unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(minimum = 0, maximum = 511)]
+    pub mode: Option<i32>,
+}
+
+/// A ConfigMap's keys as files.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigMapVolumeSource {
+    /// Name of the ConfigMap.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub name: Option<String>,
+    /// Keys to project, and their paths; every key when empty.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub items: Option<Vec<KeyToPath>>,
+    /// Permission bits of the files (decimal in JSON; `0644` is 420).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 420, minimum = 0, maximum = 511)]
+    pub default_mode: Option<i32>,
+    /// Start the pod even if the ConfigMap or a listed key is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+}
+
+/// A Secret's keys as files.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretVolumeSource {
+    /// Name of the Secret.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub secret_name: Option<String>,
+    /// Keys to project, and their paths; every key when empty.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub items: Option<Vec<KeyToPath>>,
+    /// Permission bits of the files (decimal in JSON; `0644` is 420).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 420, minimum = 0, maximum = 511)]
+    pub default_mode: Option<i32>,
+    /// Start the pod even if the Secret or a listed key is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+}
+
+/// A scratch directory created empty for the pod.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct EmptyDirVolumeSource {
+    /// Backing storage: empty for the node's disk, `Memory` for tmpfs,
+    /// `HugePages` (or `HugePages-<size>`) for huge pages.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub medium: Option<String>,
+    /// Most space the directory may use before the pod is evicted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_limit: Option<Quantity>,
+}
+
+/// A path of the node's filesystem.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct HostPathVolumeSource {
+    /// Path on the node.
+    #[serde(default)]
+    #[api(required)]
+    pub path: String,
+    /// What must exist at the path: empty (no check), `DirectoryOrCreate`,
+    /// `Directory`, `FileOrCreate`, `File`, `Socket`, `CharDevice` or
+    /// `BlockDevice`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    #[api(
+        default = "",
+        one_of(
+            "DirectoryOrCreate",
+            "Directory",
+            "FileOrCreate",
+            "File",
+            "Socket",
+            "CharDevice",
+            "BlockDevice"
+        )
+    )]
+    pub type_: Option<String>,
+}
+
+/// A PersistentVolumeClaim used as a volume.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimVolumeSource {
+    /// Name of the claim in the pod's namespace.
+    #[serde(default)]
+    #[api(required)]
+    pub claim_name: String,
+    /// Mount read-only.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub read_only: Option<bool>,
+}
+
+/// An NFS export mounted for the pod.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct NFSVolumeSource {
+    /// Host name or IP of the NFS server.
+    #[serde(default)]
+    #[api(required)]
+    pub server: String,
+    /// Exported path.
+    #[serde(default)]
+    #[api(required)]
+    pub path: String,
+    /// Mount read-only.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub read_only: Option<bool>,
+}
+
+/// An ephemeral inline volume provided by a CSI driver.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct CSIVolumeSource {
+    /// Name of the CSI driver, as registered on the node.
+    #[serde(default)]
+    #[api(required)]
+    pub driver: String,
+    /// Mount read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// Filesystem type, e.g. `ext4`; the driver decides when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<String>,
+    /// Driver-specific parameters.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub volume_attributes: Option<BTreeMap<String, String>>,
+    /// Secret passed to the driver's publish calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_publish_secret_ref: Option<LocalObjectReference>,
+}
+
+/// The files of an OCI image or artifact, mounted read-only.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageVolumeSource {
+    /// Image or artifact reference.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    pub reference: Option<String>,
+    /// When to pull: `Always`, `IfNotPresent` or `Never`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(one_of("Always", "IfNotPresent", "Never"))]
+    pub pull_policy: Option<String>,
+}
