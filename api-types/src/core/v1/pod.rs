@@ -38,6 +38,7 @@ use crate::go_json::null_as_default;
     short_names("po"),
     categories("all"),
     status,
+    return_deleted_object,
     selectable_fields(
         "spec.nodeName",
         "spec.restartPolicy",
