@@ -1,0 +1,60 @@
+//! Helpers shared by the integration tests: fixtures and the scheme's admit path.
+
+#![allow(dead_code)]
+
+use kapi_runtime::Resource;
+use kapi_runtime::scheme::{Admitted, KindEntry};
+use serde_json::{Map, Value};
+
+/// A fixture of `tests/fixtures/` as a JSON object.
+pub fn fixture(name: &str) -> Map<String, Value> {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    match serde_json::from_str(&text).expect("fixture is JSON") {
+        Value::Object(object) => object,
+        other => panic!("{path} is not an object: {other}"),
+    }
+}
+
+/// Runs `object` through the kind's admit path (decode, prepare, default, validate,
+/// encode), as the server does on every write.
+pub fn admit<T: Resource>(object: Map<String, Value>) -> Admitted {
+    KindEntry::of::<T>()
+        .ops
+        .admit(object)
+        .expect("the object decodes")
+}
+
+/// Like [`admit`], and asserts the object was fully understood and valid.
+pub fn admit_clean<T: Resource>(object: Map<String, Value>) -> Value {
+    let admitted = admit::<T>(object);
+    assert_eq!(
+        admitted.unknown_fields,
+        Vec::<String>::new(),
+        "unknown fields"
+    );
+    assert!(
+        admitted.errors.is_empty(),
+        "validation errors: {}",
+        admitted.errors.summary()
+    );
+    Value::Object(admitted.object)
+}
+
+/// A JSON object from a literal.
+pub fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(object) => object,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+/// The JSON paths of the validation errors, e.g. `spec.ports[0].port`.
+pub fn error_paths(admitted: &Admitted) -> Vec<String> {
+    admitted
+        .errors
+        .0
+        .iter()
+        .map(|e| e.path.to_string())
+        .collect()
+}

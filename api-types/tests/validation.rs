@@ -1,0 +1,187 @@
+//! Validation errors and unknown fields carry Kubernetes' field paths.
+
+mod common;
+
+use common::{admit, error_paths, fixture, object};
+use kapi_api_types::apps::v1::Deployment;
+use kapi_api_types::core::v1::{Node, Pod, Service};
+use kapi_runtime::validation::FieldErrorKind;
+use serde_json::json;
+
+#[test]
+fn container_errors_point_into_the_list() {
+    let admitted = admit::<Pod>(object(json!({
+        "metadata": {"name": "bad"},
+        "spec": {
+            "restartPolicy": "Sometimes",
+            "containers": [
+                {"image": "nginx"},
+                {"name": "Web_1", "ports": [{"containerPort": 70000, "protocol": "HTTP"}]}
+            ],
+            "initContainers": [{"name": "init", "image": "busybox", "restartPolicy": "Never"}]
+        }
+    })));
+    assert_eq!(
+        error_paths(&admitted),
+        [
+            "spec.initContainers[0].restartPolicy",
+            "spec.containers[0].name",
+            "spec.containers[1].name",
+            "spec.containers[1].image",
+            "spec.containers[1].ports[0].containerPort",
+            "spec.containers[1].ports[0].protocol",
+            "spec.restartPolicy",
+        ]
+    );
+    let first = &admitted.errors.0[1];
+    assert_eq!(first.kind, FieldErrorKind::Required);
+    assert_eq!(first.to_string(), "spec.containers[0].name: Required value");
+    let port = &admitted.errors.0[4];
+    assert_eq!(
+        port.to_string(),
+        "spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be less than or equal to 65535"
+    );
+    let protocol = &admitted.errors.0[5];
+    assert_eq!(protocol.kind, FieldErrorKind::NotSupported);
+}
+
+#[test]
+fn a_pod_needs_containers() {
+    let admitted = admit::<Pod>(object(json!({"metadata": {"name": "empty"}, "spec": {}})));
+    assert_eq!(error_paths(&admitted), ["spec.containers"]);
+}
+
+#[test]
+fn nested_pod_fields() {
+    let admitted = admit::<Pod>(object(json!({
+        "metadata": {"name": "p"},
+        "spec": {
+            "containers": [{"name": "c", "image": "x:1",
+                "env": [{"value": "no name"}],
+                "resources": {"limits": {"cpu": "lots"}},
+                "volumeMounts": [{"name": "v"}],
+                "securityContext": {"seccompProfile": {"type": "Whatever"}}}],
+            "volumes": [{"name": "v", "configMap": {"name": "c", "defaultMode": 4095}}],
+            "tolerations": [{"key": "k", "operator": "Maybe"}],
+            "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 0, "podAffinityTerm": {"topologyKey": ""}}
+            ]}}
+        }
+    })));
+    assert_eq!(
+        error_paths(&admitted),
+        [
+            "spec.volumes[0].configMap.defaultMode",
+            "spec.containers[0].env[0].name",
+            "spec.containers[0].resources.limits[cpu]",
+            // Requests were defaulted from the (bad) limit.
+            "spec.containers[0].resources.requests[cpu]",
+            "spec.containers[0].volumeMounts[0].mountPath",
+            "spec.containers[0].securityContext.seccompProfile.type",
+            "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+            "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey",
+            "spec.tolerations[0].operator",
+        ]
+    );
+}
+
+#[test]
+fn service_ports_and_type() {
+    let admitted = admit::<Service>(object(json!({
+        "metadata": {"name": "s"},
+        "spec": {"type": "Internal", "ports": [{"port": 0}, {"name": "Bad_Name", "port": 80, "nodePort": 70000}]}
+    })));
+    assert_eq!(
+        error_paths(&admitted),
+        [
+            "spec.ports[0].port",
+            "spec.ports[1].name",
+            "spec.ports[1].nodePort",
+            "spec.type"
+        ]
+    );
+    assert_eq!(
+        admitted.errors.0[0].to_string(),
+        "spec.ports[0].port: Invalid value: 0: must be greater than or equal to 1"
+    );
+}
+
+#[test]
+fn deployment_selector_rules() {
+    let mut missing = fixture("deployment.json");
+    missing["spec"]
+        .as_object_mut()
+        .expect("spec")
+        .remove("selector");
+    assert_eq!(
+        error_paths(&admit::<Deployment>(missing)),
+        ["spec.selector"]
+    );
+
+    let mut mismatch = fixture("deployment.json");
+    mismatch["spec"]["selector"] = json!({"matchLabels": {"app": "api"}});
+    let admitted = admit::<Deployment>(mismatch);
+    assert_eq!(
+        admitted.errors.summary(),
+        "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"web\", \
+         \"tier\":\"frontend\"}: `selector` does not match template `labels`"
+    );
+
+    let mut empty = fixture("deployment.json");
+    empty["spec"]["selector"] = json!({});
+    assert_eq!(error_paths(&admit::<Deployment>(empty)), ["spec.selector"]);
+
+    let mut restart = fixture("deployment.json");
+    restart["spec"]["template"]["spec"]["restartPolicy"] = json!("Never");
+    restart["spec"]["strategy"] = json!({"type": "Recreate", "rollingUpdate": {"maxSurge": 1}});
+    restart["spec"]["replicas"] = json!(-1);
+    assert_eq!(
+        error_paths(&admit::<Deployment>(restart)),
+        [
+            "spec.replicas",
+            "spec.template.spec.restartPolicy",
+            "spec.strategy.rollingUpdate"
+        ]
+    );
+}
+
+#[test]
+fn taints_need_a_known_effect() {
+    let admitted = admit::<Node>(object(json!({
+        "metadata": {"name": "n"},
+        "spec": {"taints": [{"key": "k", "effect": "Sometimes"}, {"effect": "NoSchedule"}]}
+    })));
+    assert_eq!(
+        error_paths(&admitted),
+        ["spec.taints[0].effect", "spec.taints[1].key"]
+    );
+}
+
+#[test]
+fn unknown_fields_are_reported_with_their_paths() {
+    let mut pod = fixture("pod.json");
+    pod["spec"]["containers"][0]["livenessProbe"]["httpGet"]["verb"] = json!("GET");
+    pod["spec"]["volumes"][0]["gitlab"] = json!({});
+    pod["spec"]["hostNetworking"] = json!(true);
+    let admitted = admit::<Pod>(pod);
+    let mut unknown = admitted.unknown_fields.clone();
+    unknown.sort();
+    assert_eq!(
+        unknown,
+        [
+            "spec.containers[0].livenessProbe.httpGet.verb",
+            "spec.hostNetworking",
+            "spec.volumes[0].gitlab",
+        ]
+    );
+}
+
+#[test]
+fn wrong_json_types_are_decode_errors() {
+    let result = kapi_runtime::scheme::KindEntry::of::<Pod>()
+        .ops
+        .admit(object(
+            json!({"metadata": {"name": "p"}, "spec": {"containers": "nginx"}}),
+        ));
+    assert!(result.is_err());
+}
