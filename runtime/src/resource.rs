@@ -52,6 +52,35 @@ pub struct ResourceInfo {
     /// Whether a delete answers with the deleted object instead of a `Success`
     /// Status (k8s.io/apiserver's `ReturnDeletedObject`, set for pods).
     pub return_deleted_object: bool,
+    /// Whether `metadata.generation` is set on create and bumped when anything
+    /// but metadata (and status) changes; off for kinds Kubernetes does not track
+    /// (ConfigMap, Secret, Pod in 1.32), on for custom resources.
+    pub tracks_generation: bool,
+    /// How object names are validated.
+    pub name_format: NameFormat,
+}
+
+/// The name validation of a kind (Kubernetes' per-kind `ValidateName`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameFormat {
+    /// RFC 1123 subdomain: most kinds.
+    Dns1123Subdomain,
+    /// RFC 1123 label: Namespace.
+    Dns1123Label,
+    /// RFC 1035 label (starts with a letter): Service.
+    Dns1035Label,
+}
+
+impl NameFormat {
+    /// The errors of `name` under this format, as Kubernetes words them.
+    pub fn errors(self, name: &str) -> Vec<String> {
+        use crate::validation::{dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors};
+        match self {
+            NameFormat::Dns1123Subdomain => dns1123_subdomain_errors(name),
+            NameFormat::Dns1123Label => dns1123_label_errors(name),
+            NameFormat::Dns1035Label => dns1035_label_errors(name),
+        }
+    }
 }
 
 impl ResourceInfo {

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::model::{PrinterColumn, ResourceModel};
+use crate::model::{NameFormat, PrinterColumn, ResourceModel};
 use crate::parse::{self, ResourceInput};
 
 /// Parses, models and emits `#[derive(Resource)]` (impl + registration).
@@ -57,8 +57,14 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         namespaced,
         status,
         return_deleted_object,
+        tracks_generation,
         ..
     } = model;
+    let name_format = match model.name_format {
+        NameFormat::Dns1123Subdomain => quote!(Dns1123Subdomain),
+        NameFormat::Dns1123Label => quote!(Dns1123Label),
+        NameFormat::Dns1035Label => quote!(Dns1035Label),
+    };
     let short_names = &model.short_names;
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
@@ -79,6 +85,8 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 selectable_fields: &[#(#selectable),*],
                 printer_columns: &[#(#columns),*],
                 return_deleted_object: #return_deleted_object,
+                tracks_generation: #tracks_generation,
+                name_format: ::kapi_runtime::resource::NameFormat::#name_format,
             };
 
             fn metadata(&self) -> &::kapi_runtime::meta::ObjectMeta {

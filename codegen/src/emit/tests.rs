@@ -66,6 +66,8 @@ fn resource_with_every_key() {
             status,
             selectable_fields("spec.nodeName"),
             return_deleted_object,
+            generation = false,
+            name_format = "dns1123-label",
             printer_column(name = "Replicas", type = "integer", json_path = ".spec.replicas"),
             printer_column(
                 name = "Age",

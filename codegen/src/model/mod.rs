@@ -6,4 +6,4 @@ mod naming;
 mod resource;
 
 pub use api_type::{ApiTypeModel, DefaultValue, FieldModel, Rule, SpannedRule};
-pub use resource::{PrinterColumn, ResourceModel};
+pub use resource::{NameFormat, PrinterColumn, ResourceModel};

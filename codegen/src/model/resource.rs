@@ -27,6 +27,10 @@ pub struct ResourceModel {
     pub status: bool,
     /// A delete answers with the deleted object.
     pub return_deleted_object: bool,
+    /// `metadata.generation` is set and bumped on spec changes.
+    pub tracks_generation: bool,
+    /// The `NameFormat` variant validating object names.
+    pub name_format: NameFormat,
     /// Extra selectable fields.
     pub selectable_fields: Vec<String>,
     /// Printer columns in order.
@@ -49,6 +53,17 @@ pub struct PrinterColumn {
     pub priority: i32,
     /// JSON path.
     pub json_path: String,
+}
+
+/// How object names are validated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameFormat {
+    /// RFC 1123 subdomain (most kinds).
+    Dns1123Subdomain,
+    /// RFC 1123 label (Namespace).
+    Dns1123Label,
+    /// RFC 1035 label (Service).
+    Dns1035Label,
 }
 
 /// The kind's hook functions.
@@ -168,6 +183,19 @@ impl ResourceModel {
             .iter()
             .filter_map(|c| errors.handle(column(c)))
             .collect();
+        let name_format = match input.name_format.as_ref().map(|f| (f, f.value())) {
+            None => NameFormat::Dns1123Subdomain,
+            Some((_, v)) if v == "dns1123-subdomain" => NameFormat::Dns1123Subdomain,
+            Some((_, v)) if v == "dns1123-label" => NameFormat::Dns1123Label,
+            Some((_, v)) if v == "dns1035-label" => NameFormat::Dns1035Label,
+            Some((lit, v)) => {
+                let msg = format!(
+                    "unknown name_format `{v}`; expected \"dns1123-subdomain\", \"dns1123-label\" or \"dns1035-label\""
+                );
+                errors.push(darling::Error::custom(msg).with_span(lit));
+                NameFormat::Dns1123Subdomain
+            }
+        };
         errors.finish_with(ResourceModel {
             ident: input.ident,
             group: input.group.as_ref().map(LitStr::value).unwrap_or_default(),
@@ -184,6 +212,8 @@ impl ResourceModel {
             namespaced: !input.cluster_scoped.is_present(),
             status: input.status.is_present(),
             return_deleted_object: input.return_deleted_object.is_present(),
+            tracks_generation: input.generation.as_ref().is_none_or(syn::LitBool::value),
+            name_format,
             selectable_fields: input.selectable_fields.values(),
             printer_columns,
             hooks: Hooks {

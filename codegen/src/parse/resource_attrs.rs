@@ -48,6 +48,14 @@ pub struct ResourceInput {
     /// `return_deleted_object`: a delete answers with the object, not a Status.
     #[darling(default)]
     pub return_deleted_object: Flag,
+    /// `generation = false`: `metadata.generation` is not tracked (ConfigMap,
+    /// Secret, Pod in 1.32...); tracked by default, as for custom resources.
+    #[darling(default)]
+    pub generation: Option<syn::LitBool>,
+    /// `name_format = "dns1123-label"`: how object names are validated
+    /// (`dns1123-subdomain` by default, `dns1123-label`, `dns1035-label`).
+    #[darling(default)]
+    pub name_format: Option<LitStr>,
     /// `selectable_fields("spec.nodeName")`.
     #[darling(default)]
     pub selectable_fields: StrList,

@@ -34,6 +34,23 @@ pub fn dns1123_label_errors(s: &str) -> Vec<String> {
     errs
 }
 
+/// Errors of an RFC 1035 label (Service names): a letter first.
+pub fn dns1035_label_errors(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > DNS1123_LABEL_MAX {
+        errs.push(format!("must be no more than {DNS1123_LABEL_MAX} characters"));
+    }
+    if !is_dns1123_label(s) || !s.starts_with(|c: char| c.is_ascii_lowercase()) {
+        errs.push(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with \
+             an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or \
+             'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+                .to_owned(),
+        );
+    }
+    errs
+}
+
 /// Errors of an RFC 1123 subdomain (most object names).
 pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
     let mut errs = Vec::new();

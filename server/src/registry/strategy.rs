@@ -4,7 +4,7 @@
 
 use kapi_runtime::meta::{ObjectMeta, Time};
 use kapi_runtime::validation::{
-    FieldErrors, FieldPath, dns1123_subdomain_errors, label_value_errors, qualified_name_errors,
+    FieldErrors, FieldPath, label_value_errors, qualified_name_errors,
 };
 use serde_json::{Map, Value};
 
@@ -60,7 +60,7 @@ pub fn prepare_create(scope: Scope<'_>, object: &mut Object) {
     let meta = &mut object.metadata;
     meta.uid = Some(uuid::Uuid::new_v4().to_string());
     meta.creation_timestamp = Some(Time::now());
-    meta.generation = Some(1);
+    meta.generation = scope.info().tracks_generation.then_some(1);
     meta.resource_version = None;
     meta.deletion_timestamp = None;
     meta.deletion_grace_period_seconds = None;
@@ -98,8 +98,13 @@ pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_e
     meta.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds;
     meta.namespace = old.metadata.namespace.clone();
     meta.self_link = None;
-    let generation = old.metadata.generation.unwrap_or(1);
-    meta.generation = Some(if changed { generation + 1 } else { generation });
+    meta.generation = match (scope.info().tracks_generation, old.metadata.generation) {
+        (false, _) => None,
+        (true, generation) => {
+            let generation = generation.unwrap_or(1);
+            Some(if changed { generation + 1 } else { generation })
+        }
+    };
 }
 
 /// Whether anything but metadata (and status, for kinds with a status
@@ -147,7 +152,7 @@ pub fn validate_metadata(scope: Scope<'_>, meta: &ObjectMeta, errs: &mut FieldEr
     match meta.name.as_deref() {
         None | Some("") => errs.required(path.child("name"), "name or generateName is required"),
         Some(name) => {
-            for detail in dns1123_subdomain_errors(name) {
+            for detail in scope.info().name_format.errors(name) {
                 errs.invalid(path.child("name"), name, &detail);
             }
         }
