@@ -49,7 +49,12 @@ fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let options = options(ctx, &body)?;
     match ctx.app.registry.delete(ctx.scope(), ctx.name(), &options).await? {
-        Deleted::Pending(object) => respond::object(ctx, StatusCode::OK, &object, &[]),
+        Deleted::Pending(object) => {
+            // Upstream answers 202 only when the object stays and the client asked
+            // for cascading deletion the old way (orphanDependents=false).
+            let code = if options.orphan_dependents == Some(false) { StatusCode::ACCEPTED } else { StatusCode::OK };
+            respond::object(ctx, code, &object, &[])
+        }
         Deleted::Gone(object) if ctx.entry.info.return_deleted_object => respond::object(ctx, StatusCode::OK, &object, &[]),
         Deleted::Gone(object) => {
             let info = ctx.entry.info;
