@@ -90,9 +90,9 @@ mod tests {
             #[serde(default, deserialize_with = "null_as_default")]
             list: Vec<String>,
         }
-        let h: Holder = serde_json::from_str(r#"{"list": null}"#).unwrap();
+        let h: Holder = serde_json::from_str(r#"{"list": null}"#).expect("null list");
         assert!(h.list.is_empty());
-        let h: Holder = serde_json::from_str(r#"{}"#).unwrap();
+        let h: Holder = serde_json::from_str(r#"{}"#).expect("no list");
         assert!(h.list.is_empty());
     }
 }

@@ -144,7 +144,7 @@ mod tests {
         };
         assert_eq!(
             format_selector(Some(&selector)),
-            "!legacy,app=web,tier in (a,b)"
+            "app=web,!legacy,tier in (a,b)"
         );
         assert!(selector_matches(
             &selector,

@@ -6,6 +6,8 @@
 //! Kubernetes writes them. Every kind registers itself in the scheme through
 //! `#[derive(Resource)]`; [`install`] is the reference that keeps this crate linked.
 
+#![warn(missing_docs)]
+
 pub mod apps;
 pub mod core;
 mod go_json;

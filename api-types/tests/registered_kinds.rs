@@ -149,3 +149,27 @@ fn printer_columns_are_in_kubectl_order() {
         ]
     );
 }
+
+#[test]
+fn generation_tracking_and_name_formats() {
+    use kapi_runtime::resource::NameFormat;
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    let facts: Vec<_> = scheme
+        .entries()
+        .map(|e| (e.info.plural, e.info.tracks_generation, e.info.name_format))
+        .collect();
+    assert_eq!(
+        facts,
+        [
+            ("configmaps", false, NameFormat::Dns1123Subdomain),
+            ("events", false, NameFormat::Dns1123Subdomain),
+            ("namespaces", false, NameFormat::Dns1123Label),
+            ("nodes", false, NameFormat::Dns1123Subdomain),
+            ("pods", false, NameFormat::Dns1123Subdomain),
+            ("secrets", false, NameFormat::Dns1123Subdomain),
+            ("services", false, NameFormat::Dns1035Label),
+            ("deployments", true, NameFormat::Dns1123Subdomain),
+        ]
+    );
+}

@@ -19,6 +19,7 @@ use crate::go_json::omitempty;
     version = "v1",
     plural = "configmaps",
     short_names("cm"),
+    generation = false,
     printer_column(name = "Data", type = "integer", json_path = ".data",
         description = "Number of keys, text and binary."),
     table_cells = configmap_cells

@@ -17,6 +17,7 @@ use crate::go_json::{null_as_default, omitempty};
     version = "v1",
     plural = "events",
     short_names("ev"),
+    generation = false,
     selectable_fields(
         "involvedObject.kind",
         "involvedObject.namespace",

@@ -19,6 +19,8 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
     version = "v1",
     plural = "namespaces",
     short_names("ns"),
+    generation = false,
+    name_format = "dns1123-label",
     cluster_scoped,
     status,
     selectable_fields("status.phase"),

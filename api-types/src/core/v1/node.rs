@@ -21,6 +21,7 @@ use crate::go_json::{null_as_default, omitempty};
     version = "v1",
     plural = "nodes",
     short_names("no"),
+    generation = false,
     cluster_scoped,
     status,
     selectable_fields("spec.unschedulable"),

@@ -36,6 +36,7 @@ use crate::go_json::null_as_default;
     version = "v1",
     plural = "pods",
     short_names("po"),
+    generation = false,
     categories("all"),
     status,
     return_deleted_object,

@@ -18,6 +18,7 @@ use crate::go_json::omitempty;
     group = "",
     version = "v1",
     plural = "secrets",
+    generation = false,
     selectable_fields("type"),
     printer_column(name = "Type", type = "string", json_path = ".type",
         description = "Type of the secret, e.g. Opaque or kubernetes.io/tls."),

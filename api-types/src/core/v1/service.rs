@@ -23,6 +23,8 @@ use crate::go_json::null_as_default;
     version = "v1",
     plural = "services",
     short_names("svc"),
+    generation = false,
+    name_format = "dns1035-label",
     categories("all"),
     status,
     selectable_fields("spec.clusterIP", "spec.type"),
