@@ -1,22 +1,36 @@
 //! Durability: every acknowledged write survives `kill -9`, with the same
 //! resourceVersions, and revisions keep growing after the restart.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use kapi_test_support::Server;
 
 fn configmap(name: &str) -> String {
-    format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\ndata:\n  n: {name}\n")
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\ndata:\n  n: {name}\n"
+    )
 }
 
 fn versions(s: &Server) -> BTreeMap<String, String> {
-    let list: serde_json::Value = serde_json::from_str(&s.kubectl_ok(&["get", "configmaps", "-n", "default", "-o", "json"])).unwrap();
+    let list: serde_json::Value =
+        serde_json::from_str(&s.kubectl_ok(&["get", "configmaps", "-n", "default", "-o", "json"]))
+            .unwrap();
     list["items"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| (i["metadata"]["name"].as_str().unwrap().to_owned(), i["metadata"]["resourceVersion"].as_str().unwrap().to_owned()))
+        .map(|i| {
+            (
+                i["metadata"]["name"].as_str().unwrap().to_owned(),
+                i["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -32,17 +46,43 @@ fn acknowledged_writes_survive_kill_9() {
     s.kubectl_ok(&["delete", "configmap", "cm-5"]);
     let before = versions(&s);
     assert_eq!(before.len(), 7);
-    let max_before: u64 = before.values().map(|v| v.parse::<u64>().unwrap()).max().unwrap();
+    let max_before: u64 = before
+        .values()
+        .map(|v| v.parse::<u64>().unwrap())
+        .max()
+        .unwrap();
 
     s.kill9();
     s.restart();
 
-    assert_eq!(versions(&s), before, "same objects with the same resourceVersions after kill -9");
-    let label = s.kubectl_ok(&["get", "configmap", "cm-3", "-o", "jsonpath={.metadata.labels.changed}"]);
+    assert_eq!(
+        versions(&s),
+        before,
+        "same objects with the same resourceVersions after kill -9"
+    );
+    let label = s.kubectl_ok(&[
+        "get",
+        "configmap",
+        "cm-3",
+        "-o",
+        "jsonpath={.metadata.labels.changed}",
+    ]);
     assert_eq!(label, "yes");
     s.kubectl_stdin_ok(&["create", "-f", "-"], &configmap("after-restart"));
-    let after: u64 = s.kubectl_ok(&["get", "configmap", "after-restart", "-o", "jsonpath={.metadata.resourceVersion}"]).parse().unwrap();
-    assert!(after > max_before + 1, "revision grows across restarts: {after} vs {max_before}");
+    let after: u64 = s
+        .kubectl_ok(&[
+            "get",
+            "configmap",
+            "after-restart",
+            "-o",
+            "jsonpath={.metadata.resourceVersion}",
+        ])
+        .parse()
+        .unwrap();
+    assert!(
+        after > max_before + 1,
+        "revision grows across restarts: {after} vs {max_before}"
+    );
 }
 
 #[test]
@@ -51,5 +91,8 @@ fn sigterm_shuts_down_cleanly() {
     s.kubectl_stdin_ok(&["create", "-f", "-"], &configmap("x"));
     assert_eq!(s.terminate(), Some(0), "exit code after SIGTERM");
     s.restart();
-    assert!(s.kubectl_ok(&["get", "configmap", "x", "-o", "name"]).contains("configmap/x"));
+    assert!(
+        s.kubectl_ok(&["get", "configmap", "x", "-o", "name"])
+            .contains("configmap/x")
+    );
 }

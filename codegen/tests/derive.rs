@@ -305,7 +305,10 @@ fn resource_info_defaults_from_the_kind() {
     assert_eq!(info.selectable_fields, ["spec.mode"]);
     assert!(info.return_deleted_object);
     assert!(!info.tracks_generation);
-    assert_eq!(info.name_format, kapi_runtime::resource::NameFormat::Dns1035Label);
+    assert_eq!(
+        info.name_format,
+        kapi_runtime::resource::NameFormat::Dns1035Label
+    );
     assert_eq!(
         info.printer_columns,
         [
@@ -341,8 +344,14 @@ fn resource_info_explicit_names() {
     assert!(info.namespaced);
     assert!(!info.status_subresource);
     assert!(!info.return_deleted_object);
-    assert!(info.tracks_generation, "generation is tracked unless a kind opts out");
-    assert_eq!(info.name_format, kapi_runtime::resource::NameFormat::Dns1123Subdomain);
+    assert!(
+        info.tracks_generation,
+        "generation is tracked unless a kind opts out"
+    );
+    assert_eq!(
+        info.name_format,
+        kapi_runtime::resource::NameFormat::Dns1123Subdomain
+    );
     assert!(info.selectable_fields.is_empty());
     assert!(info.printer_columns.is_empty());
 }

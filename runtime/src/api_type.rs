@@ -19,7 +19,17 @@ macro_rules! leaf_api_types {
     ($($t:ty),*) => { $(impl ApiType for $t {})* };
 }
 
-leaf_api_types!(String, bool, i32, i64, u32, u64, f32, f64, serde_json::Value);
+leaf_api_types!(
+    String,
+    bool,
+    i32,
+    i64,
+    u32,
+    u64,
+    f32,
+    f64,
+    serde_json::Value
+);
 
 impl<T: ApiType> ApiType for Option<T> {
     fn apply_defaults(&mut self) {

@@ -12,13 +12,25 @@ use crate::resource::ResourceInfo;
 use crate::scheme::Scheme;
 
 /// The verbs every kind serves, in the order Kubernetes lists them.
-pub const VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+pub const VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
 
 /// The verbs of a `/status` subresource.
 pub const STATUS_VERBS: &[&str] = &["get", "patch", "update"];
 
 fn types(kind: &str, api_version: &str) -> TypeMeta {
-    TypeMeta { kind: kind.into(), api_version: api_version.into() }
+    TypeMeta {
+        kind: kind.into(),
+        api_version: api_version.into(),
+    }
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -42,8 +54,15 @@ fn groups(scheme: &Scheme) -> BTreeMap<&'static str, Vec<&'static str>> {
 }
 
 fn group_version(group: &str, version: &str) -> GroupVersionForDiscovery {
-    let group_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
-    GroupVersionForDiscovery { group_version, version: version.to_owned() }
+    let group_version = if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    };
+    GroupVersionForDiscovery {
+        group_version,
+        version: version.to_owned(),
+    }
 }
 
 /// `/apis/<group>`: one named group, or `None` when not served.
@@ -71,13 +90,20 @@ pub fn group_list(scheme: &Scheme) -> APIGroupList {
             g
         })
         .collect();
-    APIGroupList { types: types("APIGroupList", "v1"), groups }
+    APIGroupList {
+        types: types("APIGroupList", "v1"),
+        groups,
+    }
 }
 
 /// `/api/v1`, `/apis/<group>/<version>`: or `None` when not served.
 pub fn resource_list(scheme: &Scheme, group: &str, version: &str) -> Option<APIResourceList> {
     let mut resources = Vec::new();
-    for info in scheme.entries().map(|e| e.info).filter(|i| i.group == group && i.version == version) {
+    for info in scheme
+        .entries()
+        .map(|e| e.info)
+        .filter(|i| i.group == group && i.version == version)
+    {
         resources.push(api_resource(info));
         if info.status_subresource {
             resources.push(APIResource {
@@ -122,8 +148,14 @@ pub fn aggregated(scheme: &Scheme, core: bool) -> APIGroupDiscoveryList {
         .into_iter()
         .filter(|(g, _)| g.is_empty() == core)
         .map(|(g, versions)| APIGroupDiscovery {
-            metadata: ObjectMeta { name: (!g.is_empty()).then(|| g.to_owned()), ..ObjectMeta::default() },
-            versions: versions.iter().map(|v| version_discovery(scheme, g, v)).collect(),
+            metadata: ObjectMeta {
+                name: (!g.is_empty()).then(|| g.to_owned()),
+                ..ObjectMeta::default()
+            },
+            versions: versions
+                .iter()
+                .map(|v| version_discovery(scheme, g, v))
+                .collect(),
         })
         .collect();
     APIGroupDiscoveryList {
@@ -139,7 +171,11 @@ fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionD
         .map(|e| e.info)
         .filter(|i| i.group == group && i.version == version)
         .map(|info| {
-            let kind = GroupVersionKind { group: group.into(), version: version.into(), kind: info.kind.into() };
+            let kind = GroupVersionKind {
+                group: group.into(),
+                version: version.into(),
+                kind: info.kind.into(),
+            };
             let subresources = info.status_subresource.then(|| {
                 vec![APISubresourceDiscovery {
                     subresource: "status".into(),
@@ -150,7 +186,12 @@ fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionD
             APIResourceDiscovery {
                 resource: info.plural.into(),
                 response_kind: kind,
-                scope: if info.namespaced { "Namespaced" } else { "Cluster" }.into(),
+                scope: if info.namespaced {
+                    "Namespaced"
+                } else {
+                    "Cluster"
+                }
+                .into(),
                 singular_resource: info.singular.into(),
                 verbs: strings(VERBS),
                 short_names: non_empty(info.short_names),
@@ -159,7 +200,11 @@ fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionD
             }
         })
         .collect();
-    APIVersionDiscovery { version: version.into(), resources, freshness: Some("Current".into()) }
+    APIVersionDiscovery {
+        version: version.into(),
+        resources,
+        freshness: Some("Current".into()),
+    }
 }
 
 /// Every discovery document of a scheme as (file name, pretty JSON), for the
@@ -169,12 +214,25 @@ pub fn documents(scheme: &Scheme) -> Vec<(String, String)> {
     let mut push = |name: String, value: serde_json::Result<String>| {
         docs.push((name, value.unwrap_or_default() + "\n"));
     };
-    push("discovery/api.json".into(), serde_json::to_string_pretty(&aggregated(scheme, true)));
-    push("discovery/apis.json".into(), serde_json::to_string_pretty(&aggregated(scheme, false)));
+    push(
+        "discovery/api.json".into(),
+        serde_json::to_string_pretty(&aggregated(scheme, true)),
+    );
+    push(
+        "discovery/apis.json".into(),
+        serde_json::to_string_pretty(&aggregated(scheme, false)),
+    );
     for (group, versions) in groups(scheme) {
         for version in versions {
-            let file = if group.is_empty() { format!("discovery/api_{version}.json") } else { format!("discovery/apis_{group}_{version}.json") };
-            push(file, serde_json::to_string_pretty(&resource_list(scheme, group, version)));
+            let file = if group.is_empty() {
+                format!("discovery/api_{version}.json")
+            } else {
+                format!("discovery/apis_{group}_{version}.json")
+            };
+            push(
+                file,
+                serde_json::to_string_pretty(&resource_list(scheme, group, version)),
+            );
         }
     }
     docs
@@ -213,7 +271,11 @@ pub fn kinds_table(scheme: &Scheme) -> String {
             categories: i.categories,
             status_subresource: i.status_subresource,
             selectable_fields: i.selectable_fields,
-            printer_columns: i.printer_columns.iter().map(|c| format!("{} ({}) {}", c.name, c.type_, c.json_path)).collect(),
+            printer_columns: i
+                .printer_columns
+                .iter()
+                .map(|c| format!("{} ({}) {}", c.name, c.type_, c.json_path))
+                .collect(),
         })
         .collect();
     serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n"

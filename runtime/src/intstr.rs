@@ -99,14 +99,16 @@ impl ApiType for Quantity {
 /// followed by an optional binary-SI, decimal-SI or exponent suffix.
 fn is_quantity(s: &str) -> bool {
     let s = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let number_len = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let number_len = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
     let (number, suffix) = s.split_at(number_len);
     if number.is_empty() || number == "." || number.matches('.').count() > 1 {
         return false;
     }
     match suffix {
-        "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "n" | "u" | "m" | "k" | "M" | "G"
-        | "T" | "P" | "E" => true,
+        "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "n" | "u" | "m" | "k" | "M" | "G" | "T"
+        | "P" | "E" => true,
         exp => {
             let Some(digits) = exp.strip_prefix(['e', 'E']) else {
                 return false;
@@ -124,7 +126,10 @@ mod tests {
     #[test]
     fn int_or_string_keeps_its_json_type() {
         let v: Vec<IntOrString> = serde_json::from_str(r#"[80, "http"]"#).unwrap();
-        assert_eq!(v, vec![IntOrString::Int(80), IntOrString::String("http".into())]);
+        assert_eq!(
+            v,
+            vec![IntOrString::Int(80), IntOrString::String("http".into())]
+        );
         assert_eq!(serde_json::to_string(&v).unwrap(), r#"[80,"http"]"#);
         assert!(serde_json::from_str::<IntOrString>("true").is_err());
     }

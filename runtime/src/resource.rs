@@ -74,7 +74,9 @@ pub enum NameFormat {
 impl NameFormat {
     /// The errors of `name` under this format, as Kubernetes words them.
     pub fn errors(self, name: &str) -> Vec<String> {
-        use crate::validation::{dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors};
+        use crate::validation::{
+            dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors,
+        };
         match self {
             NameFormat::Dns1123Subdomain => dns1123_subdomain_errors(name),
             NameFormat::Dns1123Label => dns1123_label_errors(name),

@@ -51,14 +51,19 @@ pub struct KindEntry {
 
 impl std::fmt::Debug for KindEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KindEntry").field("info", self.info).finish_non_exhaustive()
+        f.debug_struct("KindEntry")
+            .field("info", self.info)
+            .finish_non_exhaustive()
     }
 }
 
 impl KindEntry {
     /// The entry of a statically typed kind (what the derive registers).
     pub fn of<T: Resource>() -> KindEntry {
-        KindEntry { info: T::INFO, ops: Typed::<T>::OPS }
+        KindEntry {
+            info: T::INFO,
+            ops: Typed::<T>::OPS,
+        }
     }
 }
 
@@ -83,7 +88,11 @@ impl<T: Resource> KindOps for Typed<T> {
         let mut errors = FieldErrors::default();
         typed.validate(&FieldPath::root(), &mut errors);
         match serde_json::to_value(&typed).map_err(|e| e.to_string())? {
-            Value::Object(object) => Ok(Admitted { object, unknown_fields, errors }),
+            Value::Object(object) => Ok(Admitted {
+                object,
+                unknown_fields,
+                errors,
+            }),
             _ => Err(format!("{} does not encode as a JSON object", T::INFO.kind)),
         }
     }
@@ -108,11 +117,15 @@ fn json_path(path: &serde_ignored::Path<'_>) -> String {
         Path::Seq { parent, index } => format!("{}[{index}]", json_path(parent)),
         Path::Map { parent, key } => {
             let parent = json_path(parent);
-            if parent.is_empty() { key.clone() } else { format!("{parent}.{key}") }
+            if parent.is_empty() {
+                key.clone()
+            } else {
+                format!("{parent}.{key}")
+            }
         }
-        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => {
-            json_path(parent)
-        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => json_path(parent),
     }
 }
 
@@ -140,12 +153,14 @@ impl Scheme {
     /// Adds one kind.
     pub fn add(&mut self, entry: KindEntry) {
         let i = entry.info;
-        self.kinds.insert((i.group.into(), i.version.into(), i.plural.into()), entry);
+        self.kinds
+            .insert((i.group.into(), i.version.into(), i.plural.into()), entry);
     }
 
     /// The kind served at `group/version/plural`.
     pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<&KindEntry> {
-        self.kinds.get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
+        self.kinds
+            .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
     }
 
     /// Every kind, ordered by group, version and plural (deterministic output).

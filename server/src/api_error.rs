@@ -9,7 +9,7 @@ use kapi_storage::StorageError;
 
 /// A failed request: a `Status` and its HTTP code.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ApiError(pub Status);
+pub struct ApiError(pub Box<Status>);
 
 /// The resource a request is about, for messages like `deployments.apps "x"`.
 #[derive(Clone, Copy, Debug)]
@@ -24,7 +24,11 @@ pub struct Target<'a> {
 
 impl Target<'static> {
     /// No particular resource (errors whose message does not name one).
-    pub const NONE: Target<'static> = Target { group: "", resource: "", name: "" };
+    pub const NONE: Target<'static> = Target {
+        group: "",
+        resource: "",
+        name: "",
+    };
 }
 
 impl Target<'_> {
@@ -47,10 +51,15 @@ impl Target<'_> {
 }
 
 impl ApiError {
-    fn new(code: u16, reason: &str, message: impl Into<String>, details: Option<StatusDetails>) -> ApiError {
+    fn new(
+        code: u16,
+        reason: &str,
+        message: impl Into<String>,
+        details: Option<StatusDetails>,
+    ) -> ApiError {
         let mut status = Status::failure(code, reason, message);
         status.details = details;
-        ApiError(status)
+        ApiError(Box::new(status))
     }
 
     /// 404 `configmaps "x" not found`.
@@ -62,7 +71,12 @@ impl ApiError {
     /// 404 for a path that names nothing the server serves.
     pub fn no_route() -> ApiError {
         let details = StatusDetails::default();
-        ApiError::new(404, "NotFound", "the server could not find the requested resource", Some(details))
+        ApiError::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+            Some(details),
+        )
     }
 
     /// 409 `configmaps "x" already exists`.
@@ -73,12 +87,19 @@ impl ApiError {
 
     /// 409 Conflict with the standard optimistic-concurrency message.
     pub fn conflict_modified(t: Target<'_>) -> ApiError {
-        ApiError::conflict(t, "the object has been modified; please apply your changes to the latest version and try again")
+        ApiError::conflict(
+            t,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
     }
 
     /// 409 `Operation cannot be fulfilled on configmaps "x": <why>`.
     pub fn conflict(t: Target<'_>, why: &str) -> ApiError {
-        let msg = format!("Operation cannot be fulfilled on {} {:?}: {why}", t.qualified(), t.name);
+        let msg = format!(
+            "Operation cannot be fulfilled on {} {:?}: {why}",
+            t.qualified(),
+            t.name
+        );
         ApiError::new(409, "Conflict", msg, Some(t.details()))
     }
 
@@ -153,7 +174,10 @@ impl ApiError {
     pub fn internal(message: impl std::fmt::Display) -> ApiError {
         let msg = format!("Internal error occurred: {message}");
         let details = StatusDetails {
-            causes: Some(vec![StatusCause { message: Some(message.to_string()), ..StatusCause::default() }]),
+            causes: Some(vec![StatusCause {
+                message: Some(message.to_string()),
+                ..StatusCause::default()
+            }]),
             ..StatusDetails::default()
         };
         ApiError::new(500, "InternalError", msg, Some(details))
@@ -185,9 +209,12 @@ impl ApiError {
             StorageError::NotFound(_) => ApiError::not_found(t),
             StorageError::AlreadyExists(_) => ApiError::already_exists(t),
             StorageError::Conflict(_) => ApiError::conflict_modified(t),
-            StorageError::Expired { requested, compacted } => {
-                ApiError::expired(format!("too old resource version: {requested} ({compacted})"))
-            }
+            StorageError::Expired {
+                requested,
+                compacted,
+            } => ApiError::expired(format!(
+                "too old resource version: {requested} ({compacted})"
+            )),
             StorageError::TooLargeRevision { requested, current } => {
                 ApiError::too_large_resource_version(requested, current)
             }
@@ -207,7 +234,10 @@ impl IntoResponse for ApiError {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = serde_json::to_vec(&self.0).unwrap_or_default();
         let mut response = (code, body).into_response();
-        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         response
     }
 }

@@ -56,7 +56,11 @@ async fn ready(State(app): State<Arc<App>>) -> Response {
     }
     match app.registry.storage().ready().await {
         Ok(()) => "ok".into_response(),
-        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("storage not ready: {e}")).into_response(),
+        Err(e) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("storage not ready: {e}"),
+        )
+            .into_response(),
     }
 }
 

@@ -37,7 +37,10 @@ pub struct Output {
 
 impl Output {
     /// Plain JSON objects.
-    pub const JSON: Output = Output { shape: Shape::Object, format: Format::Json };
+    pub const JSON: Output = Output {
+        shape: Shape::Object,
+        format: Format::Json,
+    };
 
     /// Picks the first media range of `Accept` the server can produce. Protobuf is
     /// skipped (not spoken yet) so that `protobuf,json` clients get JSON.
@@ -48,7 +51,10 @@ impl Output {
         if accept.trim().is_empty() {
             return Ok(Output::JSON);
         }
-        accept.split(',').find_map(media_range).ok_or_else(ApiError::not_acceptable)
+        accept
+            .split(',')
+            .find_map(media_range)
+            .ok_or_else(ApiError::not_acceptable)
     }
 }
 
@@ -67,16 +73,20 @@ fn media_range(range: &str) -> Option<Output> {
         }
     }
     let format = match mime.as_str() {
-        "application/json" | "application/*" | "*/*" | "application/json-patch+json" => Format::Json,
+        "application/json" | "application/*" | "*/*" | "application/json-patch+json" => {
+            Format::Json
+        }
         "application/yaml" => Format::Yaml,
         _ => return None,
     };
     let shape = match (as_, group, version) {
         (None, _, _) => Shape::Object,
         (Some("Table"), Some("meta.k8s.io"), Some("v1" | "v1beta1")) => Shape::Table,
-        (Some("PartialObjectMetadata" | "PartialObjectMetadataList"), Some("meta.k8s.io"), Some("v1" | "v1beta1")) => {
-            Shape::PartialMetadata
-        }
+        (
+            Some("PartialObjectMetadata" | "PartialObjectMetadataList"),
+            Some("meta.k8s.io"),
+            Some("v1" | "v1beta1"),
+        ) => Shape::PartialMetadata,
         _ => return None,
     };
     Some(Output { shape, format })
@@ -88,7 +98,12 @@ pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
-    let mime = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
     match mime.as_str() {
         "application/json" | "" => decode_json(body),
         "application/yaml" | "application/x-yaml" | "text/yaml" => decode_yaml(body),
@@ -108,18 +123,26 @@ pub fn decode_json(body: &[u8]) -> ApiResult<Value> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("the request body is empty"));
     }
-    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))
 }
 
 fn decode_yaml(body: &[u8]) -> ApiResult<Value> {
-    let text = std::str::from_utf8(body).map_err(|e| ApiError::bad_request(format!("body is not UTF-8: {e}")))?;
-    serde_saphyr::from_str::<Value>(text).map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
+    let text = std::str::from_utf8(body)
+        .map_err(|e| ApiError::bad_request(format!("body is not UTF-8: {e}")))?;
+    serde_saphyr::from_str::<Value>(text)
+        .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
 }
 
 /// Serializes a response body in the negotiated format.
-pub fn encode<T: serde::Serialize>(value: &T, format: Format) -> ApiResult<(Vec<u8>, &'static str)> {
+pub fn encode<T: serde::Serialize>(
+    value: &T,
+    format: Format,
+) -> ApiResult<(Vec<u8>, &'static str)> {
     match format {
-        Format::Json => serde_json::to_vec(value).map(|b| (b, "application/json")).map_err(ApiError::internal),
+        Format::Json => serde_json::to_vec(value)
+            .map(|b| (b, "application/json"))
+            .map_err(ApiError::internal),
         Format::Yaml => serde_saphyr::to_string(value)
             .map(|s| (s.into_bytes(), "application/yaml"))
             .map_err(ApiError::internal),
@@ -147,7 +170,12 @@ mod tests {
     fn protobuf_first_falls_back_to_json() {
         let o = accept("application/vnd.kubernetes.protobuf, application/json").unwrap();
         assert_eq!(o, Output::JSON);
-        assert_eq!(accept("application/vnd.kubernetes.protobuf").unwrap_err().code(), 406);
+        assert_eq!(
+            accept("application/vnd.kubernetes.protobuf")
+                .unwrap_err()
+                .code(),
+            406
+        );
     }
 
     #[test]
@@ -163,10 +191,16 @@ mod tests {
         assert_eq!(decode_body(&h, b"{nope").unwrap_err().code(), 400);
         assert_eq!(decode_body(&h, b"").unwrap_err().code(), 400);
         let mut y = HeaderMap::new();
-        y.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/yaml"));
+        y.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/yaml"),
+        );
         assert_eq!(decode_body(&y, b"a: 1\n").unwrap()["a"], 1);
         let mut p = HeaderMap::new();
-        p.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/vnd.kubernetes.protobuf"));
+        p.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/vnd.kubernetes.protobuf"),
+        );
         assert_eq!(decode_body(&p, b"k8s\0").unwrap_err().code(), 415);
     }
 }

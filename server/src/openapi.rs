@@ -12,8 +12,8 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use kapi_runtime::scheme::Scheme;
 use kapi_runtime::ResourceInfo;
+use kapi_runtime::scheme::Scheme;
 use serde_json::{Value, json};
 
 use crate::api_error::ApiError;
@@ -23,7 +23,11 @@ fn group_versions(scheme: &Scheme) -> BTreeMap<String, Vec<&'static ResourceInfo
     let mut out: BTreeMap<String, Vec<&'static ResourceInfo>> = BTreeMap::new();
     for entry in scheme.entries() {
         let info = entry.info;
-        let path = if info.group.is_empty() { format!("api/{}", info.version) } else { format!("apis/{}/{}", info.group, info.version) };
+        let path = if info.group.is_empty() {
+            format!("api/{}", info.version)
+        } else {
+            format!("apis/{}/{}", info.group, info.version)
+        };
         out.entry(path).or_default().push(info);
     }
     out
@@ -33,7 +37,10 @@ fn respond(value: &Value) -> Response {
     match serde_json::to_vec(value) {
         Ok(bytes) => {
             let mut response = (StatusCode::OK, bytes).into_response();
-            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
             response
         }
         Err(e) => ApiError::internal(e).into_response(),
@@ -59,8 +66,16 @@ pub async fn group_version(State(app): State<Arc<App>>, Path(path): Path<String>
     };
     let mut paths = serde_json::Map::new();
     for info in infos {
-        let base = if info.group.is_empty() { format!("/api/{}", info.version) } else { format!("/apis/{}/{}", info.group, info.version) };
-        let scope = if info.namespaced { format!("{base}/namespaces/{{namespace}}/{}", info.plural) } else { format!("{base}/{}", info.plural) };
+        let base = if info.group.is_empty() {
+            format!("/api/{}", info.version)
+        } else {
+            format!("/apis/{}/{}", info.group, info.version)
+        };
+        let scope = if info.namespaced {
+            format!("{base}/namespaces/{{namespace}}/{}", info.plural)
+        } else {
+            format!("{base}/{}", info.plural)
+        };
         paths.insert(scope.clone(), collection(info));
         paths.insert(format!("{scope}/{{name}}"), item(info));
         if info.status_subresource {
@@ -94,9 +109,25 @@ fn operation(info: &ResourceInfo, action: &str, query: &[&str]) -> Value {
     })
 }
 
-const LIST_PARAMS: &[&str] = &["labelSelector", "fieldSelector", "limit", "continue", "resourceVersion", "resourceVersionMatch", "watch", "allowWatchBookmarks", "sendInitialEvents", "timeoutSeconds"];
+const LIST_PARAMS: &[&str] = &[
+    "labelSelector",
+    "fieldSelector",
+    "limit",
+    "continue",
+    "resourceVersion",
+    "resourceVersionMatch",
+    "watch",
+    "allowWatchBookmarks",
+    "sendInitialEvents",
+    "timeoutSeconds",
+];
 const WRITE_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation"];
-const DELETE_PARAMS: &[&str] = &["dryRun", "gracePeriodSeconds", "propagationPolicy", "orphanDependents"];
+const DELETE_PARAMS: &[&str] = &[
+    "dryRun",
+    "gracePeriodSeconds",
+    "propagationPolicy",
+    "orphanDependents",
+];
 
 fn collection(info: &ResourceInfo) -> Value {
     json!({

@@ -65,7 +65,10 @@ pub fn parse(method: &Method, path: &str, watch: bool) -> Option<ResourceRequest
         [resource, name, sub] => (*resource, Some(*name), Some(*sub)),
         _ => return None,
     };
-    if resource.is_empty() || name.is_some_and(str::is_empty) || subresource.is_some_and(str::is_empty) {
+    if resource.is_empty()
+        || name.is_some_and(str::is_empty)
+        || subresource.is_some_and(str::is_empty)
+    {
         return None;
     }
     let verb = verb(method, name.is_some(), watch)?;
@@ -105,10 +108,20 @@ mod tests {
     #[test]
     fn core_and_group_paths() {
         let r = get("/api/v1/namespaces/default/configmaps/app").unwrap();
-        assert_eq!((r.group.as_str(), r.namespace.as_deref(), r.resource.as_str()), ("", Some("default"), "configmaps"));
+        assert_eq!(
+            (
+                r.group.as_str(),
+                r.namespace.as_deref(),
+                r.resource.as_str()
+            ),
+            ("", Some("default"), "configmaps")
+        );
         assert_eq!((r.name.as_deref(), r.verb), (Some("app"), Verb::Get));
         let r = get("/apis/apps/v1/deployments").unwrap();
-        assert_eq!((r.group.as_str(), r.namespace, r.verb), ("apps", None, Verb::List));
+        assert_eq!(
+            (r.group.as_str(), r.namespace, r.verb),
+            ("apps", None, Verb::List)
+        );
         let r = get("/apis/apps/v1/namespaces/x/deployments/d/status").unwrap();
         assert_eq!(r.subresource.as_deref(), Some("status"));
     }
@@ -116,17 +129,34 @@ mod tests {
     #[test]
     fn namespaces_themselves() {
         let r = get("/api/v1/namespaces/kube-system").unwrap();
-        assert_eq!((r.resource.as_str(), r.name.as_deref(), r.namespace), ("namespaces", Some("kube-system"), None));
+        assert_eq!(
+            (r.resource.as_str(), r.name.as_deref(), r.namespace),
+            ("namespaces", Some("kube-system"), None)
+        );
         let r = parse(&Method::PUT, "/api/v1/namespaces/x/status", false).unwrap();
-        assert_eq!((r.resource.as_str(), r.subresource.as_deref()), ("namespaces", Some("status")));
+        assert_eq!(
+            (r.resource.as_str(), r.subresource.as_deref()),
+            ("namespaces", Some("status"))
+        );
         let r = get("/api/v1/namespaces/x/pods").unwrap();
-        assert_eq!((r.resource.as_str(), r.namespace.as_deref(), r.verb), ("pods", Some("x"), Verb::List));
+        assert_eq!(
+            (r.resource.as_str(), r.namespace.as_deref(), r.verb),
+            ("pods", Some("x"), Verb::List)
+        );
     }
 
     #[test]
     fn verbs_and_rejects() {
-        assert_eq!(parse(&Method::GET, "/api/v1/pods", true).unwrap().verb, Verb::Watch);
-        assert_eq!(parse(&Method::DELETE, "/api/v1/namespaces/a/pods", false).unwrap().verb, Verb::DeleteCollection);
+        assert_eq!(
+            parse(&Method::GET, "/api/v1/pods", true).unwrap().verb,
+            Verb::Watch
+        );
+        assert_eq!(
+            parse(&Method::DELETE, "/api/v1/namespaces/a/pods", false)
+                .unwrap()
+                .verb,
+            Verb::DeleteCollection
+        );
         assert!(parse(&Method::POST, "/api/v1/namespaces/a/pods/x", false).is_none());
         assert!(get("/api/v1/namespaces/a/pods/x/status/extra").is_none());
         assert!(get("/api/v1").is_none());

@@ -46,7 +46,11 @@ pub enum ServeError {
 }
 
 /// Serves `scheme` from `storage` until Ctrl-C or SIGTERM.
-pub async fn run(scheme: Scheme, storage: Arc<dyn Storage>, opts: ServeOptions) -> Result<(), ServeError> {
+pub async fn run(
+    scheme: Scheme,
+    storage: Arc<dyn Storage>,
+    opts: ServeOptions,
+) -> Result<(), ServeError> {
     if !opts.listen.ip().is_loopback() {
         return Err(ServeError::NotLoopback(opts.listen));
     }
@@ -56,11 +60,21 @@ pub async fn run(scheme: Scheme, storage: Arc<dyn Storage>, opts: ServeOptions) 
     bootstrap_namespaces(&registry).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let state = Arc::new(App { registry, shutdown: shutdown_rx, address: address.to_string() });
+    let state = Arc::new(App {
+        registry,
+        shutdown: shutdown_rx,
+        address: address.to_string(),
+    });
     tokio::spawn(compact_periodically(storage));
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
-    println!("kapi is serving at http://{address} (data in {})", opts.data_dir.display());
-    println!("use it with: kubectl --kubeconfig {} get namespaces", kubeconfig.display());
+    println!(
+        "kapi is serving at http://{address} (data in {})",
+        opts.data_dir.display()
+    );
+    println!(
+        "use it with: kubectl --kubeconfig {} get namespaces",
+        kubeconfig.display()
+    );
     axum::serve(listener, app(state))
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
@@ -72,13 +86,27 @@ pub async fn run(scheme: Scheme, storage: Arc<dyn Storage>, opts: ServeOptions) 
 }
 
 async fn bootstrap_namespaces(registry: &Registry) {
-    let Some(entry) = registry.scheme().get("", "v1", "namespaces").copied() else { return };
+    let Some(entry) = registry.scheme().get("", "v1", "namespaces").copied() else {
+        return;
+    };
     for name in SYSTEM_NAMESPACES {
         let body = json!({ "metadata": { "name": name } });
-        match registry.create(Scope { entry: &entry, namespace: None }, body, WriteOptions::default()).await {
+        match registry
+            .create(
+                Scope {
+                    entry: &entry,
+                    namespace: None,
+                },
+                body,
+                WriteOptions::default(),
+            )
+            .await
+        {
             Ok(_) => tracing::info!(namespace = name, "created system namespace"),
             Err(e) if e.code() == 409 => {}
-            Err(e) => tracing::warn!(namespace = name, error = ?e.0.message, "could not create system namespace"),
+            Err(e) => {
+                tracing::warn!(namespace = name, error = ?e.0.message, "could not create system namespace")
+            }
         }
     }
 }
@@ -116,13 +144,14 @@ async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(term) => term,
-            Err(_) => {
-                let _ = ctrl_c.await;
-                return;
-            }
-        };
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
         tokio::select! {
             _ = ctrl_c => {}
             _ = term.recv() => {}

@@ -3,9 +3,9 @@
 //! carrying PartialObjectMetadata as upstream's default `includeObject`.
 
 use jiff::Timestamp;
+use kapi_runtime::PrinterColumn;
 use kapi_runtime::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
 use kapi_runtime::scheme::KindEntry;
-use kapi_runtime::PrinterColumn;
 use serde_json::{Value, json};
 
 use crate::registry::Object;
@@ -29,7 +29,9 @@ impl IncludeObject {
             None | Some("") | Some("Metadata") => Ok(IncludeObject::Metadata),
             Some("None") => Ok(IncludeObject::None),
             Some("Object") => Ok(IncludeObject::Object),
-            Some(other) => Err(format!("includeObject: Unsupported value: {other:?}: supported values: \"None\", \"Metadata\", \"Object\"")),
+            Some(other) => Err(format!(
+                "includeObject: Unsupported value: {other:?}: supported values: \"None\", \"Metadata\", \"Object\""
+            )),
         }
     }
 }
@@ -44,7 +46,13 @@ const AGE: PrinterColumn = PrinterColumn {
 };
 
 /// Builds a Table of `objects`.
-pub fn table(entry: &KindEntry, objects: &[Object], meta: ListMeta, include: IncludeObject, no_headers: bool) -> Table {
+pub fn table(
+    entry: &KindEntry,
+    objects: &[Object],
+    meta: ListMeta,
+    include: IncludeObject,
+    no_headers: bool,
+) -> Table {
     let columns = columns(entry);
     let mut definitions = vec![TableColumnDefinition {
         name: "Name".into(),
@@ -61,7 +69,10 @@ pub fn table(entry: &KindEntry, objects: &[Object], meta: ListMeta, include: Inc
         priority: c.priority,
     }));
     let now = Timestamp::now();
-    let rows = objects.iter().map(|o| row(entry, &columns, o, include, now)).collect();
+    let rows = objects
+        .iter()
+        .map(|o| row(entry, &columns, o, include, now))
+        .collect();
     Table {
         kind: "Table".into(),
         api_version: "meta.k8s.io/v1".into(),
@@ -79,14 +90,34 @@ fn columns(entry: &KindEntry) -> Vec<PrinterColumn> {
     columns
 }
 
-fn row(entry: &KindEntry, columns: &[PrinterColumn], object: &Object, include: IncludeObject, now: Timestamp) -> TableRow {
+fn row(
+    entry: &KindEntry,
+    columns: &[PrinterColumn],
+    object: &Object,
+    include: IncludeObject,
+    now: Timestamp,
+) -> TableRow {
     let value = object.to_value();
     let own = entry.info.printer_columns.len();
-    let mut computed = entry.ops.table_cells(&value).unwrap_or_default().into_iter();
+    let mut computed = entry
+        .ops
+        .table_cells(&value)
+        .unwrap_or_default()
+        .into_iter();
     let mut cells = vec![Value::String(object.metadata.name().to_owned())];
     for (i, column) in columns.iter().enumerate() {
-        let raw = if i < own { computed.next().unwrap_or_else(|| lookup(&value, column.json_path)) } else { lookup(&value, column.json_path) };
-        cells.push(if column.type_ == "date" { age(&raw, now) } else { raw });
+        let raw = if i < own {
+            computed
+                .next()
+                .unwrap_or_else(|| lookup(&value, column.json_path))
+        } else {
+            lookup(&value, column.json_path)
+        };
+        cells.push(if column.type_ == "date" {
+            age(&raw, now)
+        } else {
+            raw
+        });
     }
     let object = match include {
         IncludeObject::None => None,
@@ -108,7 +139,11 @@ pub fn partial_metadata(object: &Object) -> Value {
 /// Evaluates a kubectl-style path (`.spec.replicas`, `.status.conditions[0].type`).
 fn lookup(value: &Value, path: &str) -> Value {
     let mut current = value;
-    for part in path.trim_start_matches('.').split('.').filter(|p| !p.is_empty()) {
+    for part in path
+        .trim_start_matches('.')
+        .split('.')
+        .filter(|p| !p.is_empty())
+    {
         let (field, index) = match part.split_once('[') {
             Some((field, rest)) => (field, rest.trim_end_matches(']').parse::<usize>().ok()),
             None => (part, None),
@@ -130,7 +165,11 @@ fn lookup(value: &Value, path: &str) -> Value {
 /// A timestamp cell as the age kubectl shows (upstream's HumanDuration).
 fn age(cell: &Value, now: Timestamp) -> Value {
     let Some(ts) = cell.as_str().and_then(|s| s.parse::<Timestamp>().ok()) else {
-        return if cell.is_null() { Value::String("<unknown>".into()) } else { cell.clone() };
+        return if cell.is_null() {
+            Value::String("<unknown>".into())
+        } else {
+            cell.clone()
+        };
     };
     let seconds = now.as_second() - ts.as_second();
     Value::String(human_duration(seconds))
@@ -150,7 +189,11 @@ pub fn human_duration(seconds: i64) -> String {
     let minutes = seconds / 60;
     if minutes < 10 {
         let s = seconds % 60;
-        return if s == 0 { format!("{minutes}m") } else { format!("{minutes}m{s}s") };
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
     }
     if minutes < 180 {
         return format!("{minutes}m");
@@ -158,21 +201,33 @@ pub fn human_duration(seconds: i64) -> String {
     let hours = minutes / 60;
     if hours < 8 {
         let m = minutes % 60;
-        return if m == 0 { format!("{hours}h") } else { format!("{hours}h{m}m") };
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
     }
     if hours < 48 {
         return format!("{hours}h");
     }
     if hours < 24 * 8 {
         let h = hours % 24;
-        return if h == 0 { format!("{}d", hours / 24) } else { format!("{}d{h}h", hours / 24) };
+        return if h == 0 {
+            format!("{}d", hours / 24)
+        } else {
+            format!("{}d{h}h", hours / 24)
+        };
     }
     if hours < 24 * 365 * 2 {
         return format!("{}d", hours / 24);
     }
     if hours < 24 * 365 * 8 {
         let days = (hours / 24) % 365;
-        return if days == 0 { format!("{}y", hours / 24 / 365) } else { format!("{}y{days}d", hours / 24 / 365) };
+        return if days == 0 {
+            format!("{}y", hours / 24 / 365)
+        } else {
+            format!("{}y{days}d", hours / 24 / 365)
+        };
     }
     format!("{}y", hours / 24 / 365)
 }

@@ -30,29 +30,67 @@ async fn harness() -> Harness {
     kapi_api_types::install(&mut scheme);
     let registry = Registry::new(store.clone(), Arc::new(scheme));
     let (tx, rx) = tokio::sync::watch::channel(false);
-    let router = app(Arc::new(App { registry, shutdown: rx, address: "127.0.0.1:0".into() }));
-    let h = Harness { router, store, _shutdown: tx, _dir: dir };
-    let (code, _) = h.call("POST", "/api/v1/namespaces", json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})).await;
+    let router = app(Arc::new(App {
+        registry,
+        shutdown: rx,
+        address: "127.0.0.1:0".into(),
+    }));
+    let h = Harness {
+        router,
+        store,
+        _shutdown: tx,
+        _dir: dir,
+    };
+    let (code, _) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}),
+        )
+        .await;
     assert_eq!(code, StatusCode::CREATED);
     h
 }
 
 impl Harness {
-    async fn send(&self, method: &str, uri: &str, content_type: &str, body: Vec<u8>, accept: Option<&str>) -> (StatusCode, Value, Option<String>) {
-        let mut request = Request::builder().method(method).uri(uri).header(header::CONTENT_TYPE, content_type);
+    async fn send(
+        &self,
+        method: &str,
+        uri: &str,
+        content_type: &str,
+        body: Vec<u8>,
+        accept: Option<&str>,
+    ) -> (StatusCode, Value, Option<String>) {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::CONTENT_TYPE, content_type);
         if let Some(accept) = accept {
             request = request.header(header::ACCEPT, accept);
         }
-        let response = self.router.clone().oneshot(request.body(Body::from(body)).unwrap()).await.unwrap();
+        let response = self
+            .router
+            .clone()
+            .oneshot(request.body(Body::from(body)).unwrap())
+            .await
+            .unwrap();
         let code = response.status();
-        let content_type = response.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap().to_owned());
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_owned());
         let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
-        let value = serde_json::from_slice(&bytes).unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        let value = serde_json::from_slice(&bytes)
+            .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into_owned()));
         (code, value, content_type)
     }
 
     async fn call(&self, method: &str, uri: &str, body: Value) -> (StatusCode, Value) {
-        let body = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
+        let body = if body.is_null() {
+            Vec::new()
+        } else {
+            body.to_string().into_bytes()
+        };
         let (code, value, _) = self.send(method, uri, "application/json", body, None).await;
         (code, value)
     }
@@ -78,34 +116,86 @@ fn assert_status(value: &Value, code: u16, reason: &str) {
 #[tokio::test]
 async fn bad_bodies_get_4xx_status_and_write_nothing() {
     let h = harness().await;
-    let (code, v, _) = h.send("POST", CMS, "application/json", b"{not json".to_vec(), None).await;
+    let (code, v, _) = h
+        .send("POST", CMS, "application/json", b"{not json".to_vec(), None)
+        .await;
     assert_eq!(code, 400);
     assert_status(&v, 400, "BadRequest");
-    let (code, v) = h.call("POST", CMS, json!({"apiVersion": "apps/v1", "kind": "ConfigMap", "metadata": {"name": "x"}})).await;
+    let (code, v) = h
+        .call(
+            "POST",
+            CMS,
+            json!({"apiVersion": "apps/v1", "kind": "ConfigMap", "metadata": {"name": "x"}}),
+        )
+        .await;
     assert_eq!(code, 400, "{v}");
-    let (code, _) = h.call("POST", CMS, json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}})).await;
+    let (code, _) = h
+        .call(
+            "POST",
+            CMS,
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}}),
+        )
+        .await;
     assert_eq!(code, 400);
-    let (code, v) = h.call("POST", CMS, json!({"metadata": {"name": "x"}, "data": {"a": 5}})).await;
+    let (code, v) = h
+        .call(
+            "POST",
+            CMS,
+            json!({"metadata": {"name": "x"}, "data": {"a": 5}}),
+        )
+        .await;
     assert_eq!(code, 400, "wrong field type: {v}");
-    let (code, v) = h.call("POST", CMS, json!({"metadata": {"name": "x", "namespace": "other"}})).await;
+    let (code, v) = h
+        .call(
+            "POST",
+            CMS,
+            json!({"metadata": {"name": "x", "namespace": "other"}}),
+        )
+        .await;
     assert_eq!(code, 400, "namespace mismatch: {v}");
     let (code, v) = h.call("POST", CMS, cm("Not_Valid")).await;
     assert_eq!(code, 422);
     assert_status(&v, 422, "Invalid");
     assert_eq!(v["details"]["causes"][0]["field"], "metadata.name");
     assert_eq!(v["details"]["causes"][0]["reason"], "FieldValueInvalid");
-    let (code, v, _) = h.send("POST", CMS, "application/vnd.kubernetes.protobuf", b"k8s\0".to_vec(), None).await;
+    let (code, v, _) = h
+        .send(
+            "POST",
+            CMS,
+            "application/vnd.kubernetes.protobuf",
+            b"k8s\0".to_vec(),
+            None,
+        )
+        .await;
     assert_eq!(code, 415);
     assert_status(&v, 415, "UnsupportedMediaType");
     let huge = json!({"metadata": {"name": "big"}, "data": {"a": "x".repeat(4 * 1024 * 1024)}});
     let (code, v) = h.call("POST", CMS, huge).await;
     assert_eq!(code, 413);
     assert_status(&v, 413, "RequestEntityTooLarge");
-    let (code, _) = h.call("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", json!({"metadata": {"name": "s"}, "bogus": 1})).await;
+    let (code, _) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces/default/configmaps?fieldValidation=Strict",
+            json!({"metadata": {"name": "s"}, "bogus": 1}),
+        )
+        .await;
     assert_eq!(code, 400);
-    let (code, _) = h.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20x", Value::Null).await;
+    let (code, _) = h
+        .call(
+            "GET",
+            "/api/v1/namespaces/default/configmaps?labelSelector=a%20in%20x",
+            Value::Null,
+        )
+        .await;
     assert_eq!(code, 400);
-    let (code, _) = h.call("GET", "/api/v1/namespaces/default/configmaps?limit=abc", Value::Null).await;
+    let (code, _) = h
+        .call(
+            "GET",
+            "/api/v1/namespaces/default/configmaps?limit=abc",
+            Value::Null,
+        )
+        .await;
     assert_eq!(code, 400);
     assert_eq!(h.count(CMS).await, 0, "nothing was written");
 
@@ -118,14 +208,18 @@ async fn bad_bodies_get_4xx_status_and_write_nothing() {
 #[tokio::test]
 async fn unknown_paths_and_missing_objects() {
     let h = harness().await;
-    let (code, v) = h.call("GET", "/api/v1/namespaces/default/widgets", Value::Null).await;
+    let (code, v) = h
+        .call("GET", "/api/v1/namespaces/default/widgets", Value::Null)
+        .await;
     assert_eq!(code, 404);
     assert_status(&v, 404, "NotFound");
     let (code, v) = h.call("GET", &format!("{CMS}/nope"), Value::Null).await;
     assert_eq!(code, 404);
     assert_eq!(v["message"], "configmaps \"nope\" not found");
     assert_eq!(v["details"], json!({"name": "nope", "kind": "configmaps"}));
-    let (code, v) = h.call("POST", "/api/v1/namespaces/missing/configmaps", cm("x")).await;
+    let (code, v) = h
+        .call("POST", "/api/v1/namespaces/missing/configmaps", cm("x"))
+        .await;
     assert_eq!(code, 404);
     assert_eq!(v["message"], "namespaces \"missing\" not found");
     h.call("POST", CMS, cm("dup")).await;
@@ -142,15 +236,36 @@ async fn finalizers_keep_objects_until_removed() {
     h.call("POST", CMS, obj).await;
     let (code, v) = h.call("DELETE", &format!("{CMS}/held"), Value::Null).await;
     assert_eq!(code, 200);
-    assert_eq!(v["kind"], "ConfigMap", "a pending delete returns the object");
+    assert_eq!(
+        v["kind"], "ConfigMap",
+        "a pending delete returns the object"
+    );
     assert!(v["metadata"]["deletionTimestamp"].is_string());
     assert_eq!(v["metadata"]["deletionGracePeriodSeconds"], 0);
     let (code, _) = h.call("GET", &format!("{CMS}/held"), Value::Null).await;
     assert_eq!(code, 200, "still there while finalizers remain");
     // No new finalizers once deleting.
-    let (code, _) = h.send("PATCH", &format!("{CMS}/held"), "application/merge-patch+json", br#"{"metadata":{"finalizers":["a.com/x","example.com/hold"]}}"#.to_vec(), None).await.into_pair();
+    let (code, _) = h
+        .send(
+            "PATCH",
+            &format!("{CMS}/held"),
+            "application/merge-patch+json",
+            br#"{"metadata":{"finalizers":["a.com/x","example.com/hold"]}}"#.to_vec(),
+            None,
+        )
+        .await
+        .into_pair();
     assert_eq!(code, 422);
-    let (code, _) = h.send("PATCH", &format!("{CMS}/held"), "application/merge-patch+json", br#"{"metadata":{"finalizers":null}}"#.to_vec(), None).await.into_pair();
+    let (code, _) = h
+        .send(
+            "PATCH",
+            &format!("{CMS}/held"),
+            "application/merge-patch+json",
+            br#"{"metadata":{"finalizers":null}}"#.to_vec(),
+            None,
+        )
+        .await
+        .into_pair();
     assert_eq!(code, 200);
     let (code, _) = h.call("GET", &format!("{CMS}/held"), Value::Null).await;
     assert_eq!(code, 404, "gone once the last finalizer is removed");
@@ -170,10 +285,28 @@ impl IntoPair for (StatusCode, Value, Option<String>) {
 async fn delete_preconditions_and_success_status() {
     let h = harness().await;
     let (_, created) = h.call("POST", CMS, cm("p")).await;
-    let (code, v) = h.call("DELETE", &format!("{CMS}/p"), json!({"preconditions": {"uid": "wrong"}})).await;
+    let (code, v) = h
+        .call(
+            "DELETE",
+            &format!("{CMS}/p"),
+            json!({"preconditions": {"uid": "wrong"}}),
+        )
+        .await;
     assert_eq!(code, 409);
-    assert!(v["message"].as_str().unwrap().contains("Precondition failed: UID in precondition: wrong"), "{v}");
-    let (code, v) = h.call("DELETE", &format!("{CMS}/p"), json!({"preconditions": {"uid": created["metadata"]["uid"]}})).await;
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("Precondition failed: UID in precondition: wrong"),
+        "{v}"
+    );
+    let (code, v) = h
+        .call(
+            "DELETE",
+            &format!("{CMS}/p"),
+            json!({"preconditions": {"uid": created["metadata"]["uid"]}}),
+        )
+        .await;
     assert_eq!(code, 200);
     assert_eq!(v["status"], "Success");
     assert_eq!(v["details"]["name"], "p");
@@ -194,7 +327,13 @@ async fn bound_pods_delete_gracefully() {
     assert_eq!(v["metadata"]["deletionGracePeriodSeconds"], 30);
     let (code, _) = h.call("GET", &format!("{pods}/p"), Value::Null).await;
     assert_eq!(code, 200, "terminating until the kubelet confirms");
-    let (code, v) = h.call("DELETE", &format!("{pods}/p?gracePeriodSeconds=0"), Value::Null).await;
+    let (code, v) = h
+        .call(
+            "DELETE",
+            &format!("{pods}/p?gracePeriodSeconds=0"),
+            Value::Null,
+        )
+        .await;
     assert_eq!(code, 200);
     assert_eq!(v["kind"], "Pod", "pods return the deleted object");
     let (code, _) = h.call("GET", &format!("{pods}/p"), Value::Null).await;
@@ -207,33 +346,61 @@ async fn status_and_spec_are_written_through_their_own_endpoints() {
     let nodes = "/api/v1/nodes";
     let (code, v) = h.call("POST", nodes, json!({"metadata": {"name": "n1"}, "spec": {"podCIDR": "10.0.0.0/24"}, "status": {"phase": "Running"}})).await;
     assert_eq!(code, 201, "{v}");
-    assert!(v["status"].get("phase").is_none(), "status is reset on create: {v}");
+    assert!(
+        v["status"].get("phase").is_none(),
+        "status is reset on create: {v}"
+    );
     assert_eq!(v["metadata"]["generation"], 1);
     let mut update = v.clone();
     update["status"] = json!({"phase": "Running"});
     let (_, v) = h.call("PUT", &format!("{nodes}/n1"), update).await;
-    assert!(v["status"].get("phase").is_none(), "main endpoint ignores status: {v}");
-    assert_eq!(v["metadata"]["generation"], 1, "no spec change, no new generation");
+    assert!(
+        v["status"].get("phase").is_none(),
+        "main endpoint ignores status: {v}"
+    );
+    assert_eq!(
+        v["metadata"]["generation"], 1,
+        "no spec change, no new generation"
+    );
     let mut status = v.clone();
     status["status"] = json!({"phase": "Running"});
     status["spec"]["unschedulable"] = json!(true);
     let (code, v) = h.call("PUT", &format!("{nodes}/n1/status"), status).await;
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["status"]["phase"], "Running");
-    assert!(v["spec"].get("unschedulable").is_none(), "/status ignores spec: {v}");
-    let (_, v) = h.send("PATCH", &format!("{nodes}/n1"), "application/merge-patch+json", br#"{"spec":{"unschedulable":true}}"#.to_vec(), None).await.into_pair();
+    assert!(
+        v["spec"].get("unschedulable").is_none(),
+        "/status ignores spec: {v}"
+    );
+    let (_, v) = h
+        .send(
+            "PATCH",
+            &format!("{nodes}/n1"),
+            "application/merge-patch+json",
+            br#"{"spec":{"unschedulable":true}}"#.to_vec(),
+            None,
+        )
+        .await
+        .into_pair();
     assert_eq!(v["metadata"]["generation"], 2, "{v}");
 }
 
 #[tokio::test]
 async fn generate_name_and_stale_update() {
     let h = harness().await;
-    let (code, v) = h.call("POST", CMS, json!({"metadata": {"generateName": "gen-"}})).await;
+    let (code, v) = h
+        .call("POST", CMS, json!({"metadata": {"generateName": "gen-"}}))
+        .await;
     assert_eq!(code, 201);
     let name = v["metadata"]["name"].as_str().unwrap().to_owned();
     assert!(name.starts_with("gen-") && name.len() == 9, "{name}");
     let mut stale = v.clone();
-    h.call("PUT", &format!("{CMS}/{name}"), json!({"metadata": {"name": name}, "data": {"b": "2"}})).await;
+    h.call(
+        "PUT",
+        &format!("{CMS}/{name}"),
+        json!({"metadata": {"name": name}, "data": {"b": "2"}}),
+    )
+    .await;
     stale["data"] = json!({"c": "3"});
     let (code, v) = h.call("PUT", &format!("{CMS}/{name}"), stale).await;
     assert_eq!(code, 409);
@@ -251,15 +418,37 @@ async fn pages_are_consistent_at_the_first_revision() {
     let token = page["metadata"]["continue"].as_str().unwrap().to_owned();
     h.call("POST", CMS, cm("d")).await;
     h.call("DELETE", &format!("{CMS}/c"), Value::Null).await;
-    let (_, rest) = h.call("GET", &format!("{CMS}?limit=2&continue={}", urlencode(&token)), Value::Null).await;
-    let names: Vec<&str> = rest["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap()).collect();
+    let (_, rest) = h
+        .call(
+            "GET",
+            &format!("{CMS}?limit=2&continue={}", urlencode(&token)),
+            Value::Null,
+        )
+        .await;
+    let names: Vec<&str> = rest["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["c"], "second page at the first page's revision");
-    assert_eq!(rest["metadata"]["resourceVersion"], page["metadata"]["resourceVersion"]);
-    let (code, _) = h.call("GET", &format!("{CMS}?continue=garbage"), Value::Null).await;
+    assert_eq!(
+        rest["metadata"]["resourceVersion"],
+        page["metadata"]["resourceVersion"]
+    );
+    let (code, _) = h
+        .call("GET", &format!("{CMS}?continue=garbage"), Value::Null)
+        .await;
     assert_eq!(code, 400);
     let revision = h.store.current_revision().await.unwrap();
     h.store.compact(revision).await.unwrap();
-    let (code, v) = h.call("GET", &format!("{CMS}?limit=2&continue={}", urlencode(&token)), Value::Null).await;
+    let (code, v) = h
+        .call(
+            "GET",
+            &format!("{CMS}?limit=2&continue={}", urlencode(&token)),
+            Value::Null,
+        )
+        .await;
     assert_eq!(code, 410);
     assert_status(&v, 410, "Expired");
 }
@@ -271,9 +460,21 @@ async fn watch_from_a_compacted_revision_reports_410() {
     h.call("POST", CMS, cm("b")).await;
     let revision = h.store.current_revision().await.unwrap();
     h.store.compact(revision).await.unwrap();
-    let (code, v, _) = h.send("GET", &format!("{CMS}?watch=true&resourceVersion=1&timeoutSeconds=1"), "application/json", Vec::new(), None).await;
+    let (code, v, _) = h
+        .send(
+            "GET",
+            &format!("{CMS}?watch=true&resourceVersion=1&timeoutSeconds=1"),
+            "application/json",
+            Vec::new(),
+            None,
+        )
+        .await;
     assert_eq!(code, 200);
-    let frame = if let Value::String(text) = &v { serde_json::from_str::<Value>(text.lines().next().unwrap()).unwrap() } else { v };
+    let frame = if let Value::String(text) = &v {
+        serde_json::from_str::<Value>(text.lines().next().unwrap()).unwrap()
+    } else {
+        v
+    };
     assert_eq!(frame["type"], "ERROR");
     assert_status(&frame["object"], 410, "Expired");
 }
@@ -282,19 +483,44 @@ async fn watch_from_a_compacted_revision_reports_410() {
 async fn tables_partial_metadata_and_aggregated_discovery() {
     let h = harness().await;
     h.call("POST", CMS, cm("t")).await;
-    let (code, v, _) = h.send("GET", CMS, "", Vec::new(), Some("application/json;as=Table;v=v1;g=meta.k8s.io,application/json")).await;
+    let (code, v, _) = h
+        .send(
+            "GET",
+            CMS,
+            "",
+            Vec::new(),
+            Some("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"),
+        )
+        .await;
     assert_eq!(code, 200);
     assert_eq!(v["kind"], "Table");
-    let names: Vec<&str> = v["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = v["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["Name", "Data", "Age"]);
     assert_eq!(v["rows"][0]["cells"][0], "t");
     assert_eq!(v["rows"][0]["object"]["kind"], "PartialObjectMetadata");
-    let (_, v, _) = h.send("GET", CMS, "", Vec::new(), Some("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")).await;
+    let (_, v, _) = h
+        .send(
+            "GET",
+            CMS,
+            "",
+            Vec::new(),
+            Some("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"),
+        )
+        .await;
     assert_eq!(v["kind"], "PartialObjectMetadataList");
-    let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let accept =
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
     let (code, v, content_type) = h.send("GET", "/apis", "", Vec::new(), Some(accept)).await;
     assert_eq!(code, 200);
-    assert_eq!(content_type.as_deref(), Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+    assert_eq!(
+        content_type.as_deref(),
+        Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+    );
     assert_eq!(v["kind"], "APIGroupDiscoveryList");
     assert_eq!(v["items"][0]["metadata"]["name"], "apps");
     let (_, v, _) = h.send("GET", "/api", "", Vec::new(), None).await;
@@ -304,7 +530,9 @@ async fn tables_partial_metadata_and_aggregated_discovery() {
 fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             other => format!("%{other:02X}"),
         })
         .collect()

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 /// The kubectl the tests use: `KAPI_KUBECTL` or `/usr/bin/kubectl`.
 pub fn kubectl_path() -> PathBuf {
-    std::env::var_os("KAPI_KUBECTL").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/bin/kubectl"))
+    std::env::var_os("KAPI_KUBECTL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/kubectl"))
 }
 
 /// A running server process.
@@ -97,7 +99,11 @@ impl Server {
     /// A kubectl command pointed at this server (not yet run).
     pub fn kubectl_command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(kubectl_path());
-        cmd.arg("--kubeconfig").arg(self.kubeconfig()).arg("--cache-dir").arg(self.cache_dir.path()).args(args);
+        cmd.arg("--kubeconfig")
+            .arg(self.kubeconfig())
+            .arg("--cache-dir")
+            .arg(self.cache_dir.path())
+            .args(args);
         cmd.env_remove("KUBECONFIG");
         cmd
     }
@@ -116,28 +122,47 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn kubectl");
-        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
         child.wait_with_output().expect("kubectl output")
     }
 
     /// Runs kubectl, asserts success and returns stdout.
     pub fn kubectl_ok(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);
-        assert!(out.status.success(), "kubectl {args:?} failed:\nstdout: {}\nstderr: {}", text(&out.stdout), text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed:\nstdout: {}\nstderr: {}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
         text(&out.stdout)
     }
 
     /// Runs kubectl with stdin, asserts success and returns stdout.
     pub fn kubectl_stdin_ok(&self, args: &[&str], stdin: &str) -> String {
         let out = self.kubectl_stdin(args, stdin);
-        assert!(out.status.success(), "kubectl {args:?} failed:\nstdout: {}\nstderr: {}", text(&out.stdout), text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed:\nstdout: {}\nstderr: {}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
         text(&out.stdout)
     }
 
     /// Runs kubectl, asserts failure and returns stderr.
     pub fn kubectl_err(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);
-        assert!(!out.status.success(), "kubectl {args:?} unexpectedly succeeded: {}", text(&out.stdout));
+        assert!(
+            !out.status.success(),
+            "kubectl {args:?} unexpectedly succeeded: {}",
+            text(&out.stdout)
+        );
         text(&out.stderr)
     }
 }
@@ -180,7 +205,11 @@ fn read_address(stdout: ChildStdout) -> Option<SocketAddr> {
         let mut sent = false;
         while let Some(Ok(line)) = lines.next() {
             if !sent && let Some(rest) = line.strip_prefix("kapi is serving at http://") {
-                let addr = rest.split_whitespace().next().unwrap_or_default().to_owned();
+                let addr = rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
                 let _ = tx.send(addr);
                 sent = true;
             }
@@ -206,10 +235,17 @@ pub fn http_get(address: SocketAddr, path: &str) -> Option<(u16, String)> {
     use std::io::Read;
     let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).ok()?;
     let code = response.split_whitespace().nth(1)?.parse().ok()?;
-    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
     Some((code, body))
 }

@@ -16,9 +16,25 @@ use serde::{Deserialize, Serialize};
     categories("all"),
     status,
     selectable_fields("spec.color"),
-    printer_column(name = "Color", type = "string", json_path = ".spec.color", description = "The widget's color."),
-    printer_column(name = "Size", type = "integer", json_path = ".spec.size", description = "How many parts it has."),
-    printer_column(name = "Phase", type = "string", json_path = ".status.phase", priority = 1, description = "Where the widget is in its life.")
+    printer_column(
+        name = "Color",
+        type = "string",
+        json_path = ".spec.color",
+        description = "The widget's color."
+    ),
+    printer_column(
+        name = "Size",
+        type = "integer",
+        json_path = ".spec.size",
+        description = "How many parts it has."
+    ),
+    printer_column(
+        name = "Phase",
+        type = "string",
+        json_path = ".status.phase",
+        priority = 1,
+        description = "Where the widget is in its life."
+    )
 )]
 pub struct Widget {
     /// Standard object metadata.

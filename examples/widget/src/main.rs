@@ -26,7 +26,9 @@ enum Cli {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt().with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
     let Cli::Serve { data_dir, listen } = Cli::parse();
     let store = EmbeddedStore::open(&data_dir)?;
     let mut scheme = Scheme::new();

@@ -64,7 +64,9 @@ impl<'de> Deserialize<'de> for Time {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let ts = parse_timestamp(d)?;
         // Kubernetes keeps whole seconds only.
-        Ok(Time(Timestamp::from_second(ts.as_second()).map_err(serde::de::Error::custom)?))
+        Ok(Time(
+            Timestamp::from_second(ts.as_second()).map_err(serde::de::Error::custom)?,
+        ))
     }
 }
 
@@ -84,13 +86,19 @@ mod tests {
     #[test]
     fn time_round_trips_as_seconds() {
         let t: Time = serde_json::from_str("\"2024-05-01T12:00:00.987+02:00\"").unwrap();
-        assert_eq!(serde_json::to_string(&t).unwrap(), "\"2024-05-01T10:00:00Z\"");
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            "\"2024-05-01T10:00:00Z\""
+        );
     }
 
     #[test]
     fn micro_time_has_six_digits() {
         let t: MicroTime = serde_json::from_str("\"2024-05-01T12:00:00.5Z\"").unwrap();
-        assert_eq!(serde_json::to_string(&t).unwrap(), "\"2024-05-01T12:00:00.500000Z\"");
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            "\"2024-05-01T12:00:00.500000Z\""
+        );
     }
 
     #[test]

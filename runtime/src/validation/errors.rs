@@ -117,25 +117,39 @@ impl FieldErrors {
 
     /// `Invalid value: <value>: <detail>`; `value` is printed as JSON.
     pub fn invalid(&mut self, path: FieldPath, value: impl fmt::Debug, detail: &str) {
-        self.push(FieldErrorKind::Invalid, path, format!("Invalid value: {value:?}: {detail}"));
+        self.push(
+            FieldErrorKind::Invalid,
+            path,
+            format!("Invalid value: {value:?}: {detail}"),
+        );
     }
 
     /// `Unsupported value: "x": supported values: "a", "b"`.
     pub fn not_supported(&mut self, path: FieldPath, value: &str, allowed: &[&str]) {
         let allowed: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
-        let message =
-            format!("Unsupported value: {value:?}: supported values: {}", allowed.join(", "));
+        let message = format!(
+            "Unsupported value: {value:?}: supported values: {}",
+            allowed.join(", ")
+        );
         self.push(FieldErrorKind::NotSupported, path, message);
     }
 
     /// `Forbidden: <detail>`.
     pub fn forbidden(&mut self, path: FieldPath, detail: &str) {
-        self.push(FieldErrorKind::Forbidden, path, format!("Forbidden: {detail}"));
+        self.push(
+            FieldErrorKind::Forbidden,
+            path,
+            format!("Forbidden: {detail}"),
+        );
     }
 
     /// `Duplicate value: <value>`.
     pub fn duplicate(&mut self, path: FieldPath, value: impl fmt::Debug) {
-        self.push(FieldErrorKind::Duplicate, path, format!("Duplicate value: {value:?}"));
+        self.push(
+            FieldErrorKind::Duplicate,
+            path,
+            format!("Duplicate value: {value:?}"),
+        );
     }
 
     /// `Too long: may not be more than N bytes`.
@@ -145,7 +159,11 @@ impl FieldErrors {
     }
 
     fn push(&mut self, kind: FieldErrorKind, path: FieldPath, message: String) {
-        self.0.push(FieldError { kind, path, message });
+        self.0.push(FieldError {
+            kind,
+            path,
+            message,
+        });
     }
 
     /// The aggregate message Kubernetes puts after `<Kind> "<name>" is invalid: `.

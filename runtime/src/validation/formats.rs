@@ -21,7 +21,9 @@ fn is_dns1123_label(s: &str) -> bool {
 pub fn dns1123_label_errors(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > DNS1123_LABEL_MAX {
-        errs.push(format!("must be no more than {DNS1123_LABEL_MAX} characters"));
+        errs.push(format!(
+            "must be no more than {DNS1123_LABEL_MAX} characters"
+        ));
     }
     if !is_dns1123_label(s) {
         errs.push(
@@ -38,7 +40,9 @@ pub fn dns1123_label_errors(s: &str) -> Vec<String> {
 pub fn dns1035_label_errors(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > DNS1123_LABEL_MAX {
-        errs.push(format!("must be no more than {DNS1123_LABEL_MAX} characters"));
+        errs.push(format!(
+            "must be no more than {DNS1123_LABEL_MAX} characters"
+        ));
     }
     if !is_dns1123_label(s) || !s.starts_with(|c: char| c.is_ascii_lowercase()) {
         errs.push(
@@ -55,7 +59,9 @@ pub fn dns1035_label_errors(s: &str) -> Vec<String> {
 pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > DNS1123_SUBDOMAIN_MAX {
-        errs.push(format!("must be no more than {DNS1123_SUBDOMAIN_MAX} characters"));
+        errs.push(format!(
+            "must be no more than {DNS1123_SUBDOMAIN_MAX} characters"
+        ));
     }
     if s.is_empty() || !s.split('.').all(is_dns1123_label) {
         errs.push(
@@ -73,7 +79,8 @@ fn is_label_value_body(s: &str) -> bool {
     let b = s.as_bytes();
     b[0].is_ascii_alphanumeric()
         && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
 /// Errors of a qualified name (`prefix/name`): label and annotation keys.
@@ -87,7 +94,11 @@ pub fn qualified_name_errors(s: &str) -> Vec<String> {
         if prefix.is_empty() {
             errs.push("prefix part must be non-empty".to_owned());
         } else {
-            errs.extend(dns1123_subdomain_errors(prefix).into_iter().map(|e| format!("prefix part {e}")));
+            errs.extend(
+                dns1123_subdomain_errors(prefix)
+                    .into_iter()
+                    .map(|e| format!("prefix part {e}")),
+            );
         }
     }
     if name.is_empty() {

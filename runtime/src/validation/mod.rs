@@ -8,5 +8,6 @@ pub mod rules;
 
 pub use errors::{FieldError, FieldErrorKind, FieldErrors, FieldPath};
 pub use formats::{
-    dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors,
+    dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors, label_value_errors,
+    qualified_name_errors,
 };

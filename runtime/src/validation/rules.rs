@@ -35,7 +35,16 @@ impl<V> Presence for BTreeMap<String, V> {
 macro_rules! always_present {
     ($($t:ty),*) => { $(impl Presence for $t { fn is_present(&self) -> bool { true } })* };
 }
-always_present!(bool, i32, i64, u32, u64, f64, crate::IntOrString, crate::Quantity);
+always_present!(
+    bool,
+    i32,
+    i64,
+    u32,
+    u64,
+    f64,
+    crate::IntOrString,
+    crate::Quantity
+);
 
 /// A field holding text, when set.
 pub trait TextValue {
@@ -105,7 +114,11 @@ pub fn minimum(value: &impl NumberValue, min: f64, path: FieldPath, errs: &mut F
     if let Some(n) = value.number()
         && n < min
     {
-        errs.invalid(path, Number(n), &format!("must be greater than or equal to {}", Number(min)));
+        errs.invalid(
+            path,
+            Number(n),
+            &format!("must be greater than or equal to {}", Number(min)),
+        );
     }
 }
 
@@ -114,7 +127,11 @@ pub fn maximum(value: &impl NumberValue, max: f64, path: FieldPath, errs: &mut F
     if let Some(n) = value.number()
         && n > max
     {
-        errs.invalid(path, Number(n), &format!("must be less than or equal to {}", Number(max)));
+        errs.invalid(
+            path,
+            Number(n),
+            &format!("must be less than or equal to {}", Number(max)),
+        );
     }
 }
 
@@ -147,7 +164,12 @@ mod tests {
         let path = FieldPath::new("spec").child("port");
         required(&None::<String>, path.clone(), &mut errs);
         maximum(&Some(70000_i32), 65535.0, path.clone(), &mut errs);
-        one_of(&"Sometimes".to_owned(), &["Always", "Never"], path.clone(), &mut errs);
+        one_of(
+            &"Sometimes".to_owned(),
+            &["Always", "Never"],
+            path.clone(),
+            &mut errs,
+        );
         minimum(&5_i64, 1.0, path, &mut errs);
         let text: Vec<String> = errs.0.iter().map(ToString::to_string).collect();
         assert_eq!(

@@ -47,9 +47,12 @@ fn json<T: Serialize>(value: &T, content_type: &str) -> Response {
 fn aggregated(app: &App, core: bool, version: &str) -> Response {
     let mut list = discovery::aggregated(app.registry.scheme(), core);
     list.types.api_version = format!("apidiscovery.k8s.io/{version}");
-    let content_type = format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
+    let content_type =
+        format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
     let mut response = json(&list, &content_type);
-    response.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
     response
 }
 
@@ -59,7 +62,10 @@ pub async fn core(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
         return aggregated(&app, true, version);
     }
     let versions = APIVersions {
-        types: TypeMeta { kind: "APIVersions".into(), api_version: String::new() },
+        types: TypeMeta {
+            kind: "APIVersions".into(),
+            api_version: String::new(),
+        },
         versions: vec!["v1".into()],
         server_address_by_client_cidrs: vec![ServerAddressByClientCIDR {
             client_cidr: "0.0.0.0/0".into(),
@@ -74,7 +80,10 @@ pub async fn groups(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     if let Some(version) = aggregated_version(&headers) {
         return aggregated(&app, false, version);
     }
-    json(&discovery::group_list(app.registry.scheme()), "application/json")
+    json(
+        &discovery::group_list(app.registry.scheme()),
+        "application/json",
+    )
 }
 
 /// `/apis/<group>`.
@@ -91,7 +100,10 @@ pub async fn core_version(State(app): State<Arc<App>>, Path(version): Path<Strin
 }
 
 /// `/apis/<group>/<version>`.
-pub async fn group_version(State(app): State<Arc<App>>, Path((group, version)): Path<(String, String)>) -> Response {
+pub async fn group_version(
+    State(app): State<Arc<App>>,
+    Path((group, version)): Path<(String, String)>,
+) -> Response {
     resources(&app, &group, &version)
 }
 

@@ -11,6 +11,10 @@ use crate::negotiation::decode_body;
 /// Handles POST `.../<resource>`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let value = decode_body(ctx.headers, &body)?;
-    let written = ctx.app.registry.create(ctx.scope(), value, ctx.write_options()?).await?;
+    let written = ctx
+        .app
+        .registry
+        .create(ctx.scope(), value, ctx.write_options()?)
+        .await?;
     respond::object(ctx, StatusCode::CREATED, &written.object, &written.warnings)
 }

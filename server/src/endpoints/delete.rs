@@ -15,7 +15,8 @@ fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
     let mut options: DeleteOptions = if body.iter().all(u8::is_ascii_whitespace) {
         DeleteOptions::default()
     } else {
-        serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
     };
     if let Some(grace) = ctx.query.grace_period_seconds()? {
         options.grace_period_seconds = Some(grace);
@@ -38,7 +39,9 @@ fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
         }
     }
     if options.grace_period_seconds.is_some_and(|g| g < 0) {
-        return Err(ApiError::bad_request("gracePeriodSeconds: Invalid value: must be >= 0"));
+        return Err(ApiError::bad_request(
+            "gracePeriodSeconds: Invalid value: must be >= 0",
+        ));
     }
     Ok(options)
 }
@@ -48,14 +51,25 @@ fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
 /// Status naming it, as k8s.io/apiserver answers.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let options = options(ctx, &body)?;
-    match ctx.app.registry.delete(ctx.scope(), ctx.name(), &options).await? {
+    match ctx
+        .app
+        .registry
+        .delete(ctx.scope(), ctx.name(), &options)
+        .await?
+    {
         Deleted::Pending(object) => {
             // Upstream answers 202 only when the object stays and the client asked
             // for cascading deletion the old way (orphanDependents=false).
-            let code = if options.orphan_dependents == Some(false) { StatusCode::ACCEPTED } else { StatusCode::OK };
+            let code = if options.orphan_dependents == Some(false) {
+                StatusCode::ACCEPTED
+            } else {
+                StatusCode::OK
+            };
             respond::object(ctx, code, &object, &[])
         }
-        Deleted::Gone(object) if ctx.entry.info.return_deleted_object => respond::object(ctx, StatusCode::OK, &object, &[]),
+        Deleted::Gone(object) if ctx.entry.info.return_deleted_object => {
+            respond::object(ctx, StatusCode::OK, &object, &[])
+        }
         Deleted::Gone(object) => {
             let info = ctx.entry.info;
             let details = StatusDetails {
@@ -73,7 +87,11 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
 /// Handles DELETE `.../<resource>`: a list of what was deleted.
 pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let options = options(ctx, &body)?;
-    let deleted = ctx.app.registry.delete_collection(ctx.scope(), ctx.query.list_options()?, &options).await?;
+    let deleted = ctx
+        .app
+        .registry
+        .delete_collection(ctx.scope(), ctx.query.list_options()?, &options)
+        .await?;
     let list = json!({
         "kind": ctx.entry.info.list_kind(),
         "apiVersion": ctx.entry.info.api_version(),

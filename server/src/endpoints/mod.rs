@@ -49,7 +49,10 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// The kind and namespace addressed.
     pub fn scope(&self) -> Scope<'_> {
-        Scope { entry: self.entry, namespace: self.req.namespace.as_deref() }
+        Scope {
+            entry: self.entry,
+            namespace: self.req.namespace.as_deref(),
+        }
     }
 
     /// The object name from the path (verbs that need one).
@@ -74,25 +77,52 @@ impl Ctx<'_> {
                 )));
             }
         };
-        Ok(WriteOptions { dry_run: self.query.dry_run()?, field_validation })
+        Ok(WriteOptions {
+            dry_run: self.query.dry_run()?,
+            field_validation,
+        })
     }
 }
 
 /// The handler of every resource path.
-pub async fn resource(State(app): State<Arc<App>>, method: Method, uri: Uri, headers: HeaderMap, body: Body) -> Response {
+pub async fn resource(
+    State(app): State<Arc<App>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     match dispatch(&app, &method, &uri, &headers, body).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
     }
 }
 
-async fn dispatch(app: &App, method: &Method, uri: &Uri, headers: &HeaderMap, body: Body) -> ApiResult<Response> {
+async fn dispatch(
+    app: &App,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
     let query = Query::parse(uri.query())?;
-    let req = request_info::parse(method, uri.path(), query.watch()?).ok_or_else(ApiError::no_route)?;
-    let entry = app.registry.scheme().get(&req.group, &req.version, &req.resource).ok_or_else(ApiError::no_route)?;
+    let req =
+        request_info::parse(method, uri.path(), query.watch()?).ok_or_else(ApiError::no_route)?;
+    let entry = app
+        .registry
+        .scheme()
+        .get(&req.group, &req.version, &req.resource)
+        .ok_or_else(ApiError::no_route)?;
     check_shape(entry, &req)?;
     let output = Output::from_headers(headers)?;
-    let ctx = Ctx { app, req: &req, entry, query: &query, headers, output };
+    let ctx = Ctx {
+        app,
+        req: &req,
+        entry,
+        query: &query,
+        headers,
+        output,
+    };
     match req.verb {
         Verb::Get => get::handle(&ctx).await,
         Verb::List => list::handle(&ctx).await,
@@ -101,7 +131,9 @@ async fn dispatch(app: &App, method: &Method, uri: &Uri, headers: &HeaderMap, bo
         Verb::Update => update::handle(&ctx, read_body(headers, body).await?).await,
         Verb::Patch => patch::handle(&ctx, read_body(headers, body).await?).await,
         Verb::Delete => delete::handle(&ctx, read_body(headers, body).await?).await,
-        Verb::DeleteCollection => delete::handle_collection(&ctx, read_body(headers, body).await?).await,
+        Verb::DeleteCollection => {
+            delete::handle_collection(&ctx, read_body(headers, body).await?).await
+        }
     }
 }
 
@@ -111,7 +143,8 @@ fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
     let info = entry.info;
     match (&req.subresource, info.status_subresource) {
         (None, _) => {}
-        (Some(sub), true) if sub == "status" && matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch) => {}
+        (Some(sub), true)
+            if sub == "status" && matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch) => {}
         (Some(sub), true) if sub == "status" => return Err(ApiError::method_not_allowed()),
         _ => return Err(ApiError::no_route()),
     }
@@ -131,5 +164,7 @@ async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<bytes::Bytes> {
     if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
         return Err(ApiError::too_large(MAX_BODY_BYTES));
     }
-    axum::body::to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| ApiError::too_large(MAX_BODY_BYTES))
+    axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| ApiError::too_large(MAX_BODY_BYTES))
 }

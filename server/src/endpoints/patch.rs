@@ -12,12 +12,18 @@ use crate::registry::PatchKind;
 
 /// Handles PATCH `.../<resource>/<name>[/status]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
-    let content_type = ctx.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let content_type = ctx
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
     let mime = content_type.split(';').next().unwrap_or_default().trim();
     let kind = match mime {
         "application/json-patch+json" => PatchKind::Json,
         "application/merge-patch+json" => PatchKind::Merge,
-        "application/strategic-merge-patch+json" | "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
+        "application/strategic-merge-patch+json"
+        | "application/apply-patch+yaml"
+        | "application/apply-patch+cbor" => {
             return Err(ApiError::unsupported_media_type(format!(
                 "the patch type {mime:?} is not supported yet by this server; use a JSON patch \
                  (kubectl patch --type=json) or a merge patch (--type=merge)"
@@ -34,7 +40,14 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let written = ctx
         .app
         .registry
-        .patch(ctx.scope(), ctx.name(), kind, &patch, ctx.status_endpoint(), ctx.write_options()?)
+        .patch(
+            ctx.scope(),
+            ctx.name(),
+            kind,
+            &patch,
+            ctx.status_endpoint(),
+            ctx.write_options()?,
+        )
         .await?;
     respond::object(ctx, StatusCode::OK, &written.object, &written.warnings)
 }

@@ -54,14 +54,19 @@ fn flag(name: &str, value: Option<&str>) -> ApiResult<bool> {
     match value {
         None | Some("") | Some("false") | Some("0") | Some("False") => Ok(false),
         Some("true") | Some("1") | Some("True") => Ok(true),
-        Some(other) => Err(ApiError::bad_request(format!("{name}: invalid boolean value {other:?}"))),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "{name}: invalid boolean value {other:?}"
+        ))),
     }
 }
 
 fn integer(name: &str, value: Option<&str>) -> ApiResult<Option<i64>> {
     value
         .filter(|v| !v.is_empty())
-        .map(|v| v.parse::<i64>().map_err(|_| ApiError::bad_request(format!("{name}: invalid integer value {v:?}"))))
+        .map(|v| {
+            v.parse::<i64>()
+                .map_err(|_| ApiError::bad_request(format!("{name}: invalid integer value {v:?}")))
+        })
         .transpose()
 }
 
@@ -82,7 +87,9 @@ impl Query {
         match self.dry_run.as_deref() {
             None | Some("") => Ok(false),
             Some("All") => Ok(true),
-            Some(other) => Err(ApiError::bad_request(format!("dryRun: Unsupported value: {other:?}: supported values: \"All\""))),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "dryRun: Unsupported value: {other:?}: supported values: \"All\""
+            ))),
         }
     }
 
@@ -98,7 +105,8 @@ impl Query {
 
     /// `timeoutSeconds`.
     pub fn timeout(&self) -> ApiResult<Option<Duration>> {
-        Ok(integer("timeoutSeconds", self.timeout_seconds.as_deref())?.map(|s| Duration::from_secs(s.max(0) as u64)))
+        Ok(integer("timeoutSeconds", self.timeout_seconds.as_deref())?
+            .map(|s| Duration::from_secs(s.max(0) as u64)))
     }
 
     /// `gracePeriodSeconds`.
@@ -108,7 +116,10 @@ impl Query {
 
     /// `orphanDependents`.
     pub fn orphan_dependents(&self) -> ApiResult<Option<bool>> {
-        self.orphan_dependents.as_deref().map(|v| flag("orphanDependents", Some(v))).transpose()
+        self.orphan_dependents
+            .as_deref()
+            .map(|v| flag("orphanDependents", Some(v)))
+            .transpose()
     }
 
     /// The list options: parsed selectors, limit, continue, resourceVersion.
@@ -128,7 +139,10 @@ impl Query {
             limit: usize::try_from(limit).unwrap_or(0),
             continue_token: self.continue_.clone().filter(|c| !c.is_empty()),
             resource_version: self.resource_version.clone(),
-            resource_version_match: self.resource_version_match.clone().filter(|m| !m.is_empty()),
+            resource_version_match: self
+                .resource_version_match
+                .clone()
+                .filter(|m| !m.is_empty()),
         })
     }
 }

@@ -13,7 +13,12 @@ use crate::registry::{ListPage, Object};
 use crate::table::{IncludeObject, partial_metadata, table};
 
 /// Serializes `value` with the negotiated format, code and warnings.
-pub fn body<T: serde::Serialize>(ctx: &Ctx<'_>, code: StatusCode, value: &T, warnings: &[String]) -> ApiResult<Response> {
+pub fn body<T: serde::Serialize>(
+    ctx: &Ctx<'_>,
+    code: StatusCode,
+    value: &T,
+    warnings: &[String],
+) -> ApiResult<Response> {
     let (bytes, content_type) = encode(value, ctx.output.format)?;
     let mut response = (code, bytes).into_response();
     let headers = response.headers_mut();
@@ -28,14 +33,34 @@ pub fn body<T: serde::Serialize>(ctx: &Ctx<'_>, code: StatusCode, value: &T, war
 }
 
 /// One object in the shape the client asked for.
-pub fn object(ctx: &Ctx<'_>, code: StatusCode, object: &Object, warnings: &[String]) -> ApiResult<Response> {
+pub fn object(
+    ctx: &Ctx<'_>,
+    code: StatusCode,
+    object: &Object,
+    warnings: &[String],
+) -> ApiResult<Response> {
     match ctx.output.shape {
         Shape::Object => body(ctx, code, object, warnings),
         Shape::PartialMetadata => body(ctx, code, &partial_metadata(object), warnings),
         Shape::Table => {
-            let include = IncludeObject::parse(ctx.query.include_object.as_deref()).map_err(ApiError::bad_request)?;
-            let meta = ListMeta { resource_version: object.metadata.resource_version.clone(), ..ListMeta::default() };
-            body(ctx, code, &table(ctx.entry, std::slice::from_ref(object), meta, include, false), warnings)
+            let include = IncludeObject::parse(ctx.query.include_object.as_deref())
+                .map_err(ApiError::bad_request)?;
+            let meta = ListMeta {
+                resource_version: object.metadata.resource_version.clone(),
+                ..ListMeta::default()
+            };
+            body(
+                ctx,
+                code,
+                &table(
+                    ctx.entry,
+                    std::slice::from_ref(object),
+                    meta,
+                    include,
+                    false,
+                ),
+                warnings,
+            )
         }
     }
 }
@@ -69,8 +94,14 @@ pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
             body(ctx, StatusCode::OK, &list, &[])
         }
         Shape::Table => {
-            let include = IncludeObject::parse(ctx.query.include_object.as_deref()).map_err(ApiError::bad_request)?;
-            body(ctx, StatusCode::OK, &table(ctx.entry, &page.items, meta, include, false), &[])
+            let include = IncludeObject::parse(ctx.query.include_object.as_deref())
+                .map_err(ApiError::bad_request)?;
+            body(
+                ctx,
+                StatusCode::OK,
+                &table(ctx.entry, &page.items, meta, include, false),
+                &[],
+            )
         }
     }
 }

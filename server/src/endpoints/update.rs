@@ -14,7 +14,13 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let written = ctx
         .app
         .registry
-        .update(ctx.scope(), ctx.name(), value, ctx.status_endpoint(), ctx.write_options()?)
+        .update(
+            ctx.scope(),
+            ctx.name(),
+            value,
+            ctx.status_endpoint(),
+            ctx.write_options()?,
+        )
         .await?;
     respond::object(ctx, StatusCode::OK, &written.object, &written.warnings)
 }

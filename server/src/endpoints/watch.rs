@@ -38,23 +38,43 @@ pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
         allow_bookmarks: ctx.query.allow_bookmarks()?,
         timeout: ctx.query.timeout()?.unwrap_or(DEFAULT_TIMEOUT),
     };
-    let include = IncludeObject::parse(ctx.query.include_object.as_deref()).map_err(ApiError::bad_request)?;
-    let render = Render { shape: ctx.output.shape, include, entry: *ctx.entry };
-    let frames = ctx.app.registry.watch(ctx.scope(), opts, ctx.app.shutdown.clone()).await?;
-    let stream = ReceiverStream::new(frames).map(move |frame| Ok::<_, std::convert::Infallible>(encode(render, frame)));
+    let include =
+        IncludeObject::parse(ctx.query.include_object.as_deref()).map_err(ApiError::bad_request)?;
+    let render = Render {
+        shape: ctx.output.shape,
+        include,
+        entry: *ctx.entry,
+    };
+    let frames = ctx
+        .app
+        .registry
+        .watch(ctx.scope(), opts, ctx.app.shutdown.clone())
+        .await?;
+    let stream = ReceiverStream::new(frames)
+        .map(move |frame| Ok::<_, std::convert::Infallible>(encode(render, frame)));
     let mut response = (StatusCode::OK, Body::from_stream(stream)).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
     Ok(response)
 }
 
 fn encode(render: Render, frame: WatchStart) -> Bytes {
     let (kind, object) = match frame {
         WatchStart::Event(kind, object) => (kind, shaped(render, &object)),
-        WatchStart::Bookmark { revision, initial_events_end } => ("BOOKMARK", bookmark(render, revision, initial_events_end)),
+        WatchStart::Bookmark {
+            revision,
+            initial_events_end,
+        } => ("BOOKMARK", bookmark(render, revision, initial_events_end)),
         WatchStart::Error(status) => ("ERROR", serde_json::to_value(status).unwrap_or(Value::Null)),
     };
-    let mut line = serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
+    let mut line =
+        serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
     line.push(b'\n');
     Bytes::from(line)
 }
@@ -64,8 +84,18 @@ fn shaped(render: Render, object: &Object) -> Value {
         Shape::Object => object.to_value(),
         Shape::PartialMetadata => partial_metadata(object),
         Shape::Table => {
-            let meta = ListMeta { resource_version: object.metadata.resource_version.clone(), ..ListMeta::default() };
-            serde_json::to_value(table(&render.entry, std::slice::from_ref(object), meta, render.include, false)).unwrap_or(Value::Null)
+            let meta = ListMeta {
+                resource_version: object.metadata.resource_version.clone(),
+                ..ListMeta::default()
+            };
+            serde_json::to_value(table(
+                &render.entry,
+                std::slice::from_ref(object),
+                meta,
+                render.include,
+                false,
+            ))
+            .unwrap_or(Value::Null)
         }
     }
 }
@@ -73,9 +103,13 @@ fn shaped(render: Render, object: &Object) -> Value {
 /// A BOOKMARK carries only the kind and a resourceVersion (plus the
 /// `k8s.io/initial-events-end` annotation closing the initial state).
 fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> Value {
-    let mut meta = ObjectMeta { resource_version: Some(revision.to_string()), ..ObjectMeta::default() };
+    let mut meta = ObjectMeta {
+        resource_version: Some(revision.to_string()),
+        ..ObjectMeta::default()
+    };
     if initial_events_end {
-        meta.annotations = Some([("k8s.io/initial-events-end".to_owned(), "true".to_owned())].into());
+        meta.annotations =
+            Some([("k8s.io/initial-events-end".to_owned(), "true".to_owned())].into());
     }
     let info = render.entry.info;
     json!({ "kind": info.kind, "apiVersion": info.api_version(), "metadata": meta })

@@ -8,7 +8,12 @@ use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
     /// Creates an object from a decoded body.
-    pub async fn create(&self, scope: Scope<'_>, body: Value, opts: WriteOptions) -> ApiResult<Written> {
+    pub async fn create(
+        &self,
+        scope: Scope<'_>,
+        body: Value,
+        opts: WriteOptions,
+    ) -> ApiResult<Written> {
         let mut object = Object::from_value(body).map_err(ApiError::bad_request)?;
         strategy::check_type(scope, &mut object)?;
         strategy::check_namespace(scope, &mut object.metadata)?;
@@ -26,7 +31,14 @@ impl Registry {
         let name = object.metadata.name().to_owned();
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
         let bytes = object.to_storage().map_err(ApiError::internal)?;
-        let kv = self.storage.create(&key, bytes).await.map_err(|e| ApiError::from_storage(e, scope.target(&name)))?;
-        Ok(Written { object: decode(&kv)?, warnings })
+        let kv = self
+            .storage
+            .create(&key, bytes)
+            .await
+            .map_err(|e| ApiError::from_storage(e, scope.target(&name)))?;
+        Ok(Written {
+            object: decode(&kv)?,
+            warnings,
+        })
     }
 }

@@ -27,32 +27,52 @@ enum Decision {
 
 impl Registry {
     /// Deletes one object as DeleteOptions ask.
-    pub async fn delete(&self, scope: Scope<'_>, name: &str, options: &DeleteOptions) -> ApiResult<Deleted> {
+    pub async fn delete(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        options: &DeleteOptions,
+    ) -> ApiResult<Deleted> {
         let info = scope.info();
-        if info.group.is_empty() && info.plural == "namespaces" && UNDELETABLE_NAMESPACES.contains(&name) {
-            return Err(ApiError::forbidden(scope.target(name), "this namespace may not be deleted"));
+        if info.group.is_empty()
+            && info.plural == "namespaces"
+            && UNDELETABLE_NAMESPACES.contains(&name)
+        {
+            return Err(ApiError::forbidden(
+                scope.target(name),
+                "this namespace may not be deleted",
+            ));
         }
-        let dry_run = options.dry_run.as_ref().is_some_and(|d| d.iter().any(|v| v == "All"));
+        let dry_run = options
+            .dry_run
+            .as_ref()
+            .is_some_and(|d| d.iter().any(|v| v == "All"));
         let key = scope.key(name);
         let mut failure = None;
         let mut decision = None;
         let outcome = self
             .storage
-            .guaranteed_update(&key, &mut |current| match decide(scope, name, current, options) {
-                Ok(d) => {
-                    let update = match &d {
-                        _ if dry_run => Ok(Update::Keep),
-                        Decision::Remove(_) => Ok(Update::Delete),
-                        Decision::Keep(obj) => obj.to_storage().map(Update::Write).map_err(StorageError::Internal),
-                    };
-                    decision = Some(d);
-                    update
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    Err(StorageError::Internal("aborted".into()))
-                }
-            })
+            .guaranteed_update(
+                &key,
+                &mut |current| match decide(scope, name, current, options) {
+                    Ok(d) => {
+                        let update = match &d {
+                            _ if dry_run => Ok(Update::Keep),
+                            Decision::Remove(_) => Ok(Update::Delete),
+                            Decision::Keep(obj) => obj
+                                .to_storage()
+                                .map(Update::Write)
+                                .map_err(StorageError::Internal),
+                        };
+                        decision = Some(d);
+                        update
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        Err(StorageError::Internal("aborted".into()))
+                    }
+                },
+            )
             .await;
         if let Some(e) = failure {
             return Err(e);
@@ -76,11 +96,19 @@ impl Registry {
 
     /// DELETECOLLECTION: deletes every object the list options select; returns
     /// what was deleted or marked for deletion.
-    pub async fn delete_collection(&self, scope: Scope<'_>, list: ListOptions, options: &DeleteOptions) -> ApiResult<Vec<Object>> {
+    pub async fn delete_collection(
+        &self,
+        scope: Scope<'_>,
+        list: ListOptions,
+        options: &DeleteOptions,
+    ) -> ApiResult<Vec<Object>> {
         let page = self.list(scope, list).await?;
         let mut deleted = Vec::with_capacity(page.items.len());
         for item in page.items {
-            let item_scope = Scope { entry: scope.entry, namespace: item.metadata.namespace.as_deref() };
+            let item_scope = Scope {
+                entry: scope.entry,
+                namespace: item.metadata.namespace.as_deref(),
+            };
             match self.delete(item_scope, item.metadata.name(), options).await {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),
                 Err(e) if e.code() == 404 => {}
@@ -94,12 +122,25 @@ impl Registry {
     /// deleted namespace is deleted with it.
     async fn purge_namespace(&self, namespace: &str) -> ApiResult<()> {
         let options = DeleteOptions::default();
-        let entries: Vec<_> = self.scheme.entries().filter(|e| e.info.namespaced).copied().collect();
+        let entries: Vec<_> = self
+            .scheme
+            .entries()
+            .filter(|e| e.info.namespaced)
+            .copied()
+            .collect();
         for entry in &entries {
-            let scope = Scope { entry, namespace: Some(namespace) };
+            let scope = Scope {
+                entry,
+                namespace: Some(namespace),
+            };
             let prefix = keys::prefix(entry.info, Some(namespace));
-            let listed = self.storage.list(&prefix, kapi_storage::ListOptions::default()).await;
-            let kvs = listed.map_err(|e| ApiError::from_storage(e, scope.target("")))?.items;
+            let listed = self
+                .storage
+                .list(&prefix, kapi_storage::ListOptions::default())
+                .await;
+            let kvs = listed
+                .map_err(|e| ApiError::from_storage(e, scope.target("")))?
+                .items;
             for kv in kvs {
                 let object = decode(&kv)?;
                 match self.delete(scope, object.metadata.name(), &options).await {
@@ -113,17 +154,28 @@ impl Registry {
     }
 }
 
-fn decide(scope: Scope<'_>, name: &str, current: Option<&KeyValue>, options: &DeleteOptions) -> ApiResult<Decision> {
+fn decide(
+    scope: Scope<'_>,
+    name: &str,
+    current: Option<&KeyValue>,
+    options: &DeleteOptions,
+) -> ApiResult<Decision> {
     let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
     let mut object = decode(current)?;
     check_preconditions(scope, name, &object, options)?;
     add_propagation_finalizer(&mut object, options);
-    let grace = scope.entry.ops.deletion_grace_period(&object.to_value(), options.grace_period_seconds);
+    let grace = scope
+        .entry
+        .ops
+        .deletion_grace_period(&object.to_value(), options.grace_period_seconds);
     let meta = &mut object.metadata;
     match grace {
         Some(seconds) if seconds > 0 => {
             // Graceful deletion: only ever shortened by a later delete.
-            if meta.deletion_grace_period_seconds.is_some_and(|current| current <= seconds) {
+            if meta
+                .deletion_grace_period_seconds
+                .is_some_and(|current| current <= seconds)
+            {
                 return Ok(Decision::Keep(object));
             }
             meta.deletion_timestamp = Some(Time(after(seconds)));
@@ -143,11 +195,19 @@ fn decide(scope: Scope<'_>, name: &str, current: Option<&KeyValue>, options: &De
 
 fn after(seconds: i64) -> Timestamp {
     let now = Time::now().0;
-    now.checked_add(SignedDuration::from_secs(seconds)).unwrap_or(now)
+    now.checked_add(SignedDuration::from_secs(seconds))
+        .unwrap_or(now)
 }
 
-fn check_preconditions(scope: Scope<'_>, name: &str, object: &Object, options: &DeleteOptions) -> ApiResult<()> {
-    let Some(pre) = &options.preconditions else { return Ok(()) };
+fn check_preconditions(
+    scope: Scope<'_>,
+    name: &str,
+    object: &Object,
+    options: &DeleteOptions,
+) -> ApiResult<()> {
+    let Some(pre) = &options.preconditions else {
+        return Ok(());
+    };
     if let Some(uid) = &pre.uid
         && object.metadata.uid.as_ref() != Some(uid)
     {
@@ -162,7 +222,11 @@ fn check_preconditions(scope: Scope<'_>, name: &str, object: &Object, options: &
     {
         let why = format!(
             "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
-            object.metadata.resource_version.as_deref().unwrap_or_default()
+            object
+                .metadata
+                .resource_version
+                .as_deref()
+                .unwrap_or_default()
         );
         return Err(ApiError::conflict(scope.target(name), &why));
     }
@@ -172,7 +236,10 @@ fn check_preconditions(scope: Scope<'_>, name: &str, object: &Object, options: &
 /// `propagationPolicy: Orphan|Foreground` hand the object to the garbage
 /// collector through the `orphan` / `foregroundDeletion` finalizers, as upstream.
 fn add_propagation_finalizer(object: &mut Object, options: &DeleteOptions) {
-    let finalizer = match (options.propagation_policy.as_deref(), options.orphan_dependents) {
+    let finalizer = match (
+        options.propagation_policy.as_deref(),
+        options.orphan_dependents,
+    ) {
         (Some("Foreground"), _) => "foregroundDeletion",
         (Some("Orphan"), _) | (None, Some(true)) => "orphan",
         _ => return,

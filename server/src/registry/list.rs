@@ -83,28 +83,58 @@ impl Registry {
             start_after,
             predicate: predicate(&opts.labels, &opts.fields),
         };
-        let result = self.storage.list(&prefix, store_opts).await.map_err(|e| match e {
-            StorageError::Expired { .. } if opts.continue_token.is_some() => ApiError::expired(CONTINUE_EXPIRED),
-            e => ApiError::from_storage(e, scope.target("")),
-        })?;
-        let items = result.items.iter().map(decode).collect::<ApiResult<Vec<_>>>()?;
+        let result = self
+            .storage
+            .list(&prefix, store_opts)
+            .await
+            .map_err(|e| match e {
+                StorageError::Expired { .. } if opts.continue_token.is_some() => {
+                    ApiError::expired(CONTINUE_EXPIRED)
+                }
+                e => ApiError::from_storage(e, scope.target("")),
+            })?;
+        let items = result
+            .items
+            .iter()
+            .map(decode)
+            .collect::<ApiResult<Vec<_>>>()?;
         let continue_token = match result.continue_after {
-            Some(last) => Some(encode_token(result.revision, last.strip_prefix(&prefix).unwrap_or(&last))?),
+            Some(last) => Some(encode_token(
+                result.revision,
+                last.strip_prefix(&prefix).unwrap_or(&last),
+            )?),
             None => None,
         };
-        let remaining = result.remaining.and_then(|r| i64::try_from(r).ok()).filter(|_| continue_token.is_some());
-        Ok(ListPage { items, revision: result.revision, continue_token, remaining })
+        let remaining = result
+            .remaining
+            .and_then(|r| i64::try_from(r).ok())
+            .filter(|_| continue_token.is_some());
+        Ok(ListPage {
+            items,
+            revision: result.revision,
+            continue_token,
+            remaining,
+        })
     }
 
     /// The revision to read at and the key to start after.
-    async fn list_start(&self, prefix: &str, opts: &ListOptions) -> ApiResult<(u64, Option<String>)> {
+    async fn list_start(
+        &self,
+        prefix: &str,
+        opts: &ListOptions,
+    ) -> ApiResult<(u64, Option<String>)> {
         let rv = opts.resource_version.as_deref().filter(|rv| !rv.is_empty());
         if let Some(token) = &opts.continue_token {
             if rv.is_some_and(|rv| rv != "0") {
-                return Err(ApiError::bad_request("specifying resource version is not allowed when using continue"));
+                return Err(ApiError::bad_request(
+                    "specifying resource version is not allowed when using continue",
+                ));
             }
             let token = decode_token(token)?;
-            return Ok((token.rv, Some(format!("{prefix}{}", token.start.trim_end_matches('\0')))));
+            return Ok((
+                token.rv,
+                Some(format!("{prefix}{}", token.start.trim_end_matches('\0'))),
+            ));
         }
         let requested = match rv {
             None | Some("0") => None,
@@ -112,9 +142,15 @@ impl Registry {
         };
         match (opts.resource_version_match.as_deref(), requested) {
             (Some("Exact"), Some(rv)) => Ok((rv, None)),
-            (Some("Exact"), None) => Err(ApiError::bad_request("resourceVersionMatch: Exact requires a resourceVersion other than 0")),
+            (Some("Exact"), None) => Err(ApiError::bad_request(
+                "resourceVersionMatch: Exact requires a resourceVersion other than 0",
+            )),
             (Some("NotOlderThan") | None, Some(rv)) => {
-                let current = self.storage.current_revision().await.map_err(|e| ApiError::from_storage(e, crate::api_error::Target::NONE))?;
+                let current = self
+                    .storage
+                    .current_revision()
+                    .await
+                    .map_err(|e| ApiError::from_storage(e, crate::api_error::Target::NONE))?;
                 if rv > current {
                     return Err(ApiError::too_large_resource_version(rv, current));
                 }
@@ -130,15 +166,19 @@ impl Registry {
 
 /// Parses a resourceVersion parameter.
 pub fn parse_rv(rv: &str) -> ApiResult<u64> {
-    rv.parse().map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
+    rv.parse()
+        .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
 }
 
 /// Rejects field selectors on fields the kind does not index.
 pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
     let selectable = scope.info().selectable_fields;
     for field in fields.fields() {
-        if field != "metadata.name" && field != "metadata.namespace" && !selectable.contains(&field) {
-            return Err(ApiError::bad_request(format!("field label not supported: {field}")));
+        if field != "metadata.name" && field != "metadata.namespace" && !selectable.contains(&field)
+        {
+            return Err(ApiError::bad_request(format!(
+                "field label not supported: {field}"
+            )));
         }
     }
     Ok(())
@@ -151,19 +191,27 @@ pub fn predicate(labels: &Arc<LabelSelector>, fields: &Arc<FieldSelector>) -> Op
     }
     let (labels, fields) = (labels.clone(), fields.clone());
     Some(Arc::new(move |kv: &KeyValue| {
-        let Ok(object) = Object::from_storage(kv) else { return false };
+        let Ok(object) = Object::from_storage(kv) else {
+            return false;
+        };
         labels.matches(object.metadata.labels.as_ref()) && fields.matches(|f| object.field_text(f))
     }))
 }
 
 fn encode_token(rv: u64, start: &str) -> ApiResult<String> {
-    let token = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: format!("{start}\0") };
+    let token = ContinueToken {
+        v: "meta.k8s.io/v1".into(),
+        rv,
+        start: format!("{start}\0"),
+    };
     let json = serde_json::to_vec(&token).map_err(ApiError::internal)?;
     Ok(STANDARD.encode(json))
 }
 
 fn decode_token(token: &str) -> ApiResult<ContinueToken> {
-    let invalid = || ApiError::bad_request("continue key is not valid: the continue token could not be decoded");
+    let invalid = || {
+        ApiError::bad_request("continue key is not valid: the continue token could not be decoded")
+    };
     let bytes = STANDARD.decode(token).map_err(|_| invalid())?;
     let token: ContinueToken = serde_json::from_slice(&bytes).map_err(|_| invalid())?;
     if token.v != "meta.k8s.io/v1" || token.start.contains("..") || token.start.starts_with('/') {

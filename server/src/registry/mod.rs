@@ -77,7 +77,11 @@ impl<'a> Scope<'a> {
 
     /// The error target for an object of this scope.
     pub fn target(&self, name: &'a str) -> Target<'a> {
-        Target { group: self.entry.info.group, resource: self.entry.info.plural, name }
+        Target {
+            group: self.entry.info.group,
+            resource: self.entry.info.plural,
+            name,
+        }
     }
 
     fn key(&self, name: &str) -> String {
@@ -110,7 +114,11 @@ impl Registry {
 
     /// Reads one object.
     pub async fn get(&self, scope: Scope<'_>, name: &str) -> ApiResult<Object> {
-        let kv = self.storage.get(&scope.key(name)).await.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
+        let kv = self
+            .storage
+            .get(&scope.key(name))
+            .await
+            .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
         decode(&kv)
     }
@@ -119,7 +127,11 @@ impl Registry {
     /// is NotFound for the namespace, as Kubernetes answers).
     async fn require_namespace(&self, ns: &str) -> ApiResult<()> {
         let key = format!("/registry/namespaces/{ns}");
-        let namespace_target = Target { group: "", resource: "namespaces", name: ns };
+        let namespace_target = Target {
+            group: "",
+            resource: "namespaces",
+            name: ns,
+        };
         match self.storage.get(&key).await {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err(ApiError::not_found(namespace_target)),

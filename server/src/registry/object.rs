@@ -34,24 +34,41 @@ impl Object {
             None | Some(Value::Null) => ObjectMeta::default(),
             Some(meta) => serde_json::from_value(meta).map_err(|e| format!("metadata: {e}"))?,
         };
-        Ok(Object { kind, api_version, metadata, body: map })
+        Ok(Object {
+            kind,
+            api_version,
+            metadata,
+            body: map,
+        })
     }
 
     /// The object as one JSON map without `kind`/`apiVersion` (what kinds decode).
     pub fn typed_input(&self) -> Result<Map<String, Value>, String> {
         let mut map = Map::with_capacity(self.body.len() + 1);
-        map.insert("metadata".into(), serde_json::to_value(&self.metadata).map_err(|e| e.to_string())?);
+        map.insert(
+            "metadata".into(),
+            serde_json::to_value(&self.metadata).map_err(|e| e.to_string())?,
+        );
         map.extend(self.body.iter().map(|(k, v)| (k.clone(), v.clone())));
         Ok(map)
     }
 
     /// Rebuilds the object from a kind's typed output (metadata included).
-    pub fn from_typed_output(kind: &str, api_version: &str, mut map: Map<String, Value>) -> Result<Object, String> {
+    pub fn from_typed_output(
+        kind: &str,
+        api_version: &str,
+        mut map: Map<String, Value>,
+    ) -> Result<Object, String> {
         let metadata = match map.shift_remove("metadata") {
             Some(meta) => serde_json::from_value(meta).map_err(|e| e.to_string())?,
             None => ObjectMeta::default(),
         };
-        Ok(Object { kind: kind.to_owned(), api_version: api_version.to_owned(), metadata, body: map })
+        Ok(Object {
+            kind: kind.to_owned(),
+            api_version: api_version.to_owned(),
+            metadata,
+            body: map,
+        })
     }
 
     /// The bytes to store: the object without its resourceVersion (the store's
@@ -59,12 +76,15 @@ impl Object {
     pub fn to_storage(&self) -> Result<Bytes, String> {
         let mut copy = self.clone();
         copy.metadata.resource_version = None;
-        serde_json::to_vec(&copy).map(Bytes::from).map_err(|e| e.to_string())
+        serde_json::to_vec(&copy)
+            .map(Bytes::from)
+            .map_err(|e| e.to_string())
     }
 
     /// Decodes a stored object and stamps its resourceVersion.
     pub fn from_storage(kv: &KeyValue) -> Result<Object, String> {
-        let value: Value = serde_json::from_slice(&kv.value).map_err(|e| format!("stored object {}: {e}", kv.key))?;
+        let value: Value = serde_json::from_slice(&kv.value)
+            .map_err(|e| format!("stored object {}: {e}", kv.key))?;
         let mut object = Object::from_value(value)?;
         object.metadata.resource_version = Some(kv.mod_revision.to_string());
         Ok(object)
@@ -127,8 +147,16 @@ mod tests {
         let v = serde_json::json!({"data": {"a": "1"}, "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "resourceVersion": "9"}});
         let o = Object::from_value(v).unwrap();
         let stored = o.to_storage().unwrap();
-        assert_eq!(std::str::from_utf8(&stored).unwrap(), r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"data":{"a":"1"}}"#);
-        let kv = KeyValue { key: "/k".into(), value: stored, create_revision: 3, mod_revision: 4 };
+        assert_eq!(
+            std::str::from_utf8(&stored).unwrap(),
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"data":{"a":"1"}}"#
+        );
+        let kv = KeyValue {
+            key: "/k".into(),
+            value: stored,
+            create_revision: 3,
+            mod_revision: 4,
+        };
         let back = Object::from_storage(&kv).unwrap();
         assert_eq!(back.metadata.resource_version.as_deref(), Some("4"));
         assert_eq!(back.field_text("data.a").as_deref(), Some("1"));

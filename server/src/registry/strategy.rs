@@ -3,9 +3,7 @@
 //! the kind's own decode/default/validate, and metadata validation.
 
 use kapi_runtime::meta::{ObjectMeta, Time};
-use kapi_runtime::validation::{
-    FieldErrors, FieldPath, label_value_errors, qualified_name_errors,
-};
+use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, qualified_name_errors};
 use serde_json::{Map, Value};
 
 use super::{FieldValidation, Object, Scope};
@@ -48,7 +46,11 @@ pub fn check_namespace(scope: Scope<'_>, meta: &mut ObjectMeta) -> ApiResult<()>
                 "the namespace of the provided object does not match the namespace sent on the request",
             ));
         }
-        (_, None) => return Err(ApiError::bad_request("a namespaced object needs a namespace in the path")),
+        (_, None) => {
+            return Err(ApiError::bad_request(
+                "a namespaced object needs a namespace in the path",
+            ));
+        }
         _ => {}
     }
     Ok(())
@@ -66,7 +68,9 @@ pub fn prepare_create(scope: Scope<'_>, object: &mut Object) {
     meta.deletion_grace_period_seconds = None;
     meta.self_link = None;
     if scope.info().status_subresource {
-        object.body.insert("status".into(), Value::Object(Map::new()));
+        object
+            .body
+            .insert("status".into(), Value::Object(Map::new()));
     }
 }
 
@@ -111,7 +115,11 @@ pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_e
 /// subresource) differs: that is what bumps `metadata.generation`.
 fn spec_changed(old: &Object, new: &Object, skip_status: bool) -> bool {
     let relevant = |o: &Object| -> Vec<(String, Value)> {
-        o.body.iter().filter(|(k, _)| !(skip_status && *k == "status")).map(|(k, v)| (k.clone(), v.clone())).collect()
+        o.body
+            .iter()
+            .filter(|(k, _)| !(skip_status && *k == "status"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     };
     let (mut a, mut b) = (relevant(old), relevant(new));
     a.sort_by(|x, y| x.0.cmp(&y.0));
@@ -121,27 +129,53 @@ fn spec_changed(old: &Object, new: &Object, skip_status: bool) -> bool {
 
 /// Runs the kind's decode, prepare hook, defaults and validation, plus metadata
 /// validation; unknown fields follow `fieldValidation`.
-pub fn admit(scope: Scope<'_>, object: Object, validation: FieldValidation, warnings: &mut Vec<String>) -> ApiResult<Object> {
+pub fn admit(
+    scope: Scope<'_>,
+    object: Object,
+    validation: FieldValidation,
+    warnings: &mut Vec<String>,
+) -> ApiResult<Object> {
     let info = scope.info();
     let input = object.typed_input().map_err(ApiError::bad_request)?;
     let admitted = scope.entry.ops.admit(input).map_err(|e| {
-        ApiError::bad_request(format!("{} in version {:?} cannot be handled as a {}: {e}", info.kind, info.version, info.kind))
+        ApiError::bad_request(format!(
+            "{} in version {:?} cannot be handled as a {}: {e}",
+            info.kind, info.version, info.kind
+        ))
     })?;
     if !admitted.unknown_fields.is_empty() {
         match validation {
             FieldValidation::Strict => {
-                let fields: Vec<String> = admitted.unknown_fields.iter().map(|f| format!("unknown field {f:?}")).collect();
-                return Err(ApiError::bad_request(format!("strict decoding error: {}", fields.join(", "))));
+                let fields: Vec<String> = admitted
+                    .unknown_fields
+                    .iter()
+                    .map(|f| format!("unknown field {f:?}"))
+                    .collect();
+                return Err(ApiError::bad_request(format!(
+                    "strict decoding error: {}",
+                    fields.join(", ")
+                )));
             }
-            FieldValidation::Warn => warnings.extend(admitted.unknown_fields.iter().map(|f| format!("unknown field {f:?}"))),
+            FieldValidation::Warn => warnings.extend(
+                admitted
+                    .unknown_fields
+                    .iter()
+                    .map(|f| format!("unknown field {f:?}")),
+            ),
             FieldValidation::Ignore => {}
         }
     }
     let mut errors = admitted.errors;
-    let object = Object::from_typed_output(&object.kind, &object.api_version, admitted.object).map_err(ApiError::internal)?;
+    let object = Object::from_typed_output(&object.kind, &object.api_version, admitted.object)
+        .map_err(ApiError::internal)?;
     validate_metadata(scope, &object.metadata, &mut errors);
     if !errors.is_empty() {
-        return Err(ApiError::invalid(info.group, info.kind, object.metadata.name(), &errors));
+        return Err(ApiError::invalid(
+            info.group,
+            info.kind,
+            object.metadata.name(),
+            &errors,
+        ));
     }
     Ok(object)
 }
@@ -194,7 +228,10 @@ pub fn generate_name(meta: &mut ObjectMeta) {
     if let Some(prefix) = meta.generate_name.as_deref().filter(|p| !p.is_empty()) {
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
         let random = uuid::Uuid::new_v4();
-        let suffix: String = random.as_bytes()[..5].iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect();
+        let suffix: String = random.as_bytes()[..5]
+            .iter()
+            .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+            .collect();
         let prefix: String = prefix.chars().take(253 - 5).collect();
         meta.name = Some(format!("{prefix}{suffix}"));
     }

@@ -26,7 +26,14 @@ enum Source<'a> {
 impl Registry {
     /// Replaces an object (PUT), with optimistic concurrency when the body carries
     /// a resourceVersion.
-    pub async fn update(&self, scope: Scope<'_>, name: &str, body: Value, status: bool, opts: WriteOptions) -> ApiResult<Written> {
+    pub async fn update(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        body: Value,
+        status: bool,
+        opts: WriteOptions,
+    ) -> ApiResult<Written> {
         let object = Object::from_value(body).map_err(ApiError::bad_request)?;
         if object.metadata.name() != name {
             return Err(ApiError::bad_request(format!(
@@ -34,16 +41,33 @@ impl Registry {
                 object.metadata.name()
             )));
         }
-        self.guaranteed_update(scope, name, Source::Body(&object), status, opts).await
+        self.guaranteed_update(scope, name, Source::Body(&object), status, opts)
+            .await
     }
 
     /// Applies a JSON or merge patch to the current object; retried on conflict
     /// unless the patch itself pins a resourceVersion.
-    pub async fn patch(&self, scope: Scope<'_>, name: &str, kind: PatchKind, patch: &Value, status: bool, opts: WriteOptions) -> ApiResult<Written> {
-        self.guaranteed_update(scope, name, Source::Patch(kind, patch), status, opts).await
+    pub async fn patch(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        kind: PatchKind,
+        patch: &Value,
+        status: bool,
+        opts: WriteOptions,
+    ) -> ApiResult<Written> {
+        self.guaranteed_update(scope, name, Source::Patch(kind, patch), status, opts)
+            .await
     }
 
-    async fn guaranteed_update(&self, scope: Scope<'_>, name: &str, source: Source<'_>, status: bool, opts: WriteOptions) -> ApiResult<Written> {
+    async fn guaranteed_update(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        source: Source<'_>,
+        status: bool,
+        opts: WriteOptions,
+    ) -> ApiResult<Written> {
         let key = scope.key(name);
         let mut failure: Option<ApiError> = None;
         let mut result: Option<(Object, bool)> = None;
@@ -113,16 +137,25 @@ fn next_object(
         Source::Body(object) => (*object).clone(),
         Source::Patch(kind, patch) => apply_patch(&old, *kind, patch)?,
     };
-    if let Some(rv) = new.metadata.resource_version.as_deref().filter(|rv| !rv.is_empty()) {
+    if let Some(rv) = new
+        .metadata
+        .resource_version
+        .as_deref()
+        .filter(|rv| !rv.is_empty())
+    {
         let rv: u64 = rv.parse().map_err(|_| {
-            ApiError::bad_request(format!("metadata.resourceVersion: Invalid value: {rv:?}: must be an integer"))
+            ApiError::bad_request(format!(
+                "metadata.resourceVersion: Invalid value: {rv:?}: must be an integer"
+            ))
         })?;
         if rv != current.mod_revision {
             return Err(ApiError::conflict_modified(scope.target(name)));
         }
     }
     if new.metadata.name() != name {
-        return Err(ApiError::bad_request("metadata.name: the name of an object cannot be changed"));
+        return Err(ApiError::bad_request(
+            "metadata.name: the name of an object cannot be changed",
+        ));
     }
     strategy::check_type(scope, &mut new)?;
     strategy::check_namespace(scope, &mut new.metadata)?;
@@ -142,14 +175,24 @@ fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<(
         return Ok(());
     }
     let old_set = old.metadata.finalizers();
-    if new.metadata.finalizers().iter().any(|f| !old_set.contains(f)) {
+    if new
+        .metadata
+        .finalizers()
+        .iter()
+        .any(|f| !old_set.contains(f))
+    {
         let mut errs = kapi_runtime::validation::FieldErrors::default();
         errs.forbidden(
             kapi_runtime::validation::FieldPath::new("metadata").child("finalizers"),
             "no new finalizers can be added if the object is being deleted",
         );
         let info = scope.info();
-        return Err(ApiError::invalid(info.group, info.kind, new.metadata.name(), &errs));
+        return Err(ApiError::invalid(
+            info.group,
+            info.kind,
+            new.metadata.name(),
+            &errs,
+        ));
     }
     Ok(())
 }
@@ -166,7 +209,8 @@ fn apply_patch(old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Object
         PatchKind::Json => {
             let ops: json_patch::Patch = serde_json::from_value(patch.clone())
                 .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
-            json_patch::patch(&mut doc, &ops).map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
+            json_patch::patch(&mut doc, &ops)
+                .map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
         }
     }
     Object::from_value(doc).map_err(ApiError::bad_request)

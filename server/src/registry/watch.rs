@@ -36,19 +36,36 @@ pub enum WatchStart {
     Event(&'static str, Object),
     /// A `BOOKMARK` at a revision; `initial_events_end` marks the end of the
     /// initial state for `sendInitialEvents` watchers.
-    Bookmark { revision: u64, initial_events_end: bool },
+    Bookmark {
+        revision: u64,
+        initial_events_end: bool,
+    },
     /// An `ERROR` frame (e.g. 410 Expired), after which the stream ends.
     Error(Status),
 }
 
 impl Registry {
     /// Starts a watch; frames arrive on the returned channel until it closes.
-    pub async fn watch(&self, scope: Scope<'_>, opts: WatchOptions, shutdown: watch::Receiver<bool>) -> ApiResult<mpsc::Receiver<WatchStart>> {
+    pub async fn watch(
+        &self,
+        scope: Scope<'_>,
+        opts: WatchOptions,
+        shutdown: watch::Receiver<bool>,
+    ) -> ApiResult<mpsc::Receiver<WatchStart>> {
         check_fields(scope, &opts.list.fields)?;
         check_initial_events(&opts)?;
-        let rv = opts.list.resource_version.as_deref().filter(|rv| !rv.is_empty() && *rv != "0");
+        let rv = opts
+            .list
+            .resource_version
+            .as_deref()
+            .filter(|rv| !rv.is_empty() && *rv != "0");
         let (initial, from) = if opts.send_initial_events || rv.is_none() {
-            let list = ListOptions { limit: 0, continue_token: None, resource_version: None, ..opts.list.clone() };
+            let list = ListOptions {
+                limit: 0,
+                continue_token: None,
+                resource_version: None,
+                ..opts.list.clone()
+            };
             let page = self.list(scope, list).await?;
             (page.items, page.revision)
         } else {
@@ -64,7 +81,7 @@ impl Registry {
             Err(e @ StorageError::Expired { .. }) => {
                 let ApiError(status) = ApiError::from_storage(e, scope.target(""));
                 // Kubernetes reports an expired watch as an ERROR frame of a 200 stream.
-                let _ = tx.send(WatchStart::Error(status)).await;
+                let _ = tx.send(WatchStart::Error(*status)).await;
             }
             Err(e) => return Err(ApiError::from_storage(e, scope.target(""))),
         }
@@ -102,13 +119,22 @@ async fn pump(
             return;
         }
     }
-    if opts.send_initial_events && tx.send(WatchStart::Bookmark { revision: from, initial_events_end: true }).await.is_err() {
+    if opts.send_initial_events
+        && tx
+            .send(WatchStart::Bookmark {
+                revision: from,
+                initial_events_end: true,
+            })
+            .await
+            .is_err()
+    {
         return;
     }
     let mut last = from;
     let deadline = tokio::time::sleep(opts.timeout);
     tokio::pin!(deadline);
-    let mut bookmarks = tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
+    let mut bookmarks =
+        tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
     loop {
         let frame = tokio::select! {
             event = events.next() => match event {
@@ -119,7 +145,7 @@ async fn pump(
                         None => continue,
                     }
                 }
-                Some(Err(e)) => WatchStart::Error(ApiError::from_storage(e, crate::api_error::Target::NONE).0),
+                Some(Err(e)) => WatchStart::Error(*ApiError::from_storage(e, crate::api_error::Target::NONE).0),
                 None => return,
             },
             _ = bookmarks.tick(), if opts.allow_bookmarks => WatchStart::Bookmark { revision: last, initial_events_end: false },
@@ -140,7 +166,13 @@ fn frame_of(event: WatchEvent) -> Option<WatchStart> {
     let (kind, kv) = match event {
         WatchEvent::Added(kv) => ("ADDED", kv),
         WatchEvent::Modified { kv, .. } => ("MODIFIED", kv),
-        WatchEvent::Deleted { prev, revision } => ("DELETED", KeyValue { mod_revision: revision, ..prev }),
+        WatchEvent::Deleted { prev, revision } => (
+            "DELETED",
+            KeyValue {
+                mod_revision: revision,
+                ..prev
+            },
+        ),
     };
     match Object::from_storage(&kv) {
         Ok(object) => Some(WatchStart::Event(kind, object)),
