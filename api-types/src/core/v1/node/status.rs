@@ -131,6 +131,7 @@ pub struct NodeDaemonEndpoints {
 pub struct DaemonEndpoint {
     /// The port number (capitalised on the wire, for historical reasons).
     #[serde(default, rename = "Port")]
+    #[api(required)]
     pub port: i32,
 }
 

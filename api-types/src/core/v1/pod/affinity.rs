@@ -80,7 +80,7 @@ pub struct NodeSelectorRequirement {
 pub struct PreferredSchedulingTerm {
     /// Weight added to a node matching `preference`, from 1 to 100.
     #[serde(default)]
-    #[api(minimum = 1, maximum = 100)]
+    #[api(required, minimum = 1, maximum = 100)]
     pub weight: i32,
     /// The node selector term.
     #[serde(default)]
@@ -145,7 +145,7 @@ pub struct PodAffinityTerm {
 pub struct WeightedPodAffinityTerm {
     /// Weight from 1 to 100.
     #[serde(default)]
-    #[api(minimum = 1, maximum = 100)]
+    #[api(required, minimum = 1, maximum = 100)]
     pub weight: i32,
     /// The term.
     #[serde(default)]
@@ -183,7 +183,7 @@ pub struct Toleration {
 pub struct TopologySpreadConstraint {
     /// Largest allowed difference in matching pods between two domains.
     #[serde(default)]
-    #[api(minimum = 1)]
+    #[api(required, minimum = 1)]
     pub max_skew: i32,
     /// Node label whose value defines a domain.
     #[serde(default)]

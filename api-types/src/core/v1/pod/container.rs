@@ -112,7 +112,7 @@ pub struct ContainerPort {
     pub host_port: Option<i32>,
     /// Port number the container listens on.
     #[serde(default)]
-    #[api(minimum = 1, maximum = 65535)]
+    #[api(required, minimum = 1, maximum = 65535)]
     pub container_port: i32,
     /// `TCP`, `UDP` or `SCTP`.
     #[serde(default, skip_serializing_if = "omitempty")]

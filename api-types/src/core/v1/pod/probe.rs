@@ -68,6 +68,7 @@ pub struct HTTPGetAction {
     pub path: Option<String>,
     /// Port number, or the name of a container port.
     #[serde(default)]
+    #[api(required)]
     pub port: IntOrString,
     /// Host to connect to; the pod IP when unset (set a `Host` header instead for
     /// virtual hosts).
@@ -101,6 +102,7 @@ pub struct HTTPHeader {
 pub struct TCPSocketAction {
     /// Port number, or the name of a container port.
     #[serde(default)]
+    #[api(required)]
     pub port: IntOrString,
     /// Host to connect to; the pod IP when unset.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -113,7 +115,7 @@ pub struct TCPSocketAction {
 pub struct GRPCAction {
     /// Port of the gRPC server.
     #[serde(default)]
-    #[api(minimum = 1, maximum = 65535)]
+    #[api(required, minimum = 1, maximum = 65535)]
     pub port: i32,
     /// Service name sent in the health request; empty asks about the server.
     #[serde(default)]
@@ -160,6 +162,6 @@ pub struct LifecycleHandler {
 pub struct SleepAction {
     /// Seconds to wait.
     #[serde(default)]
-    #[api(minimum = 0)]
+    #[api(required, minimum = 0)]
     pub seconds: i64,
 }

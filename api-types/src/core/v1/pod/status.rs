@@ -136,9 +136,11 @@ pub struct ContainerStatus {
     pub last_state: ContainerState,
     /// Whether the readiness probe passes.
     #[serde(default)]
+    #[api(required)]
     pub ready: bool,
     /// How often the container was restarted.
     #[serde(default)]
+    #[api(required)]
     pub restart_count: i32,
     /// Image the container runs, as the runtime names it.
     #[serde(default)]
@@ -214,6 +216,7 @@ pub struct ContainerStateRunning {
 pub struct ContainerStateTerminated {
     /// Exit status of the process.
     #[serde(default)]
+    #[api(required)]
     pub exit_code: i32,
     /// Signal that ended the process, if one did.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -250,9 +253,11 @@ pub struct ContainerUser {
 pub struct LinuxContainerUser {
     /// User ID.
     #[serde(default)]
+    #[api(required)]
     pub uid: i64,
     /// Primary group ID.
     #[serde(default)]
+    #[api(required)]
     pub gid: i64,
     /// Supplementary group IDs.
     #[serde(default, skip_serializing_if = "omitempty")]

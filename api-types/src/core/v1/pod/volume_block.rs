@@ -61,6 +61,7 @@ pub struct ISCSIVolumeSource {
     pub iqn: String,
     /// Logical unit number.
     #[serde(default)]
+    #[api(required)]
     pub lun: i32,
     /// iSCSI interface to use.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -106,7 +106,7 @@ pub struct ServicePort {
     pub app_protocol: Option<String>,
     /// Port the service listens on.
     #[serde(default)]
-    #[api(minimum = 1, maximum = 65535)]
+    #[api(required, minimum = 1, maximum = 65535)]
     pub port: i32,
     /// Port number or named container port on the pods; `port` when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]

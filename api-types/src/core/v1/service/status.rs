@@ -53,6 +53,7 @@ pub struct LoadBalancerIngress {
 pub struct PortStatus {
     /// Port number.
     #[serde(default)]
+    #[api(required)]
     pub port: i32,
     /// `TCP`, `UDP` or `SCTP`.
     #[serde(default)]
