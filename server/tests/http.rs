@@ -350,17 +350,16 @@ async fn status_and_spec_are_written_through_their_own_endpoints() {
         v["status"].get("phase").is_none(),
         "status is reset on create: {v}"
     );
-    assert_eq!(v["metadata"]["generation"], 1);
+    assert!(
+        v["metadata"].get("generation").is_none(),
+        "nodes track no generation: {v}"
+    );
     let mut update = v.clone();
     update["status"] = json!({"phase": "Running"});
     let (_, v) = h.call("PUT", &format!("{nodes}/n1"), update).await;
     assert!(
         v["status"].get("phase").is_none(),
         "main endpoint ignores status: {v}"
-    );
-    assert_eq!(
-        v["metadata"]["generation"], 1,
-        "no spec change, no new generation"
     );
     let mut status = v.clone();
     status["status"] = json!({"phase": "Running"});
@@ -372,17 +371,53 @@ async fn status_and_spec_are_written_through_their_own_endpoints() {
         v["spec"].get("unschedulable").is_none(),
         "/status ignores spec: {v}"
     );
-    let (_, v) = h
+}
+
+#[tokio::test]
+async fn generation_moves_with_the_spec_only() {
+    let h = harness().await;
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+                 "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    let (code, v) = h.call("POST", deployments, deployment).await;
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(v["metadata"]["generation"], 1);
+    assert_eq!(v["spec"]["replicas"], 1, "defaulted");
+    let merge = |body: &'static [u8]| {
+        h.send(
+            "PATCH",
+            "/apis/apps/v1/namespaces/default/deployments/d",
+            "application/merge-patch+json",
+            body.to_vec(),
+            None,
+        )
+    };
+    let (_, v) = merge(br#"{"metadata":{"labels":{"x":"y"}}}"#)
+        .await
+        .into_pair();
+    assert_eq!(
+        v["metadata"]["generation"], 1,
+        "metadata changes keep the generation: {v}"
+    );
+    let (_, v) = merge(br#"{"spec":{"replicas":3}}"#).await.into_pair();
+    assert_eq!(v["metadata"]["generation"], 2, "{v}");
+    let (code, v) = h
         .send(
             "PATCH",
-            &format!("{nodes}/n1"),
+            "/apis/apps/v1/namespaces/default/deployments/d/status",
             "application/merge-patch+json",
-            br#"{"spec":{"unschedulable":true}}"#.to_vec(),
+            br#"{"status":{"replicas":3}}"#.to_vec(),
             None,
         )
         .await
         .into_pair();
-    assert_eq!(v["metadata"]["generation"], 2, "{v}");
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(
+        v["metadata"]["generation"], 2,
+        "status changes keep the generation: {v}"
+    );
+    assert_eq!(v["status"]["replicas"], 3);
 }
 
 #[tokio::test]
