@@ -86,10 +86,31 @@ fn acknowledged_writes_survive_kill_9() {
 }
 
 #[test]
-fn sigterm_shuts_down_cleanly() {
+fn sigterm_shuts_down_cleanly_and_ends_watches() {
+    use std::io::{Read, Write};
     let mut s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
     s.kubectl_stdin_ok(&["create", "-f", "-"], &configmap("x"));
+    // An open watch must not keep the server from stopping.
+    let mut watch = std::net::TcpStream::connect(s.address).unwrap();
+    watch
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        watch,
+        "GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
+    .unwrap();
+    let mut first = [0u8; 12];
+    watch.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
     assert_eq!(s.terminate(), Some(0), "exit code after SIGTERM");
+    let mut rest = Vec::new();
+    watch.read_to_end(&mut rest).unwrap();
+    let rest = String::from_utf8_lossy(&rest);
+    assert!(
+        rest.contains(r#""type":"ADDED""#),
+        "the initial state was streamed: {rest}"
+    );
     s.restart();
     assert!(
         s.kubectl_ok(&["get", "configmap", "x", "-o", "name"])

@@ -572,3 +572,74 @@ fn urlencode(text: &str) -> String {
         })
         .collect()
 }
+
+#[tokio::test]
+async fn delete_collection_and_group_discovery() {
+    let h = harness().await;
+    for (name, tier) in [("a", "web"), ("b", "web"), ("c", "db")] {
+        let mut obj = cm(name);
+        obj["metadata"]["labels"] = json!({ "tier": tier });
+        h.call("POST", CMS, obj).await;
+    }
+    let (code, v) = h
+        .call(
+            "DELETE",
+            &format!("{CMS}?labelSelector=tier%3Dweb"),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["kind"], "ConfigMapList");
+    assert_eq!(v["items"].as_array().unwrap().len(), 2);
+    let (_, left) = h.call("GET", CMS, Value::Null).await;
+    let names: Vec<&str> = left["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["c"]);
+
+    let (code, v) = h.call("GET", "/apis/apps", Value::Null).await;
+    assert_eq!(code, 200);
+    assert_eq!(v["kind"], "APIGroup");
+    assert_eq!(v["preferredVersion"]["groupVersion"], "apps/v1");
+    let (code, _) = h.call("GET", "/apis/nope", Value::Null).await;
+    assert_eq!(code, 404);
+    let (_, v) = h.call("GET", "/api/v1", Value::Null).await;
+    let pods_status = v["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "pods/status")
+        .cloned();
+    assert_eq!(
+        pods_status.unwrap()["verbs"],
+        json!(["get", "patch", "update"])
+    );
+}
+
+#[tokio::test]
+async fn deleting_a_namespace_deletes_what_is_in_it() {
+    let h = harness().await;
+    h.call(
+        "POST",
+        "/api/v1/namespaces",
+        json!({"metadata": {"name": "team"}}),
+    )
+    .await;
+    let (code, _) = h
+        .call("POST", "/api/v1/namespaces/team/configmaps", cm("x"))
+        .await;
+    assert_eq!(code, 201);
+    let (code, _) = h
+        .call("DELETE", "/api/v1/namespaces/team", Value::Null)
+        .await;
+    assert_eq!(code, 200);
+    assert_eq!(h.count("/api/v1/configmaps").await, 0);
+    let (code, v) = h
+        .call("DELETE", "/api/v1/namespaces/default", Value::Null)
+        .await;
+    assert_eq!(code, 403);
+    assert_status(&v, 403, "Forbidden");
+}
