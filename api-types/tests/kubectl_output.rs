@@ -37,7 +37,11 @@ fn round_trips<T: Resource>(name: &str) {
     let input = go_written(name);
     let typed: T = serde_json::from_value(Value::Object(input.clone())).expect("decodes");
     let output = serde_json::to_string(&typed).expect("encodes");
-    assert_eq!(output, serde_json::to_string(&input).expect("encodes"), "{name}");
+    assert_eq!(
+        output,
+        serde_json::to_string(&input).expect("encodes"),
+        "{name}"
+    );
     admit_clean::<T>(input);
 }
 

@@ -127,75 +127,14 @@ pub struct Volume {
 }
 
 impl Volume {
-    /// Whether no source is set (Kubernetes then makes it an `emptyDir`).
+    /// Whether no source is set (Kubernetes then makes it an `emptyDir`): the
+    /// volume is a default one but for its name.
     pub fn has_no_source(&self) -> bool {
-        let Volume {
-            name: _,
-            host_path,
-            empty_dir,
-            gce_persistent_disk,
-            aws_elastic_block_store,
-            git_repo,
-            secret,
-            nfs,
-            iscsi,
-            glusterfs,
-            persistent_volume_claim,
-            rbd,
-            flex_volume,
-            cinder,
-            cephfs,
-            flocker,
-            downward_api,
-            fc,
-            azure_file,
-            config_map,
-            vsphere_volume,
-            quobyte,
-            azure_disk,
-            photon_persistent_disk,
-            projected,
-            portworx_volume,
-            scale_io,
-            storageos,
-            csi,
-            ephemeral,
-            image,
-        } = self;
-        [
-            host_path.is_none(),
-            empty_dir.is_none(),
-            gce_persistent_disk.is_none(),
-            aws_elastic_block_store.is_none(),
-            git_repo.is_none(),
-            secret.is_none(),
-            nfs.is_none(),
-            iscsi.is_none(),
-            glusterfs.is_none(),
-            persistent_volume_claim.is_none(),
-            rbd.is_none(),
-            flex_volume.is_none(),
-            cinder.is_none(),
-            cephfs.is_none(),
-            flocker.is_none(),
-            downward_api.is_none(),
-            fc.is_none(),
-            azure_file.is_none(),
-            config_map.is_none(),
-            vsphere_volume.is_none(),
-            quobyte.is_none(),
-            azure_disk.is_none(),
-            photon_persistent_disk.is_none(),
-            projected.is_none(),
-            portworx_volume.is_none(),
-            scale_io.is_none(),
-            storageos.is_none(),
-            csi.is_none(),
-            ephemeral.is_none(),
-            image.is_none(),
-        ]
-        .into_iter()
-        .all(|none| none)
+        *self
+            == Volume {
+                name: self.name.clone(),
+                ..Volume::default()
+            }
     }
 }
 
