@@ -124,14 +124,14 @@ impl Registry {
     }
 
     /// Fails with 404 unless namespace `ns` exists (creating in a missing namespace
-    /// is NotFound for the namespace, as Kubernetes answers).
+    /// is NotFound for the namespace, as Kubernetes answers). A server whose scheme
+    /// has no Namespace kind has no namespace lifecycle to enforce.
     async fn require_namespace(&self, ns: &str) -> ApiResult<()> {
-        let key = format!("/registry/namespaces/{ns}");
-        let namespace_target = Target {
-            group: "",
-            resource: "namespaces",
-            name: ns,
+        let Some(namespaces) = self.scheme.get("", "v1", "namespaces") else {
+            return Ok(());
         };
+        let key = keys::object(namespaces.info, None, ns);
+        let namespace_target = Target { group: "", resource: "namespaces", name: ns };
         match self.storage.get(&key).await {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err(ApiError::not_found(namespace_target)),
