@@ -121,7 +121,8 @@ pub fn write_kubeconfig(dir: &Path, address: SocketAddr) -> std::io::Result<Path
          current-context: kapi\nusers:\n- name: kapi\n  user: {{}}\n"
     );
     std::fs::write(&path, text)?;
-    Ok(path)
+    // An absolute path, so the printed kubectl command works from anywhere.
+    Ok(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
 /// Keeps one interval of history: each tick compacts to the revision seen at the

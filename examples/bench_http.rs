@@ -1,0 +1,92 @@
+//! Measures the real server through a real client: time from start to `/readyz`,
+//! then creates/s and gets/s of ConfigMaps at 1 and 32 concurrent clients (kube-rs).
+//!
+//! `cargo run --release --example bench_http [-- PATH_TO_KAPI [EXTRA SERVE ARGS...]]`
+//! (default binary: `target/release/kapi`; build it first with `cargo build --release`).
+//! Prints figures; asserts nothing.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kapi_test_support::Server;
+use kube::api::{Api, ObjectMeta, PostParams};
+use kube::{Client, Config};
+
+const PHASE: Duration = Duration::from_secs(3);
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let binary = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/release/kapi"));
+    if !binary.exists() {
+        return Err(format!("{} not found: run `cargo build --release` first", binary.display()).into());
+    }
+    // Server::start returns once /readyz answers 200.
+    let started = Instant::now();
+    let server = Server::start(&binary);
+    let ready = started.elapsed();
+    println!("start to ready (process spawn, store open, /readyz 200): {:.1} ms", ready.as_secs_f64() * 1e3);
+
+    let client = Client::try_from(Config::new(server.url().parse()?))?;
+    let api: Api<ConfigMap> = Api::namespaced(client, "default");
+    for tasks in [1, 32] {
+        let created = run(&api, tasks, Op::Create).await;
+        println!("creates/s with {tasks:>2} clients: {:>8.0}", created as f64 / PHASE.as_secs_f64());
+        let got = run(&api, tasks, Op::Get).await;
+        println!("gets/s    with {tasks:>2} clients: {:>8.0}", got as f64 / PHASE.as_secs_f64());
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Op {
+    Create,
+    Get,
+}
+
+/// Runs `tasks` clients for one phase and returns how many requests succeeded.
+async fn run(api: &Api<ConfigMap>, tasks: usize, op: Op) -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let done = Arc::new(AtomicUsize::new(0));
+    let deadline = Instant::now() + PHASE;
+    let mut handles = Vec::new();
+    for _ in 0..tasks {
+        let (api, done) = (api.clone(), done.clone());
+        handles.push(tokio::spawn(async move {
+            while Instant::now() < deadline {
+                let ok = match op {
+                    Op::Create => {
+                        let name = format!("bench-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+                        let cm = ConfigMap {
+                            metadata: ObjectMeta { name: Some(name), ..ObjectMeta::default() },
+                            data: Some([("payload".to_owned(), "x".repeat(512))].into()),
+                            ..ConfigMap::default()
+                        };
+                        api.create(&PostParams::default(), &cm).await.is_ok()
+                    }
+                    Op::Get => {
+                        let n = NEXT.load(Ordering::Relaxed).max(1);
+                        api.get(&format!("bench-{}", fastrand(n))).await.is_ok()
+                    }
+                };
+                if ok {
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }));
+    }
+    for handle in handles {
+        let _ = handle.await;
+    }
+    done.load(Ordering::Relaxed)
+}
+
+/// A cheap pseudo-random index below `n` (quality does not matter here).
+fn fastrand(n: usize) -> usize {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(Instant::now().elapsed().as_nanos());
+    (h.finish() as usize) % n
+}
