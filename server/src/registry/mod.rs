@@ -131,7 +131,11 @@ impl Registry {
             return Ok(());
         };
         let key = keys::object(namespaces.info, None, ns);
-        let namespace_target = Target { group: "", resource: "namespaces", name: ns };
+        let namespace_target = Target {
+            group: "",
+            resource: "namespaces",
+            name: ns,
+        };
         match self.storage.get(&key).await {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err(ApiError::not_found(namespace_target)),
