@@ -1,4 +1,5 @@
-//! The storage contract of kapi and its embedded backend.
+//! The storage contract of kapi and its two backends: the embedded store (the
+//! default) and etcd (several kapi replicas sharing one etcd cluster).
 //!
 //! [`Storage`] mirrors k8s.io/apiserver's `storage.Interface`, narrowed to bytes:
 //! values are opaque (the registry stores JSON), and every value carries the
@@ -8,6 +9,7 @@
 
 pub mod embedded;
 mod error;
+pub mod etcd;
 pub mod watch_filter;
 
 pub use error::StorageError;
@@ -70,6 +72,13 @@ pub enum WatchEvent {
     Modified { kv: KeyValue, prev: KeyValue },
     /// The key was deleted at `revision`; `prev` is the last value it had.
     Deleted { prev: KeyValue, revision: u64 },
+    /// Nothing changed under the watched prefix up to and including `revision`:
+    /// every later event has a higher revision. Lets a watcher advance its
+    /// resourceVersion while idle (the server sends it as a BOOKMARK), so that
+    /// it can resume from a recent revision instead of one that gets compacted.
+    /// Backends emit it when they can (etcd's progress notifications); the
+    /// embedded store does not.
+    Progress { revision: u64 },
 }
 
 impl WatchEvent {
@@ -79,15 +88,18 @@ impl WatchEvent {
             WatchEvent::Added(kv) => kv.mod_revision,
             WatchEvent::Modified { kv, .. } => kv.mod_revision,
             WatchEvent::Deleted { revision, .. } => *revision,
+            WatchEvent::Progress { revision } => *revision,
         }
     }
 
-    /// The key the event is about.
+    /// The key the event is about; the empty string for
+    /// [`WatchEvent::Progress`], which is about no key.
     pub fn key(&self) -> &str {
         match self {
             WatchEvent::Added(kv) => &kv.key,
             WatchEvent::Modified { kv, .. } => &kv.key,
             WatchEvent::Deleted { prev, .. } => &prev.key,
+            WatchEvent::Progress { .. } => "",
         }
     }
 }

@@ -8,12 +8,16 @@ use crate::{Predicate, WatchEvent};
 /// A modification is judged on both sides, as k8s.io/apiserver's etcd3 watcher
 /// does: an object that stops matching is seen as DELETED (with its old value),
 /// one that starts matching as ADDED, so a watcher's view stays equal to what a
-/// list with the same predicate would return.
+/// list with the same predicate would return. [`WatchEvent::Progress`] is about
+/// no key and passes through: it holds for every prefix and predicate.
 pub fn filter_event(
     event: WatchEvent,
     prefix: &str,
     predicate: Option<&Predicate>,
 ) -> Option<WatchEvent> {
+    if let WatchEvent::Progress { .. } = event {
+        return Some(event);
+    }
     if !event.key().starts_with(prefix) {
         return None;
     }
@@ -34,6 +38,7 @@ pub fn filter_event(
             }),
             (false, false) => None,
         },
+        progress @ WatchEvent::Progress { .. } => Some(progress),
     }
 }
 
@@ -63,6 +68,15 @@ mod tests {
     fn other_prefixes_are_dropped() {
         let event = WatchEvent::Added(kv("/ab/x", "blue", 1));
         assert_eq!(filter_event(event, "/a/", None), None);
+    }
+
+    #[test]
+    fn progress_passes_every_prefix_and_predicate() {
+        let event = WatchEvent::Progress { revision: 7 };
+        assert_eq!(
+            filter_event(event.clone(), "/a/", Some(&blue())),
+            Some(event)
+        );
     }
 
     #[test]

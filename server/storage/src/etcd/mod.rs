@@ -1,0 +1,248 @@
+//! The etcd backend: the [`Storage`] contract on the etcd v3 API, so that
+//! several kapi replicas can serve one etcd cluster, as kube-apiservers do.
+//!
+//! The mapping is Kubernetes' own (k8s.io/apiserver's `storage/etcd3`): keys as
+//! the server names them (see [`EtcdOptions::prefix`] for other prefixes),
+//! values stored as given, resourceVersion = etcd's mod revision (never inside
+//! the value), writes as transactions comparing revisions, lists as ranges at a
+//! pinned revision, watches as etcd watches with previous values.
+//!
+//! Every call is bounded by [`EtcdOptions::request_timeout`]: without quorum a
+//! request fails with [`StorageError::Unavailable`] instead of hanging. The
+//! client reconnects by itself; a watch whose stream breaks ends with an
+//! `Unavailable` item, so that its reader lists again rather than missing events.
+
+mod call;
+mod compaction;
+mod keys;
+mod list;
+mod watch;
+mod write;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use etcd_client::{Client, ConnectOptions, GetOptions, KvClient, TlsOptions, Txn, WatchClient};
+
+use self::call::{Failure, bounded};
+pub use self::compaction::{
+    COMPACT_REV_KEY, CompactionRound, Compactor, DEFAULT_COMPACTION_INTERVAL, run_compactor,
+};
+use self::keys::KeyMap;
+use crate::{KeyValue, ListOptions, ListResult, Predicate, Storage, StorageError, WatchStream};
+
+/// How to reach an etcd cluster and where kapi's keys live in it.
+#[derive(Clone, Debug)]
+pub struct EtcdOptions {
+    /// Client URLs of the members, e.g. `http://127.0.0.1:2379`; `https://`
+    /// ones need [`EtcdOptions::tls`]. Requests are balanced over all of them,
+    /// so one member going away does not stop kapi.
+    pub endpoints: Vec<String>,
+    /// Where the server's `/registry/...` keys are stored (Kubernetes'
+    /// `--etcd-prefix`). Default `/registry`: keys are stored exactly as given,
+    /// so an etcd dump reads like a Kubernetes one. With another prefix, say
+    /// `/cluster-b`, the leading `/registry` segment of each key is replaced by
+    /// it (`/registry/pods/ns/a` is stored at `/cluster-b/pods/ns/a`), so that
+    /// several kapi clusters can share one etcd without seeing each other's
+    /// objects. Keys outside `/registry` (tests, tools) are stored as given.
+    pub prefix: String,
+    /// Client certificates, for clusters that require them (as kubeadm's do).
+    pub tls: Option<EtcdTls>,
+    /// The longest any single etcd call may take (connecting included); past it
+    /// the call fails with [`StorageError::Unavailable`]. Default 10 s.
+    pub request_timeout: Duration,
+    /// How often an idle connection with open watches is pinged, so that a
+    /// member that vanished without closing the connection is noticed (its
+    /// watches then end with `Unavailable`). etcd refuses pings more often than
+    /// every 5 s. Default 30 s, as kube-apiserver.
+    pub keep_alive_interval: Duration,
+}
+
+impl Default for EtcdOptions {
+    fn default() -> Self {
+        EtcdOptions {
+            endpoints: Vec::new(),
+            prefix: "/registry".to_owned(),
+            tls: None,
+            request_timeout: Duration::from_secs(10),
+            keep_alive_interval: Duration::from_secs(30),
+        }
+    }
+}
+
+impl EtcdOptions {
+    /// The defaults with these endpoints.
+    pub fn new<S: Into<String>>(endpoints: impl IntoIterator<Item = S>) -> EtcdOptions {
+        EtcdOptions {
+            endpoints: endpoints.into_iter().map(Into::into).collect(),
+            ..EtcdOptions::default()
+        }
+    }
+}
+
+/// TLS material for etcd (Kubernetes' `--etcd-cafile`, `--etcd-certfile`,
+/// `--etcd-keyfile`), as PEM files.
+#[derive(Clone, Debug)]
+pub struct EtcdTls {
+    /// The CA that signed the members' serving certificates.
+    pub ca_file: PathBuf,
+    /// The client certificate, when the cluster asks for one.
+    pub cert_file: Option<PathBuf>,
+    /// The key of [`EtcdTls::cert_file`].
+    pub key_file: Option<PathBuf>,
+}
+
+impl EtcdTls {
+    /// Reads the files into the client's TLS settings.
+    async fn load(&self) -> Result<TlsOptions, StorageError> {
+        let ca = read(&self.ca_file).await?;
+        let mut tls = TlsOptions::new().ca_certificate(etcd_client::Certificate::from_pem(ca));
+        match (&self.cert_file, &self.key_file) {
+            (Some(cert), Some(key)) => {
+                let identity = etcd_client::Identity::from_pem(read(cert).await?, read(key).await?);
+                tls = tls.identity(identity);
+            }
+            (None, None) => {}
+            _ => {
+                return Err(StorageError::Unavailable(
+                    "etcd TLS: give both a client certificate and its key, or neither".to_owned(),
+                ));
+            }
+        }
+        Ok(tls)
+    }
+}
+
+async fn read(path: &PathBuf) -> Result<Vec<u8>, StorageError> {
+    tokio::fs::read(path)
+        .await
+        .map_err(|e| StorageError::Unavailable(format!("cannot read {}: {e}", path.display())))
+}
+
+/// The etcd [`Storage`] backend. Cheap to clone: clones share one connection
+/// pool to the cluster.
+#[derive(Clone)]
+pub struct EtcdStore {
+    kv: KvClient,
+    watch: WatchClient,
+    keys: Arc<KeyMap>,
+    timeout: Duration,
+}
+
+/// Responses of a list are limited by the client's decoding limit (tonic's
+/// default is 4 MiB, which a page of large objects exceeds); etcd itself
+/// allows responses up to 2 GiB, and so does Kubernetes' client.
+const MAX_RESPONSE_BYTES: usize = i32::MAX as usize;
+
+impl EtcdStore {
+    /// Connects to the cluster and checks that it answers (one bounded,
+    /// linearizable read), so that a wrong endpoint or certificate fails at
+    /// start-up with a clear error rather than on the first request.
+    pub async fn connect(opts: EtcdOptions) -> Result<EtcdStore, StorageError> {
+        let timeout = opts.request_timeout;
+        let mut connect = ConnectOptions::new()
+            // Without a leader, etcd fails requests at once and ends watches
+            // (after a few election timeouts) instead of serving stale data.
+            .with_require_leader(true)
+            .with_connect_timeout(timeout)
+            .with_keep_alive(opts.keep_alive_interval, timeout)
+            // etcd closes connections that ping without any open stream.
+            .with_keep_alive_while_idle(false);
+        if let Some(tls) = &opts.tls {
+            connect = connect.with_tls(tls.load().await?);
+        }
+        let client = bounded(timeout, Client::connect(&opts.endpoints, Some(connect))).await?;
+        let store = EtcdStore::from_client(&client, &opts.prefix, timeout);
+        store.ready().await?;
+        Ok(store)
+    }
+
+    fn from_client(client: &Client, prefix: &str, timeout: Duration) -> EtcdStore {
+        EtcdStore {
+            kv: client
+                .kv_client()
+                .max_decoding_message_size(MAX_RESPONSE_BYTES),
+            watch: client
+                .watch_client()
+                .max_decoding_message_size(MAX_RESPONSE_BYTES),
+            keys: Arc::new(KeyMap::new(prefix)),
+            timeout,
+        }
+    }
+
+    /// One bounded transaction.
+    async fn txn(&self, txn: Txn) -> Result<etcd_client::TxnResponse, Failure> {
+        let mut kv = self.kv.clone();
+        bounded(self.timeout, kv.txn(txn)).await
+    }
+
+    /// One bounded range read.
+    async fn range(
+        &self,
+        key: impl Into<Vec<u8>>,
+        options: GetOptions,
+    ) -> Result<etcd_client::GetResponse, Failure> {
+        let mut kv = self.kv.clone();
+        bounded(self.timeout, kv.get(key, Some(options))).await
+    }
+}
+
+#[async_trait]
+impl Storage for EtcdStore {
+    async fn get(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
+        list::get(self, key).await
+    }
+
+    async fn list(&self, prefix: &str, opts: ListOptions) -> Result<ListResult, StorageError> {
+        list::list(self, prefix, opts).await
+    }
+
+    async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue, StorageError> {
+        write::create(self, key, value).await
+    }
+
+    async fn update(
+        &self,
+        key: &str,
+        value: Bytes,
+        expected_revision: u64,
+    ) -> Result<KeyValue, StorageError> {
+        write::update(self, key, value, expected_revision).await
+    }
+
+    async fn delete(
+        &self,
+        key: &str,
+        expected_revision: Option<u64>,
+    ) -> Result<KeyValue, StorageError> {
+        write::delete(self, key, expected_revision).await
+    }
+
+    async fn watch(
+        &self,
+        prefix: &str,
+        from_revision: u64,
+        predicate: Option<Predicate>,
+    ) -> Result<WatchStream, StorageError> {
+        watch::watch(self, prefix, from_revision, predicate).await
+    }
+
+    async fn current_revision(&self) -> Result<u64, StorageError> {
+        // A linearizable read of one small key: its header carries the store's
+        // revision, and it needs a quorum, so it also tells whether etcd serves.
+        let options = GetOptions::new().with_count_only();
+        let response = self.range(COMPACT_REV_KEY, options).await?;
+        call::header_revision(response.header())
+    }
+
+    async fn compacted_revision(&self) -> Result<u64, StorageError> {
+        compaction::compacted_revision(self).await
+    }
+
+    async fn compact(&self, revision: u64) -> Result<(), StorageError> {
+        compaction::compact(self, revision).await
+    }
+}
