@@ -19,23 +19,39 @@ const PHASE: Duration = Duration::from_secs(3);
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let binary = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target/release/kapi"));
+    let binary = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target/release/kapi"));
     if !binary.exists() {
-        return Err(format!("{} not found: run `cargo build --release` first", binary.display()).into());
+        return Err(format!(
+            "{} not found: run `cargo build --release` first",
+            binary.display()
+        )
+        .into());
     }
     // Server::start returns once /readyz answers 200.
     let started = Instant::now();
     let server = Server::start(&binary);
     let ready = started.elapsed();
-    println!("start to ready (process spawn, store open, /readyz 200): {:.1} ms", ready.as_secs_f64() * 1e3);
+    println!(
+        "start to ready (process spawn, store open, /readyz 200): {:.1} ms",
+        ready.as_secs_f64() * 1e3
+    );
 
     let client = Client::try_from(Config::new(server.url().parse()?))?;
     let api: Api<ConfigMap> = Api::namespaced(client, "default");
     for tasks in [1, 32] {
         let created = run(&api, tasks, Op::Create).await;
-        println!("creates/s with {tasks:>2} clients: {:>8.0}", created as f64 / PHASE.as_secs_f64());
+        println!(
+            "creates/s with {tasks:>2} clients: {:>8.0}",
+            created as f64 / PHASE.as_secs_f64()
+        );
         let got = run(&api, tasks, Op::Get).await;
-        println!("gets/s    with {tasks:>2} clients: {:>8.0}", got as f64 / PHASE.as_secs_f64());
+        println!(
+            "gets/s    with {tasks:>2} clients: {:>8.0}",
+            got as f64 / PHASE.as_secs_f64()
+        );
     }
     Ok(())
 }
@@ -60,7 +76,10 @@ async fn run(api: &Api<ConfigMap>, tasks: usize, op: Op) -> usize {
                     Op::Create => {
                         let name = format!("bench-{}", NEXT.fetch_add(1, Ordering::Relaxed));
                         let cm = ConfigMap {
-                            metadata: ObjectMeta { name: Some(name), ..ObjectMeta::default() },
+                            metadata: ObjectMeta {
+                                name: Some(name),
+                                ..ObjectMeta::default()
+                            },
                             data: Some([("payload".to_owned(), "x".repeat(512))].into()),
                             ..ConfigMap::default()
                         };

@@ -1,14 +1,10 @@
 //! `kapi`: the API server binary.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use kapi_runtime::scheme::Scheme;
-use kapi_server::serve::{ServeOptions, run};
-use kapi_storage::embedded::EmbeddedStore;
+use kapi_server::serve::{ServeArgs, run};
 
 /// A Kubernetes-style API server generated from annotated Rust structs.
 #[derive(Parser)]
@@ -20,15 +16,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the API on the embedded, persistent store.
-    Serve {
-        /// Directory of the store and of the kubeconfig written for kubectl.
-        #[arg(long, default_value = "./kapi-data")]
-        data_dir: PathBuf,
-        /// Address to listen on (loopback only until TLS and authentication exist).
-        #[arg(long, default_value = "127.0.0.1:6443")]
-        listen: SocketAddr,
-    },
+    /// Serve the API: on the embedded, persistent store by default, on etcd with
+    /// `--etcd-servers`.
+    Serve(ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,11 +51,10 @@ fn main() -> ExitCode {
 
 async fn execute(command: Command) -> Result<(), Box<dyn std::error::Error>> {
     match command {
-        Command::Serve { data_dir, listen } => {
-            let store = EmbeddedStore::open(&data_dir)?;
+        Command::Serve(args) => {
             let mut scheme = Scheme::new();
             kapi_api_types::install(&mut scheme);
-            run(scheme, Arc::new(store), ServeOptions { listen, data_dir }).await?;
+            run(scheme, args.options()).await?;
             Ok(())
         }
     }

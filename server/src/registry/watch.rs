@@ -140,7 +140,7 @@ async fn pump(
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     last = event.revision();
-                    match frame_of(event) {
+                    match frame_of(event, opts.allow_bookmarks) {
                         Some(frame) => frame,
                         None => continue,
                     }
@@ -161,8 +161,9 @@ async fn pump(
 }
 
 /// Decodes a store event into a frame; a DELETED object carries the revision of
-/// its deletion, as Kubernetes reports it.
-fn frame_of(event: WatchEvent) -> Option<WatchStart> {
+/// its deletion, as Kubernetes reports it. A backend's progress notification
+/// becomes a BOOKMARK for watchers that allow them.
+fn frame_of(event: WatchEvent, bookmarks: bool) -> Option<WatchStart> {
     let (kind, kv) = match event {
         WatchEvent::Added(kv) => ("ADDED", kv),
         WatchEvent::Modified { kv, .. } => ("MODIFIED", kv),
@@ -173,6 +174,12 @@ fn frame_of(event: WatchEvent) -> Option<WatchStart> {
                 ..prev
             },
         ),
+        WatchEvent::Progress { revision } => {
+            return bookmarks.then_some(WatchStart::Bookmark {
+                revision,
+                initial_events_end: false,
+            });
+        }
     };
     match Object::from_storage(&kv) {
         Ok(object) => Some(WatchStart::Event(kind, object)),

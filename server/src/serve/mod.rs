@@ -1,13 +1,19 @@
-//! Serving: listener, kubeconfig, bootstrap namespaces, periodic compaction and a
-//! clean shutdown on Ctrl-C / SIGTERM (in-flight requests finish, watches end).
+//! Serving: storage backend, listener, kubeconfig, bootstrap namespaces,
+//! compaction and a clean shutdown on Ctrl-C / SIGTERM (in-flight requests finish,
+//! watches end).
+
+mod args;
+mod backend;
+
+pub use args::ServeArgs;
+pub use backend::{Backend, COMPACTION_INTERVAL, Opened};
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use kapi_runtime::scheme::Scheme;
-use kapi_storage::Storage;
+use kapi_storage::StorageError;
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -18,17 +24,15 @@ use crate::registry::{Registry, Scope, WriteOptions};
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
 
-/// How long history is kept for watches and consistent pages (Kubernetes compacts
-/// every 5 minutes).
-const COMPACTION_INTERVAL: Duration = Duration::from_secs(5 * 60);
-
 /// What `serve` needs.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Address to listen on; only loopback until TLS and authentication exist.
     pub listen: SocketAddr,
-    /// Where the kubeconfig is written.
+    /// Where the kubeconfig (and the embedded store) are written.
     pub data_dir: PathBuf,
+    /// The store to serve from.
+    pub backend: Backend,
 }
 
 /// Why serving failed.
@@ -43,20 +47,20 @@ pub enum ServeError {
     /// I/O failed (bind, kubeconfig).
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The store could not be opened or reached.
+    #[error("storage: {0}")]
+    Storage(#[from] StorageError),
 }
 
-/// Serves `scheme` from `storage` until Ctrl-C or SIGTERM.
-pub async fn run(
-    scheme: Scheme,
-    storage: Arc<dyn Storage>,
-    opts: ServeOptions,
-) -> Result<(), ServeError> {
+/// Serves `scheme` from the configured backend until Ctrl-C or SIGTERM.
+pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     if !opts.listen.ip().is_loopback() {
         return Err(ServeError::NotLoopback(opts.listen));
     }
+    let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
-    let registry = Registry::new(storage.clone(), Arc::new(scheme));
+    let registry = Registry::new(storage, Arc::new(scheme));
     bootstrap_namespaces(&registry).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
@@ -65,7 +69,7 @@ pub async fn run(
         shutdown: shutdown_rx,
         address: address.to_string(),
     });
-    tokio::spawn(compact_periodically(storage));
+    let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
     println!(
         "kapi is serving at http://{address} (data in {})",
@@ -82,6 +86,7 @@ pub async fn run(
             let _ = shutdown_tx.send(true);
         })
         .await?;
+    compaction.abort();
     Ok(())
 }
 
@@ -123,22 +128,6 @@ pub fn write_kubeconfig(dir: &Path, address: SocketAddr) -> std::io::Result<Path
     std::fs::write(&path, text)?;
     // An absolute path, so the printed kubectl command works from anywhere.
     Ok(std::fs::canonicalize(&path).unwrap_or(path))
-}
-
-/// Keeps one interval of history: each tick compacts to the revision seen at the
-/// previous tick.
-async fn compact_periodically(storage: Arc<dyn Storage>) {
-    let mut ticker = tokio::time::interval(COMPACTION_INTERVAL);
-    let mut previous = None;
-    loop {
-        ticker.tick().await;
-        if let Some(revision) = previous
-            && let Err(e) = storage.compact(revision).await
-        {
-            tracing::warn!(error = %e, revision, "compaction failed");
-        }
-        previous = storage.current_revision().await.ok();
-    }
 }
 
 async fn shutdown_signal() {

@@ -1,0 +1,60 @@
+//! The command-line options of `serve`, shared by every binary built on kapi
+//! (the `kapi` binary and downstream servers such as `examples/widget`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Args;
+use kapi_storage::etcd::{EtcdOptions, EtcdTls};
+
+use super::{Backend, ServeOptions};
+
+/// Options of `serve`; etcd flags are named as kube-apiserver's.
+#[derive(Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// Directory of the embedded store and of the kubeconfig written for kubectl.
+    #[arg(long, default_value = "./kapi-data")]
+    pub data_dir: PathBuf,
+    /// Address to listen on (loopback only until TLS and authentication exist).
+    #[arg(long, default_value = "127.0.0.1:6443")]
+    pub listen: SocketAddr,
+    /// Serve from these etcd members (comma-separated URLs) instead of the
+    /// embedded store.
+    #[arg(long, value_delimiter = ',')]
+    pub etcd_servers: Vec<String>,
+    /// Where kapi's keys live in etcd.
+    #[arg(long, default_value = "/registry")]
+    pub etcd_prefix: String,
+    /// CA certificate (PEM) of the etcd members.
+    #[arg(long)]
+    pub etcd_cafile: Option<PathBuf>,
+    /// Client certificate (PEM) for etcd.
+    #[arg(long, requires = "etcd_keyfile")]
+    pub etcd_certfile: Option<PathBuf>,
+    /// Key (PEM) of the etcd client certificate.
+    #[arg(long, requires = "etcd_certfile")]
+    pub etcd_keyfile: Option<PathBuf>,
+}
+
+impl ServeArgs {
+    /// The serve options these arguments describe.
+    pub fn options(&self) -> ServeOptions {
+        let backend = if self.etcd_servers.is_empty() {
+            Backend::Embedded(self.data_dir.clone())
+        } else {
+            let mut etcd = EtcdOptions::new(self.etcd_servers.iter().cloned());
+            etcd.prefix = self.etcd_prefix.clone();
+            etcd.tls = self.etcd_cafile.as_ref().map(|ca| EtcdTls {
+                ca_file: ca.clone(),
+                cert_file: self.etcd_certfile.clone(),
+                key_file: self.etcd_keyfile.clone(),
+            });
+            Backend::Etcd(etcd)
+        };
+        ServeOptions {
+            listen: self.listen,
+            data_dir: self.data_dir.clone(),
+            backend,
+        }
+    }
+}
