@@ -1,8 +1,11 @@
 //! One etcd call, bounded in time, and the translation of etcd's answers into
 //! the storage contract's types.
 
+use std::error::Error;
 use std::future::Future;
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use bytes::Bytes;
 
@@ -43,28 +46,136 @@ const REJECTED: [i32; 4] = [
     16, // UNAUTHENTICATED
 ];
 
-/// Runs one etcd call, failing with [`StorageError::Unavailable`] when it does
-/// not answer within `timeout`: without quorum etcd may hold a request until its
-/// own (long) timeout, and a request of kapi must end in bounded time.
-pub(super) async fn bounded<T>(
+/// The first pause before a retry; it doubles up to [`MAX_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(20);
+const MAX_PAUSE: Duration = Duration::from_millis(500);
+
+/// Whether a call may be repeated after a failure that leaves open whether
+/// etcd applied it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Repeat {
+    /// Reads and other idempotent calls: retried after any transient failure.
+    Safe,
+    /// Writes: retried only when the failure shows etcd never got the request
+    /// (a create repeated after it was applied would answer AlreadyExists).
+    IfNotSent,
+}
+
+/// How a failed attempt failed, for the retry decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Transience {
+    /// The request never reached etcd's state machine: the connection could not
+    /// be made (a member is down; the client's balancer still picks it at
+    /// times), or the member refused it for having no leader (an election).
+    NotSent,
+    /// A connection broke mid-call, a leader changed, etcd timed out.
+    Ambiguous,
+    /// An answer that repeating would not change.
+    Final,
+}
+
+/// Runs one etcd call, retrying transient failures (see [`Repeat`]) with a
+/// growing pause, all within `timeout`: past it the call fails with
+/// [`StorageError::Unavailable`]. Without quorum etcd may hold a request until
+/// its own (long) timeout, and a request of kapi must end in bounded time.
+///
+/// Retrying is what keeps requests succeeding while one member is down or a
+/// leader is being elected; the time bound is what makes them fail cleanly
+/// when the cluster as a whole cannot serve.
+pub(super) async fn bounded<T, F, Fut>(
     timeout: Duration,
-    call: impl Future<Output = Result<T, etcd_client::Error>>,
-) -> Result<T, Failure> {
-    match tokio::time::timeout(timeout, call).await {
-        Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(err)) => Err(classify(err)),
-        Err(_) => Err(Failure::Other(StorageError::Unavailable(format!(
-            "etcd did not answer within {timeout:?}"
-        )))),
+    repeat: Repeat,
+    mut attempt: F,
+) -> Result<T, Failure>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, etcd_client::Error>>,
+{
+    let deadline = Instant::now() + timeout;
+    // A read stuck on one member (say, one that just restarted and waits for
+    // an election) gets a second chance on another within the same bound.
+    let attempt_limit = match repeat {
+        Repeat::Safe => timeout / 2,
+        Repeat::IfNotSent => timeout,
+    };
+    let mut pause = FIRST_PAUSE;
+    loop {
+        let attempt_deadline = deadline.min(Instant::now() + attempt_limit);
+        let err = match tokio::time::timeout_at(attempt_deadline, attempt()).await {
+            Ok(Ok(answer)) => return Ok(answer),
+            Ok(Err(err)) => err,
+            Err(_) if attempt_deadline < deadline => continue,
+            Err(_) => {
+                return Err(Failure::Other(StorageError::Unavailable(format!(
+                    "etcd did not answer within {timeout:?}"
+                ))));
+            }
+        };
+        let retry = match transience(&err) {
+            Transience::NotSent => true,
+            Transience::Ambiguous => repeat == Repeat::Safe,
+            Transience::Final => false,
+        };
+        if !retry || Instant::now() + pause >= deadline {
+            return Err(classify(&err));
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(MAX_PAUSE);
     }
 }
 
+fn transience(err: &etcd_client::Error) -> Transience {
+    let etcd_client::Error::GRpcStatus(status) = err else {
+        // Errors of the client itself or of its connections: nothing was sent.
+        return Transience::NotSent;
+    };
+    let (head, mut causes) = parts(err);
+    if status.message().contains("no leader")
+        || head.contains("tcp connect error")
+        || causes.any(is_connect_failure)
+    {
+        return Transience::NotSent;
+    }
+    // CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, ABORTED, UNAVAILABLE
+    match i32::from(status.code()) {
+        1 | 2 | 4 | 10 | 14 => Transience::Ambiguous,
+        _ => Transience::Final,
+    }
+}
+
+/// Whether an error in a chain says a connection could not be made.
+fn is_connect_failure(err: &(dyn Error + 'static)) -> bool {
+    if let Some(io) = err.downcast_ref::<std::io::Error>() {
+        use std::io::ErrorKind::{AddrNotAvailable, ConnectionRefused, HostUnreachable};
+        return matches!(
+            io.kind(),
+            ConnectionRefused | AddrNotAvailable | HostUnreachable
+        );
+    }
+    err.to_string().contains("tcp connect error")
+}
+
+/// An etcd client error's own text and its causes (which tonic keeps apart:
+/// its "transport error" alone does not tell a refused connection from a reset).
+fn parts(err: &etcd_client::Error) -> (String, impl Iterator<Item = &(dyn Error + 'static)>) {
+    let (head, source) = match err {
+        etcd_client::Error::GRpcStatus(status) => (status.message().to_owned(), status.source()),
+        etcd_client::Error::TransportError(e) => (e.to_string(), e.source()),
+        etcd_client::Error::IoError(e) => (e.to_string(), e.source()),
+        other => (other.to_string(), None),
+    };
+    (
+        head,
+        std::iter::successors(source, |e: &&(dyn Error + 'static)| (*e).source()),
+    )
+}
+
 /// Sorts an etcd client error into a [`Failure`].
-pub(super) fn classify(err: etcd_client::Error) -> Failure {
-    let etcd_client::Error::GRpcStatus(status) = &err else {
+pub(super) fn classify(err: &etcd_client::Error) -> Failure {
+    let etcd_client::Error::GRpcStatus(status) = err else {
         // Transport, connection and client-side errors: the cluster could not be
         // reached; the client reconnects by itself.
-        return Failure::Other(StorageError::Unavailable(format!("etcd: {err}")));
+        return Failure::Other(StorageError::Unavailable(describe(err)));
     };
     let message = status.message();
     if message.contains("required revision has been compacted") {
@@ -77,10 +188,24 @@ pub(super) fn classify(err: etcd_client::Error) -> Failure {
         )))
     } else {
         // Unavailable, no leader, timeouts, cancellation: worth retrying later.
-        Failure::Other(StorageError::Unavailable(format!("etcd: {message}")))
+        Failure::Other(StorageError::Unavailable(describe(err)))
     }
 }
 
+/// An error with its causes, for operators.
+fn describe(err: &etcd_client::Error) -> String {
+    let (head, causes) = parts(err);
+    let mut text = format!("etcd: {head}");
+    for cause in causes {
+        let part = cause.to_string();
+        // Wrappers often repeat their source's text.
+        if !part.is_empty() && !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+    }
+    text
+}
 /// A revision as the storage contract counts them: etcd's are `i64` and never
 /// negative.
 pub(super) fn revision(value: i64) -> u64 {

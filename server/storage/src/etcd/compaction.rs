@@ -13,7 +13,7 @@ use std::time::Duration;
 use etcd_client::{CompactionOptions, Compare, CompareOp, GetOptions, Txn, TxnOp, TxnOpResponse};
 
 use super::EtcdStore;
-use super::call::{Failure, bounded, etcd_revision, header_revision};
+use super::call::{Failure, Repeat, bounded, etcd_revision, header_revision};
 use crate::{Storage, StorageError};
 
 /// The key holding the last compacted revision (Kubernetes' name).
@@ -95,10 +95,13 @@ pub(super) async fn compact(store: &EtcdStore, target: u64) -> Result<(), Storag
 /// etcd's compaction, waiting until it is applied to the member's database.
 /// A target etcd already compacted past changes nothing.
 async fn physical(store: &EtcdStore, target: u64) -> Result<(), StorageError> {
-    let mut kv = store.kv.clone();
-    let options = CompactionOptions::new().with_physical();
-    let call = kv.compact(etcd_revision(target), Some(options));
-    match bounded(store.timeout, call).await {
+    // Repeating a compaction is harmless: etcd answers that it is done.
+    let call = bounded(store.timeout, Repeat::Safe, || {
+        let mut kv = store.kv.clone();
+        let options = CompactionOptions::new().with_physical();
+        async move { kv.compact(etcd_revision(target), Some(options)).await }
+    });
+    match call.await {
         Ok(_) | Err(Failure::Compacted) => Ok(()),
         Err(failure) => Err(failure.into()),
     }

@@ -27,7 +27,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use etcd_client::{Client, ConnectOptions, GetOptions, KvClient, TlsOptions, Txn, WatchClient};
 
-use self::call::{Failure, bounded};
+use self::call::{Failure, Repeat, bounded};
 pub use self::compaction::{
     COMPACT_REV_KEY, CompactionRound, Compactor, DEFAULT_COMPACTION_INTERVAL, run_compactor,
 };
@@ -154,7 +154,11 @@ impl EtcdStore {
         if let Some(tls) = &opts.tls {
             connect = connect.with_tls(tls.load().await?);
         }
-        let client = bounded(timeout, Client::connect(&opts.endpoints, Some(connect))).await?;
+        let endpoints = &opts.endpoints;
+        let client = bounded(timeout, Repeat::Safe, || {
+            Client::connect(endpoints, Some(connect.clone()))
+        })
+        .await?;
         let store = EtcdStore::from_client(&client, &opts.prefix, timeout);
         store.ready().await?;
         Ok(store)
@@ -173,10 +177,13 @@ impl EtcdStore {
         }
     }
 
-    /// One bounded transaction.
+    /// One bounded transaction; all of kapi's transactions write.
     async fn txn(&self, txn: Txn) -> Result<etcd_client::TxnResponse, Failure> {
-        let mut kv = self.kv.clone();
-        bounded(self.timeout, kv.txn(txn)).await
+        bounded(self.timeout, Repeat::IfNotSent, || {
+            let (mut kv, txn) = (self.kv.clone(), txn.clone());
+            async move { kv.txn(txn).await }
+        })
+        .await
     }
 
     /// One bounded range read.
@@ -185,8 +192,12 @@ impl EtcdStore {
         key: impl Into<Vec<u8>>,
         options: GetOptions,
     ) -> Result<etcd_client::GetResponse, Failure> {
-        let mut kv = self.kv.clone();
-        bounded(self.timeout, kv.get(key, Some(options))).await
+        let key = key.into();
+        bounded(self.timeout, Repeat::Safe, || {
+            let (mut kv, key, options) = (self.kv.clone(), key.clone(), options.clone());
+            async move { kv.get(key, Some(options)).await }
+        })
+        .await
     }
 }
 

@@ -12,7 +12,7 @@ use etcd_client::{Event, EventType, WatchOptions, WatchResponse};
 use futures::StreamExt;
 
 use super::EtcdStore;
-use super::call::{bounded, etcd_revision, header_revision, key_text, key_value, revision};
+use super::call::{Repeat, bounded, etcd_revision, header_revision, key_text, key_value, revision};
 use super::keys::{Scope, prefix_range_end};
 use crate::watch_filter::filter_event;
 use crate::{KeyValue, Predicate, StorageError, WatchEvent, WatchStream};
@@ -41,11 +41,16 @@ pub(super) async fn watch(
         .with_prev_key()
         // Periodic "nothing changed up to revision N": WatchEvent::Progress.
         .with_progress_notify();
-    let mut client = store.watch.clone();
-    let mut stream = bounded(
-        store.timeout,
-        client.watch(scope.etcd.clone(), Some(options)),
-    )
+    // Open the watch and wait for etcd to confirm it, so that errors (no
+    // leader, a compacted start) surface here and not as a first item.
+    let (stream, first) = bounded(store.timeout, Repeat::Safe, || {
+        let (mut client, key, options) = (store.watch.clone(), scope.etcd.clone(), options.clone());
+        async move {
+            let mut stream = client.watch(key, Some(options)).await?;
+            let first = stream.message().await?;
+            Ok((stream, first))
+        }
+    })
     .await?;
     let mut watcher = Watcher {
         stream: None,
@@ -55,9 +60,6 @@ pub(super) async fn watch(
         pending: VecDeque::new(),
         done: false,
     };
-    // Wait for etcd to confirm the watch, so that errors (no leader, a
-    // compacted start) surface here and not as a first item.
-    let first = bounded(store.timeout, stream.message()).await?;
     match first {
         Some(response) if response.created() && !response.canceled() => {}
         Some(response) => watcher.absorb(response)?,

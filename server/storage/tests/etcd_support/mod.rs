@@ -183,6 +183,29 @@ impl EtcdCluster {
         )
     }
 
+    /// The index of the member that is the leader, asking each running member
+    /// (bounded); `None` when none answers with a leader.
+    pub async fn leader(&self) -> Option<usize> {
+        for (i, member) in self.members.iter().enumerate() {
+            if member.child.is_none() {
+                continue;
+            }
+            let status = async {
+                let options = ConnectOptions::new().with_connect_timeout(Duration::from_secs(1));
+                let mut client = Client::connect([member.client_url()], Some(options)).await?;
+                client.status().await
+            };
+            let Ok(Ok(status)) = tokio::time::timeout(Duration::from_secs(3), status).await else {
+                continue;
+            };
+            let own_id = status.header().map(|h| h.member_id());
+            if own_id == Some(status.leader()) {
+                return Some(i);
+            }
+        }
+        None
+    }
+
     /// A raw etcd client, to look at what the store wrote.
     pub async fn raw_client(&self) -> Client {
         Client::connect(self.endpoints(), None).await.unwrap()
