@@ -19,7 +19,7 @@ mod list;
 mod watch;
 mod write;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -116,7 +116,7 @@ impl EtcdTls {
     }
 }
 
-async fn read(path: &PathBuf) -> Result<Vec<u8>, StorageError> {
+async fn read(path: &Path) -> Result<Vec<u8>, StorageError> {
     tokio::fs::read(path)
         .await
         .map_err(|e| StorageError::Unavailable(format!("cannot read {}: {e}", path.display())))
