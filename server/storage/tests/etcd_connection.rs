@@ -124,6 +124,15 @@ async fn tls_with_client_certificates() {
         matches!(refused, Some(StorageError::Unavailable(_))),
         "{refused:?}"
     );
+    let plain = EtcdOptions {
+        endpoints: vec![etcd.endpoint(0).replace("https://", "http://")],
+        ..options(tls.clone())
+    };
+    let err = EtcdStore::connect(plain).await.err();
+    assert!(
+        matches!(&err, Some(StorageError::Unavailable(m)) if m.contains("HTTPS")),
+        "{err:?}"
+    );
     let half = EtcdTls {
         key_file: None,
         ..tls

@@ -125,9 +125,14 @@ where
 }
 
 fn transience(err: &etcd_client::Error) -> Transience {
-    let etcd_client::Error::GRpcStatus(status) = err else {
-        // Errors of the client itself or of its connections: nothing was sent.
-        return Transience::NotSent;
+    let status = match err {
+        etcd_client::Error::GRpcStatus(status) => status,
+        // The connection could not be made: nothing was sent.
+        etcd_client::Error::TransportError(_) | etcd_client::Error::IoError(_) => {
+            return Transience::NotSent;
+        }
+        // The client refused the call itself (a bad URI, TLS on http://).
+        _ => return Transience::Final,
     };
     let (head, mut causes) = parts(err);
     if status.message().contains("no leader")
