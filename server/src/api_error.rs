@@ -188,6 +188,11 @@ impl ApiError {
         ApiError::new(503, "ServiceUnavailable", message, None)
     }
 
+    /// 504 Timeout: the request did not finish within the server's limit.
+    pub fn timeout(message: impl Into<String>) -> ApiError {
+        ApiError::new(504, "Timeout", message, Some(StatusDetails::default()))
+    }
+
     /// 504 for a resourceVersion the store has not reached yet.
     pub fn too_large_resource_version(requested: u64, current: u64) -> ApiError {
         let msg = format!("Too large resource version: {requested}, current: {current}");

@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod etcd;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ pub struct Server {
     child: Child,
     binary: PathBuf,
     data_dir: PathBuf,
+    extra: Vec<String>,
     _temp: Option<tempfile::TempDir>,
     cache_dir: tempfile::TempDir,
     /// Where it listens.
@@ -42,11 +45,26 @@ impl Server {
 
     /// Starts `binary serve` on `data_dir` (kept by the caller).
     pub fn start_in(binary: &Path, data_dir: &Path) -> Server {
-        let (child, address) = spawn(binary, data_dir);
+        Server::start_with(binary, data_dir, &[])
+    }
+
+    /// Starts `binary serve` on a fresh temporary directory with extra flags
+    /// (e.g. `--etcd-servers`).
+    pub fn start_args(binary: &Path, extra: &[&str]) -> Server {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let mut server = Server::start_with(binary, &temp.path().join("data"), extra);
+        server._temp = Some(temp);
+        server
+    }
+
+    fn start_with(binary: &Path, data_dir: &Path, extra: &[&str]) -> Server {
+        let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+        let (child, address) = spawn(binary, data_dir, &extra);
         Server {
             child,
             binary: binary.to_owned(),
             data_dir: data_dir.to_owned(),
+            extra,
             _temp: None,
             cache_dir: tempfile::tempdir().expect("tempdir"),
             address,
@@ -91,7 +109,7 @@ impl Server {
 
     /// Starts the same binary again on the same data directory (after a kill).
     pub fn restart(&mut self) {
-        let (child, address) = spawn(&self.binary, &self.data_dir);
+        let (child, address) = spawn(&self.binary, &self.data_dir, &self.extra);
         self.child = child;
         self.address = address;
     }
@@ -179,10 +197,11 @@ pub fn text(bytes: &[u8]) -> String {
 }
 
 /// Spawns the server on port 0 and reads the bound address from its first line.
-fn spawn(binary: &Path, data_dir: &Path) -> (Child, SocketAddr) {
+fn spawn(binary: &Path, data_dir: &Path, extra: &[String]) -> (Child, SocketAddr) {
     let mut child = Command::new(binary)
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
+        .args(extra)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -232,12 +251,27 @@ fn wait_ready(address: SocketAddr) {
 
 /// A minimal blocking HTTP/1.1 GET (status code, body) for probes.
 pub fn http_get(address: SocketAddr, path: &str) -> Option<(u16, String)> {
+    http_request(address, "GET", path, None)
+}
+
+/// A minimal blocking HTTP/1.1 request with an optional JSON body: exactly one
+/// request, no retries (unlike full clients), for measuring one answer.
+pub fn http_request(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    json: Option<&str>,
+) -> Option<(u16, String)> {
     use std::io::Read;
     let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(90)))
+        .ok()?;
+    let body = json.unwrap_or_default();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
     )
     .ok()?;
     let mut response = String::new();

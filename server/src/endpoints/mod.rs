@@ -27,6 +27,10 @@ use crate::negotiation::Output;
 use crate::registry::{FieldValidation, Scope, WriteOptions};
 use crate::request_info::{self, ResourceRequest, Verb};
 
+/// Longest a non-watch request may take, as kube-apiserver's `--request-timeout`
+/// default: a backend that stopped answering gets a 504, never a hang.
+pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Largest request body accepted, as kube-apiserver's default (3 MiB).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
@@ -92,9 +96,16 @@ pub async fn resource(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    match dispatch(&app, &method, &uri, &headers, body).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
+    // Bounds the time to the response head; a watch's stream goes on after it.
+    let request = dispatch(&app, &method, &uri, &headers, body);
+    match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => ApiError::timeout(format!(
+            "the request did not complete within the allowed duration of {}s",
+            REQUEST_TIMEOUT.as_secs()
+        ))
+        .into_response(),
     }
 }
 

@@ -71,10 +71,13 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     });
     let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
-    println!(
-        "kapi is serving at http://{address} (data in {})",
-        opts.data_dir.display()
-    );
+    let store = match &opts.backend {
+        Backend::Embedded(dir) => format!("embedded store in {}", dir.display()),
+        Backend::Etcd(etcd) => {
+            format!("etcd at {} under {}", etcd.endpoints.join(","), etcd.prefix)
+        }
+    };
+    println!("kapi is serving at http://{address} ({store})");
     println!(
         "use it with: kubectl --kubeconfig {} get namespaces",
         kubeconfig.display()
