@@ -1,8 +1,10 @@
 //! Measures the real server through a real client: time from start to `/readyz`,
 //! then creates/s and gets/s of ConfigMaps at 1 and 32 concurrent clients (kube-rs).
 //!
-//! `cargo run --release --example bench_http [-- PATH_TO_KAPI [EXTRA SERVE ARGS...]]`
+//! `cargo run --release --example bench_http [-- [--etcd] [PATH_TO_KAPI]]`
 //! (default binary: `target/release/kapi`; build it first with `cargo build --release`).
+//! With `--etcd` the server runs on a single local etcd the program starts itself
+//! (`/usr/bin/etcd`), otherwise on the embedded store.
 //! Prints figures; asserts nothing.
 
 use std::path::PathBuf;
@@ -12,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kapi_test_support::Server;
+use kapi_test_support::etcd::EtcdCluster;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kube::{Client, Config};
 
@@ -31,8 +34,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into());
     }
     // Server::start returns once /readyz answers 200.
+    let etcd = on_etcd.then(|| EtcdCluster::start(1));
+    let endpoints = etcd.as_ref().map(EtcdCluster::endpoints);
+    let extra: Vec<&str> = match &endpoints {
+        Some(endpoints) => vec!["--etcd-servers", endpoints],
+        None => Vec::new(),
+    };
+    println!(
+        "backend: {}",
+        if on_etcd {
+            "etcd (single local member)"
+        } else {
+            "embedded"
+        }
+    );
     let started = Instant::now();
-    let server = Server::start(&binary);
+    let server = Server::start_args(&binary, &extra);
     let ready = started.elapsed();
     println!(
         "start to ready (process spawn, store open, /readyz 200): {:.1} ms",
