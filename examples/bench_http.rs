@@ -22,8 +22,11 @@ const PHASE: Duration = Duration::from_secs(3);
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let binary = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let on_etcd = args.iter().any(|a| a == "--etcd");
+    let binary = args
+        .iter()
+        .find(|a| *a != "--etcd")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/release/kapi"));
     if !binary.exists() {
