@@ -74,11 +74,17 @@ impl Object {
     /// The bytes to store: the object without its resourceVersion (the store's
     /// revision is the resourceVersion, as in etcd).
     pub fn to_storage(&self) -> Result<Bytes, String> {
-        let mut copy = self.clone();
-        copy.metadata.resource_version = None;
-        serde_json::to_vec(&copy)
-            .map(Bytes::from)
-            .map_err(|e| e.to_string())
+        // Only the metadata is copied, not the (possibly large) body.
+        let metadata = ObjectMeta {
+            resource_version: None,
+            ..self.metadata.clone()
+        };
+        serde_json::to_vec(&Wire {
+            object: self,
+            metadata: &metadata,
+        })
+        .map(Bytes::from)
+        .map_err(|e| e.to_string())
     }
 
     /// Decodes a stored object and stamps its resourceVersion.
@@ -124,17 +130,34 @@ fn take_string(map: &mut Map<String, Value>, field: &str) -> Result<String, Stri
     }
 }
 
-impl Serialize for Object {
+/// An object with the metadata to write in its place.
+struct Wire<'a> {
+    object: &'a Object,
+    metadata: &'a ObjectMeta,
+}
+
+impl Serialize for Wire<'_> {
     /// Go's order: kind, apiVersion, metadata, then the kind's own fields.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.body.len() + 3))?;
-        map.serialize_entry("kind", &self.kind)?;
-        map.serialize_entry("apiVersion", &self.api_version)?;
-        map.serialize_entry("metadata", &self.metadata)?;
-        for (k, v) in &self.body {
+        let body = &self.object.body;
+        let mut map = s.serialize_map(Some(body.len() + 3))?;
+        map.serialize_entry("kind", &self.object.kind)?;
+        map.serialize_entry("apiVersion", &self.object.api_version)?;
+        map.serialize_entry("metadata", self.metadata)?;
+        for (k, v) in body {
             map.serialize_entry(k, v)?;
         }
         map.end()
+    }
+}
+
+impl Serialize for Object {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Wire {
+            object: self,
+            metadata: &self.metadata,
+        }
+        .serialize(s)
     }
 }
 
