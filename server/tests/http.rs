@@ -380,10 +380,19 @@ async fn generation_moves_with_the_spec_only() {
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
         "spec": {"selector": {"matchLabels": {"app": "d"}},
                  "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
-    let (code, v) = h.call("POST", deployments, deployment).await;
+    let (code, v) = h.call("POST", deployments, deployment.clone()).await;
     assert_eq!(code, 201, "{v}");
     assert_eq!(v["metadata"]["generation"], 1);
     assert_eq!(v["spec"]["replicas"], 1, "defaulted");
+    // The same body again: what defaulting fills in is no change.
+    let (code, v) = h
+        .call("PUT", &format!("{deployments}/d"), deployment.clone())
+        .await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(
+        v["metadata"]["generation"], 1,
+        "defaulted fields are no spec change: {v}"
+    );
     let merge = |body: &'static [u8]| {
         h.send(
             "PATCH",

@@ -94,7 +94,6 @@ pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_e
             None => new.body.shift_remove("status"),
         };
     }
-    let changed = spec_changed(old, new, status_subresource);
     let meta = &mut new.metadata;
     meta.uid = old.metadata.uid.clone();
     meta.creation_timestamp = old.metadata.creation_timestamp;
@@ -102,10 +101,19 @@ pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_e
     meta.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds;
     meta.namespace = old.metadata.namespace.clone();
     meta.self_link = None;
-    meta.generation = match (scope.info().tracks_generation, old.metadata.generation) {
+    meta.generation = old.metadata.generation;
+}
+
+/// Bumps `metadata.generation` when the desired state changed. Runs after
+/// admission, so that fields the client left for defaulting do not count as
+/// changes (Kubernetes compares decoded, defaulted objects).
+pub fn bump_generation(scope: Scope<'_>, old: &Object, new: &mut Object) {
+    let info = scope.info();
+    new.metadata.generation = match (info.tracks_generation, old.metadata.generation) {
         (false, _) => None,
         (true, generation) => {
             let generation = generation.unwrap_or(1);
+            let changed = spec_changed(old, new, info.status_subresource);
             Some(if changed { generation + 1 } else { generation })
         }
     };
@@ -114,17 +122,13 @@ pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_e
 /// Whether anything but metadata (and status, for kinds with a status
 /// subresource) differs: that is what bumps `metadata.generation`.
 fn spec_changed(old: &Object, new: &Object, skip_status: bool) -> bool {
-    let relevant = |o: &Object| -> Vec<(String, Value)> {
-        o.body
+    let counts = |key: &String| !(skip_status && key == "status");
+    let fields = |o: &Object| o.body.keys().filter(|k| counts(k)).count();
+    fields(old) != fields(new)
+        || old
+            .body
             .iter()
-            .filter(|(k, _)| !(skip_status && *k == "status"))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
-    };
-    let (mut a, mut b) = (relevant(old), relevant(new));
-    a.sort_by(|x, y| x.0.cmp(&y.0));
-    b.sort_by(|x, y| x.0.cmp(&y.0));
-    a != b
+            .any(|(k, v)| counts(k) && new.body.get(k) != Some(v))
 }
 
 /// Runs the kind's decode, prepare hook, defaults and validation, plus metadata

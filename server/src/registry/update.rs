@@ -161,7 +161,8 @@ fn next_object(
     strategy::check_namespace(scope, &mut new.metadata)?;
     strategy::prepare_update(scope, &old, &mut new, status);
     check_finalizers(scope, &old, &new)?;
-    let new = strategy::admit(scope, new, opts.field_validation, warnings)?;
+    let mut new = strategy::admit(scope, new, opts.field_validation, warnings)?;
+    strategy::bump_generation(scope, &old, &mut new);
     let meta = &new.metadata;
     let delete_after = meta.deletion_timestamp.is_some()
         && meta.finalizers().is_empty()
