@@ -4,7 +4,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
 use kapi_runtime::meta::{DeleteOptions, Status, StatusDetails};
-use serde_json::json;
 
 use super::{Ctx, respond};
 use crate::api_error::{ApiError, ApiResult};
@@ -92,11 +91,13 @@ pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response
         .registry
         .delete_collection(ctx.scope(), ctx.query.list_options()?, &options)
         .await?;
-    let list = json!({
-        "kind": ctx.entry.info.list_kind(),
-        "apiVersion": ctx.entry.info.api_version(),
-        "metadata": {},
-        "items": deleted,
-    });
+    let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
+    let metadata = kapi_runtime::meta::ListMeta::default();
+    let list = respond::ListBody {
+        kind: &kind,
+        api_version: &api_version,
+        metadata: &metadata,
+        items: &deleted,
+    };
     respond::body(ctx, StatusCode::OK, &list, &[])
 }

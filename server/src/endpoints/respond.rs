@@ -65,6 +65,21 @@ pub fn object(
     }
 }
 
+/// A list (`<Kind>List`) serialized straight from its items, without an
+/// intermediate JSON tree.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListBody<'a, T: serde::Serialize> {
+    /// `ConfigMapList`, ...
+    pub kind: &'a str,
+    /// The group version.
+    pub api_version: &'a str,
+    /// resourceVersion, continue, remainingItemCount.
+    pub metadata: &'a ListMeta,
+    /// The objects.
+    pub items: &'a [T],
+}
+
 /// A list in the shape the client asked for.
 pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
     let meta = ListMeta {
@@ -75,12 +90,13 @@ pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
     };
     match ctx.output.shape {
         Shape::Object => {
-            let list = json!({
-                "kind": ctx.entry.info.list_kind(),
-                "apiVersion": ctx.entry.info.api_version(),
-                "metadata": meta,
-                "items": page.items,
-            });
+            let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
+            let list = ListBody {
+                kind: &kind,
+                api_version: &api_version,
+                metadata: &meta,
+                items: &page.items,
+            };
             body(ctx, StatusCode::OK, &list, &[])
         }
         Shape::PartialMetadata => {

@@ -64,19 +64,30 @@ pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
     Ok(response)
 }
 
+/// One `{"type": ..., "object": ...}` frame, serialized straight from the object.
+#[derive(serde::Serialize)]
+struct Frame<'a, T: serde::Serialize> {
+    #[serde(rename = "type")]
+    type_: &'a str,
+    object: &'a T,
+}
+
 fn encode(render: Render, frame: WatchStart) -> Bytes {
-    let (kind, object) = match frame {
-        WatchStart::Event(kind, object) => (kind, shaped(render, &object)),
+    let mut line = match frame {
+        WatchStart::Event(kind, object) if render.shape == Shape::Object => line(kind, &object),
+        WatchStart::Event(kind, object) => line(kind, &shaped(render, &object)),
         WatchStart::Bookmark {
             revision,
             initial_events_end,
-        } => ("BOOKMARK", bookmark(render, revision, initial_events_end)),
-        WatchStart::Error(status) => ("ERROR", serde_json::to_value(status).unwrap_or(Value::Null)),
+        } => line("BOOKMARK", &bookmark(render, revision, initial_events_end)),
+        WatchStart::Error(status) => line("ERROR", &status),
     };
-    let mut line =
-        serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
     line.push(b'\n');
     Bytes::from(line)
+}
+
+fn line<T: serde::Serialize>(type_: &str, object: &T) -> Vec<u8> {
+    serde_json::to_vec(&Frame { type_, object }).unwrap_or_default()
 }
 
 fn shaped(render: Render, object: &Object) -> Value {
