@@ -8,5 +8,6 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/resource_*.rs");
     t.compile_fail("tests/ui/api_*.rs");
+    t.compile_fail("tests/ui/proto_*.rs");
     t.pass("tests/ui/pass_*.rs");
 }

@@ -5,11 +5,16 @@
 //!
 //! Like axum-core and kube-core this crate is small and free of HTTP and storage.
 
+// The derives emit `::kapi_runtime::...` paths; this lets the meta types here use them.
+extern crate self as kapi_runtime;
+
 pub mod api_type;
 pub mod bytes;
 pub mod discovery;
+pub mod go_json;
 pub mod intstr;
 pub mod meta;
+pub mod proto;
 pub mod resource;
 pub mod scheme;
 pub mod validation;

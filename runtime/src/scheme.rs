@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value};
 
+use crate::proto;
 use crate::resource::{Resource, ResourceInfo};
 use crate::validation::{FieldErrors, FieldPath};
 
@@ -40,6 +41,20 @@ pub trait KindOps: Send + Sync {
     fn deletion_grace_period(&self, object: &Value, requested: Option<i64>) -> Option<i64>;
 }
 
+/// The protobuf codec of a kind, type-erased for the one request path.
+pub trait ProtoKind: Send + Sync {
+    /// Decodes the kind's message (the `raw` of a request's envelope) into the JSON
+    /// object the request path works on (no `apiVersion`/`kind`).
+    fn decode(&self, raw: &[u8]) -> Result<Map<String, Value>, String>;
+
+    /// Encodes an object given as JSON text (as stored or as the registry
+    /// serializes it) as the kind's message.
+    fn encode_json(&self, json: &[u8]) -> Result<Vec<u8>, String>;
+
+    /// The message name and fields, for the check against upstream's `.proto`.
+    fn describe(&self) -> (&'static str, Vec<proto::FieldDescriptor>);
+}
+
 /// One registered kind: its facts and its operations.
 #[derive(Clone, Copy)]
 pub struct KindEntry {
@@ -47,6 +62,9 @@ pub struct KindEntry {
     pub info: &'static ResourceInfo,
     /// Kind-specific operations.
     pub ops: &'static dyn KindOps,
+    /// The protobuf codec; `None` for a JSON-only kind (one that declares no field
+    /// numbers, as custom resources upstream).
+    pub proto: Option<&'static dyn ProtoKind>,
 }
 
 impl std::fmt::Debug for KindEntry {
@@ -63,7 +81,39 @@ impl KindEntry {
         KindEntry {
             info: T::INFO,
             ops: Typed::<T>::OPS,
+            proto: None,
         }
+    }
+
+    /// The entry of a kind with a protobuf message.
+    pub fn with_protobuf<T: Resource + proto::Message>() -> KindEntry {
+        KindEntry {
+            proto: Some(Typed::<T>::PROTO),
+            ..KindEntry::of::<T>()
+        }
+    }
+}
+
+impl<T: Resource + proto::Message> Typed<T> {
+    const PROTO: &'static dyn ProtoKind = &Typed::<T>(PhantomData);
+}
+
+impl<T: Resource + proto::Message> ProtoKind for Typed<T> {
+    fn decode(&self, raw: &[u8]) -> Result<Map<String, Value>, String> {
+        let typed = T::decode(raw).map_err(|e| format!("{} {e}", T::INFO.kind))?;
+        match serde_json::to_value(&typed).map_err(|e| e.to_string())? {
+            Value::Object(map) => Ok(map),
+            _ => Err(format!("{} does not encode as a JSON object", T::INFO.kind)),
+        }
+    }
+
+    fn encode_json(&self, json: &[u8]) -> Result<Vec<u8>, String> {
+        let typed: T = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+        Ok(typed.encode_to_vec())
+    }
+
+    fn describe(&self) -> (&'static str, Vec<proto::FieldDescriptor>) {
+        (T::NAME, T::describe())
     }
 }
 

@@ -57,7 +57,7 @@ impl ApiError {
         message: impl Into<String>,
         details: Option<StatusDetails>,
     ) -> ApiError {
-        let mut status = Status::failure(code, reason, message);
+        let mut status = Status::failure(i32::from(code), reason, message);
         status.details = details;
         ApiError(Box::new(status))
     }
@@ -230,7 +230,10 @@ impl ApiError {
 
     /// The HTTP status code.
     pub fn code(&self) -> u16 {
-        self.0.code.unwrap_or(500)
+        self.0
+            .code
+            .and_then(|c| u16::try_from(c).ok())
+            .unwrap_or(500)
     }
 }
 

@@ -40,6 +40,14 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
     let ident = &model.ident;
     let defaults = model.fields.iter().map(emit_default);
     let validations = model.fields.iter().map(emit_validation);
+    let validate_hook = model
+        .validate
+        .as_ref()
+        .map(|hook| quote!(#hook(self, path, errs);));
+    let proto = model
+        .proto
+        .as_ref()
+        .map(|proto| super::proto::emit(ident, proto));
     quote! {
         impl ::kapi_runtime::ApiType for #ident {
             fn apply_defaults(&mut self) {
@@ -52,8 +60,11 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
                 errs: &mut ::kapi_runtime::validation::FieldErrors,
             ) {
                 #(#validations)*
+                #validate_hook
             }
         }
+
+        #proto
     }
 }
 

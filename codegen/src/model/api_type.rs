@@ -3,6 +3,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, Lit, LitFloat, Type};
 
 use super::naming::camel_case;
+use super::proto::{self, FieldProto, ProtoModel};
 use crate::parse::{ApiField, ApiInput, SerdeContainer, SerdeField, SignedLit};
 
 /// A struct deriving `ApiType`.
@@ -11,6 +12,10 @@ pub struct ApiTypeModel {
     pub ident: Ident,
     /// Its fields that appear on the wire, in order.
     pub fields: Vec<FieldModel>,
+    /// `validate = path`: a check across fields, run after the field rules.
+    pub validate: Option<syn::Path>,
+    /// The protobuf message, when the fields carry numbers.
+    pub proto: Option<ProtoModel>,
 }
 
 /// One wire field and its rules.
@@ -23,6 +28,8 @@ pub struct FieldModel {
     pub rules: Vec<SpannedRule>,
     /// The default for an unset `Option` field.
     pub default: Option<DefaultValue>,
+    /// Protobuf number and mode.
+    pub proto: FieldProto,
 }
 
 /// A rule and the span of the attribute that asked for it: a type error in the
@@ -84,9 +91,33 @@ impl ApiTypeModel {
                 models.extend(model);
             }
         }
+        let numbered: Vec<_> = models
+            .iter()
+            .map(|f| {
+                let proto = FieldProto {
+                    number: f.proto.number,
+                    skip: f.proto.skip,
+                    embed: f.proto.embed.clone(),
+                    mode: f.proto.mode,
+                    ty: f.proto.ty.clone(),
+                };
+                (f.ident.clone(), f.json_name.clone(), proto)
+            })
+            .collect();
+        let proto_name = input.proto_name.as_ref().map(syn::LitStr::value);
+        let proto = errors
+            .handle(proto::message(
+                &input.ident,
+                proto_name,
+                &input.proto_embed,
+                &numbered,
+            ))
+            .flatten();
         errors.finish_with(ApiTypeModel {
             ident: input.ident,
             fields: models,
+            validate: input.validate,
+            proto,
         })
     }
 }
@@ -107,6 +138,16 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
     };
     let mut errors = darling::Error::accumulator();
     let rules = errors.handle(rules(&field)).unwrap_or_default();
+    let proto = FieldProto {
+        number: field
+            .proto
+            .as_ref()
+            .and_then(|lit| errors.handle(proto::number(lit))),
+        skip: field.proto_skip.is_present(),
+        embed: field.proto_in.as_ref().map(|l| (l.value(), l.span())),
+        mode: proto::mode(&field.ty, serde.skip_serializing_if.as_deref()),
+        ty: field.ty.clone(),
+    };
     let default = field
         .default
         .as_ref()
@@ -123,6 +164,7 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
         json_name,
         rules,
         default,
+        proto,
     }))
 }
 
@@ -213,7 +255,7 @@ fn number(value: &SignedLit, example: &str) -> darling::Result<f64> {
 }
 
 /// `T` of an `Option<T>` field (however the path to `Option` is spelled).
-fn option_inner(ty: &Type) -> Option<&Type> {
+pub(super) fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(p) = ty else { return None };
     let last = p.path.segments.last().filter(|s| s.ident == "Option")?;
     match &last.arguments {

@@ -3,7 +3,9 @@
 
 mod api_type;
 mod naming;
+mod proto;
 mod resource;
 
 pub use api_type::{ApiTypeModel, DefaultValue, FieldModel, Rule, SpannedRule};
+pub use proto::{ProtoEmbed, ProtoEntry, ProtoField, ProtoMode, ProtoModel};
 pub use resource::{NameFormat, PrinterColumn, ResourceModel};

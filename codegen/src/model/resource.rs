@@ -35,6 +35,8 @@ pub struct ResourceModel {
     pub selectable_fields: Vec<String>,
     /// Printer columns in order.
     pub printer_columns: Vec<PrinterColumn>,
+    /// The kind has a protobuf message (its fields carry `#[api(proto = N)]`).
+    pub protobuf: bool,
     /// Hook functions.
     pub hooks: Hooks,
 }
@@ -100,6 +102,11 @@ impl ResourceModel {
                     .collect()
             })
             .unwrap_or_default();
+        let protobuf = input
+            .data
+            .as_ref()
+            .take_struct()
+            .is_some_and(|f| f.fields.iter().any(|f| f.has_proto()));
         if !fields.iter().any(|f| f == "metadata") {
             errors.push(
                 darling::Error::custom("a Resource needs a `metadata: ObjectMeta` field")
@@ -216,6 +223,7 @@ impl ResourceModel {
             name_format,
             selectable_fields: input.selectable_fields.values(),
             printer_columns,
+            protobuf,
             hooks: Hooks {
                 prepare: input.prepare,
                 table_cells: input.table_cells,

@@ -1,6 +1,6 @@
 use darling::util::Flag;
 use darling::{FromDeriveInput, FromField};
-use syn::{Ident, LitStr, Type};
+use syn::{Ident, LitInt, LitStr, Type};
 
 use super::{SignedLit, StrList};
 
@@ -16,6 +16,30 @@ pub struct ApiInput {
     pub data: darling::ast::Data<(), ApiField>,
     /// `#[serde(...)]` attributes, read for `rename_all`.
     pub attrs: Vec<syn::Attribute>,
+    /// `validate = path::to::fn`: `fn(&Self, &FieldPath, &mut FieldErrors)` run
+    /// after the field rules, for checks across fields.
+    #[darling(default)]
+    pub validate: Option<syn::Path>,
+    /// `proto_name = "EphemeralContainerCommon"`: the protobuf message name when
+    /// it is not the struct's name.
+    #[darling(default)]
+    pub proto_name: Option<LitStr>,
+    /// `proto_embed(field = "volumeSource", number = 2, message = "VolumeSource")`,
+    /// repeated: a Go struct embedded inline (its fields are this struct's fields in
+    /// JSON) that protobuf carries as a nested message.
+    #[darling(default, multiple)]
+    pub proto_embed: Vec<ProtoEmbedAttr>,
+}
+
+/// One `proto_embed(...)` of a struct.
+#[derive(Debug, darling::FromMeta)]
+pub struct ProtoEmbedAttr {
+    /// The nested message's field name, e.g. `volumeSource`.
+    pub field: LitStr,
+    /// Its field number in this message.
+    pub number: LitInt,
+    /// The nested message's name, e.g. `VolumeSource`.
+    pub message: LitStr,
 }
 
 /// One field and its `#[api(...)]` attribute.
@@ -46,4 +70,15 @@ pub struct ApiField {
     /// `default = <literal>`: the value of an unset `Option` field.
     #[darling(default)]
     pub default: Option<SignedLit>,
+    /// `proto = N`: the protobuf field number (as in upstream's `.proto`).
+    #[darling(default)]
+    pub proto: Option<LitInt>,
+    /// `proto_skip`: the field has no protobuf counterpart (TypeMeta fields, which
+    /// the protobuf envelope carries).
+    #[darling(default)]
+    pub proto_skip: Flag,
+    /// `proto_in = "volumeSource"`: the field's number counts inside the embedded
+    /// message declared by the struct's `proto_embed(field = "volumeSource", ...)`.
+    #[darling(default)]
+    pub proto_in: Option<LitStr>,
 }

@@ -73,11 +73,37 @@ pub struct ResourceInput {
     pub grace_period: Option<syn::Path>,
 }
 
-/// A field of a resource struct (only its name matters).
+/// A field of a resource struct: its name, and whether `#[api(...)]` gives it a
+/// protobuf number (a kind with numbers speaks protobuf).
 #[derive(Debug, darling::FromField)]
+#[darling(forward_attrs(api))]
 pub struct ResourceField {
     /// The field's name.
     pub ident: Option<Ident>,
+    /// `#[api(...)]` attributes, read for `proto`.
+    pub attrs: Vec<syn::Attribute>,
+}
+
+impl ResourceField {
+    /// Whether the field carries a protobuf number (`proto = N`) or `proto_skip`.
+    pub fn has_proto(&self) -> bool {
+        self.attrs.iter().any(|attr| {
+            let mut found = false;
+            // Other keys belong to ApiType, which reports their errors.
+            let _ = attr.parse_nested_meta(|meta| {
+                found |= meta.path.is_ident("proto") || meta.path.is_ident("proto_in");
+                if meta.input.peek(syn::Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                } else if meta.input.peek(syn::token::Paren) {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    let _: proc_macro2::TokenStream = content.parse()?;
+                }
+                Ok(())
+            });
+            found
+        })
+    }
 }
 
 /// `printer_column(name = "Ready", type = "string", json_path = ".status.ready")`.

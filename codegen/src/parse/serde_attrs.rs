@@ -21,6 +21,9 @@ pub struct SerdeField {
     pub flatten: bool,
     /// `skip`: the field is not on the wire.
     pub skip: bool,
+    /// `skip_serializing_if = "path"`: the function's path, which tells a Go
+    /// pointer (`Option::is_none`) from a Go value field (`omitempty`).
+    pub skip_serializing_if: Option<String>,
 }
 
 impl SerdeContainer {
@@ -57,6 +60,9 @@ impl SerdeField {
                     out.flatten = true;
                 } else if meta.path.is_ident("skip") {
                     out.skip = true;
+                } else if meta.path.is_ident("skip_serializing_if") {
+                    let path: LitStr = meta.value()?.parse()?;
+                    out.skip_serializing_if = Some(path.value());
                 } else {
                     skip(&meta)?;
                 }

@@ -15,7 +15,9 @@ pub use discovery::{
     APIVersions, GroupVersionForDiscovery, GroupVersionKind, ServerAddressByClientCIDR,
 };
 pub use label_selector::{LabelSelector, LabelSelectorRequirement};
-pub use object_meta::{ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, TypeMeta};
+pub use object_meta::{
+    FieldsV1, ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, TypeMeta,
+};
 pub use options::{DeleteOptions, Preconditions};
 pub use status::{Status, StatusCause, StatusDetails};
 pub use table::{Table, TableColumnDefinition, TableRow};

@@ -3,7 +3,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Time;
-use crate::api_type::ApiType;
+use kapi_codegen::ApiType;
+
+use crate::go_json::omitempty;
 
 /// TypeMeta: the `apiVersion` and `kind` every object and list carries.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,53 +21,68 @@ pub struct TypeMeta {
 
 /// ObjectMeta: the metadata every persisted object has, field for field as in
 /// k8s.io/apimachinery/pkg/apis/meta/v1.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
     /// Unique name within a namespace (or the cluster, for cluster-scoped kinds).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub name: Option<String>,
     /// Prefix from which the server generates a unique name when `name` is empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub generate_name: Option<String>,
     /// Namespace of a namespaced object; empty for cluster-scoped ones.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub namespace: Option<String>,
     /// Deprecated and never set by the server; kept so old clients decode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub self_link: Option<String>,
     /// Unique id of this incarnation of the object, set by the server on create.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub uid: Option<String>,
     /// Opaque version of the object for optimistic concurrency and watches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 6)]
     pub resource_version: Option<String>,
     /// Sequence number of the desired state, bumped by the server on spec changes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 7)]
     pub generation: Option<i64>,
     /// When the object was created, set by the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 8)]
     pub creation_timestamp: Option<Time>,
     /// When deletion was requested; the object stays until finalizers are gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 9)]
     pub deletion_timestamp: Option<Time>,
     /// Seconds allowed for graceful termination once deletion was requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 10)]
     pub deletion_grace_period_seconds: Option<i64>,
     /// Key/value pairs for selecting and grouping objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 11)]
     pub labels: Option<BTreeMap<String, String>>,
     /// Arbitrary non-identifying key/value data for tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 12)]
     pub annotations: Option<BTreeMap<String, String>>,
     /// Objects this one depends on, for garbage collection.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 13)]
     pub owner_references: Option<Vec<OwnerReference>>,
     /// Names of controllers that must act before the object is removed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 14)]
     pub finalizers: Option<Vec<String>>,
     /// Which manager owns which fields (server-side apply bookkeeping).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 17)]
     pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
 }
 
@@ -87,71 +104,98 @@ impl ObjectMeta {
 }
 
 /// A reference to an owning object (garbage collection and adoption).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     /// API version of the owner.
+    #[api(proto = 5)]
     pub api_version: String,
     /// Kind of the owner.
+    #[api(proto = 1)]
     pub kind: String,
     /// Name of the owner.
+    #[api(proto = 3)]
     pub name: String,
     /// UID of the owner.
+    #[api(proto = 4)]
     pub uid: String,
     /// Whether the owner is the managing controller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 6)]
     pub controller: Option<bool>,
     /// Whether the owner cannot be deleted before this object is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 7)]
     pub block_owner_deletion: Option<bool>,
 }
 
 /// Which fields a manager owns, as recorded by server-side apply.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct ManagedFieldsEntry {
     /// Name of the workflow that manages the fields.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub manager: Option<String>,
     /// `Apply` or `Update`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub operation: Option<String>,
     /// Version of the schema the field set is expressed in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub api_version: Option<String>,
     /// When the entry was last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub time: Option<Time>,
     /// Format of `fieldsV1`; always `FieldsV1`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 6)]
     pub fields_type: Option<String>,
     /// The set of owned fields in the FieldsV1 trie format.
     #[serde(default, rename = "fieldsV1", skip_serializing_if = "Option::is_none")]
-    pub fields_v1: Option<serde_json::Value>,
+    #[api(proto = 7)]
+    pub fields_v1: Option<FieldsV1>,
     /// The subresource the entry was made through, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 8)]
     pub subresource: Option<String>,
 }
 
+/// metav1.FieldsV1: a set of fields in the JSON trie format of managed fields
+/// (`{"f:metadata":{"f:labels":{}}}`), kept as JSON.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FieldsV1(pub serde_json::Value);
+
+impl crate::ApiType for FieldsV1 {}
+
+impl FieldsV1 {
+    /// The JSON text, as protobuf carries it.
+    pub fn raw(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.0).unwrap_or_default()
+    }
+}
+
 /// ListMeta: the metadata of a list response.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct ListMeta {
     /// Deprecated; never set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub self_link: Option<String>,
     /// The revision the list was read at.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub resource_version: Option<String>,
     /// Token for the next page, when the list was cut by `limit`.
-    #[serde(default, rename = "continue", skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "continue", skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub continue_: Option<String>,
     /// How many more items the full list has, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub remaining_item_count: Option<i64>,
 }
-
-impl ApiType for ObjectMeta {}
-impl ApiType for ListMeta {}
-impl ApiType for OwnerReference {}
-impl ApiType for ManagedFieldsEntry {}

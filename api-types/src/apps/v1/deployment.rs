@@ -1,9 +1,9 @@
 //! Deployments: declarative, rolling updates of a set of identical pods.
 
 use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::IntOrString;
 use kapi_runtime::meta::{LabelSelector, ObjectMeta, Time};
 use kapi_runtime::validation::{FieldErrors, FieldPath};
-use kapi_runtime::{ApiType, IntOrString};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -13,11 +13,7 @@ use crate::labels::{GoMap, format_selector, selector_is_empty, selector_matches}
 
 /// Keeps a number of replicas of a pod template running and rolls out changes
 /// to the template through ReplicaSets.
-///
-/// `ApiType` is written by hand for this kind only, to add the checks that span
-/// fields (the derive has no validation hook): the selector must be present,
-/// non-empty and match the template's labels, as Kubernetes requires.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Resource)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
 #[serde(rename_all = "camelCase")]
 #[resource(
     group = "apps",
@@ -48,47 +44,60 @@ use crate::labels::{GoMap, format_selector, selector_is_empty, selector_matches}
 pub struct Deployment {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// The desired pods and how to move to them.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub spec: DeploymentSpec,
     /// Progress of the rollout, as last observed.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
     pub status: DeploymentStatus,
 }
 
-/// The desired state of a deployment.
+/// The desired state of a deployment. Besides the field rules, the selector must
+/// be present, non-empty and match the template's labels (`validate_spec`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = validate_spec)]
 pub struct DeploymentSpec {
     /// Number of pods wanted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(default = 1, minimum = 0)]
+    #[api(proto = 1)]
     pub replicas: Option<i32>,
     /// Labels of the pods this deployment owns; must match the template's
     /// labels and cannot change after creation.
     #[serde(default)]
+    #[api(proto = 2)]
     pub selector: Option<LabelSelector>,
     /// The pods to create.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
     pub template: PodTemplateSpec,
     /// How old pods are replaced by new ones.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 4)]
     pub strategy: DeploymentStrategy,
     /// Seconds a new pod must be ready, without crashing, to count as available.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(minimum = 0)]
+    #[api(proto = 5)]
     pub min_ready_seconds: Option<i32>,
     /// Old ReplicaSets kept for rollback.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(default = 10, minimum = 0)]
+    #[api(proto = 6)]
     pub revision_history_limit: Option<i32>,
     /// Stop rolling out template changes until unpaused.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 7)]
     pub paused: Option<bool>,
     /// Seconds without progress after which the rollout is reported as failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(default = 600, minimum = 1)]
+    #[api(proto = 9)]
     pub progress_deadline_seconds: Option<i32>,
 }
 
@@ -99,9 +108,11 @@ pub struct DeploymentStrategy {
     /// `RollingUpdate` (gradually) or `Recreate` (all old pods first).
     #[serde(default, rename = "type", skip_serializing_if = "omitempty")]
     #[api(default = "RollingUpdate", one_of("Recreate", "RollingUpdate"))]
+    #[api(proto = 1)]
     pub type_: Option<String>,
     /// Limits of a rolling update.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub rolling_update: Option<RollingUpdateDeployment>,
 }
 
@@ -112,10 +123,12 @@ pub struct RollingUpdateDeployment {
     /// Pods that may be unavailable during the update: a number or a percentage of
     /// the desired pods (rounded down).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
     pub max_unavailable: Option<IntOrString>,
     /// Pods that may exist above the desired number: a number or a percentage
     /// (rounded up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub max_surge: Option<IntOrString>,
 }
 
@@ -125,31 +138,36 @@ pub struct RollingUpdateDeployment {
 pub struct DeploymentStatus {
     /// The `metadata.generation` the controller last acted on.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub observed_generation: Option<i64>,
     /// Pods that exist (not terminating) and match the selector.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub replicas: Option<i32>,
     /// Pods that run the current template.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub updated_replicas: Option<i32>,
     /// Pods that are ready.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 7)]
     pub ready_replicas: Option<i32>,
     /// Pods that have been ready for at least `minReadySeconds`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub available_replicas: Option<i32>,
     /// Pods still missing to reach the desired number of available pods.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub unavailable_replicas: Option<i32>,
-    /// Pods that are terminating.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terminating_replicas: Option<i32>,
     /// Conditions such as `Available` and `Progressing`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 6)]
     pub conditions: Option<Vec<DeploymentCondition>>,
     /// Counter the controller uses to make ReplicaSet names unique after a hash
     /// collision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 8)]
     pub collision_count: Option<i32>,
 }
 
@@ -160,39 +178,29 @@ pub struct DeploymentCondition {
     /// `Available`, `Progressing` or `ReplicaFailure`.
     #[serde(default, rename = "type")]
     #[api(required)]
+    #[api(proto = 1)]
     pub type_: String,
     /// `True`, `False` or `Unknown`.
     #[serde(default)]
     #[api(required, one_of("True", "False", "Unknown"))]
+    #[api(proto = 2)]
     pub status: String,
     /// When the condition was last updated.
     #[serde(default)]
+    #[api(proto = 6)]
     pub last_update_time: Option<Time>,
     /// When the status last changed.
     #[serde(default)]
+    #[api(proto = 7)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub reason: Option<String>,
     /// Human-readable detail of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub message: Option<String>,
-}
-
-impl ApiType for Deployment {
-    fn apply_defaults(&mut self) {
-        self.metadata.apply_defaults();
-        self.spec.apply_defaults();
-        self.status.apply_defaults();
-    }
-
-    fn validate(&self, path: &FieldPath, errs: &mut FieldErrors) {
-        self.metadata.validate(&path.child("metadata"), errs);
-        let spec_path = path.child("spec");
-        self.spec.validate(&spec_path, errs);
-        self.status.validate(&path.child("status"), errs);
-        validate_spec(&self.spec, &spec_path, errs);
-    }
 }
 
 /// The cross-field rules of `ValidateDeploymentSpec`.

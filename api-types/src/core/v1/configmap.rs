@@ -27,16 +27,20 @@ use crate::go_json::omitempty;
 pub struct ConfigMap {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// When true, `data` and `binaryData` can no longer change (only deletion
     /// and metadata changes are allowed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub immutable: Option<bool>,
     /// UTF-8 values by key; keys are letters, digits, `-`, `_` or `.`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub data: Option<BTreeMap<String, String>>,
     /// Binary values by key, base64 on the wire; keys may not repeat `data`'s.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub binary_data: Option<BTreeMap<String, ByteString>>,
 }
 

@@ -46,48 +46,63 @@ use crate::go_json::{null_as_default, omitempty};
 pub struct Event {
     /// Name, namespace and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// The object the event is about.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub involved_object: ObjectReference,
     /// Short machine-readable reason in CamelCase, e.g. `FailedScheduling`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub reason: Option<String>,
     /// Human-readable description.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub message: Option<String>,
     /// Component and host that reported the event (older clients).
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 5)]
     pub source: EventSource,
     /// When the event was first recorded.
     #[serde(default)]
+    #[api(proto = 6)]
     pub first_timestamp: Option<Time>,
     /// When the event was most recently recorded.
     #[serde(default)]
+    #[api(proto = 7)]
     pub last_timestamp: Option<Time>,
     /// How often the event occurred.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 8)]
     pub count: Option<i32>,
     /// `Normal` or `Warning`.
     #[serde(default, rename = "type", skip_serializing_if = "omitempty")]
+    #[api(proto = 9)]
     pub type_: Option<String>,
     /// When the event was first observed, with microseconds (newer clients).
     #[serde(default)]
+    #[api(proto = 10)]
     pub event_time: Option<MicroTime>,
     /// Repetitions of the event, for events that keep happening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 11)]
     pub series: Option<EventSeries>,
     /// What was done or failed, e.g. `Binding`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 12)]
     pub action: Option<String>,
     /// A second object involved, e.g. the node of a scheduling event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 13)]
     pub related: Option<ObjectReference>,
     /// Controller that reported the event, e.g. `kubelet`.
     #[serde(default)]
+    #[api(proto = 14)]
     pub reporting_component: String,
     /// Instance of that controller, e.g. the node name.
     #[serde(default)]
+    #[api(proto = 15)]
     pub reporting_instance: String,
 }
 
@@ -97,9 +112,11 @@ pub struct Event {
 pub struct EventSource {
     /// Reporting component, e.g. `default-scheduler`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub component: Option<String>,
     /// Node the event was reported on.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub host: Option<String>,
 }
 
@@ -109,9 +126,11 @@ pub struct EventSource {
 pub struct EventSeries {
     /// Occurrences so far.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub count: Option<i32>,
     /// When the last occurrence was observed.
     #[serde(default)]
+    #[api(proto = 2)]
     pub last_observed_time: Option<MicroTime>,
 }
 

@@ -31,12 +31,15 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 pub struct Namespace {
     /// Name, labels and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// Finalizers that must run before the namespace can go away.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub spec: NamespaceSpec,
     /// Phase and conditions.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
     pub status: NamespaceStatus,
 }
 
@@ -47,6 +50,7 @@ pub struct NamespaceSpec {
     /// Names of the components that must clean up the namespace's content before
     /// it is removed, e.g. `kubernetes`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub finalizers: Option<Vec<String>>,
 }
 
@@ -57,9 +61,11 @@ pub struct NamespaceStatus {
     /// `Active`, or `Terminating` once deletion has started.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(one_of("Active", "Terminating"))]
+    #[api(proto = 1)]
     pub phase: Option<String>,
     /// Problems found while deleting the namespace's content.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub conditions: Option<Vec<NamespaceCondition>>,
 }
 
@@ -70,19 +76,24 @@ pub struct NamespaceCondition {
     /// Condition type.
     #[serde(default, rename = "type")]
     #[api(required)]
+    #[api(proto = 1)]
     pub type_: String,
     /// `True`, `False` or `Unknown`.
     #[serde(default)]
     #[api(required, one_of("True", "False", "Unknown"))]
+    #[api(proto = 2)]
     pub status: String,
     /// When the status last changed.
     #[serde(default)]
+    #[api(proto = 4)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub reason: Option<String>,
     /// Human-readable detail of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 6)]
     pub message: Option<String>,
 }
 

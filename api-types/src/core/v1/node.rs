@@ -51,12 +51,15 @@ use crate::go_json::{null_as_default, omitempty};
 pub struct Node {
     /// Name, labels and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// How the node is configured for scheduling.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub spec: NodeSpec,
     /// What the node reports about itself.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
     pub status: NodeStatus,
 }
 
@@ -66,24 +69,31 @@ pub struct Node {
 pub struct NodeSpec {
     /// Pod IP range assigned to the node (the first of `podCIDRs`).
     #[serde(default, rename = "podCIDR", skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub pod_cidr: Option<String>,
     /// Pod IP ranges assigned to the node, at most one per address family.
     #[serde(default, rename = "podCIDRs", skip_serializing_if = "omitempty")]
+    #[api(proto = 7)]
     pub pod_cidrs: Option<Vec<String>>,
     /// ID of the node at its cloud provider, `<provider>://<id>`.
     #[serde(default, rename = "providerID", skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub provider_id: Option<String>,
     /// Keep new pods off the node (`kubectl cordon`).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub unschedulable: Option<bool>,
     /// Taints repelling pods that do not tolerate them.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub taints: Option<Vec<Taint>>,
     /// Retired dynamic kubelet configuration; ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 6)]
     pub config_source: Option<NodeConfigSource>,
     /// Retired; kept so old clients decode.
     #[serde(default, rename = "externalID", skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub external_id: Option<String>,
 }
 
@@ -94,16 +104,20 @@ pub struct Taint {
     /// Taint key.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub key: String,
     /// Taint value.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub value: Option<String>,
     /// `NoSchedule`, `PreferNoSchedule` or `NoExecute` (also evicts running pods).
     #[serde(default)]
     #[api(required, one_of("NoSchedule", "PreferNoSchedule", "NoExecute"))]
+    #[api(proto = 3)]
     pub effect: String,
     /// When a `NoExecute` taint was added.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub time_added: Option<Time>,
 }
 
@@ -113,6 +127,7 @@ pub struct Taint {
 pub struct NodeConfigSource {
     /// A ConfigMap holding the configuration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub config_map: Option<ConfigMapNodeConfigSource>,
 }
 
@@ -122,18 +137,23 @@ pub struct NodeConfigSource {
 pub struct ConfigMapNodeConfigSource {
     /// Namespace of the ConfigMap.
     #[serde(default)]
+    #[api(proto = 1)]
     pub namespace: String,
     /// Name of the ConfigMap.
     #[serde(default)]
+    #[api(proto = 2)]
     pub name: String,
     /// UID of the ConfigMap.
     #[serde(default, rename = "uid", skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub uid: Option<String>,
     /// resourceVersion of the ConfigMap.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub resource_version: Option<String>,
     /// Key of the ConfigMap holding the configuration.
     #[serde(default)]
+    #[api(proto = 5)]
     pub kubelet_config_key: String,
 }
 

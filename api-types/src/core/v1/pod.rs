@@ -74,12 +74,15 @@ use crate::go_json::null_as_default;
 pub struct Pod {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// What the pod should run.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub spec: PodSpec,
     /// What the pod is doing, as last reported.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
     pub status: PodStatus,
 }
 

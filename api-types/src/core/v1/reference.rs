@@ -12,24 +12,31 @@ use crate::go_json::omitempty;
 pub struct ObjectReference {
     /// Kind of the object, e.g. `Pod`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub kind: Option<String>,
     /// Namespace of the object; empty for cluster-scoped objects.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub namespace: Option<String>,
     /// Name of the object.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub name: Option<String>,
     /// UID of the object, pinning one incarnation of the name.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub uid: Option<String>,
     /// `group/version` of the object.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub api_version: Option<String>,
     /// The resourceVersion the reference was made at, if it matters.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 6)]
     pub resource_version: Option<String>,
     /// A part of the object, e.g. `spec.containers{web}` for one container.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 7)]
     pub field_path: Option<String>,
 }
 
@@ -40,6 +47,7 @@ pub struct ObjectReference {
 pub struct LocalObjectReference {
     /// Name of the object.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub name: Option<String>,
 }
 
@@ -49,14 +57,17 @@ pub struct LocalObjectReference {
 pub struct TypedLocalObjectReference {
     /// API group of the object; null for the core group.
     #[serde(default)]
+    #[api(proto = 1)]
     pub api_group: Option<String>,
     /// Kind of the object.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 2)]
     pub kind: String,
     /// Name of the object.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 3)]
     pub name: String,
 }
 
@@ -67,16 +78,20 @@ pub struct TypedLocalObjectReference {
 pub struct TypedObjectReference {
     /// API group of the object; null for the core group.
     #[serde(default)]
+    #[api(proto = 1)]
     pub api_group: Option<String>,
     /// Kind of the object.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 2)]
     pub kind: String,
     /// Name of the object.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 3)]
     pub name: String,
     /// Namespace of the object, when it differs from the referrer's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub namespace: Option<String>,
 }

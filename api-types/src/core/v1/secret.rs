@@ -30,24 +30,29 @@ use crate::go_json::omitempty;
 pub struct Secret {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// When true, `data` can no longer change (only deletion and metadata changes
     /// are allowed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 5)]
     pub immutable: Option<bool>,
     /// Values by key, base64-encoded on the wire; keys are letters, digits, `-`,
     /// `_` or `.`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub data: Option<BTreeMap<String, ByteString>>,
     /// Write-only convenience: plain-text values merged into `data` (winning over
     /// the same key there); never returned.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub string_data: Option<BTreeMap<String, String>>,
     /// How the data is meant to be used, e.g. `Opaque`,
     /// `kubernetes.io/dockerconfigjson` or `kubernetes.io/tls`; some types require
     /// certain keys.
     #[serde(default, rename = "type", skip_serializing_if = "omitempty")]
     #[api(default = "Opaque")]
+    #[api(proto = 3)]
     pub type_: Option<String>,
 }
 

@@ -46,12 +46,15 @@ use crate::go_json::null_as_default;
 pub struct Service {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// How the service is exposed and which pods it sends traffic to.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub spec: ServiceSpec,
     /// Load balancer state and conditions.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
     pub status: ServiceStatus,
 }
 

@@ -17,43 +17,56 @@ use crate::go_json::{null_as_default, omitempty};
 pub struct NodeStatus {
     /// Total resources of the node, e.g. `cpu`, `memory`, `pods`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub capacity: Option<BTreeMap<String, Quantity>>,
     /// Resources available to pods (capacity minus system reservations);
     /// defaults to the capacity.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub allocatable: Option<BTreeMap<String, Quantity>>,
     /// Retired lifecycle phase; no longer set.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub phase: Option<String>,
     /// Health conditions such as `Ready`, `MemoryPressure`, `DiskPressure`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub conditions: Option<Vec<NodeCondition>>,
     /// Addresses the node is reachable at.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub addresses: Option<Vec<NodeAddress>>,
     /// Ports of the daemons on the node.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 6)]
     pub daemon_endpoints: NodeDaemonEndpoints,
     /// Identity and software versions of the node.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 7)]
     pub node_info: NodeSystemInfo,
     /// Container images present on the node.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 8)]
     pub images: Option<Vec<ContainerImage>>,
     /// Volumes mounted or in use on the node.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 9)]
     pub volumes_in_use: Option<Vec<String>>,
     /// Volumes attached to the node.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 10)]
     pub volumes_attached: Option<Vec<AttachedVolume>>,
     /// Retired dynamic kubelet configuration status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 11)]
     pub config: Option<NodeConfigStatus>,
     /// Runtime handlers (runtime classes) the node offers.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 12)]
     pub runtime_handlers: Option<Vec<NodeRuntimeHandler>>,
     /// Optional features the node supports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 13)]
     pub features: Option<NodeFeatures>,
 }
 
@@ -83,22 +96,28 @@ pub struct NodeCondition {
     /// Condition type, e.g. `Ready`.
     #[serde(default, rename = "type")]
     #[api(required)]
+    #[api(proto = 1)]
     pub type_: String,
     /// `True`, `False` or `Unknown`.
     #[serde(default)]
     #[api(required, one_of("True", "False", "Unknown"))]
+    #[api(proto = 2)]
     pub status: String,
     /// When the kubelet last confirmed the condition.
     #[serde(default)]
+    #[api(proto = 3)]
     pub last_heartbeat_time: Option<Time>,
     /// When the status last changed.
     #[serde(default)]
+    #[api(proto = 4)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub reason: Option<String>,
     /// Human-readable detail of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 6)]
     pub message: Option<String>,
 }
 
@@ -109,10 +128,12 @@ pub struct NodeAddress {
     /// `Hostname`, `InternalIP`, `ExternalIP`, `InternalDNS` or `ExternalDNS`.
     #[serde(default, rename = "type")]
     #[api(required)]
+    #[api(proto = 1)]
     pub type_: String,
     /// The address.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 2)]
     pub address: String,
 }
 
@@ -122,6 +143,7 @@ pub struct NodeAddress {
 pub struct NodeDaemonEndpoints {
     /// Port of the kubelet's API.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 1)]
     pub kubelet_endpoint: DaemonEndpoint,
 }
 
@@ -132,6 +154,7 @@ pub struct DaemonEndpoint {
     /// The port number (capitalised on the wire, for historical reasons).
     #[serde(default, rename = "Port")]
     #[api(required)]
+    #[api(proto = 1)]
     pub port: i32,
 }
 
@@ -141,46 +164,44 @@ pub struct DaemonEndpoint {
 pub struct NodeSystemInfo {
     /// Machine ID (`/etc/machine-id`).
     #[serde(default, rename = "machineID")]
+    #[api(proto = 1)]
     pub machine_id: String,
     /// Hardware UUID.
     #[serde(default, rename = "systemUUID")]
+    #[api(proto = 2)]
     pub system_uuid: String,
     /// ID of the current boot.
     #[serde(default, rename = "bootID")]
+    #[api(proto = 3)]
     pub boot_id: String,
     /// Kernel version (`uname -r`).
     #[serde(default)]
+    #[api(proto = 4)]
     pub kernel_version: String,
     /// Operating system image, e.g. `Debian GNU/Linux 12 (bookworm)`.
     #[serde(default)]
+    #[api(proto = 5)]
     pub os_image: String,
     /// Container runtime and version, e.g. `containerd://1.7.0`.
     #[serde(default)]
+    #[api(proto = 6)]
     pub container_runtime_version: String,
     /// Kubelet version.
     #[serde(default)]
+    #[api(proto = 7)]
     pub kubelet_version: String,
     /// Kube-proxy version as reported by the kubelet (unreliable, deprecated).
     #[serde(default)]
+    #[api(proto = 8)]
     pub kube_proxy_version: String,
     /// Operating system, e.g. `linux`.
     #[serde(default)]
+    #[api(proto = 9)]
     pub operating_system: String,
     /// CPU architecture, e.g. `amd64`.
     #[serde(default)]
+    #[api(proto = 10)]
     pub architecture: String,
-    /// Swap memory of the node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub swap: Option<NodeSwapStatus>,
-}
-
-/// Swap memory of a node.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeSwapStatus {
-    /// Total swap in bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<i64>,
 }
 
 /// A container image cached on a node.
@@ -189,9 +210,11 @@ pub struct NodeSwapStatus {
 pub struct ContainerImage {
     /// Names of the image, e.g. `nginx:1.27` and its digest form.
     #[serde(default)]
+    #[api(proto = 1)]
     pub names: Vec<String>,
     /// Size in bytes.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub size_bytes: Option<i64>,
 }
 
@@ -202,9 +225,11 @@ pub struct AttachedVolume {
     /// Unique name of the volume.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub name: String,
     /// Device path where it is attached.
     #[serde(default)]
+    #[api(proto = 2)]
     pub device_path: String,
 }
 
@@ -214,15 +239,19 @@ pub struct AttachedVolume {
 pub struct NodeConfigStatus {
     /// Configuration the node was told to use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
     pub assigned: Option<NodeConfigSource>,
     /// Configuration the node uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub active: Option<NodeConfigSource>,
     /// Configuration the node falls back to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 3)]
     pub last_known_good: Option<NodeConfigSource>,
     /// Error while applying the configuration.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub error: Option<String>,
 }
 
@@ -232,9 +261,11 @@ pub struct NodeConfigStatus {
 pub struct NodeRuntimeHandler {
     /// Handler name; empty for the default handler.
     #[serde(default)]
+    #[api(proto = 1)]
     pub name: String,
     /// Features the handler supports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub features: Option<NodeRuntimeHandlerFeatures>,
 }
 
@@ -244,9 +275,11 @@ pub struct NodeRuntimeHandler {
 pub struct NodeRuntimeHandlerFeatures {
     /// Recursive read-only mounts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
     pub recursive_read_only_mounts: Option<bool>,
     /// User namespaces for pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub user_namespaces: Option<bool>,
 }
 
@@ -256,5 +289,6 @@ pub struct NodeRuntimeHandlerFeatures {
 pub struct NodeFeatures {
     /// Support for `supplementalGroupsPolicy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
     pub supplemental_groups_policy: Option<bool>,
 }

@@ -16,6 +16,7 @@ use crate::go_json::{null_as_default, omitempty};
 pub struct EphemeralVolumeSource {
     /// Template of the claim, named `<pod>-<volume>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
     pub volume_claim_template: Option<PersistentVolumeClaimTemplate>,
 }
 
@@ -25,9 +26,11 @@ pub struct EphemeralVolumeSource {
 pub struct PersistentVolumeClaimTemplate {
     /// Labels and annotations copied to the claim.
     #[serde(default)]
+    #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// Spec copied to the claim unchanged.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub spec: PersistentVolumeClaimSpec,
 }
 
@@ -38,32 +41,41 @@ pub struct PersistentVolumeClaimSpec {
     /// Access modes wanted: `ReadWriteOnce`, `ReadOnlyMany`, `ReadWriteMany`,
     /// `ReadWriteOncePod`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub access_modes: Option<Vec<String>>,
     /// Labels of existing volumes that may be bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub selector: Option<LabelSelector>,
     /// Minimum (and maximum) storage wanted.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
     pub resources: VolumeResourceRequirements,
     /// Bind to this PersistentVolume.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub volume_name: Option<String>,
     /// StorageClass to provision from; the default class when unset, none when
     /// empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 5)]
     pub storage_class_name: Option<String>,
     /// `Filesystem` or `Block`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(default = "Filesystem", one_of("Filesystem", "Block"))]
+    #[api(proto = 6)]
     pub volume_mode: Option<String>,
     /// Object to fill the volume from (a snapshot or another claim).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 7)]
     pub data_source: Option<TypedLocalObjectReference>,
     /// Like `dataSource`, for any populator and other namespaces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 8)]
     pub data_source_ref: Option<TypedObjectReference>,
     /// VolumeAttributesClass to use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 9)]
     pub volume_attributes_class_name: Option<String>,
 }
 
@@ -73,8 +85,10 @@ pub struct PersistentVolumeClaimSpec {
 pub struct VolumeResourceRequirements {
     /// Most storage allowed.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub limits: Option<BTreeMap<String, Quantity>>,
     /// Storage wanted, e.g. `storage: 10Gi`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub requests: Option<BTreeMap<String, Quantity>>,
 }

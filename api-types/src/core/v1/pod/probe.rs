@@ -9,43 +9,54 @@ use crate::go_json::omitempty;
 /// A periodic health check of a container; exactly one action is set.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(proto_embed(field = "handler", number = 1, message = "ProbeHandler"))]
 pub struct Probe {
     /// Run a command in the container; exit code 0 means healthy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1, proto_in = "handler")]
     pub exec: Option<ExecAction>,
     /// Send an HTTP GET; a status from 200 to 399 means healthy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2, proto_in = "handler")]
     pub http_get: Option<HTTPGetAction>,
     /// Open a TCP connection; success means healthy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 3, proto_in = "handler")]
     pub tcp_socket: Option<TCPSocketAction>,
     /// Call the standard gRPC health service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4, proto_in = "handler")]
     pub grpc: Option<GRPCAction>,
     /// Seconds after the container started before the first check.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(minimum = 0)]
+    #[api(proto = 2)]
     pub initial_delay_seconds: Option<i32>,
     /// Seconds after which one check counts as failed.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = 1, minimum = 0)]
+    #[api(proto = 3)]
     pub timeout_seconds: Option<i32>,
     /// Seconds between checks.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = 10, minimum = 0)]
+    #[api(proto = 4)]
     pub period_seconds: Option<i32>,
     /// Consecutive successes after a failure that count as healthy again (1 for
     /// liveness and startup probes).
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = 1, minimum = 0)]
+    #[api(proto = 5)]
     pub success_threshold: Option<i32>,
     /// Consecutive failures that count as unhealthy.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = 3, minimum = 0)]
+    #[api(proto = 6)]
     pub failure_threshold: Option<i32>,
     /// Grace period for a container killed by this probe, over the pod's value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(minimum = 1)]
+    #[api(proto = 7)]
     pub termination_grace_period_seconds: Option<i64>,
 }
 
@@ -55,6 +66,7 @@ pub struct Probe {
 pub struct ExecAction {
     /// Executable and arguments.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub command: Option<Vec<String>>,
 }
 
@@ -65,21 +77,26 @@ pub struct HTTPGetAction {
     /// Request path.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = "/")]
+    #[api(proto = 1)]
     pub path: Option<String>,
     /// Port number, or the name of a container port.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 2)]
     pub port: IntOrString,
     /// Host to connect to; the pod IP when unset (set a `Host` header instead for
     /// virtual hosts).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub host: Option<String>,
     /// `HTTP` or `HTTPS` (certificates are not verified).
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = "HTTP", one_of("HTTP", "HTTPS"))]
+    #[api(proto = 4)]
     pub scheme: Option<String>,
     /// Extra request headers.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 5)]
     pub http_headers: Option<Vec<HTTPHeader>>,
 }
 
@@ -90,9 +107,11 @@ pub struct HTTPHeader {
     /// Header name.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub name: String,
     /// Header value.
     #[serde(default)]
+    #[api(proto = 2)]
     pub value: String,
 }
 
@@ -103,9 +122,11 @@ pub struct TCPSocketAction {
     /// Port number, or the name of a container port.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub port: IntOrString,
     /// Host to connect to; the pod IP when unset.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub host: Option<String>,
 }
 
@@ -116,10 +137,12 @@ pub struct GRPCAction {
     /// Port of the gRPC server.
     #[serde(default)]
     #[api(required, minimum = 1, maximum = 65535)]
+    #[api(proto = 1)]
     pub port: i32,
     /// Service name sent in the health request; empty asks about the server.
     #[serde(default)]
     #[api(default = "")]
+    #[api(proto = 2)]
     pub service: Option<String>,
 }
 
@@ -129,13 +152,12 @@ pub struct GRPCAction {
 pub struct Lifecycle {
     /// Runs right after the container is created; a failure restarts it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
     pub post_start: Option<LifecycleHandler>,
     /// Runs before the container is stopped; the grace period keeps counting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub pre_stop: Option<LifecycleHandler>,
-    /// Signal sent to stop the container, over the image's `STOPSIGNAL`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_signal: Option<String>,
 }
 
 /// One lifecycle action; exactly one field is set.
@@ -144,15 +166,19 @@ pub struct Lifecycle {
 pub struct LifecycleHandler {
     /// Run a command in the container.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
     pub exec: Option<ExecAction>,
     /// Send an HTTP GET.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub http_get: Option<HTTPGetAction>,
     /// Kept for compatibility; has no effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 3)]
     pub tcp_socket: Option<TCPSocketAction>,
     /// Wait for a while.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub sleep: Option<SleepAction>,
 }
 
@@ -163,5 +189,6 @@ pub struct SleepAction {
     /// Seconds to wait.
     #[serde(default)]
     #[api(required, minimum = 0)]
+    #[api(proto = 1)]
     pub seconds: i64,
 }

@@ -25,55 +25,72 @@ use crate::go_json::omitempty;
 /// (an `emptyDir` when none is).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(proto_embed(field = "volumeSource", number = 2, message = "VolumeSource"))]
 pub struct Volume {
     /// Name of the volume, unique within the pod (a DNS label).
     #[serde(default)]
     #[api(required, format = "dns1123-label")]
+    #[api(proto = 1)]
     pub name: String,
     /// A file or directory of the node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1, proto_in = "volumeSource")]
     pub host_path: Option<HostPathVolumeSource>,
     /// A scratch directory that lives as long as the pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2, proto_in = "volumeSource")]
     pub empty_dir: Option<EmptyDirVolumeSource>,
     /// A GCE persistent disk (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 3, proto_in = "volumeSource")]
     pub gce_persistent_disk: Option<GCEPersistentDiskVolumeSource>,
     /// An AWS EBS volume (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4, proto_in = "volumeSource")]
     pub aws_elastic_block_store: Option<AWSElasticBlockStoreVolumeSource>,
     /// A git checkout (deprecated: clone in an init container instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 5, proto_in = "volumeSource")]
     pub git_repo: Option<GitRepoVolumeSource>,
     /// The keys of a Secret as files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 6, proto_in = "volumeSource")]
     pub secret: Option<SecretVolumeSource>,
     /// An NFS export.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 7, proto_in = "volumeSource")]
     pub nfs: Option<NFSVolumeSource>,
     /// An iSCSI disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 8, proto_in = "volumeSource")]
     pub iscsi: Option<ISCSIVolumeSource>,
     /// A GlusterFS volume (removed driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 9, proto_in = "volumeSource")]
     pub glusterfs: Option<GlusterfsVolumeSource>,
     /// A PersistentVolumeClaim in the pod's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 10, proto_in = "volumeSource")]
     pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
     /// A Ceph RBD image (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 11, proto_in = "volumeSource")]
     pub rbd: Option<RBDVolumeSource>,
     /// A volume of an exec-based FlexVolume driver (deprecated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 12, proto_in = "volumeSource")]
     pub flex_volume: Option<FlexVolumeSource>,
     /// An OpenStack Cinder volume (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 13, proto_in = "volumeSource")]
     pub cinder: Option<CinderVolumeSource>,
     /// A CephFS mount (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 14, proto_in = "volumeSource")]
     pub cephfs: Option<CephFSVolumeSource>,
     /// A Flocker dataset (removed driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 15, proto_in = "volumeSource")]
     pub flocker: Option<FlockerVolumeSource>,
     /// Fields of the pod as files (downward API).
     #[serde(
@@ -81,48 +98,63 @@ pub struct Volume {
         rename = "downwardAPI",
         skip_serializing_if = "Option::is_none"
     )]
+    #[api(proto = 16, proto_in = "volumeSource")]
     pub downward_api: Option<DownwardAPIVolumeSource>,
     /// A Fibre Channel disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 17, proto_in = "volumeSource")]
     pub fc: Option<FCVolumeSource>,
     /// An Azure File share (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 18, proto_in = "volumeSource")]
     pub azure_file: Option<AzureFileVolumeSource>,
     /// The keys of a ConfigMap as files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 19, proto_in = "volumeSource")]
     pub config_map: Option<ConfigMapVolumeSource>,
     /// A vSphere virtual disk (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 20, proto_in = "volumeSource")]
     pub vsphere_volume: Option<VsphereVirtualDiskVolumeSource>,
     /// A Quobyte volume (removed driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 21, proto_in = "volumeSource")]
     pub quobyte: Option<QuobyteVolumeSource>,
     /// An Azure data disk (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 22, proto_in = "volumeSource")]
     pub azure_disk: Option<AzureDiskVolumeSource>,
     /// A Photon Controller disk (removed driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 23, proto_in = "volumeSource")]
     pub photon_persistent_disk: Option<PhotonPersistentDiskVolumeSource>,
     /// Several sources (Secrets, ConfigMaps, downward API, tokens) in one directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 26, proto_in = "volumeSource")]
     pub projected: Option<ProjectedVolumeSource>,
     /// A Portworx volume (deprecated in-tree driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 24, proto_in = "volumeSource")]
     pub portworx_volume: Option<PortworxVolumeSource>,
     /// A ScaleIO volume (removed driver).
     #[serde(default, rename = "scaleIO", skip_serializing_if = "Option::is_none")]
+    #[api(proto = 25, proto_in = "volumeSource")]
     pub scale_io: Option<ScaleIOVolumeSource>,
     /// A StorageOS volume (removed driver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 27, proto_in = "volumeSource")]
     pub storageos: Option<StorageOSVolumeSource>,
     /// An inline volume of a CSI driver that supports ephemeral volumes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 28, proto_in = "volumeSource")]
     pub csi: Option<CSIVolumeSource>,
     /// A PersistentVolumeClaim created for the pod and deleted with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 29, proto_in = "volumeSource")]
     pub ephemeral: Option<EphemeralVolumeSource>,
     /// The content of an OCI image or artifact, read-only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 30, proto_in = "volumeSource")]
     pub image: Option<ImageVolumeSource>,
 }
 
@@ -145,34 +177,46 @@ pub struct KeyToPath {
     /// Key to project.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub key: String,
     /// Relative file path; may not contain `..`.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 2)]
     pub path: String,
     /// Permission bits of the file, e.g. `0400` (256); the volume's default when
     /// unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(minimum = 0, maximum = 511)]
+    #[api(proto = 3)]
     pub mode: Option<i32>,
 }
 
 /// A ConfigMap's keys as files.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(proto_embed(
+    field = "localObjectReference",
+    number = 1,
+    message = "LocalObjectReference"
+))]
 pub struct ConfigMapVolumeSource {
     /// Name of the ConfigMap.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1, proto_in = "localObjectReference")]
     pub name: Option<String>,
     /// Keys to project, and their paths; every key when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub items: Option<Vec<KeyToPath>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(default = 420, minimum = 0, maximum = 511)]
+    #[api(proto = 3)]
     pub default_mode: Option<i32>,
     /// Start the pod even if the ConfigMap or a listed key is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub optional: Option<bool>,
 }
 
@@ -182,16 +226,20 @@ pub struct ConfigMapVolumeSource {
 pub struct SecretVolumeSource {
     /// Name of the Secret.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub secret_name: Option<String>,
     /// Keys to project, and their paths; every key when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub items: Option<Vec<KeyToPath>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(default = 420, minimum = 0, maximum = 511)]
+    #[api(proto = 3)]
     pub default_mode: Option<i32>,
     /// Start the pod even if the Secret or a listed key is missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 4)]
     pub optional: Option<bool>,
 }
 
@@ -202,9 +250,11 @@ pub struct EmptyDirVolumeSource {
     /// Backing storage: empty for the node's disk, `Memory` for tmpfs,
     /// `HugePages` (or `HugePages-<size>`) for huge pages.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub medium: Option<String>,
     /// Most space the directory may use before the pod is evicted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub size_limit: Option<Quantity>,
 }
 
@@ -215,6 +265,7 @@ pub struct HostPathVolumeSource {
     /// Path on the node.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub path: String,
     /// What must exist at the path: empty (no check), `DirectoryOrCreate`,
     /// `Directory`, `FileOrCreate`, `File`, `Socket`, `CharDevice` or
@@ -232,6 +283,7 @@ pub struct HostPathVolumeSource {
             "BlockDevice"
         )
     )]
+    #[api(proto = 2)]
     pub type_: Option<String>,
 }
 
@@ -242,9 +294,11 @@ pub struct PersistentVolumeClaimVolumeSource {
     /// Name of the claim in the pod's namespace.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub claim_name: String,
     /// Mount read-only.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
     pub read_only: Option<bool>,
 }
 
@@ -255,13 +309,16 @@ pub struct NFSVolumeSource {
     /// Host name or IP of the NFS server.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub server: String,
     /// Exported path.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 2)]
     pub path: String,
     /// Mount read-only.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
     pub read_only: Option<bool>,
 }
 
@@ -272,18 +329,23 @@ pub struct CSIVolumeSource {
     /// Name of the CSI driver, as registered on the node.
     #[serde(default)]
     #[api(required)]
+    #[api(proto = 1)]
     pub driver: String,
     /// Mount read-only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
     pub read_only: Option<bool>,
     /// Filesystem type, e.g. `ext4`; the driver decides when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 3)]
     pub fs_type: Option<String>,
     /// Driver-specific parameters.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 4)]
     pub volume_attributes: Option<BTreeMap<String, String>>,
     /// Secret passed to the driver's publish calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 5)]
     pub node_publish_secret_ref: Option<LocalObjectReference>,
 }
 
@@ -293,9 +355,11 @@ pub struct CSIVolumeSource {
 pub struct ImageVolumeSource {
     /// Image or artifact reference.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 1)]
     pub reference: Option<String>,
     /// When to pull: `Always`, `IfNotPresent` or `Never`.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(one_of("Always", "IfNotPresent", "Never"))]
+    #[api(proto = 2)]
     pub pull_policy: Option<String>,
 }

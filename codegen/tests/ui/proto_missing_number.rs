@@ -1,0 +1,10 @@
+use kapi_codegen::ApiType;
+
+#[derive(ApiType, Default)]
+pub struct WidgetSpec {
+    #[api(proto = 1)]
+    pub name: String,
+    pub size: i32,
+}
+
+fn main() {}

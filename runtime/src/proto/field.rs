@@ -1,0 +1,344 @@
+//! [`Field`]: how one Rust type travels as a protobuf field, with the semantics
+//! of the Go code generated for Kubernetes (gogo-protobuf): a non-pointer field is
+//! always written, even at its zero value; a pointer (`Option`) only when set;
+//! repeated fields one entry per element; maps as entries sorted by key.
+
+use std::collections::BTreeMap;
+
+use super::Message;
+use super::describe::Shape;
+use super::wire::{self, DecodeError, Reader, WireType};
+
+/// A value that can be a field of a protobuf message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no protobuf encoding",
+    note = "a struct deriving ApiType becomes a protobuf message when its fields carry #[api(proto = N)]"
+)]
+pub trait Field: Sized {
+    /// The wire type of one value (a repeated scalar may also arrive packed).
+    const WIRE: WireType;
+
+    /// The Go zero value: what an absent field decodes to.
+    fn zero() -> Self;
+
+    /// Whether this is the Go zero value (a value-mode `Option` decodes it as None).
+    fn is_zero(&self) -> bool;
+
+    /// Appends this value as field `number`, always (Go's non-pointer field).
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>);
+
+    /// The encoded length of [`Field::encode_field`].
+    fn field_len(&self, number: u32) -> usize;
+
+    /// Merges one occurrence of the field from the reader.
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError>;
+
+    /// The field's type for descriptors (the check against upstream's .proto).
+    fn shape() -> Shape;
+}
+
+impl Field for String {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        String::new()
+    }
+
+    fn is_zero(&self) -> bool {
+        self.is_empty()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        wire::put_bytes(buf, number, self.as_bytes());
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        wire::len_field_len(number, self.len())
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Len)?;
+        let bytes = r.len_delimited()?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| DecodeError::new("string field is not valid UTF-8"))?;
+        self.clear();
+        self.push_str(text);
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Scalar("string")
+    }
+}
+
+/// Varint scalars: how each converts to and from the 64 bits on the wire.
+macro_rules! varint_field {
+    ($t:ty, $name:literal, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
+        impl Field for $t {
+            const WIRE: WireType = WireType::Varint;
+
+            fn zero() -> Self {
+                <$t>::default()
+            }
+
+            fn is_zero(&self) -> bool {
+                *self == <$t>::default()
+            }
+
+            fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+                let $v = *self;
+                wire::put_key(buf, number, WireType::Varint);
+                wire::put_varint(buf, $to);
+            }
+
+            fn field_len(&self, number: u32) -> usize {
+                let $v = *self;
+                wire::key_len(number) + wire::varint_len($to)
+            }
+
+            fn merge_field(
+                &mut self,
+                wire: WireType,
+                r: &mut Reader<'_>,
+            ) -> Result<(), DecodeError> {
+                Reader::expect(wire, WireType::Varint)?;
+                let $w = r.varint()?;
+                *self = $from;
+                Ok(())
+            }
+
+            fn shape() -> Shape {
+                Shape::Scalar($name)
+            }
+        }
+    };
+}
+
+// int32 is sign-extended to 64 bits on the wire and truncated back, as protobuf
+// specifies (a negative int32 takes ten bytes).
+varint_field!(i32, "int32", |v| v as i64 as u64, |w| w as i32);
+varint_field!(i64, "int64", |v| v as u64, |w| w as i64);
+varint_field!(bool, "bool", |v| u64::from(v), |w| w != 0);
+
+impl Field for crate::ByteString {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        crate::ByteString(Vec::new())
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        wire::put_bytes(buf, number, &self.0);
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        wire::len_field_len(number, self.0.len())
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Len)?;
+        self.0 = r.len_delimited()?.to_vec();
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Scalar("bytes")
+    }
+}
+
+/// Every message is a length-delimited field.
+impl<M: Message> Field for M {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        M::default()
+    }
+
+    fn is_zero(&self) -> bool {
+        // A message field that was present stays present (Go writes `{}`).
+        false
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        wire::put_key(buf, number, WireType::Len);
+        wire::put_varint(buf, self.encoded_len() as u64);
+        self.encode_raw(buf);
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        wire::len_field_len(number, self.encoded_len())
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Len)?;
+        let mut inner = r.nested()?;
+        self.merge(&mut inner)
+    }
+
+    fn shape() -> Shape {
+        Shape::Message(M::NAME, M::describe)
+    }
+}
+
+/// A Go pointer field: written only when set.
+impl<T: Field> Field for Option<T> {
+    const WIRE: WireType = T::WIRE;
+
+    fn zero() -> Self {
+        None
+    }
+
+    fn is_zero(&self) -> bool {
+        self.is_none()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        if let Some(v) = self {
+            v.encode_field(number, buf);
+        }
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        self.as_ref().map_or(0, |v| v.field_len(number))
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        self.get_or_insert_with(T::zero).merge_field(wire, r)
+    }
+
+    fn shape() -> Shape {
+        T::shape()
+    }
+}
+
+/// A repeated field: one entry per element; repeated scalars are also accepted
+/// packed, as every protobuf decoder must.
+impl<T: Field> Field for Vec<T> {
+    const WIRE: WireType = T::WIRE;
+
+    fn zero() -> Self {
+        Vec::new()
+    }
+
+    fn is_zero(&self) -> bool {
+        self.is_empty()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        for v in self {
+            v.encode_field(number, buf);
+        }
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        self.iter().map(|v| v.field_len(number)).sum()
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        if wire == WireType::Len && T::WIRE != WireType::Len {
+            let mut packed = r.nested()?;
+            while !packed.is_empty() {
+                let mut v = T::zero();
+                v.merge_field(T::WIRE, &mut packed)?;
+                self.push(v);
+            }
+            return Ok(());
+        }
+        let mut v = T::zero();
+        v.merge_field(wire, r)?;
+        self.push(v);
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Repeated(Box::new(T::shape()))
+    }
+}
+
+/// A `map<string, V>`: one entry message `{1: key, 2: value}` per pair, in key
+/// order (Go sorts the keys so that encodings are deterministic).
+impl<V: Field> Field for BTreeMap<String, V> {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        BTreeMap::new()
+    }
+
+    fn is_zero(&self) -> bool {
+        self.is_empty()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        for (k, v) in self {
+            wire::put_key(buf, number, WireType::Len);
+            wire::put_varint(buf, (k.field_len(1) + v.field_len(2)) as u64);
+            k.encode_field(1, buf);
+            v.encode_field(2, buf);
+        }
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        self.iter()
+            .map(|(k, v)| wire::len_field_len(number, k.field_len(1) + v.field_len(2)))
+            .sum()
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Len)?;
+        let mut entry = r.nested()?;
+        let (mut key, mut value) = (String::new(), V::zero());
+        while !entry.is_empty() {
+            match entry.key()? {
+                (1, wire) => key.merge_field(wire, &mut entry)?,
+                (2, wire) => value.merge_field(wire, &mut entry)?,
+                (_, wire) => entry.skip(wire)?,
+            }
+        }
+        self.insert(key, value);
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Map(Box::new(String::shape()), Box::new(V::shape()))
+    }
+}
+
+/// Go non-pointer fields that Rust holds as `Option<T>` (`omitempty` in JSON): the
+/// zero value and absence are the same thing. Such a field is always written (None
+/// as the zero value), and a zero value read back is None, so that a Go client's
+/// `generateName: ""` does not become an empty string in the object.
+pub mod value {
+    use super::{DecodeError, Field, Reader, WireType};
+
+    /// Appends the field, None as the zero value.
+    pub fn encode<T: Field>(v: &Option<T>, number: u32, buf: &mut Vec<u8>) {
+        match v {
+            Some(v) => v.encode_field(number, buf),
+            None => T::zero().encode_field(number, buf),
+        }
+    }
+
+    /// The encoded length of [`encode`].
+    pub fn len<T: Field>(v: &Option<T>, number: u32) -> usize {
+        match v {
+            Some(v) => v.field_len(number),
+            None => T::zero().field_len(number),
+        }
+    }
+
+    /// Merges one occurrence; a zero result is None.
+    pub fn merge<T: Field>(
+        v: &mut Option<T>,
+        wire: WireType,
+        r: &mut Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        let mut inner = v.take().unwrap_or_else(T::zero);
+        inner.merge_field(wire, r)?;
+        *v = (!inner.is_zero()).then_some(inner);
+        Ok(())
+    }
+}

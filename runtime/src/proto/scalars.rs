@@ -1,0 +1,385 @@
+//! apimachinery's types whose protobuf form Go writes by hand: Time and MicroTime
+//! (a Timestamp message, empty for the zero time), Quantity (its canonical text),
+//! IntOrString (type, intVal, strVal) and FieldsV1 (raw JSON bytes).
+
+use jiff::Timestamp;
+
+use super::describe::{FieldDescriptor, Shape};
+use super::field::Field;
+use super::wire::{self, DecodeError, Reader, WireType};
+use crate::meta::{FieldsV1, MicroTime, Time};
+use crate::{IntOrString, Quantity};
+
+/// Go's zero `time.Time` (January 1 of year 1, UTC), which Go encodes as an
+/// empty message and Rust holds as an absent `Option<Time>`.
+const GO_ZERO_SECONDS: i64 = -62_135_596_800;
+
+fn timestamp_fields() -> Vec<FieldDescriptor> {
+    vec![
+        FieldDescriptor {
+            name: "seconds",
+            number: 1,
+            shape: Shape::Scalar("int64"),
+        },
+        FieldDescriptor {
+            name: "nanos",
+            number: 2,
+            shape: Shape::Scalar("int32"),
+        },
+    ]
+}
+
+/// Seconds and nanoseconds of a timestamp message body (both always written).
+fn timestamp_len(ts: Timestamp) -> usize {
+    let (seconds, nanos) = (ts.as_second(), ts.subsec_nanosecond());
+    i64::field_len(&seconds, 1) + i32::field_len(&nanos, 2)
+}
+
+fn put_timestamp(ts: Timestamp, number: u32, buf: &mut Vec<u8>) {
+    wire::put_key(buf, number, WireType::Len);
+    if ts.as_second() == GO_ZERO_SECONDS && ts.subsec_nanosecond() == 0 {
+        wire::put_varint(buf, 0);
+        return;
+    }
+    wire::put_varint(buf, timestamp_len(ts) as u64);
+    ts.as_second().encode_field(1, buf);
+    ts.subsec_nanosecond().encode_field(2, buf);
+}
+
+fn timestamp_field_len(ts: Timestamp, number: u32) -> usize {
+    if ts.as_second() == GO_ZERO_SECONDS && ts.subsec_nanosecond() == 0 {
+        return wire::len_field_len(number, 0);
+    }
+    wire::len_field_len(number, timestamp_len(ts))
+}
+
+fn read_timestamp(wire: WireType, r: &mut Reader<'_>) -> Result<(i64, i32), DecodeError> {
+    Reader::expect(wire, WireType::Len)?;
+    let mut body = r.nested()?;
+    if body.is_empty() {
+        return Ok((GO_ZERO_SECONDS, 0));
+    }
+    let (mut seconds, mut nanos) = (0i64, 0i32);
+    while !body.is_empty() {
+        match body.key()? {
+            (1, wire) => seconds.merge_field(wire, &mut body)?,
+            (2, wire) => nanos.merge_field(wire, &mut body)?,
+            (_, wire) => body.skip(wire)?,
+        }
+    }
+    Ok((seconds, nanos))
+}
+
+fn go_zero() -> Timestamp {
+    Timestamp::from_second(GO_ZERO_SECONDS).unwrap_or(Timestamp::MIN)
+}
+
+fn timestamp(seconds: i64, nanos: i32) -> Result<Timestamp, DecodeError> {
+    Timestamp::new(seconds, nanos)
+        .map_err(|_| DecodeError::new(format!("timestamp {seconds}s {nanos}ns out of range")))
+}
+
+/// metav1.Time: whole seconds, as its JSON form keeps (Go drops the nanoseconds on
+/// decode for the same reason).
+impl Field for Time {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        Time(go_zero())
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0 == go_zero()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        put_timestamp(self.0, number, buf);
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        timestamp_field_len(self.0, number)
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let (seconds, _) = read_timestamp(wire, r)?;
+        *self = Time(timestamp(seconds, 0)?);
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Message("Time", timestamp_fields)
+    }
+}
+
+/// metav1.MicroTime: seconds and nanoseconds (JSON keeps microseconds).
+impl Field for MicroTime {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        MicroTime(go_zero())
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0 == go_zero()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        put_timestamp(self.0, number, buf);
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        timestamp_field_len(self.0, number)
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        let (seconds, nanos) = read_timestamp(wire, r)?;
+        *self = MicroTime(timestamp(seconds, nanos)?);
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Message("MicroTime", timestamp_fields)
+    }
+}
+
+/// resource.Quantity: a message with its text at field 1, always written (Go
+/// writes the zero quantity as `"0"`, and cannot parse an empty string).
+impl Field for Quantity {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        Quantity(String::new())
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        let text = if self.0.is_empty() { "0" } else { &self.0 };
+        wire::put_key(buf, number, WireType::Len);
+        wire::put_varint(buf, wire::len_field_len(1, text.len()) as u64);
+        wire::put_bytes(buf, 1, text.as_bytes());
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        let len = if self.0.is_empty() { 1 } else { self.0.len() };
+        wire::len_field_len(number, wire::len_field_len(1, len))
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Len)?;
+        let mut body = r.nested()?;
+        while !body.is_empty() {
+            match body.key()? {
+                (1, wire) => self.0.merge_field(wire, &mut body)?,
+                (_, wire) => body.skip(wire)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Message("Quantity", || {
+            vec![FieldDescriptor {
+                name: "string",
+                number: 1,
+                shape: Shape::Scalar("string"),
+            }]
+        })
+    }
+}
+
+/// intstr.IntOrString: `type` (0 int, 1 string), `intVal` and `strVal`, all three
+/// always written as Go's generated code does.
+impl Field for IntOrString {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        IntOrString::Int(0)
+    }
+
+    fn is_zero(&self) -> bool {
+        *self == IntOrString::Int(0)
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        let (type_, int, text) = parts(self);
+        wire::put_key(buf, number, WireType::Len);
+        wire::put_varint(buf, body_len(self) as u64);
+        type_.encode_field(1, buf);
+        int.encode_field(2, buf);
+        wire::put_bytes(buf, 3, text.as_bytes());
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        wire::len_field_len(number, body_len(self))
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Len)?;
+        let mut body = r.nested()?;
+        let (mut type_, mut int, mut text) = (0i64, 0i32, String::new());
+        while !body.is_empty() {
+            match body.key()? {
+                (1, wire) => type_.merge_field(wire, &mut body)?,
+                (2, wire) => int.merge_field(wire, &mut body)?,
+                (3, wire) => text.merge_field(wire, &mut body)?,
+                (_, wire) => body.skip(wire)?,
+            }
+        }
+        *self = match type_ {
+            0 => IntOrString::Int(int),
+            1 => IntOrString::String(text),
+            other => {
+                return Err(DecodeError::new(format!(
+                    "IntOrString type {other} is neither 0 (int) nor 1 (string)"
+                )));
+            }
+        };
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Message("IntOrString", || {
+            vec![
+                FieldDescriptor {
+                    name: "type",
+                    number: 1,
+                    shape: Shape::Scalar("int64"),
+                },
+                FieldDescriptor {
+                    name: "intVal",
+                    number: 2,
+                    shape: Shape::Scalar("int32"),
+                },
+                FieldDescriptor {
+                    name: "strVal",
+                    number: 3,
+                    shape: Shape::Scalar("string"),
+                },
+            ]
+        })
+    }
+}
+
+fn parts(v: &IntOrString) -> (i64, i32, &str) {
+    match v {
+        IntOrString::Int(i) => (0, *i, ""),
+        IntOrString::String(s) => (1, 0, s),
+    }
+}
+
+fn body_len(v: &IntOrString) -> usize {
+    let (type_, int, text) = parts(v);
+    type_.field_len(1) + int.field_len(2) + wire::len_field_len(3, text.len())
+}
+
+/// metav1.FieldsV1: the managed-fields trie as raw JSON bytes at field 1.
+impl Field for FieldsV1 {
+    const WIRE: WireType = WireType::Len;
+
+    fn zero() -> Self {
+        FieldsV1::default()
+    }
+
+    fn is_zero(&self) -> bool {
+        self.0.is_null()
+    }
+
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        let raw = self.raw();
+        wire::put_key(buf, number, WireType::Len);
+        wire::put_varint(buf, wire::len_field_len(1, raw.len()) as u64);
+        wire::put_bytes(buf, 1, &raw);
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        wire::len_field_len(number, wire::len_field_len(1, self.raw().len()))
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Len)?;
+        let mut body = r.nested()?;
+        while !body.is_empty() {
+            match body.key()? {
+                (1, WireType::Len) => {
+                    let raw = body.len_delimited()?;
+                    self.0 = serde_json::from_slice(raw)
+                        .map_err(|e| DecodeError::new(format!("fieldsV1 is not JSON: {e}")))?;
+                }
+                (_, wire) => body.skip(wire)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Message("FieldsV1", || {
+            vec![FieldDescriptor {
+                name: "Raw",
+                number: 1,
+                shape: Shape::Scalar("bytes"),
+            }]
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::value;
+
+    fn round_trip<T: Field + PartialEq + std::fmt::Debug>(v: T) {
+        let mut buf = Vec::new();
+        v.encode_field(3, &mut buf);
+        assert_eq!(buf.len(), v.field_len(3));
+        let mut r = Reader::new(&buf);
+        let (number, wire) = r.key().unwrap();
+        assert_eq!(number, 3);
+        let mut back = T::zero();
+        back.merge_field(wire, &mut r).unwrap();
+        assert!(r.is_empty());
+        assert_eq!(back, v);
+    }
+
+    #[test]
+    fn scalars_round_trip() {
+        round_trip(Time(Timestamp::from_second(1_700_000_000).unwrap()));
+        round_trip(MicroTime(
+            Timestamp::new(1_700_000_000, 123_456_000).unwrap(),
+        ));
+        round_trip(Quantity("500m".into()));
+        round_trip(IntOrString::Int(-8080));
+        round_trip(IntOrString::String("http".into()));
+        round_trip(FieldsV1(serde_json::json!({"f:metadata": {}})));
+    }
+
+    #[test]
+    fn an_absent_time_is_an_empty_message() {
+        let mut buf = Vec::new();
+        value::encode::<Time>(&None, 8, &mut buf);
+        assert_eq!(buf, [0x42, 0x00]);
+        let mut r = Reader::new(&buf);
+        let (_, wire) = r.key().unwrap();
+        let mut back = Some(Time::now());
+        back = back.filter(|_| false);
+        value::merge(&mut back, wire, &mut r).unwrap();
+        assert_eq!(back, None);
+    }
+
+    #[test]
+    fn the_zero_quantity_is_written_as_0() {
+        let mut buf = Vec::new();
+        Quantity(String::new()).encode_field(1, &mut buf);
+        assert_eq!(buf, [0x0a, 0x03, 0x0a, 0x01, b'0']);
+    }
+
+    #[test]
+    fn bad_int_or_string_type() {
+        let buf = [0x0a, 0x02, 0x08, 0x05];
+        let mut r = Reader::new(&buf);
+        let (_, wire) = r.key().unwrap();
+        assert!(IntOrString::zero().merge_field(wire, &mut r).is_err());
+    }
+}
