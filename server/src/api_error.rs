@@ -148,9 +148,15 @@ impl ApiError {
         ApiError::new(405, "MethodNotAllowed", msg, Some(StatusDetails::default()))
     }
 
-    /// 406 NotAcceptable.
-    pub fn not_acceptable() -> ApiError {
-        let msg = "only the following media types are accepted: application/json, application/yaml";
+    /// 406 NotAcceptable, naming what the resource can be served as (protobuf
+    /// only for kinds with a message, as kube-apiserver for custom resources).
+    pub fn not_acceptable(protobuf: bool) -> ApiError {
+        let msg = if protobuf {
+            "only the following media types are accepted: application/json, application/yaml, \
+             application/vnd.kubernetes.protobuf"
+        } else {
+            "only the following media types are accepted: application/json, application/yaml"
+        };
         ApiError::new(406, "NotAcceptable", msg, None)
     }
 
@@ -234,6 +240,20 @@ impl ApiError {
             .code
             .and_then(|c| u16::try_from(c).ok())
             .unwrap_or(500)
+    }
+}
+
+impl ApiError {
+    /// The response as a protobuf `Status`, for clients that prefer protobuf.
+    pub fn into_protobuf_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = crate::protobuf::encode_status(&self.0);
+        let mut response = (code, body).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(kapi_runtime::proto::envelope::MEDIA_TYPE),
+        );
+        response
     }
 }
 

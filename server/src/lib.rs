@@ -16,6 +16,7 @@ pub mod discovery;
 pub mod endpoints;
 pub mod negotiation;
 pub mod openapi;
+pub mod protobuf;
 pub mod registry;
 pub mod request_info;
 pub mod selectors;

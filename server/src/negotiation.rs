@@ -24,6 +24,9 @@ pub enum Format {
     Json,
     /// application/yaml
     Yaml,
+    /// application/vnd.kubernetes.protobuf (kinds with a protobuf message, and the
+    /// meta types)
+    Protobuf,
 }
 
 /// What the Accept header allows, in the client's order of preference.
@@ -42,23 +45,43 @@ impl Output {
         format: Format::Json,
     };
 
-    /// Picks the first media range of `Accept` the server can produce. Protobuf is
-    /// skipped (not spoken yet) so that `protobuf,json` clients get JSON.
-    pub fn from_headers(headers: &HeaderMap) -> ApiResult<Output> {
+    /// Picks the most preferred media range of `Accept` (q-values first, then
+    /// order) the server can produce. Protobuf is produced only for kinds that
+    /// have a message (`protobuf`), and never for a Table (upstream has no
+    /// protobuf Table): such ranges are skipped, so `protobuf,json` clients of a
+    /// JSON-only kind get JSON, and a request offering nothing else gets 406.
+    pub fn from_headers(headers: &HeaderMap, protobuf: bool) -> ApiResult<Output> {
         let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
             return Ok(Output::JSON);
         };
         if accept.trim().is_empty() {
             return Ok(Output::JSON);
         }
-        accept
+        let mut ranges: Vec<(f32, &str)> = accept
             .split(',')
-            .find_map(media_range)
-            .ok_or_else(ApiError::not_acceptable)
+            .map(|range| (quality(range), range))
+            .filter(|(q, _)| *q > 0.0)
+            .collect();
+        // Stable: equal q-values keep the client's order.
+        ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ranges
+            .into_iter()
+            .find_map(|(_, range)| media_range(range, protobuf))
+            .ok_or_else(|| ApiError::not_acceptable(protobuf))
     }
 }
 
-fn media_range(range: &str) -> Option<Output> {
+/// The `q` parameter of a media range (1 when absent or malformed).
+fn quality(range: &str) -> f32 {
+    range
+        .split(';')
+        .skip(1)
+        .filter_map(|p| p.trim().strip_prefix("q="))
+        .find_map(|q| q.trim().parse::<f32>().ok())
+        .map_or(1.0, |q| q.clamp(0.0, 1.0))
+}
+
+fn media_range(range: &str, protobuf: bool) -> Option<Output> {
     let mut parts = range.split(';').map(str::trim);
     let mime = parts.next()?.to_ascii_lowercase();
     let mut as_ = None;
@@ -72,13 +95,6 @@ fn media_range(range: &str) -> Option<Output> {
             _ => {}
         }
     }
-    let format = match mime.as_str() {
-        "application/json" | "application/*" | "*/*" | "application/json-patch+json" => {
-            Format::Json
-        }
-        "application/yaml" => Format::Yaml,
-        _ => return None,
-    };
     let shape = match (as_, group, version) {
         (None, _, _) => Shape::Object,
         (Some("Table"), Some("meta.k8s.io"), Some("v1" | "v1beta1")) => Shape::Table,
@@ -89,7 +105,38 @@ fn media_range(range: &str) -> Option<Output> {
         ) => Shape::PartialMetadata,
         _ => return None,
     };
+    let format = match mime.as_str() {
+        "application/json" | "application/*" | "*/*" | "application/json-patch+json" => {
+            Format::Json
+        }
+        "application/yaml" => Format::Yaml,
+        "application/vnd.kubernetes.protobuf" => match shape {
+            Shape::Table => return None,
+            Shape::PartialMetadata => Format::Protobuf,
+            Shape::Object if protobuf => Format::Protobuf,
+            Shape::Object => return None,
+        },
+        _ => return None,
+    };
     Some(Output { shape, format })
+}
+
+/// Whether the client prefers protobuf: errors are then sent as protobuf
+/// `Status` messages, as kube-apiserver encodes them with the negotiated codec.
+pub fn prefers_protobuf(headers: &HeaderMap) -> bool {
+    Output::from_headers(headers, true).is_ok_and(|o| o.format == Format::Protobuf)
+}
+
+/// Whether the request body is protobuf (`Content-Type`).
+pub fn body_is_protobuf(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| {
+            mime.trim()
+                .eq_ignore_ascii_case(kapi_runtime::proto::envelope::MEDIA_TYPE)
+        })
 }
 
 /// Decodes a request body (JSON, or YAML as kubectl may send) into JSON.
@@ -109,7 +156,7 @@ pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         "application/yaml" | "application/x-yaml" | "text/yaml" => decode_yaml(body),
         "application/vnd.kubernetes.protobuf" => Err(ApiError::unsupported_media_type(
             "the body of the request was in an unknown format - accepted media types include: \
-             application/json, application/yaml (protobuf is not spoken yet)",
+             application/json, application/yaml",
         )),
         other => Err(ApiError::unsupported_media_type(format!(
             "the body of the request was in an unknown format ({other}) - accepted media types \
@@ -146,6 +193,11 @@ pub fn encode<T: serde::Serialize>(
         Format::Yaml => serde_saphyr::to_string(value)
             .map(|s| (s.into_bytes(), "application/yaml"))
             .map_err(ApiError::internal),
+        // Protobuf needs the typed message: callers encode it through
+        // crate::protobuf, never through here.
+        Format::Protobuf => Err(ApiError::internal(
+            "a protobuf response was serialized through serde",
+        )),
     }
 }
 
@@ -157,7 +209,53 @@ mod tests {
     fn accept(v: &'static str) -> ApiResult<Output> {
         let mut h = HeaderMap::new();
         h.insert(header::ACCEPT, HeaderValue::from_static(v));
-        Output::from_headers(&h)
+        Output::from_headers(&h, false)
+    }
+
+    fn accept_proto(v: &'static str) -> ApiResult<Output> {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT, HeaderValue::from_static(v));
+        Output::from_headers(&h, true)
+    }
+
+    #[test]
+    fn go_clients_get_protobuf_for_kinds_with_a_message() {
+        let o = accept_proto("application/vnd.kubernetes.protobuf,application/json").unwrap();
+        assert_eq!(o.format, Format::Protobuf);
+        let o = accept_proto(
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+        )
+        .unwrap();
+        assert_eq!(
+            (o.shape, o.format),
+            (Shape::PartialMetadata, Format::Protobuf)
+        );
+    }
+
+    #[test]
+    fn q_values_rank_before_order() {
+        let o =
+            accept_proto("application/vnd.kubernetes.protobuf;q=0.5, application/json").unwrap();
+        assert_eq!(o.format, Format::Json);
+        let o =
+            accept_proto("application/json;q=0.1, application/vnd.kubernetes.protobuf").unwrap();
+        assert_eq!(o.format, Format::Protobuf);
+        assert_eq!(
+            accept_proto("application/json;q=0").unwrap_err().code(),
+            406
+        );
+    }
+
+    #[test]
+    fn a_protobuf_table_is_not_acceptable() {
+        let err = accept_proto("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io")
+            .unwrap_err();
+        assert_eq!(err.code(), 406);
+        let o = accept_proto(
+            "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io",
+        )
+        .unwrap();
+        assert_eq!((o.shape, o.format), (Shape::Table, Format::Json));
     }
 
     #[test]

@@ -145,7 +145,11 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
             .and_then(|lit| errors.handle(proto::number(lit))),
         skip: field.proto_skip.is_present(),
         embed: field.proto_in.as_ref().map(|l| (l.value(), l.span())),
-        mode: proto::mode(&field.ty, serde.skip_serializing_if.as_deref()),
+        mode: proto::mode(
+            &field.ty,
+            serde.skip_serializing_if.as_deref(),
+            field.proto_value.is_present(),
+        ),
         ty: field.ty.clone(),
     };
     let default = field

@@ -67,8 +67,9 @@ pub enum ProtoMode {
     /// An `Option<T>` that JSON writes as Go writes a pointer (left out with
     /// `Option::is_none`, or `null`): written only when set.
     Pointer,
-    /// An `Option<T>` serialized with `skip_serializing_if = "omitempty"`: a Go
-    /// value whose zero value means unset; written always, zero read back as None.
+    /// An `Option<T>` serialized with `skip_serializing_if = "omitempty"`, or
+    /// marked `proto_value`: a Go value whose zero value means unset; written
+    /// always, zero read back as None.
     Value,
 }
 
@@ -103,12 +104,14 @@ pub fn number(lit: &LitInt) -> darling::Result<(u32, Span)> {
     Ok((n, lit.span()))
 }
 
-/// The mode of a field of type `ty` with `skip_serializing_if = skip_if`.
-pub fn mode(ty: &Type, skip_if: Option<&str>) -> ProtoMode {
+/// The mode of a field of type `ty` with `skip_serializing_if = skip_if` and
+/// `proto_value` (`value`).
+pub fn mode(ty: &Type, skip_if: Option<&str>, value: bool) -> ProtoMode {
     if super::api_type::option_inner(ty).is_none() {
         return ProtoMode::Plain;
     }
     match skip_if {
+        _ if value => ProtoMode::Value,
         Some(path) if path.ends_with("omitempty") => ProtoMode::Value,
         _ => ProtoMode::Pointer,
     }

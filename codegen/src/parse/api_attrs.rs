@@ -81,4 +81,10 @@ pub struct ApiField {
     /// message declared by the struct's `proto_embed(field = "volumeSource", ...)`.
     #[darling(default)]
     pub proto_in: Option<LitStr>,
+    /// `proto_value`: this `Option` is a Go value field, not a pointer (written
+    /// always, its zero value read back as None). Implied by
+    /// `skip_serializing_if = "omitempty"`; needed where JSON writes the zero as
+    /// `null`, like `metadata.creationTimestamp`.
+    #[darling(default)]
+    pub proto_value: Flag,
 }

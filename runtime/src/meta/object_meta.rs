@@ -52,9 +52,10 @@ pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 7)]
     pub generation: Option<i64>,
-    /// When the object was created, set by the server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(proto = 8)]
+    /// When the object was created, set by the server. Written as `null` when
+    /// unset, as Go writes its zero time.
+    #[serde(default)]
+    #[api(proto = 8, proto_value)]
     pub creation_timestamp: Option<Time>,
     /// When deletion was requested; the object stays until finalizers are gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -35,6 +35,11 @@ pub trait Field: Sized {
 
     /// The field's type for descriptors (the check against upstream's .proto).
     fn shape() -> Shape;
+
+    /// Whether Rust has no value for the zero of this type other than an absent
+    /// `Option`: Go's zero time (January 1 of year 1) decodes as None even into a
+    /// pointer field, as Go's JSON writes it as `null`.
+    const ZERO_IS_NONE: bool = false;
 }
 
 impl Field for String {
@@ -207,7 +212,12 @@ impl<T: Field> Field for Option<T> {
     }
 
     fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
-        self.get_or_insert_with(T::zero).merge_field(wire, r)
+        let v = self.get_or_insert_with(T::zero);
+        v.merge_field(wire, r)?;
+        if T::ZERO_IS_NONE && v.is_zero() {
+            *self = None;
+        }
+        Ok(())
     }
 
     fn shape() -> Shape {

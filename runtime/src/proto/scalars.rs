@@ -83,6 +83,7 @@ fn timestamp(seconds: i64, nanos: i32) -> Result<Timestamp, DecodeError> {
 /// decode for the same reason).
 impl Field for Time {
     const WIRE: WireType = WireType::Len;
+    const ZERO_IS_NONE: bool = true;
 
     fn zero() -> Self {
         Time(go_zero())
@@ -114,6 +115,7 @@ impl Field for Time {
 /// metav1.MicroTime: seconds and nanoseconds (JSON keeps microseconds).
 impl Field for MicroTime {
     const WIRE: WireType = WireType::Len;
+    const ZERO_IS_NONE: bool = true;
 
     fn zero() -> Self {
         MicroTime(go_zero())
@@ -366,6 +368,16 @@ mod tests {
         back = back.filter(|_| false);
         value::merge(&mut back, wire, &mut r).unwrap();
         assert_eq!(back, None);
+    }
+
+    #[test]
+    fn the_zero_time_is_none_even_in_a_pointer_field() {
+        let buf = [0x42, 0x00];
+        let mut r = Reader::new(&buf);
+        let (_, wire) = r.key().unwrap();
+        let mut v: Option<Time> = None;
+        Field::merge_field(&mut v, wire, &mut r).unwrap();
+        assert_eq!(v, None);
     }
 
     #[test]

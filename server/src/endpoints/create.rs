@@ -6,11 +6,10 @@ use bytes::Bytes;
 
 use super::{Ctx, respond};
 use crate::api_error::ApiResult;
-use crate::negotiation::decode_body;
 
 /// Handles POST `.../<resource>`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
-    let value = decode_body(ctx.headers, &body)?;
+    let value = super::decode_object(ctx, &body)?;
     let written = ctx
         .app
         .registry

@@ -13,6 +13,8 @@ use crate::registry::Deleted;
 fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
     let mut options: DeleteOptions = if body.iter().all(u8::is_ascii_whitespace) {
         DeleteOptions::default()
+    } else if crate::negotiation::body_is_protobuf(ctx.headers) {
+        crate::protobuf::decode_delete_options(body)?
     } else {
         serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
@@ -78,7 +80,7 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
                 uid: object.metadata.uid.clone(),
                 ..StatusDetails::default()
             };
-            respond::body(ctx, StatusCode::OK, &Status::success(Some(details)), &[])
+            respond::status(ctx, StatusCode::OK, &Status::success(Some(details)))
         }
     }
 }
@@ -91,13 +93,5 @@ pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response
         .registry
         .delete_collection(ctx.scope(), ctx.query.list_options()?, &options)
         .await?;
-    let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
-    let metadata = kapi_runtime::meta::ListMeta::default();
-    let list = respond::ListBody {
-        kind: &kind,
-        api_version: &api_version,
-        metadata: &metadata,
-        items: &deleted,
-    };
-    respond::body(ctx, StatusCode::OK, &list, &[])
+    respond::items(ctx, &kapi_runtime::meta::ListMeta::default(), &deleted)
 }

@@ -23,7 +23,7 @@ pub use query::Query;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::app::App;
-use crate::negotiation::Output;
+use crate::negotiation::{self, Output};
 use crate::registry::{FieldValidation, Scope, WriteOptions};
 use crate::request_info::{self, ResourceRequest, Verb};
 
@@ -98,14 +98,19 @@ pub async fn resource(
 ) -> Response {
     // Bounds the time to the response head; a watch's stream goes on after it.
     let request = dispatch(&app, &method, &uri, &headers, body);
-    match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(e)) => e.into_response(),
+    let error = match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
+        Ok(Ok(response)) => return response,
+        Ok(Err(e)) => e,
         Err(_) => ApiError::timeout(format!(
             "the request did not complete within the allowed duration of {}s",
             REQUEST_TIMEOUT.as_secs()
-        ))
-        .into_response(),
+        )),
+    };
+    // Errors travel in the client's preferred codec, as kube-apiserver sends them.
+    if negotiation::prefers_protobuf(&headers) {
+        error.into_protobuf_response()
+    } else {
+        error.into_response()
     }
 }
 
@@ -125,7 +130,7 @@ async fn dispatch(
         .get(&req.group, &req.version, &req.resource)
         .ok_or_else(ApiError::no_route)?;
     check_shape(entry, &req)?;
-    let output = Output::from_headers(headers)?;
+    let output = Output::from_headers(headers, entry.proto.is_some())?;
     let ctx = Ctx {
         app,
         req: &req,
@@ -164,6 +169,16 @@ fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
         (true, false) if !across_namespaces => Err(ApiError::no_route()),
         (false, true) => Err(ApiError::no_route()),
         _ => Ok(()),
+    }
+}
+
+/// Decodes the object of a create or update body: protobuf for kinds with a
+/// message, JSON or YAML for every kind.
+fn decode_object(ctx: &Ctx<'_>, body: &[u8]) -> ApiResult<serde_json::Value> {
+    if negotiation::body_is_protobuf(ctx.headers) {
+        crate::protobuf::decode_object(ctx.entry, body)
+    } else {
+        negotiation::decode_body(ctx.headers, body)
     }
 }
 

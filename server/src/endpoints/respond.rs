@@ -3,16 +3,18 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use kapi_runtime::meta::ListMeta;
+use kapi_runtime::meta::{ListMeta, Status};
+use kapi_runtime::proto::envelope;
 use serde_json::{Value, json};
 
 use super::Ctx;
 use crate::api_error::{ApiError, ApiResult};
-use crate::negotiation::{Shape, encode};
+use crate::negotiation::{Format, Shape, encode};
+use crate::protobuf;
 use crate::registry::{ListPage, Object};
 use crate::table::{IncludeObject, partial_metadata, table};
 
-/// Serializes `value` with the negotiated format, code and warnings.
+/// Serializes `value` with the negotiated format (JSON or YAML), code and warnings.
 pub fn body<T: serde::Serialize>(
     ctx: &Ctx<'_>,
     code: StatusCode,
@@ -20,6 +22,28 @@ pub fn body<T: serde::Serialize>(
     warnings: &[String],
 ) -> ApiResult<Response> {
     let (bytes, content_type) = encode(value, ctx.output.format)?;
+    Ok(with_headers(code, bytes, content_type, warnings))
+}
+
+/// A response already encoded as protobuf.
+fn protobuf(code: StatusCode, bytes: Vec<u8>, warnings: &[String]) -> Response {
+    with_headers(code, bytes, envelope::MEDIA_TYPE, warnings)
+}
+
+/// A Status body (e.g. the answer to a delete) in the negotiated format.
+pub fn status(ctx: &Ctx<'_>, code: StatusCode, status: &Status) -> ApiResult<Response> {
+    match ctx.output.format {
+        Format::Protobuf => Ok(protobuf(code, protobuf::encode_status(status), &[])),
+        _ => body(ctx, code, status, &[]),
+    }
+}
+
+fn with_headers(
+    code: StatusCode,
+    bytes: Vec<u8>,
+    content_type: &'static str,
+    warnings: &[String],
+) -> Response {
     let mut response = (code, bytes).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -29,7 +53,7 @@ pub fn body<T: serde::Serialize>(
             headers.append("warning", value);
         }
     }
-    Ok(response)
+    response
 }
 
 /// One object in the shape the client asked for.
@@ -39,10 +63,18 @@ pub fn object(
     object: &Object,
     warnings: &[String],
 ) -> ApiResult<Response> {
-    match ctx.output.shape {
-        Shape::Object => body(ctx, code, object, warnings),
-        Shape::PartialMetadata => body(ctx, code, &partial_metadata(object), warnings),
-        Shape::Table => {
+    match (ctx.output.shape, ctx.output.format) {
+        (Shape::Object, Format::Protobuf) => Ok(protobuf(
+            code,
+            protobuf::encode_object(ctx.entry, object)?,
+            warnings,
+        )),
+        (Shape::PartialMetadata, Format::Protobuf) => {
+            Ok(protobuf(code, protobuf::encode_partial(object), warnings))
+        }
+        (Shape::Object, _) => body(ctx, code, object, warnings),
+        (Shape::PartialMetadata, _) => body(ctx, code, &partial_metadata(object), warnings),
+        (Shape::Table, _) => {
             let include = IncludeObject::parse(ctx.query.include_object.as_deref())
                 .map_err(ApiError::bad_request)?;
             let meta = ListMeta {
@@ -88,34 +120,47 @@ pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
         remaining_item_count: page.remaining,
         ..ListMeta::default()
     };
-    match ctx.output.shape {
-        Shape::Object => {
+    items(ctx, &meta, &page.items)
+}
+
+/// Objects as a list (`<Kind>List`, metadata-only list or Table) with `meta`.
+pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Object]) -> ApiResult<Response> {
+    match (ctx.output.shape, ctx.output.format) {
+        (Shape::Object, Format::Protobuf) => {
+            let bytes = protobuf::encode_list(ctx.entry, meta, items)?;
+            Ok(protobuf(StatusCode::OK, bytes, &[]))
+        }
+        (Shape::PartialMetadata, Format::Protobuf) => {
+            let bytes = protobuf::encode_partial_list(meta, items);
+            Ok(protobuf(StatusCode::OK, bytes, &[]))
+        }
+        (Shape::Object, _) => {
             let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
             let list = ListBody {
                 kind: &kind,
                 api_version: &api_version,
-                metadata: &meta,
-                items: &page.items,
+                metadata: meta,
+                items: items,
             };
             body(ctx, StatusCode::OK, &list, &[])
         }
-        Shape::PartialMetadata => {
-            let items: Vec<Value> = page.items.iter().map(partial_metadata).collect();
+        (Shape::PartialMetadata, _) => {
+            let partial: Vec<Value> = items.iter().map(partial_metadata).collect();
             let list = json!({
                 "kind": "PartialObjectMetadataList",
                 "apiVersion": "meta.k8s.io/v1",
                 "metadata": meta,
-                "items": items,
+                "items": partial,
             });
             body(ctx, StatusCode::OK, &list, &[])
         }
-        Shape::Table => {
+        (Shape::Table, _) => {
             let include = IncludeObject::parse(ctx.query.include_object.as_deref())
                 .map_err(ApiError::bad_request)?;
             body(
                 ctx,
                 StatusCode::OK,
-                &table(ctx.entry, &page.items, meta, include, false),
+                &table(ctx.entry, items, meta.clone(), include, false),
                 &[],
             )
         }

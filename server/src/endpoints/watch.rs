@@ -14,7 +14,8 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use super::Ctx;
 use crate::api_error::{ApiError, ApiResult};
-use crate::negotiation::Shape;
+use crate::negotiation::{Format, Shape};
+use crate::protobuf;
 use crate::registry::{Object, WatchOptions, WatchStart};
 use crate::table::{IncludeObject, partial_metadata, table};
 
@@ -25,6 +26,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// How one frame's object is rendered.
 #[derive(Clone, Copy)]
 struct Render {
+    format: Format,
     shape: Shape,
     include: IncludeObject,
     entry: kapi_runtime::scheme::KindEntry,
@@ -41,6 +43,7 @@ pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
     let include =
         IncludeObject::parse(ctx.query.include_object.as_deref()).map_err(ApiError::bad_request)?;
     let render = Render {
+        format: ctx.output.format,
         shape: ctx.output.shape,
         include,
         entry: *ctx.entry,
@@ -53,10 +56,13 @@ pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
     let stream = ReceiverStream::new(frames)
         .map(move |frame| Ok::<_, std::convert::Infallible>(encode(render, frame)));
     let mut response = (StatusCode::OK, Body::from_stream(stream)).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    let content_type = match render.format {
+        Format::Protobuf => "application/vnd.kubernetes.protobuf;stream=watch",
+        _ => "application/json",
+    };
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     response.headers_mut().insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("no-cache, private"),
@@ -73,6 +79,9 @@ struct Frame<'a, T: serde::Serialize> {
 }
 
 fn encode(render: Render, frame: WatchStart) -> Bytes {
+    if render.format == Format::Protobuf {
+        return Bytes::from(encode_protobuf(render, frame));
+    }
     let mut line = match frame {
         WatchStart::Event(kind, object) if render.shape == Shape::Object => line(kind, &object),
         WatchStart::Event(kind, object) => line(kind, &shaped(render, &object)),
@@ -84,6 +93,35 @@ fn encode(render: Render, frame: WatchStart) -> Bytes {
     };
     line.push(b'\n');
     Bytes::from(line)
+}
+
+/// A length-prefixed protobuf frame; an object that cannot be encoded becomes
+/// an ERROR frame rather than a silently missing event.
+fn encode_protobuf(render: Render, frame: WatchStart) -> Vec<u8> {
+    let entry = &render.entry;
+    let encoded = match &frame {
+        WatchStart::Event(_, object) if render.shape == Shape::PartialMetadata => {
+            Ok(protobuf::encode_partial(object))
+        }
+        WatchStart::Event(_, object) => protobuf::encode_object(entry, object),
+        WatchStart::Bookmark {
+            revision,
+            initial_events_end,
+        } => Ok(protobuf::encode_bookmark(
+            entry,
+            &bookmark_meta(*revision, *initial_events_end),
+        )),
+        WatchStart::Error(status) => Ok(protobuf::encode_status(status)),
+    };
+    let type_ = match &frame {
+        WatchStart::Event(kind, _) => kind,
+        WatchStart::Bookmark { .. } => "BOOKMARK",
+        WatchStart::Error(_) => "ERROR",
+    };
+    match encoded {
+        Ok(object) => protobuf::watch_frame(type_, &object),
+        Err(e) => protobuf::watch_frame("ERROR", &protobuf::encode_status(&e.0)),
+    }
 }
 
 fn line<T: serde::Serialize>(type_: &str, object: &T) -> Vec<u8> {
@@ -111,9 +149,7 @@ fn shaped(render: Render, object: &Object) -> Value {
     }
 }
 
-/// A BOOKMARK carries only the kind and a resourceVersion (plus the
-/// `k8s.io/initial-events-end` annotation closing the initial state).
-fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> Value {
+fn bookmark_meta(revision: u64, initial_events_end: bool) -> ObjectMeta {
     let mut meta = ObjectMeta {
         resource_version: Some(revision.to_string()),
         ..ObjectMeta::default()
@@ -122,6 +158,13 @@ fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> Value {
         meta.annotations =
             Some([("k8s.io/initial-events-end".to_owned(), "true".to_owned())].into());
     }
+    meta
+}
+
+/// A BOOKMARK carries only the kind and a resourceVersion (plus the
+/// `k8s.io/initial-events-end` annotation closing the initial state).
+fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> Value {
+    let meta = bookmark_meta(revision, initial_events_end);
     let info = render.entry.info;
     json!({ "kind": info.kind, "apiVersion": info.api_version(), "metadata": meta })
 }

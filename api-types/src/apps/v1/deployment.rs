@@ -187,11 +187,11 @@ pub struct DeploymentCondition {
     pub status: String,
     /// When the condition was last updated.
     #[serde(default)]
-    #[api(proto = 6)]
+    #[api(proto = 6, proto_value)]
     pub last_update_time: Option<Time>,
     /// When the status last changed.
     #[serde(default)]
-    #[api(proto = 7)]
+    #[api(proto = 7, proto_value)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -66,11 +66,11 @@ pub struct Event {
     pub source: EventSource,
     /// When the event was first recorded.
     #[serde(default)]
-    #[api(proto = 6)]
+    #[api(proto = 6, proto_value)]
     pub first_timestamp: Option<Time>,
     /// When the event was most recently recorded.
     #[serde(default)]
-    #[api(proto = 7)]
+    #[api(proto = 7, proto_value)]
     pub last_timestamp: Option<Time>,
     /// How often the event occurred.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -82,7 +82,7 @@ pub struct Event {
     pub type_: Option<String>,
     /// When the event was first observed, with microseconds (newer clients).
     #[serde(default)]
-    #[api(proto = 10)]
+    #[api(proto = 10, proto_value)]
     pub event_time: Option<MicroTime>,
     /// Repetitions of the event, for events that keep happening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,7 +130,7 @@ pub struct EventSeries {
     pub count: Option<i32>,
     /// When the last occurrence was observed.
     #[serde(default)]
-    #[api(proto = 2)]
+    #[api(proto = 2, proto_value)]
     pub last_observed_time: Option<MicroTime>,
 }
 

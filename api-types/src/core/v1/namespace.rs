@@ -85,7 +85,7 @@ pub struct NamespaceCondition {
     pub status: String,
     /// When the status last changed.
     #[serde(default)]
-    #[api(proto = 4)]
+    #[api(proto = 4, proto_value)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]

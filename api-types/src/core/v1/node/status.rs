@@ -105,11 +105,11 @@ pub struct NodeCondition {
     pub status: String,
     /// When the kubelet last confirmed the condition.
     #[serde(default)]
-    #[api(proto = 3)]
+    #[api(proto = 3, proto_value)]
     pub last_heartbeat_time: Option<Time>,
     /// When the status last changed.
     #[serde(default)]
-    #[api(proto = 4)]
+    #[api(proto = 4, proto_value)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -100,11 +100,11 @@ pub struct PodCondition {
     pub status: String,
     /// When the condition was last checked.
     #[serde(default)]
-    #[api(proto = 3)]
+    #[api(proto = 3, proto_value)]
     pub last_probe_time: Option<Time>,
     /// When the status last changed.
     #[serde(default)]
-    #[api(proto = 4)]
+    #[api(proto = 4, proto_value)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -241,7 +241,7 @@ pub struct ContainerStateWaiting {
 pub struct ContainerStateRunning {
     /// When it (re)started.
     #[serde(default)]
-    #[api(proto = 1)]
+    #[api(proto = 1, proto_value)]
     pub started_at: Option<Time>,
 }
 
@@ -268,11 +268,11 @@ pub struct ContainerStateTerminated {
     pub message: Option<String>,
     /// When the run started.
     #[serde(default)]
-    #[api(proto = 5)]
+    #[api(proto = 5, proto_value)]
     pub started_at: Option<Time>,
     /// When the run ended.
     #[serde(default)]
-    #[api(proto = 6)]
+    #[api(proto = 6, proto_value)]
     pub finished_at: Option<Time>,
     /// Runtime ID of the ended container, `<type>://<id>`.
     #[serde(default, rename = "containerID", skip_serializing_if = "omitempty")]

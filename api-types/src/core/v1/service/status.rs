@@ -95,7 +95,7 @@ pub struct Condition {
     pub observed_generation: Option<i64>,
     /// When the status last changed.
     #[serde(default)]
-    #[api(proto = 4)]
+    #[api(proto = 4, proto_value)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change, in CamelCase.
     #[serde(default)]

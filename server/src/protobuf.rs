@@ -1,0 +1,210 @@
+//! `application/vnd.kubernetes.protobuf` at the HTTP edge: request bodies opened
+//! from their `k8s\0` envelope, and responses (objects, lists, metadata-only
+//! forms, Status, watch frames) encoded as kube-apiserver encodes them.
+//!
+//! Objects reach the wire through the kind's generated codec: the registry's
+//! object is serialized once and decoded into the kind's Rust type, which encodes
+//! itself. Lists and watch events are wrapped here, one copy of each item.
+
+use kapi_runtime::meta::{DeleteOptions, ListMeta, ObjectMeta, Status};
+use kapi_runtime::proto::{self, Field, Message, envelope, wire};
+use kapi_runtime::scheme::KindEntry;
+use serde_json::{Map, Value};
+
+use crate::api_error::{ApiError, ApiResult};
+use crate::registry::Object;
+
+/// The `apiVersion` of the metadata-only forms.
+const META_V1: &str = "meta.k8s.io/v1";
+
+/// Opens an enveloped body and checks that it holds what the request needs.
+fn open<'a>(body: &'a [u8], api_version: &str, kind: &str) -> ApiResult<&'a [u8]> {
+    let unknown = envelope::decode(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
+    if unknown.kind != kind || unknown.api_version != api_version {
+        return Err(ApiError::bad_request(format!(
+            "the body holds {}/{} where {api_version}/{kind} was expected",
+            unknown.api_version, unknown.kind
+        )));
+    }
+    Ok(unknown.raw)
+}
+
+/// Decodes a create or update body of `entry`'s kind into the JSON object the
+/// request path works on, `apiVersion` and `kind` from the envelope.
+pub fn decode_object(entry: &KindEntry, body: &[u8]) -> ApiResult<Value> {
+    let Some(codec) = entry.proto else {
+        return Err(ApiError::unsupported_media_type(
+            "the body of the request was in an unknown format - accepted media types include: \
+             application/json, application/yaml",
+        ));
+    };
+    let info = entry.info;
+    let api_version = info.api_version();
+    let raw = open(body, &api_version, info.kind)?;
+    let object = codec
+        .decode(raw)
+        .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
+    let mut map = Map::with_capacity(object.len() + 2);
+    map.insert("kind".into(), Value::String(info.kind.to_owned()));
+    map.insert("apiVersion".into(), Value::String(api_version));
+    map.extend(object);
+    Ok(Value::Object(map))
+}
+
+/// Decodes the DeleteOptions body of a delete (meta.k8s.io/v1, or v1 as older
+/// clients send it).
+pub fn decode_delete_options(body: &[u8]) -> ApiResult<DeleteOptions> {
+    let unknown = envelope::decode(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
+    if unknown.kind != "DeleteOptions" || !matches!(unknown.api_version, "v1" | META_V1) {
+        return Err(ApiError::bad_request(format!(
+            "the body holds {}/{} where DeleteOptions was expected",
+            unknown.api_version, unknown.kind
+        )));
+    }
+    DeleteOptions::decode(unknown.raw)
+        .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))
+}
+
+/// The kind's message for an object.
+fn object_message(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
+    let codec = entry.proto.ok_or_else(|| ApiError::not_acceptable(false))?;
+    let json = serde_json::to_vec(object).map_err(ApiError::internal)?;
+    codec.encode_json(&json).map_err(ApiError::internal)
+}
+
+/// One object, enveloped.
+pub fn encode_object(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
+    let raw = object_message(entry, object)?;
+    Ok(envelope::encode(&object.api_version, &object.kind, &raw))
+}
+
+/// The body of a `...List` message: metadata = 1, items = 2 (every list kind
+/// of Kubernetes has this shape; a test checks it against upstream).
+fn list_message(meta: &ListMeta, items: &[Vec<u8>]) -> Vec<u8> {
+    let len = meta.field_len(1)
+        + items
+            .iter()
+            .map(|i| wire::len_field_len(2, i.len()))
+            .sum::<usize>();
+    let mut buf = Vec::with_capacity(len);
+    meta.encode_field(1, &mut buf);
+    for item in items {
+        wire::put_bytes(&mut buf, 2, item);
+    }
+    buf
+}
+
+/// A list of `entry`'s kind, enveloped as `<Kind>List`.
+pub fn encode_list(entry: &KindEntry, meta: &ListMeta, items: &[Object]) -> ApiResult<Vec<u8>> {
+    let items = items
+        .iter()
+        .map(|o| object_message(entry, o))
+        .collect::<ApiResult<Vec<_>>>()?;
+    let info = entry.info;
+    let raw = list_message(meta, &items);
+    Ok(envelope::encode(
+        &info.api_version(),
+        &info.list_kind(),
+        &raw,
+    ))
+}
+
+/// The message of a metadata-only object: ObjectMeta at field 1, which is also
+/// the start of every kind's message (so it serves bookmarks too).
+fn metadata_message(meta: &ObjectMeta) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(meta.field_len(1));
+    meta.encode_field(1, &mut buf);
+    buf
+}
+
+/// meta.k8s.io/v1 PartialObjectMetadata, enveloped.
+pub fn encode_partial(object: &Object) -> Vec<u8> {
+    envelope::encode(
+        META_V1,
+        "PartialObjectMetadata",
+        &metadata_message(&object.metadata),
+    )
+}
+
+/// meta.k8s.io/v1 PartialObjectMetadataList, enveloped.
+pub fn encode_partial_list(meta: &ListMeta, items: &[Object]) -> Vec<u8> {
+    let items: Vec<_> = items
+        .iter()
+        .map(|o| metadata_message(&o.metadata))
+        .collect();
+    envelope::encode(
+        META_V1,
+        "PartialObjectMetadataList",
+        &list_message(meta, &items),
+    )
+}
+
+/// A Status (an error, or the answer to a delete), enveloped as v1 Status.
+pub fn encode_status(status: &Status) -> Vec<u8> {
+    envelope::encode("v1", "Status", &status.encode_to_vec())
+}
+
+/// A BOOKMARK's object: the kind with only `metadata` set.
+pub fn encode_bookmark(entry: &KindEntry, meta: &ObjectMeta) -> Vec<u8> {
+    let info = entry.info;
+    envelope::encode(&info.api_version(), info.kind, &metadata_message(meta))
+}
+
+/// One frame of a protobuf watch: a 4-byte big-endian length, then a
+/// meta.k8s.io/v1 WatchEvent message (not enveloped, as kube-apiserver's stream
+/// serializer writes it) whose `object.raw` is the enveloped object.
+pub fn watch_frame(type_: &str, object: &[u8]) -> Vec<u8> {
+    let raw_extension_len = wire::len_field_len(1, object.len());
+    let event_len = wire::len_field_len(1, type_.len()) + wire::len_field_len(2, raw_extension_len);
+    let mut buf = Vec::with_capacity(4 + event_len);
+    // Frames are far below 4 GiB: bodies are capped well under that.
+    buf.extend_from_slice(&u32::try_from(event_len).unwrap_or(u32::MAX).to_be_bytes());
+    wire::put_bytes(&mut buf, 1, type_.as_bytes());
+    wire::put_key(&mut buf, 2, proto::WireType::Len);
+    wire::put_varint(&mut buf, raw_extension_len as u64);
+    wire::put_bytes(&mut buf, 1, object);
+    buf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_frames_match_go() {
+        let frame = watch_frame("ADDED", b"k8s\0");
+        let len = u32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]) as usize;
+        assert_eq!(len, frame.len() - 4);
+        assert_eq!(&frame[4..], b"\x0a\x05ADDED\x12\x06\x0a\x04k8s\0");
+    }
+
+    #[test]
+    fn status_is_enveloped_v1() {
+        let status = Status::failure(404, "NotFound", "x");
+        let body = encode_status(&status);
+        let u = envelope::decode(&body).unwrap();
+        assert_eq!((u.api_version, u.kind), ("v1", "Status"));
+        let back = Status::decode(u.raw).unwrap();
+        assert_eq!(back.code, Some(404));
+        assert_eq!(back.reason.as_deref(), Some("NotFound"));
+    }
+
+    #[test]
+    fn delete_options_need_their_kind() {
+        let raw = DeleteOptions {
+            grace_period_seconds: Some(0),
+            ..DeleteOptions::default()
+        }
+        .encode_to_vec();
+        let ok = envelope::encode(META_V1, "DeleteOptions", &raw);
+        assert_eq!(
+            decode_delete_options(&ok).unwrap().grace_period_seconds,
+            Some(0)
+        );
+        let wrong = envelope::encode("v1", "Pod", &raw);
+        assert_eq!(decode_delete_options(&wrong).unwrap_err().code(), 400);
+        assert_eq!(decode_delete_options(b"garbage").unwrap_err().code(), 400);
+    }
+}
