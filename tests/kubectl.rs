@@ -473,16 +473,3 @@ fn bad_listen_address_is_refused() {
         text(&out.stderr)
     );
 }
-
-#[test]
-fn protobuf_bodies_are_refused_until_spoken() {
-    // kubectl's generator commands send built-in kinds as protobuf; kapi does not
-    // speak it yet and says so with 415 instead of misreading the body.
-    let s = server();
-    let err = s.kubectl_err(&["create", "namespace", "pb"]);
-    assert!(err.contains("UnsupportedMediaType"), "{err}");
-    assert!(
-        s.kubectl_err(&["get", "namespace", "pb"])
-            .contains("NotFound")
-    );
-}

@@ -10,6 +10,7 @@ use axum::routing::{any, get};
 use tokio::sync::watch;
 
 use crate::api_error::ApiError;
+use crate::metrics::Metrics;
 use crate::registry::Registry;
 use crate::{discovery, endpoints, openapi};
 
@@ -21,6 +22,8 @@ pub struct App {
     pub shutdown: watch::Receiver<bool>,
     /// `host:port` clients use, for `/api`'s serverAddressByClientCIDRs.
     pub address: String,
+    /// Request counters served at `/metrics`.
+    pub metrics: Metrics,
 }
 
 /// Builds the router; testable without a socket via `tower::ServiceExt::oneshot`.
@@ -42,6 +45,7 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/healthz", get(ok))
         .route("/livez", get(ok))
         .route("/readyz", get(ready))
+        .route("/metrics", get(metrics))
         .fallback(not_found)
         .with_state(state)
 }
@@ -62,6 +66,10 @@ async fn ready(State(app): State<Arc<App>>) -> Response {
         )
             .into_response(),
     }
+}
+
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    app.metrics.render()
 }
 
 async fn not_found() -> Response {

@@ -14,6 +14,7 @@ pub mod api_error;
 pub mod app;
 pub mod discovery;
 pub mod endpoints;
+pub mod metrics;
 pub mod negotiation;
 pub mod openapi;
 pub mod protobuf;

@@ -3,103 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
-
-use axum::Router;
-use axum::body::{Body, to_bytes};
-use axum::http::{Request, StatusCode, header};
-use kapi_runtime::scheme::Scheme;
-use kapi_server::app::{App, app};
-use kapi_server::registry::Registry;
+use axum::http::StatusCode;
 use kapi_storage::Storage;
-use kapi_storage::embedded::EmbeddedStore;
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
-struct Harness {
-    router: Router,
-    store: Arc<EmbeddedStore>,
-    _shutdown: tokio::sync::watch::Sender<bool>,
-    _dir: tempfile::TempDir,
-}
+mod common;
 
-async fn harness() -> Harness {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
-    let mut scheme = Scheme::new();
-    kapi_api_types::install(&mut scheme);
-    let registry = Registry::new(store.clone(), Arc::new(scheme));
-    let (tx, rx) = tokio::sync::watch::channel(false);
-    let router = app(Arc::new(App {
-        registry,
-        shutdown: rx,
-        address: "127.0.0.1:0".into(),
-    }));
-    let h = Harness {
-        router,
-        store,
-        _shutdown: tx,
-        _dir: dir,
-    };
-    let (code, _) = h
-        .call(
-            "POST",
-            "/api/v1/namespaces",
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}),
-        )
-        .await;
-    assert_eq!(code, StatusCode::CREATED);
-    h
-}
-
-impl Harness {
-    async fn send(
-        &self,
-        method: &str,
-        uri: &str,
-        content_type: &str,
-        body: Vec<u8>,
-        accept: Option<&str>,
-    ) -> (StatusCode, Value, Option<String>) {
-        let mut request = Request::builder()
-            .method(method)
-            .uri(uri)
-            .header(header::CONTENT_TYPE, content_type);
-        if let Some(accept) = accept {
-            request = request.header(header::ACCEPT, accept);
-        }
-        let response = self
-            .router
-            .clone()
-            .oneshot(request.body(Body::from(body)).unwrap())
-            .await
-            .unwrap();
-        let code = response.status();
-        let content_type = response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .map(|v| v.to_str().unwrap().to_owned());
-        let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
-        let value = serde_json::from_slice(&bytes)
-            .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        (code, value, content_type)
-    }
-
-    async fn call(&self, method: &str, uri: &str, body: Value) -> (StatusCode, Value) {
-        let body = if body.is_null() {
-            Vec::new()
-        } else {
-            body.to_string().into_bytes()
-        };
-        let (code, value, _) = self.send(method, uri, "application/json", body, None).await;
-        (code, value)
-    }
-
-    async fn count(&self, uri: &str) -> usize {
-        let (_, list) = self.call("GET", uri, Value::Null).await;
-        list["items"].as_array().map_or(0, Vec::len)
-    }
-}
+use common::harness;
 
 fn cm(name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"a": "1"}})

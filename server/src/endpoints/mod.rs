@@ -97,7 +97,19 @@ pub async fn resource(
     body: Body,
 ) -> Response {
     // Bounds the time to the response head; a watch's stream goes on after it.
-    let request = dispatch(&app, &method, &uri, &headers, body);
+    let response = respond(&app, &method, &uri, &headers, body).await;
+    app.metrics.record(method.as_str(), &headers, &response);
+    response
+}
+
+async fn respond(
+    app: &App,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Body,
+) -> Response {
+    let request = dispatch(app, method, uri, headers, body);
     let error = match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
         Ok(Ok(response)) => return response,
         Ok(Err(e)) => e,
@@ -106,8 +118,9 @@ pub async fn resource(
             REQUEST_TIMEOUT.as_secs()
         )),
     };
-    // Errors travel in the client's preferred codec, as kube-apiserver sends them.
-    if negotiation::prefers_protobuf(&headers) {
+    // Errors travel in the client's preferred codec, as kube-apiserver sends them;
+    // a failed negotiation (406) has no codec to follow and answers in JSON.
+    if error.code() != 406 && negotiation::prefers_protobuf(headers) {
         error.into_protobuf_response()
     } else {
         error.into_response()

@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use axum::serve::ListenerExt;
 use kapi_runtime::scheme::Scheme;
 use kapi_storage::StorageError;
 use serde_json::json;
@@ -68,6 +69,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         registry,
         shutdown: shutdown_rx,
         address: address.to_string(),
+        metrics: Default::default(),
     });
     let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
@@ -82,6 +84,14 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         "use it with: kubectl --kubeconfig {} get namespaces",
         kubeconfig.display()
     );
+    // TCP_NODELAY on every accepted socket, as Go's net package sets it: a small
+    // watch frame must not wait for the client's delayed ACK (Nagle), which
+    // otherwise adds up to 40 ms to an event once a connection has carried load.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, app(state))
         .with_graceful_shutdown(async move {
             shutdown_signal().await;

@@ -1,0 +1,127 @@
+//! The HTTP harness shared by the tests: the router over a fresh embedded store.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::http::{Request, StatusCode, header};
+use kapi_runtime::scheme::Scheme;
+use kapi_server::app::{App, app};
+use kapi_server::registry::Registry;
+use kapi_storage::embedded::EmbeddedStore;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// A router over a fresh embedded store with the built-in kinds and a `default`
+/// namespace.
+pub struct Harness {
+    pub router: Router,
+    pub store: Arc<EmbeddedStore>,
+    _shutdown: tokio::sync::watch::Sender<bool>,
+    _dir: tempfile::TempDir,
+}
+
+/// Starts a harness.
+pub async fn harness() -> Harness {
+    harness_with(|_| {}).await
+}
+
+/// Starts a harness whose scheme `extra` may extend (kinds of the test's own).
+pub async fn harness_with(extra: impl FnOnce(&mut Scheme)) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    extra(&mut scheme);
+    let registry = Registry::new(store.clone(), Arc::new(scheme));
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let router = app(Arc::new(App {
+        registry,
+        shutdown: rx,
+        address: "127.0.0.1:0".into(),
+        metrics: Default::default(),
+    }));
+    let h = Harness {
+        router,
+        store,
+        _shutdown: tx,
+        _dir: dir,
+    };
+    let (code, _) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}),
+        )
+        .await;
+    assert_eq!(code, StatusCode::CREATED);
+    h
+}
+
+impl Harness {
+    /// Sends one request; the body comes back as bytes, with the content type.
+    pub async fn send_raw(
+        &self,
+        method: &str,
+        uri: &str,
+        content_type: &str,
+        body: Vec<u8>,
+        accept: Option<&str>,
+    ) -> (StatusCode, Vec<u8>, Option<String>) {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::CONTENT_TYPE, content_type);
+        if let Some(accept) = accept {
+            request = request.header(header::ACCEPT, accept);
+        }
+        let response = self
+            .router
+            .clone()
+            .oneshot(request.body(Body::from(body)).unwrap())
+            .await
+            .unwrap();
+        let code = response.status();
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_owned());
+        let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        (code, bytes.to_vec(), content_type)
+    }
+
+    /// Sends one request; the body comes back as JSON (or a JSON string).
+    pub async fn send(
+        &self,
+        method: &str,
+        uri: &str,
+        content_type: &str,
+        body: Vec<u8>,
+        accept: Option<&str>,
+    ) -> (StatusCode, Value, Option<String>) {
+        let (code, bytes, content_type) =
+            self.send_raw(method, uri, content_type, body, accept).await;
+        let value = serde_json::from_slice(&bytes)
+            .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        (code, value, content_type)
+    }
+
+    /// Sends JSON.
+    pub async fn call(&self, method: &str, uri: &str, body: Value) -> (StatusCode, Value) {
+        let body = if body.is_null() {
+            Vec::new()
+        } else {
+            body.to_string().into_bytes()
+        };
+        let (code, value, _) = self.send(method, uri, "application/json", body, None).await;
+        (code, value)
+    }
+
+    /// How many items a list has.
+    pub async fn count(&self, uri: &str) -> usize {
+        let (_, list) = self.call("GET", uri, Value::Null).await;
+        list["items"].as_array().map_or(0, Vec::len)
+    }
+}
