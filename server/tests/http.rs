@@ -69,13 +69,7 @@ async fn bad_bodies_get_4xx_status_and_write_nothing() {
     assert_eq!(v["details"]["causes"][0]["field"], "metadata.name");
     assert_eq!(v["details"]["causes"][0]["reason"], "FieldValueInvalid");
     let (code, v, _) = h
-        .send(
-            "POST",
-            CMS,
-            "application/vnd.kubernetes.protobuf",
-            b"k8s\0".to_vec(),
-            None,
-        )
+        .send("POST", CMS, "text/plain", b"name: x".to_vec(), None)
         .await;
     assert_eq!(code, 415);
     assert_status(&v, 415, "UnsupportedMediaType");

@@ -172,7 +172,7 @@ mod tests {
         let stored = o.to_storage().unwrap();
         assert_eq!(
             std::str::from_utf8(&stored).unwrap(),
-            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"data":{"a":"1"}}"#
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null},"data":{"a":"1"}}"#
         );
         let kv = KeyValue {
             key: "/k".into(),
