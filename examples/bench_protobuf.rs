@@ -59,7 +59,7 @@ fn ns_per_op(mut f: impl FnMut()) -> f64 {
 
 fn codecs<T>(name: &str, object: &T)
 where
-    T: Message + serde::Serialize + serde::de::DeserializeOwned,
+    T: Message + kapi_runtime::Resource,
 {
     let json = serde_json::to_vec(object).expect("json");
     let proto = object.encode_to_vec();

@@ -11,7 +11,8 @@ pub fn emit(ident: &syn::Ident, model: &ProtoModel) -> TokenStream {
     let proto = quote!(::kapi_runtime::proto);
     let name = &model.name;
     let lens = model.entries.iter().map(entry_len);
-    let encodes = model.entries.iter().map(entry_encode);
+    // Written back to front (see RevBuf): highest number first.
+    let encodes = model.entries.iter().rev().map(entry_encode);
     let merges = model.entries.iter().map(entry_merge);
     let descriptors = model.entries.iter().map(entry_descriptor);
     quote! {
@@ -22,7 +23,7 @@ pub fn emit(ident: &syn::Ident, model: &ProtoModel) -> TokenStream {
                 0 #(+ #lens)*
             }
 
-            fn encode_raw(&self, buf: &mut ::std::vec::Vec<u8>) {
+            fn write_fields_rev(&self, buf: &mut #proto::RevBuf) {
                 #(#encodes)*
             }
 
@@ -68,13 +69,14 @@ fn entry_encode(entry: &ProtoEntry) -> TokenStream {
             quote!(#call;)
         }
         ProtoEntry::Embed(e) => {
-            let wire = quote!(::kapi_runtime::proto::wire);
-            let (n, body) = (e.number, embed_body_len(e));
-            let encodes = e.fields.iter().map(|f| call(f, Op::Encode));
+            let n = e.number;
+            let encodes = e.fields.iter().rev().map(|f| call(f, Op::Encode));
             quote! {
-                #wire::put_key(buf, #n, ::kapi_runtime::proto::WireType::Len);
-                #wire::put_varint(buf, (#body) as u64);
-                #(#encodes;)*
+                {
+                    let end = buf.len();
+                    #(#encodes;)*
+                    buf.close_len(#n, end);
+                }
             }
         }
     }
@@ -155,13 +157,13 @@ fn call(field: &ProtoField, op: Op) -> TokenStream {
     let (ident, n) = (&field.ident, field.number);
     match (field.mode, op) {
         (ProtoMode::Value, Op::Len) => quote!(#proto::value::len(&self.#ident, #n)),
-        (ProtoMode::Value, Op::Encode) => quote!(#proto::value::encode(&self.#ident, #n, buf)),
+        (ProtoMode::Value, Op::Encode) => quote!(#proto::value::write_rev(&self.#ident, #n, buf)),
         (ProtoMode::Value, Op::Merge) => quote!(#proto::value::merge(&mut self.#ident, wire, r)),
         (ProtoMode::Plain | ProtoMode::Pointer, Op::Len) => {
             quote!(#proto::Field::field_len(&self.#ident, #n))
         }
         (ProtoMode::Plain | ProtoMode::Pointer, Op::Encode) => {
-            quote!(#proto::Field::encode_field(&self.#ident, #n, buf))
+            quote!(#proto::Field::write_rev(&self.#ident, #n, buf))
         }
         (ProtoMode::Plain | ProtoMode::Pointer, Op::Merge) => {
             quote!(#proto::Field::merge_field(&mut self.#ident, wire, r))

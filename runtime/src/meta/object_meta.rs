@@ -165,17 +165,54 @@ pub struct ManagedFieldsEntry {
 }
 
 /// metav1.FieldsV1: a set of fields in the JSON trie format of managed fields
-/// (`{"f:metadata":{"f:labels":{}}}`), kept as JSON.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct FieldsV1(pub serde_json::Value);
+/// (`{"f:metadata":{"f:labels":{}}}`), kept as its JSON text, as Go keeps its raw
+/// bytes: nothing reads inside it on a request's path, and parsing it into a tree
+/// would cost more than the rest of an object.
+#[derive(Clone, Debug)]
+pub struct FieldsV1(pub Box<serde_json::value::RawValue>);
+
+/// Go's zero FieldsV1 (no bytes) is JSON `null`.
+impl Default for FieldsV1 {
+    fn default() -> FieldsV1 {
+        FieldsV1(serde_json::value::RawValue::NULL.to_owned())
+    }
+}
+
+impl PartialEq for FieldsV1 {
+    fn eq(&self, other: &FieldsV1) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Serialize for FieldsV1 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for FieldsV1 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<serde_json::value::RawValue>::deserialize(d).map(FieldsV1)
+    }
+}
 
 impl crate::ApiType for FieldsV1 {}
 
 impl FieldsV1 {
+    /// From JSON text (checked to be JSON).
+    pub fn from_raw(raw: &[u8]) -> Result<FieldsV1, serde_json::Error> {
+        let text = std::str::from_utf8(raw).map_err(serde::de::Error::custom)?;
+        serde_json::value::RawValue::from_string(text.to_owned()).map(FieldsV1)
+    }
+
     /// The JSON text, as protobuf carries it.
-    pub fn raw(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.0).unwrap_or_default()
+    pub fn raw(&self) -> &[u8] {
+        self.0.get().as_bytes()
+    }
+
+    /// Whether it is JSON `null` (no set at all).
+    pub fn is_null(&self) -> bool {
+        self.0.get() == "null"
     }
 }
 

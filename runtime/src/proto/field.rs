@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::Message;
 use super::describe::Shape;
-use super::wire::{self, DecodeError, Reader, WireType};
+use super::wire::{self, DecodeError, Reader, RevBuf, WireType};
 
 /// A value that can be a field of a protobuf message.
 #[diagnostic::on_unimplemented(
@@ -24,8 +24,15 @@ pub trait Field: Sized {
     /// Whether this is the Go zero value (a value-mode `Option` decodes it as None).
     fn is_zero(&self) -> bool;
 
-    /// Appends this value as field `number`, always (Go's non-pointer field).
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>);
+    /// Prepends this value as field `number`, always (Go's non-pointer field).
+    fn write_rev(&self, number: u32, buf: &mut RevBuf);
+
+    /// Appends this value as field `number`.
+    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+        let mut rev = RevBuf::with_capacity(self.field_len(number));
+        self.write_rev(number, &mut rev);
+        buf.extend_from_slice(rev.as_slice());
+    }
 
     /// The encoded length of [`Field::encode_field`].
     fn field_len(&self, number: u32) -> usize;
@@ -53,8 +60,8 @@ impl Field for String {
         self.is_empty()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
-        wire::put_bytes(buf, number, self.as_bytes());
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+        buf.put_bytes(number, self.as_bytes());
     }
 
     fn field_len(&self, number: u32) -> usize {
@@ -90,10 +97,10 @@ macro_rules! varint_field {
                 *self == <$t>::default()
             }
 
-            fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+            fn write_rev(&self, number: u32, buf: &mut RevBuf) {
                 let $v = *self;
-                wire::put_key(buf, number, WireType::Varint);
-                wire::put_varint(buf, $to);
+                buf.put_varint($to);
+                buf.put_key(number, WireType::Varint);
             }
 
             fn field_len(&self, number: u32) -> usize {
@@ -136,8 +143,8 @@ impl Field for crate::ByteString {
         self.0.is_empty()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
-        wire::put_bytes(buf, number, &self.0);
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+        buf.put_bytes(number, &self.0);
     }
 
     fn field_len(&self, number: u32) -> usize {
@@ -168,10 +175,10 @@ impl<M: Message> Field for M {
         false
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
-        wire::put_key(buf, number, WireType::Len);
-        wire::put_varint(buf, self.encoded_len() as u64);
-        self.encode_raw(buf);
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+        let end = buf.len();
+        self.write_fields_rev(buf);
+        buf.close_len(number, end);
     }
 
     fn field_len(&self, number: u32) -> usize {
@@ -201,9 +208,9 @@ impl<T: Field> Field for Option<T> {
         self.is_none()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
         if let Some(v) = self {
-            v.encode_field(number, buf);
+            v.write_rev(number, buf);
         }
     }
 
@@ -238,9 +245,9 @@ impl<T: Field> Field for Vec<T> {
         self.is_empty()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
-        for v in self {
-            v.encode_field(number, buf);
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+        for v in self.iter().rev() {
+            v.write_rev(number, buf);
         }
     }
 
@@ -282,12 +289,12 @@ impl<V: Field> Field for BTreeMap<String, V> {
         self.is_empty()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
-        for (k, v) in self {
-            wire::put_key(buf, number, WireType::Len);
-            wire::put_varint(buf, (k.field_len(1) + v.field_len(2)) as u64);
-            k.encode_field(1, buf);
-            v.encode_field(2, buf);
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+        for (k, v) in self.iter().rev() {
+            let end = buf.len();
+            v.write_rev(2, buf);
+            k.write_rev(1, buf);
+            buf.close_len(number, end);
         }
     }
 
@@ -322,17 +329,17 @@ impl<V: Field> Field for BTreeMap<String, V> {
 /// as the zero value), and a zero value read back is None, so that a Go client's
 /// `generateName: ""` does not become an empty string in the object.
 pub mod value {
-    use super::{DecodeError, Field, Reader, WireType};
+    use super::{DecodeError, Field, Reader, RevBuf, WireType};
 
-    /// Appends the field, None as the zero value.
-    pub fn encode<T: Field>(v: &Option<T>, number: u32, buf: &mut Vec<u8>) {
+    /// Prepends the field, None as the zero value.
+    pub fn write_rev<T: Field>(v: &Option<T>, number: u32, buf: &mut RevBuf) {
         match v {
-            Some(v) => v.encode_field(number, buf),
-            None => T::zero().encode_field(number, buf),
+            Some(v) => v.write_rev(number, buf),
+            None => T::zero().write_rev(number, buf),
         }
     }
 
-    /// The encoded length of [`encode`].
+    /// The encoded length of the field.
     pub fn len<T: Field>(v: &Option<T>, number: u32) -> usize {
         match v {
             Some(v) => v.field_len(number),

@@ -15,7 +15,7 @@ pub mod wire;
 
 pub use describe::{FieldDescriptor, Shape};
 pub use field::{Field, value};
-pub use wire::{DecodeError, Reader, WireType};
+pub use wire::{DecodeError, Reader, RevBuf, WireType};
 
 /// A protobuf message: a struct whose fields all carry numbers.
 pub trait Message: Default {
@@ -25,8 +25,9 @@ pub trait Message: Default {
     /// The length of the encoded fields.
     fn encoded_len(&self) -> usize;
 
-    /// Appends the encoded fields (no length prefix), in field-number order.
-    fn encode_raw(&self, buf: &mut Vec<u8>);
+    /// Prepends the encoded fields (no length prefix), highest number first, so
+    /// that they read in field-number order.
+    fn write_fields_rev(&self, buf: &mut RevBuf);
 
     /// Merges one field read from `r`; unknown numbers are skipped.
     fn merge_field(
@@ -48,11 +49,19 @@ pub trait Message: Default {
         Ok(())
     }
 
-    /// The message's bytes.
+    /// Appends the encoded fields (no length prefix).
+    fn encode_raw(&self, buf: &mut Vec<u8>) {
+        let mut rev = RevBuf::with_capacity(self.encoded_len());
+        self.write_fields_rev(&mut rev);
+        buf.extend_from_slice(rev.as_slice());
+    }
+
+    /// The message's bytes. The buffer grows from a guess rather than from
+    /// [`Message::encoded_len`], which would walk the whole message once more.
     fn encode_to_vec(&self) -> Vec<u8> {
-        let mut buf = Vec::with_capacity(self.encoded_len());
-        self.encode_raw(&mut buf);
-        buf
+        let mut rev = RevBuf::with_capacity(4096);
+        self.write_fields_rev(&mut rev);
+        rev.into_vec()
     }
 
     /// Decodes a whole message.

@@ -6,7 +6,7 @@ use jiff::Timestamp;
 
 use super::describe::{FieldDescriptor, Shape};
 use super::field::Field;
-use super::wire::{self, DecodeError, Reader, WireType};
+use super::wire::{self, DecodeError, Reader, RevBuf, WireType};
 use crate::meta::{FieldsV1, MicroTime, Time};
 use crate::{IntOrString, Quantity};
 
@@ -35,15 +35,13 @@ fn timestamp_len(ts: Timestamp) -> usize {
     i64::field_len(&seconds, 1) + i32::field_len(&nanos, 2)
 }
 
-fn put_timestamp(ts: Timestamp, number: u32, buf: &mut Vec<u8>) {
-    wire::put_key(buf, number, WireType::Len);
-    if ts.as_second() == GO_ZERO_SECONDS && ts.subsec_nanosecond() == 0 {
-        wire::put_varint(buf, 0);
-        return;
+fn put_timestamp(ts: Timestamp, number: u32, buf: &mut RevBuf) {
+    let end = buf.len();
+    if ts.as_second() != GO_ZERO_SECONDS || ts.subsec_nanosecond() != 0 {
+        ts.subsec_nanosecond().write_rev(2, buf);
+        ts.as_second().write_rev(1, buf);
     }
-    wire::put_varint(buf, timestamp_len(ts) as u64);
-    ts.as_second().encode_field(1, buf);
-    ts.subsec_nanosecond().encode_field(2, buf);
+    buf.close_len(number, end);
 }
 
 fn timestamp_field_len(ts: Timestamp, number: u32) -> usize {
@@ -93,7 +91,7 @@ impl Field for Time {
         self.0 == go_zero()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
         put_timestamp(self.0, number, buf);
     }
 
@@ -125,7 +123,7 @@ impl Field for MicroTime {
         self.0 == go_zero()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
         put_timestamp(self.0, number, buf);
     }
 
@@ -157,11 +155,11 @@ impl Field for Quantity {
         self.0.is_empty()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
         let text = if self.0.is_empty() { "0" } else { &self.0 };
-        wire::put_key(buf, number, WireType::Len);
-        wire::put_varint(buf, wire::len_field_len(1, text.len()) as u64);
-        wire::put_bytes(buf, 1, text.as_bytes());
+        let end = buf.len();
+        buf.put_bytes(1, text.as_bytes());
+        buf.close_len(number, end);
     }
 
     fn field_len(&self, number: u32) -> usize {
@@ -205,13 +203,13 @@ impl Field for IntOrString {
         *self == IntOrString::Int(0)
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
         let (type_, int, text) = parts(self);
-        wire::put_key(buf, number, WireType::Len);
-        wire::put_varint(buf, body_len(self) as u64);
-        type_.encode_field(1, buf);
-        int.encode_field(2, buf);
-        wire::put_bytes(buf, 3, text.as_bytes());
+        let end = buf.len();
+        buf.put_bytes(3, text.as_bytes());
+        int.write_rev(2, buf);
+        type_.write_rev(1, buf);
+        buf.close_len(number, end);
     }
 
     fn field_len(&self, number: u32) -> usize {
@@ -286,14 +284,13 @@ impl Field for FieldsV1 {
     }
 
     fn is_zero(&self) -> bool {
-        self.0.is_null()
+        self.is_null()
     }
 
-    fn encode_field(&self, number: u32, buf: &mut Vec<u8>) {
-        let raw = self.raw();
-        wire::put_key(buf, number, WireType::Len);
-        wire::put_varint(buf, wire::len_field_len(1, raw.len()) as u64);
-        wire::put_bytes(buf, 1, &raw);
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+        let end = buf.len();
+        buf.put_bytes(1, self.raw());
+        buf.close_len(number, end);
     }
 
     fn field_len(&self, number: u32) -> usize {
@@ -307,7 +304,7 @@ impl Field for FieldsV1 {
             match body.key()? {
                 (1, WireType::Len) => {
                     let raw = body.len_delimited()?;
-                    self.0 = serde_json::from_slice(raw)
+                    *self = FieldsV1::from_raw(raw)
                         .map_err(|e| DecodeError::new(format!("fieldsV1 is not JSON: {e}")))?;
                 }
                 (_, wire) => body.skip(wire)?,
@@ -354,13 +351,14 @@ mod tests {
         round_trip(Quantity("500m".into()));
         round_trip(IntOrString::Int(-8080));
         round_trip(IntOrString::String("http".into()));
-        round_trip(FieldsV1(serde_json::json!({"f:metadata": {}})));
+        round_trip(FieldsV1::from_raw(br#"{"f:metadata":{}}"#).unwrap());
     }
 
     #[test]
     fn an_absent_time_is_an_empty_message() {
-        let mut buf = Vec::new();
-        value::encode::<Time>(&None, 8, &mut buf);
+        let mut rev = RevBuf::default();
+        value::write_rev::<Time>(&None, 8, &mut rev);
+        let buf = rev.into_vec();
         assert_eq!(buf, [0x42, 0x00]);
         let mut r = Reader::new(&buf);
         let (_, wire) = r.key().unwrap();

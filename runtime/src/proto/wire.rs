@@ -120,6 +120,115 @@ pub const fn len_field_len(number: u32, len: usize) -> usize {
     key_len(number) + varint_len(len as u64) + len
 }
 
+/// A buffer filled from its end, as Go's generated marshallers fill theirs: a
+/// nested message is written first and its length after it (in front of it), so
+/// no message length is ever computed twice, however deep the nesting.
+#[derive(Debug, Default)]
+pub struct RevBuf {
+    buf: Vec<u8>,
+    /// The written bytes are `buf[pos..]`.
+    pos: usize,
+}
+
+impl RevBuf {
+    /// An empty buffer with room for `capacity` bytes before it grows.
+    pub fn with_capacity(capacity: usize) -> RevBuf {
+        RevBuf {
+            buf: vec![0; capacity],
+            pos: capacity,
+        }
+    }
+
+    /// How many bytes were written.
+    pub fn len(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The written bytes, in order.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// The written bytes as a vector (no copy when the capacity was exact).
+    pub fn into_vec(mut self) -> Vec<u8> {
+        if self.pos == 0 {
+            return self.buf;
+        }
+        self.buf.drain(..self.pos);
+        self.buf
+    }
+
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        if self.pos >= n {
+            return;
+        }
+        self.grow(n);
+    }
+
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        let len = self.len();
+        let capacity = (self.buf.len() * 2).max(len + n).max(64);
+        let mut grown = vec![0; capacity];
+        grown[capacity - len..].copy_from_slice(self.as_slice());
+        self.buf = grown;
+        self.pos = capacity - len;
+    }
+
+    /// Prepends raw bytes.
+    #[inline]
+    pub fn put_slice(&mut self, bytes: &[u8]) {
+        self.reserve(bytes.len());
+        self.pos -= bytes.len();
+        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// Prepends a varint, written in place.
+    #[inline]
+    pub fn put_varint(&mut self, mut value: u64) {
+        if value < 0x80 {
+            self.reserve(1);
+            self.pos -= 1;
+            self.buf[self.pos] = value as u8;
+            return;
+        }
+        let n = varint_len(value);
+        self.reserve(n);
+        self.pos -= n;
+        for byte in &mut self.buf[self.pos..self.pos + n] {
+            *byte = (value as u8) | 0x80;
+            value >>= 7;
+        }
+        self.buf[self.pos + n - 1] &= 0x7f;
+    }
+
+    /// Prepends the key of field `number`.
+    pub fn put_key(&mut self, number: u32, wire: WireType) {
+        self.put_varint((u64::from(number) << 3) | wire.bits());
+    }
+
+    /// Prepends a whole length-delimited field.
+    pub fn put_bytes(&mut self, number: u32, bytes: &[u8]) {
+        self.put_slice(bytes);
+        self.put_varint(bytes.len() as u64);
+        self.put_key(number, WireType::Len);
+    }
+
+    /// Prepends the length and key of a length-delimited field whose content was
+    /// written since the buffer had `end` bytes.
+    pub fn close_len(&mut self, number: u32, end: usize) {
+        let len = self.len() - end;
+        self.put_varint(len as u64);
+        self.put_key(number, WireType::Len);
+    }
+}
+
 /// A cursor over the bytes of one message, with the nesting depth it sits at.
 #[derive(Debug)]
 pub struct Reader<'a> {
@@ -241,6 +350,16 @@ mod tests {
         assert_eq!(varint_len(0), 1);
         assert_eq!(varint_len(127), 1);
         assert_eq!(varint_len(128), 2);
+    }
+
+    #[test]
+    fn reverse_writing_grows_and_keeps_order() {
+        let mut r = RevBuf::with_capacity(1);
+        r.put_slice(b"world");
+        r.put_slice(b"hello ");
+        r.put_varint(300);
+        assert_eq!(r.as_slice(), b"\xac\x02hello world");
+        assert_eq!(r.into_vec(), b"\xac\x02hello world");
     }
 
     #[test]
