@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kapi_runtime::meta::{DeleteOptions, ListMeta, ObjectMeta, Status};
+use kapi_runtime::meta::{
+    APIGroupList, APIResourceList, APIVersions, DeleteOptions, ListMeta, ObjectMeta, Status,
+};
 use kapi_runtime::proto::{FieldDescriptor, Message, Shape};
 use kapi_runtime::scheme::Scheme;
 
@@ -228,6 +230,9 @@ fn every_registered_kind_matches_upstream_protobuf() {
         (ListMeta::NAME, ListMeta::describe()),
         (Status::NAME, Status::describe()),
         (DeleteOptions::NAME, DeleteOptions::describe()),
+        (APIVersions::NAME, APIVersions::describe()),
+        (APIGroupList::NAME, APIGroupList::describe()),
+        (APIResourceList::NAME, APIResourceList::describe()),
     ] {
         checker.message((META.to_owned(), name.to_owned()), fields);
     }

@@ -301,3 +301,40 @@ fn watch_event(frame: &[u8]) -> (String, Vec<u8>) {
     }
     (type_, object)
 }
+
+/// Legacy discovery in protobuf, enveloped with each document's own type, and
+/// `/version`, which has no protobuf form (406, as kube-apiserver answers).
+#[tokio::test]
+async fn discovery_in_protobuf() {
+    use kapi_runtime::meta::{APIGroupList, APIResourceList, APIVersions};
+    let h = harness().await;
+    let accept = Some("application/vnd.kubernetes.protobuf, application/json");
+    let (code, body, ct) = h.send_raw("GET", "/api", "", vec![], accept).await;
+    assert_eq!((code, ct.as_deref()), (StatusCode::OK, Some(PROTOBUF)));
+    let u = envelope::decode(&body).unwrap();
+    assert_eq!((u.api_version, u.kind), ("", "APIVersions"));
+    assert_eq!(APIVersions::decode(u.raw).unwrap().versions, vec!["v1"]);
+
+    let (_, body, _) = h.send_raw("GET", "/apis", "", vec![], accept).await;
+    let u = envelope::decode(&body).unwrap();
+    assert_eq!((u.api_version, u.kind), ("v1", "APIGroupList"));
+    let groups = APIGroupList::decode(u.raw).unwrap();
+    assert!(groups.groups.iter().any(|g| g.name == "apps"));
+
+    let (_, body, _) = h.send_raw("GET", "/api/v1", "", vec![], accept).await;
+    let u = envelope::decode(&body).unwrap();
+    assert_eq!(u.kind, "APIResourceList");
+    let list = APIResourceList::decode(u.raw).unwrap();
+    let pods = list.resources.iter().find(|r| r.name == "pods").unwrap();
+    assert!(pods.verbs.iter().any(|v| v == "watch"), "{:?}", pods.verbs);
+
+    let (code, _, _) = h
+        .send_raw("GET", "/version", "", vec![], Some(PROTOBUF))
+        .await;
+    assert_eq!(code, StatusCode::NOT_ACCEPTABLE);
+    let (code, _, ct) = h.send_raw("GET", "/version", "", vec![], accept).await;
+    assert_eq!(
+        (code, ct.as_deref()),
+        (StatusCode::OK, Some("application/json"))
+    );
+}

@@ -98,6 +98,7 @@ impl ApiTypeModel {
                     number: f.proto.number,
                     skip: f.proto.skip,
                     embed: f.proto.embed.clone(),
+                    name: f.proto.name.clone(),
                     mode: f.proto.mode,
                     ty: f.proto.ty.clone(),
                 };
@@ -145,6 +146,7 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
             .and_then(|lit| errors.handle(proto::number(lit))),
         skip: field.proto_skip.is_present(),
         embed: field.proto_in.as_ref().map(|l| (l.value(), l.span())),
+        name: field.proto_name.as_ref().map(syn::LitStr::value),
         mode: proto::mode(
             &field.ty,
             serde.skip_serializing_if.as_deref(),

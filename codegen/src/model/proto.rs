@@ -81,6 +81,8 @@ pub struct FieldProto {
     pub skip: bool,
     /// `proto_in = "..."`: the embedded message the number counts in.
     pub embed: Option<(String, Span)>,
+    /// `proto_name = "..."`: the name in the `.proto`, if not the JSON name.
+    pub name: Option<String>,
     /// How `Option` is treated.
     pub mode: ProtoMode,
     /// The Rust type.
@@ -192,7 +194,7 @@ fn numbered(ident: &Ident, json: &str, proto: &FieldProto) -> darling::Result<Op
     match (proto.number, proto.skip) {
         (Some((n, _)), false) => Ok(Some(ProtoField {
             ident: ident.clone(),
-            name: json.to_owned(),
+            name: proto.name.clone().unwrap_or_else(|| json.to_owned()),
             number: n,
             mode: proto.mode,
             ty: proto.ty.clone(),

@@ -87,4 +87,8 @@ pub struct ApiField {
     /// `null`, like `metadata.creationTimestamp`.
     #[darling(default)]
     pub proto_value: Flag,
+    /// `proto_name = "items"`: the field's name in the `.proto`, when it is not
+    /// its JSON name (inside an embedded message of Go's own making).
+    #[darling(default)]
+    pub proto_name: Option<LitStr>,
 }

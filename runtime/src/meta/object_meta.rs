@@ -198,6 +198,8 @@ impl<'de> Deserialize<'de> for FieldsV1 {
 
 impl crate::ApiType for FieldsV1 {}
 
+impl crate::ApiType for TypeMeta {}
+
 impl FieldsV1 {
     /// From JSON text (checked to be JSON).
     pub fn from_raw(raw: &[u8]) -> Result<FieldsV1, serde_json::Error> {

@@ -10,8 +10,11 @@ use kapi_runtime::discovery;
 use kapi_runtime::meta::{APIVersions, ServerAddressByClientCIDR, TypeMeta};
 use serde::Serialize;
 
+use kapi_runtime::proto::{Message, envelope};
+
 use crate::api_error::ApiError;
 use crate::app::App;
+use crate::negotiation::{self, Output};
 
 /// The aggregated discovery version a client asked for, if any.
 fn aggregated_version(headers: &HeaderMap) -> Option<&'static str> {
@@ -29,6 +32,22 @@ fn aggregated_version(headers: &HeaderMap) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// A legacy discovery document in the format the client prefers: protobuf
+/// (enveloped with the document's own `apiVersion` and `kind`, as kube-apiserver
+/// does) or JSON.
+fn document<T: Serialize + Message>(headers: &HeaderMap, value: &T, types: &TypeMeta) -> Response {
+    if negotiation::prefers_protobuf(headers) {
+        let body = envelope::encode(&types.api_version, &types.kind, &value.encode_to_vec());
+        let mut response = (StatusCode::OK, body).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(envelope::MEDIA_TYPE),
+        );
+        return response;
+    }
+    json(value, "application/json")
 }
 
 fn json<T: Serialize>(value: &T, content_type: &str) -> Response {
@@ -72,7 +91,7 @@ pub async fn core(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
             server_address: app.address.clone(),
         }],
     };
-    json(&versions, "application/json")
+    document(&headers, &versions, &versions.types)
 }
 
 /// `/apis`.
@@ -80,42 +99,59 @@ pub async fn groups(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     if let Some(version) = aggregated_version(&headers) {
         return aggregated(&app, false, version);
     }
-    json(
-        &discovery::group_list(app.registry.scheme()),
-        "application/json",
-    )
+    let list = discovery::group_list(app.registry.scheme());
+    document(&headers, &list, &list.types)
 }
 
 /// `/apis/<group>`.
-pub async fn group(State(app): State<Arc<App>>, Path(group): Path<String>) -> Response {
+pub async fn group(
+    State(app): State<Arc<App>>,
+    Path(group): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     match discovery::group(app.registry.scheme(), &group) {
-        Some(doc) => json(&doc, "application/json"),
+        Some(doc) => document(&headers, &doc, &doc.types),
         None => ApiError::no_route().into_response(),
     }
 }
 
 /// `/api/<version>`.
-pub async fn core_version(State(app): State<Arc<App>>, Path(version): Path<String>) -> Response {
-    resources(&app, "", &version)
+pub async fn core_version(
+    State(app): State<Arc<App>>,
+    Path(version): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    resources(&app, &headers, "", &version)
 }
 
 /// `/apis/<group>/<version>`.
 pub async fn group_version(
     State(app): State<Arc<App>>,
     Path((group, version)): Path<(String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    resources(&app, &group, &version)
+    resources(&app, &headers, &group, &version)
 }
 
-fn resources(app: &App, group: &str, version: &str) -> Response {
+fn resources(app: &App, headers: &HeaderMap, group: &str, version: &str) -> Response {
     match discovery::resource_list(app.registry.scheme(), group, version) {
-        Some(doc) => json(&doc, "application/json"),
+        Some(doc) => document(headers, &doc, &doc.types),
         None => ApiError::no_route().into_response(),
     }
 }
 
 /// `/version`: version.Info. kubectl prints `gitVersion` as the server version.
-pub async fn version() -> Response {
+/// It has no protobuf form: a client accepting only protobuf gets 406, as from
+/// kube-apiserver.
+pub async fn version(headers: HeaderMap) -> Response {
+    if Output::from_headers(&headers, false).is_err() {
+        let error = ApiError::not_acceptable(false);
+        return if negotiation::prefers_protobuf(&headers) {
+            error.into_protobuf_response()
+        } else {
+            error.into_response()
+        };
+    }
     let info = serde_json::json!({
         "major": "1",
         "minor": "32",
