@@ -77,70 +77,53 @@ fn timestamp(seconds: i64, nanos: i32) -> Result<Timestamp, DecodeError> {
         .map_err(|_| DecodeError::new(format!("timestamp {seconds}s {nanos}ns out of range")))
 }
 
-/// metav1.Time: whole seconds, as its JSON form keeps (Go drops the nanoseconds on
-/// decode for the same reason).
-impl Field for Time {
-    const WIRE: WireType = WireType::Len;
-    const ZERO_IS_NONE: bool = true;
+/// A Timestamp message type: `$keep_nanos` says whether the nanoseconds survive
+/// decoding.
+macro_rules! timestamp_field {
+    ($t:ident, $keep_nanos:expr) => {
+        impl Field for $t {
+            const WIRE: WireType = WireType::Len;
+            const ZERO_IS_NONE: bool = true;
 
-    fn zero() -> Self {
-        Time(go_zero())
-    }
+            fn zero() -> Self {
+                $t(go_zero())
+            }
 
-    fn is_zero(&self) -> bool {
-        self.0 == go_zero()
-    }
+            fn is_zero(&self) -> bool {
+                self.0 == go_zero()
+            }
 
-    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
-        put_timestamp(self.0, number, buf);
-    }
+            fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+                put_timestamp(self.0, number, buf);
+            }
 
-    fn field_len(&self, number: u32) -> usize {
-        timestamp_field_len(self.0, number)
-    }
+            fn field_len(&self, number: u32) -> usize {
+                timestamp_field_len(self.0, number)
+            }
 
-    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
-        let (seconds, _) = read_timestamp(wire, r)?;
-        *self = Time(timestamp(seconds, 0)?);
-        Ok(())
-    }
+            fn merge_field(
+                &mut self,
+                wire: WireType,
+                r: &mut Reader<'_>,
+            ) -> Result<(), DecodeError> {
+                let (seconds, nanos) = read_timestamp(wire, r)?;
+                let nanos = if $keep_nanos { nanos } else { 0 };
+                *self = $t(timestamp(seconds, nanos)?);
+                Ok(())
+            }
 
-    fn shape() -> Shape {
-        Shape::Message("Time", timestamp_fields)
-    }
+            fn shape() -> Shape {
+                Shape::Message(stringify!($t), timestamp_fields)
+            }
+        }
+    };
 }
 
-/// metav1.MicroTime: seconds and nanoseconds (JSON keeps microseconds).
-impl Field for MicroTime {
-    const WIRE: WireType = WireType::Len;
-    const ZERO_IS_NONE: bool = true;
-
-    fn zero() -> Self {
-        MicroTime(go_zero())
-    }
-
-    fn is_zero(&self) -> bool {
-        self.0 == go_zero()
-    }
-
-    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
-        put_timestamp(self.0, number, buf);
-    }
-
-    fn field_len(&self, number: u32) -> usize {
-        timestamp_field_len(self.0, number)
-    }
-
-    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
-        let (seconds, nanos) = read_timestamp(wire, r)?;
-        *self = MicroTime(timestamp(seconds, nanos)?);
-        Ok(())
-    }
-
-    fn shape() -> Shape {
-        Shape::Message("MicroTime", timestamp_fields)
-    }
-}
+// metav1.Time: whole seconds, as its JSON form keeps (Go drops the nanoseconds
+// on decode for the same reason).
+timestamp_field!(Time, false);
+// metav1.MicroTime: seconds and nanoseconds (JSON keeps microseconds).
+timestamp_field!(MicroTime, true);
 
 /// resource.Quantity: a message with its text at field 1, always written (Go
 /// writes the zero quantity as `"0"`, and cannot parse an empty string).
