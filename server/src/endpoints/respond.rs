@@ -140,7 +140,7 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Object]) -> ApiResult<Resp
                 kind: &kind,
                 api_version: &api_version,
                 metadata: meta,
-                items: items,
+                items,
             };
             body(ctx, StatusCode::OK, &list, &[])
         }
