@@ -139,7 +139,8 @@ pub fn body_is_protobuf(headers: &HeaderMap) -> bool {
         })
 }
 
-/// Decodes a request body (JSON, or YAML as kubectl may send) into JSON.
+/// Decodes a request body (JSON, or YAML as kubectl may send) into JSON; protobuf
+/// bodies are opened by `crate::protobuf`, which knows the kind.
 pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
@@ -154,10 +155,6 @@ pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
     match mime.as_str() {
         "application/json" | "" => decode_json(body),
         "application/yaml" | "application/x-yaml" | "text/yaml" => decode_yaml(body),
-        "application/vnd.kubernetes.protobuf" => Err(ApiError::unsupported_media_type(
-            "the body of the request was in an unknown format - accepted media types include: \
-             application/json, application/yaml",
-        )),
         other => Err(ApiError::unsupported_media_type(format!(
             "the body of the request was in an unknown format ({other}) - accepted media types \
              include: application/json, application/yaml"

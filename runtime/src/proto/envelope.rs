@@ -26,50 +26,26 @@ fn type_meta_len(api_version: &str, kind: &str) -> usize {
 }
 
 /// The length of the envelope around a message of `raw_len` bytes.
-pub fn encoded_len(api_version: &str, kind: &str, raw_len: usize) -> usize {
+fn encoded_len(api_version: &str, kind: &str, raw_len: usize) -> usize {
     MAGIC.len()
         + wire::len_field_len(1, type_meta_len(api_version, kind))
         + wire::len_field_len(2, raw_len)
         + 2 * wire::len_field_len(3, 0)
 }
 
-/// Appends the envelope of an object whose message `write_raw` appends; `raw_len`
-/// is that message's length (known up front, so nothing is copied twice).
-pub fn encode_with(
-    buf: &mut Vec<u8>,
-    api_version: &str,
-    kind: &str,
-    raw_len: usize,
-    write_raw: impl FnOnce(&mut Vec<u8>),
-) {
-    buf.reserve(encoded_len(api_version, kind, raw_len));
-    buf.extend_from_slice(MAGIC);
-    wire::put_key(buf, 1, WireType::Len);
-    wire::put_varint(buf, type_meta_len(api_version, kind) as u64);
-    wire::put_bytes(buf, 1, api_version.as_bytes());
-    wire::put_bytes(buf, 2, kind.as_bytes());
-    wire::put_key(buf, 2, WireType::Len);
-    wire::put_varint(buf, raw_len as u64);
-    let start = buf.len();
-    write_raw(buf);
-    debug_assert_eq!(buf.len() - start, raw_len, "raw length of {kind}");
-    // contentEncoding and contentType: Go always writes its non-pointer strings.
-    wire::put_bytes(buf, 3, b"");
-    wire::put_bytes(buf, 4, b"");
-}
-
-/// The envelope of an already encoded message.
+/// The envelope around an encoded message.
 pub fn encode(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
-    let mut buf = Vec::new();
-    encode_with(&mut buf, api_version, kind, raw.len(), |b| {
-        b.extend_from_slice(raw)
-    });
+    let mut buf = Vec::with_capacity(encoded_len(api_version, kind, raw.len()));
+    buf.extend_from_slice(MAGIC);
+    wire::put_key(&mut buf, 1, WireType::Len);
+    wire::put_varint(&mut buf, type_meta_len(api_version, kind) as u64);
+    wire::put_bytes(&mut buf, 1, api_version.as_bytes());
+    wire::put_bytes(&mut buf, 2, kind.as_bytes());
+    wire::put_bytes(&mut buf, 2, raw);
+    // contentEncoding and contentType: Go always writes its non-pointer strings.
+    wire::put_bytes(&mut buf, 3, b"");
+    wire::put_bytes(&mut buf, 4, b"");
     buf
-}
-
-/// Whether `body` starts with the magic.
-pub fn has_magic(body: &[u8]) -> bool {
-    body.starts_with(MAGIC)
 }
 
 /// Opens an envelope.
