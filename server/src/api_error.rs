@@ -160,6 +160,13 @@ impl ApiError {
         ApiError::new(406, "NotAcceptable", msg, None)
     }
 
+    /// 406 for a non-resource path served only as JSON (`/version`), in the words
+    /// kube-apiserver uses there.
+    pub fn not_acceptable_json_only() -> ApiError {
+        let msg = "406: Not Acceptable\n\nAvailable representations: application/json";
+        ApiError::new(406, "NotAcceptable", msg, None)
+    }
+
     /// 410 Expired.
     pub fn expired(message: impl Into<String>) -> ApiError {
         ApiError::new(410, "Expired", message, None)

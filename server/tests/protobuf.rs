@@ -328,10 +328,20 @@ async fn discovery_in_protobuf() {
     let pods = list.resources.iter().find(|r| r.name == "pods").unwrap();
     assert!(pods.verbs.iter().any(|v| v == "watch"), "{:?}", pods.verbs);
 
-    let (code, _, _) = h
+    let (code, body, ct) = h
         .send_raw("GET", "/version", "", vec![], Some(PROTOBUF))
         .await;
-    assert_eq!(code, StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(
+        (code, ct.as_deref()),
+        (StatusCode::NOT_ACCEPTABLE, Some(PROTOBUF))
+    );
+    let status = open_status(&body);
+    // kube-apiserver 1.32's words, read off its protobuf answer.
+    assert_eq!(
+        status.message.as_deref(),
+        Some("406: Not Acceptable\n\nAvailable representations: application/json")
+    );
+    assert_eq!(status.reason.as_deref(), Some("NotAcceptable"));
     let (code, _, ct) = h.send_raw("GET", "/version", "", vec![], accept).await;
     assert_eq!(
         (code, ct.as_deref()),

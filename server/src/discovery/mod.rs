@@ -145,7 +145,7 @@ fn resources(app: &App, headers: &HeaderMap, group: &str, version: &str) -> Resp
 /// kube-apiserver.
 pub async fn version(headers: HeaderMap) -> Response {
     if Output::from_headers(&headers, false).is_err() {
-        let error = ApiError::not_acceptable(false);
+        let error = ApiError::not_acceptable_json_only();
         return if negotiation::prefers_protobuf(&headers) {
             error.into_protobuf_response()
         } else {
