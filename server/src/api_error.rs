@@ -148,15 +148,11 @@ impl ApiError {
         ApiError::new(405, "MethodNotAllowed", msg, Some(StatusDetails::default()))
     }
 
-    /// 406 NotAcceptable, naming what the resource can be served as (protobuf
-    /// only for kinds with a message, as kube-apiserver for custom resources).
-    pub fn not_acceptable(protobuf: bool) -> ApiError {
-        let msg = if protobuf {
-            "only the following media types are accepted: application/json, application/yaml, \
-             application/vnd.kubernetes.protobuf"
-        } else {
-            "only the following media types are accepted: application/json, application/yaml"
-        };
+    /// 406 NotAcceptable. kube-apiserver 1.32 lists protobuf even for a custom
+    /// resource, which it then serves only as JSON (checked against a CRD).
+    pub fn not_acceptable() -> ApiError {
+        let msg = "only the following media types are accepted: application/json, \
+                   application/yaml, application/vnd.kubernetes.protobuf";
         ApiError::new(406, "NotAcceptable", msg, None)
     }
 

@@ -67,7 +67,7 @@ impl Output {
         ranges
             .into_iter()
             .find_map(|(_, range)| media_range(range, protobuf))
-            .ok_or_else(|| ApiError::not_acceptable(protobuf))
+            .ok_or_else(ApiError::not_acceptable)
     }
 }
 

@@ -69,7 +69,7 @@ pub fn decode_delete_options(body: &[u8]) -> ApiResult<DeleteOptions> {
 
 /// The kind's message for an object.
 fn object_message(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
-    let codec = entry.proto.ok_or_else(|| ApiError::not_acceptable(false))?;
+    let codec = entry.proto.ok_or_else(ApiError::not_acceptable)?;
     let json = serde_json::to_vec(object).map_err(ApiError::internal)?;
     codec.encode_json(&json).map_err(ApiError::internal)
 }

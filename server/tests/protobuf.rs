@@ -206,9 +206,30 @@ async fn json_only_kinds_answer_as_kube_apiserver_answers_for_custom_resources()
         (StatusCode::CREATED, Some("application/json"))
     );
     assert_eq!(v["size"], 3);
-    let (code, v, _) = h.send("GET", uri, "", vec![], Some(PROTOBUF)).await;
-    assert_eq!(code, StatusCode::NOT_ACCEPTABLE, "{v}");
-    assert_eq!(v["reason"], "NotAcceptable");
+    // As kube-apiserver 1.32 answers for a CRD: a protobuf Status listing all
+    // three media types.
+    let (code, body, ct) = h.send_raw("GET", uri, "", vec![], Some(PROTOBUF)).await;
+    assert_eq!(
+        (code, ct.as_deref()),
+        (StatusCode::NOT_ACCEPTABLE, Some(PROTOBUF))
+    );
+    let status = open_status(&body);
+    assert_eq!(status.reason.as_deref(), Some("NotAcceptable"));
+    assert_eq!(
+        status.message.as_deref(),
+        Some(
+            "only the following media types are accepted: application/json, \
+             application/yaml, application/vnd.kubernetes.protobuf"
+        )
+    );
+    // A missing object of a JSON-only kind: a protobuf Status for a protobuf-first
+    // client, as upstream sends for a CRD.
+    let accept = Some("application/vnd.kubernetes.protobuf, application/json");
+    let (code, body, _) = h
+        .send_raw("GET", &format!("{uri}/nope"), "", vec![], accept)
+        .await;
+    assert_eq!(code, StatusCode::NOT_FOUND);
+    assert_eq!(open_status(&body).reason.as_deref(), Some("NotFound"));
 }
 
 #[tokio::test]
@@ -219,8 +240,11 @@ async fn a_protobuf_table_is_not_acceptable_but_metadata_is() {
         .await;
     assert_eq!(code, StatusCode::CREATED);
     let table = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io";
-    let (code, v, _) = h.send("GET", CMS, "", vec![], Some(table)).await;
+    // kube-apiserver answers this 406 in JSON: no offered range can carry a Status.
+    let (code, v, ct) = h.send("GET", CMS, "", vec![], Some(table)).await;
     assert_eq!(code, StatusCode::NOT_ACCEPTABLE, "{v}");
+    assert_eq!(ct.as_deref(), Some("application/json"));
+    assert_eq!(v["reason"], "NotAcceptable");
     let partial =
         "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io";
     let (code, body, _) = h.send_raw("GET", CMS, "", vec![], Some(partial)).await;

@@ -118,9 +118,9 @@ async fn respond(
             REQUEST_TIMEOUT.as_secs()
         )),
     };
-    // Errors travel in the client's preferred codec, as kube-apiserver sends them;
-    // a failed negotiation (406) has no codec to follow and answers in JSON.
-    if error.code() != 406 && negotiation::prefers_protobuf(headers) {
+    // Errors travel in the client's preferred codec, as kube-apiserver sends them
+    // (a 406 too, and for JSON-only kinds: a Status always has a protobuf form).
+    if negotiation::prefers_protobuf(headers) {
         error.into_protobuf_response()
     } else {
         error.into_response()
