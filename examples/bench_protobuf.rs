@@ -13,7 +13,7 @@
 //! Prints figures; asserts nothing.
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -154,7 +154,7 @@ async fn send(client: &Client, method: &str, uri: &str, media: &str, body: Vec<u
     }
 }
 
-async fn through_server(binary: &PathBuf) -> Result<(), Box<dyn std::error::Error>> {
+async fn through_server(binary: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::start(binary);
     let config = Config::new(server.url().parse()?);
     let client = Client::try_from(config)?;

@@ -129,11 +129,7 @@ async fn hostile_bodies_are_refused_and_change_nothing() {
         ("garbage", (0..200u8).map(|i| i.wrapping_mul(97)).collect()),
         (
             "wrong kind",
-            envelope::encode(
-                "v1",
-                "Secret",
-                &envelope::decode(&good).unwrap().raw.to_vec(),
-            ),
+            envelope::encode("v1", "Secret", envelope::decode(&good).unwrap().raw),
         ),
         (
             "length past the end",

@@ -4,15 +4,16 @@
 
 mod args;
 mod backend;
+mod connections;
 
 pub use args::ServeArgs;
 pub use backend::{Backend, COMPACTION_INTERVAL, Opened};
+pub use connections::http2;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use axum::serve::ListenerExt;
 use kapi_runtime::scheme::Scheme;
 use kapi_storage::StorageError;
 use serde_json::json;
@@ -84,21 +85,12 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         "use it with: kubectl --kubeconfig {} get namespaces",
         kubeconfig.display()
     );
-    // TCP_NODELAY on every accepted socket, as Go's net package sets it: a small
-    // watch frame must not wait for the client's delayed ACK (Nagle), which
-    // otherwise adds up to 40 ms to an event once a connection has carried load.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::warn!(error = %e, "could not set TCP_NODELAY");
-        }
-    });
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            tracing::info!("shutting down: finishing in-flight requests");
-            let _ = shutdown_tx.send(true);
-        })
-        .await?;
+    connections::serve(listener, app(state), async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down: finishing in-flight requests");
+        let _ = shutdown_tx.send(true);
+    })
+    .await;
     compaction.abort();
     Ok(())
 }
