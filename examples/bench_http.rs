@@ -1,10 +1,11 @@
 //! Measures the real server through a real client: time from start to `/readyz`,
 //! then creates/s and gets/s of ConfigMaps at 1 and 32 concurrent clients (kube-rs).
 //!
-//! `cargo run --release --example bench_http [-- [--etcd] [PATH_TO_KAPI]]`
+//! `cargo run --release --example bench_http [-- [--etcd] [--storage-media-type TYPE] [PATH_TO_KAPI]]`
 //! (default binary: `target/release/kapi`; build it first with `cargo build --release`).
 //! With `--etcd` the server runs on a single local etcd the program starts itself
-//! (`/usr/bin/etcd`), otherwise on the embedded store.
+//! (`/usr/bin/etcd`), otherwise on the embedded store; `--storage-media-type` is
+//! passed to the server (the format objects are stored in).
 //! Prints figures; asserts nothing.
 
 use std::path::PathBuf;
@@ -22,13 +23,17 @@ const PHASE: Duration = Duration::from_secs(3);
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let on_etcd = args.iter().any(|a| a == "--etcd");
-    let binary = args
-        .iter()
-        .find(|a| *a != "--etcd")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target/release/kapi"));
+    let mut on_etcd = false;
+    let mut media_type = None;
+    let mut binary = PathBuf::from("target/release/kapi");
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--etcd" => on_etcd = true,
+            "--storage-media-type" => media_type = args.next(),
+            _ => binary = PathBuf::from(arg),
+        }
+    }
     if !binary.exists() {
         return Err(format!(
             "{} not found: run `cargo build --release` first",
@@ -39,10 +44,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Server::start returns once /readyz answers 200.
     let etcd = on_etcd.then(|| EtcdCluster::start(1));
     let endpoints = etcd.as_ref().map(EtcdCluster::endpoints);
-    let extra: Vec<&str> = match &endpoints {
+    let mut extra: Vec<&str> = match &endpoints {
         Some(endpoints) => vec!["--etcd-servers", endpoints],
         None => Vec::new(),
     };
+    if let Some(media_type) = &media_type {
+        extra.extend(["--storage-media-type", media_type]);
+        println!("storage media type: {media_type}");
+    }
     println!(
         "backend: {}",
         if on_etcd {

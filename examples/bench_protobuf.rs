@@ -4,7 +4,9 @@
 //!    Pod and Deployment (as kube-apiserver 1.32 returned them, from
 //!    `api-types/tests/fixtures/protobuf/`), through the same generated code the
 //!    server uses;
-//! 2. through the server: ConfigMap creates/s and gets/s with protobuf bodies
+//! 2. the storage codec (`--storage-media-type`): ns to turn the registry's object
+//!    into stored bytes and back, per media type, for the same Pod and Deployment;
+//! 3. through the server: ConfigMap creates/s and gets/s with protobuf bodies
 //!    against JSON bodies, at 1 and 32 concurrent clients (raw requests on a kube-rs
 //!    client's connection pool).
 //!
@@ -23,6 +25,9 @@ use kapi_api_types::core::v1::ConfigMap;
 use kapi_api_types::core::v1::pod::Pod;
 use kapi_runtime::meta::ObjectMeta;
 use kapi_runtime::proto::{Message, envelope};
+use kapi_runtime::scheme::Scheme;
+use kapi_server::registry::{Object, StorageMediaType, decode_stored};
+use kapi_storage::KeyValue;
 use kapi_test_support::Server;
 use kube::client::Body;
 use kube::{Client, Config};
@@ -83,6 +88,46 @@ where
         "| {name} | protobuf | {} | {proto_encode:.0} | {proto_decode:.0} |",
         proto.len()
     );
+}
+
+/// The registry's storage codec for each `--storage-media-type`.
+fn storage<T>(name: &str, object: &T)
+where
+    T: Message + kapi_runtime::Resource,
+{
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    let info = T::INFO;
+    let entry = *scheme
+        .get(info.group, info.version, info.plural)
+        .expect("registered kind");
+    let serde_json::Value::Object(map) = serde_json::to_value(object).expect("json") else {
+        panic!("{name} is not a JSON object");
+    };
+    let object = Object::from_typed_output(info.kind, &info.api_version(), map).expect("object");
+    for media_type in [
+        StorageMediaType::Json,
+        StorageMediaType::Yaml,
+        StorageMediaType::Protobuf,
+    ] {
+        let bytes = media_type.encode(&entry, &object).expect("encode");
+        let kv = KeyValue {
+            key: "/registry/bench".into(),
+            value: bytes.clone(),
+            create_revision: 1,
+            mod_revision: 1,
+        };
+        let encode = ns_per_op(|| {
+            black_box(media_type.encode(&entry, black_box(&object)).ok());
+        });
+        let decode = ns_per_op(|| {
+            black_box(decode_stored(&entry, black_box(&kv)).ok());
+        });
+        println!(
+            "| {name} | {media_type} | {} | {encode:.0} | {decode:.0} |",
+            bytes.len()
+        );
+    }
 }
 
 fn configmap(i: usize) -> ConfigMap {
@@ -244,6 +289,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("|---|---|---|---|---|");
     codecs::<Pod>("Pod", &fixture("pod.pb"));
     codecs::<Deployment>("Deployment", &fixture("deployment.pb"));
+    println!(
+        "\n| object | stored as | bytes | registry object -> bytes ns | bytes -> registry object ns |"
+    );
+    println!("|---|---|---|---|---|");
+    storage::<Pod>("Pod", &fixture("pod.pb"));
+    storage::<Deployment>("Deployment", &fixture("deployment.pb"));
     let binary = std::env::args()
         .nth(1)
         .map(PathBuf::from)

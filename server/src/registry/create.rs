@@ -30,14 +30,17 @@ impl Registry {
         }
         let name = object.metadata.name().to_owned();
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
-        let bytes = object.to_storage().map_err(ApiError::internal)?;
+        let bytes = self
+            .media_type
+            .encode(scope.entry, &object)
+            .map_err(ApiError::internal)?;
         let kv = self
             .storage
             .create(&key, bytes)
             .await
             .map_err(|e| ApiError::from_storage(e, scope.target(&name)))?;
         Ok(Written {
-            object: decode(&kv)?,
+            object: decode(scope.entry, &kv)?,
             warnings,
         })
     }

@@ -48,6 +48,7 @@ impl Registry {
             .as_ref()
             .is_some_and(|d| d.iter().any(|v| v == "All"));
         let key = scope.key(name);
+        let media_type = self.media_type;
         let mut failure = None;
         let mut decision = None;
         let outcome = self
@@ -59,8 +60,8 @@ impl Registry {
                         let update = match &d {
                             _ if dry_run => Ok(Update::Keep),
                             Decision::Remove(_) => Ok(Update::Delete),
-                            Decision::Keep(obj) => obj
-                                .to_storage()
+                            Decision::Keep(obj) => media_type
+                                .encode(scope.entry, obj)
                                 .map(Update::Write)
                                 .map_err(StorageError::Internal),
                         };
@@ -88,7 +89,7 @@ impl Registry {
             }
             Some(Decision::Keep(object)) if dry_run => Ok(Deleted::Pending(object)),
             Some(Decision::Keep(_)) => match kv {
-                Some(kv) => Ok(Deleted::Pending(decode(&kv)?)),
+                Some(kv) => Ok(Deleted::Pending(decode(scope.entry, &kv)?)),
                 None => Err(ApiError::not_found(scope.target(name))),
             },
         }
@@ -142,7 +143,7 @@ impl Registry {
                 .map_err(|e| ApiError::from_storage(e, scope.target("")))?
                 .items;
             for kv in kvs {
-                let object = decode(&kv)?;
+                let object = decode(entry, &kv)?;
                 match self.delete(scope, object.metadata.name(), &options).await {
                     Ok(_) => {}
                     Err(e) if e.code() == 404 => {}
@@ -161,7 +162,7 @@ fn decide(
     options: &DeleteOptions,
 ) -> ApiResult<Decision> {
     let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-    let mut object = decode(current)?;
+    let mut object = decode(scope.entry, current)?;
     check_preconditions(scope, name, &object, options)?;
     add_propagation_finalizer(&mut object, options);
     let grace = scope

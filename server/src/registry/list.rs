@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{KeyValue, Predicate, StorageError};
 use serde::{Deserialize, Serialize};
 
-use super::{Object, Registry, Scope, decode, keys};
+use super::{Object, Registry, Scope, codec, decode, keys};
 use crate::api_error::{ApiError, ApiResult};
 use crate::selectors::field::FieldSelector;
 use crate::selectors::label::LabelSelector;
@@ -81,7 +82,7 @@ impl Registry {
             revision,
             limit: opts.limit,
             start_after,
-            predicate: predicate(&opts.labels, &opts.fields),
+            predicate: predicate(scope.entry, &opts.labels, &opts.fields),
         };
         let result = self
             .storage
@@ -96,7 +97,7 @@ impl Registry {
         let items = result
             .items
             .iter()
-            .map(decode)
+            .map(|kv| decode(scope.entry, kv))
             .collect::<ApiResult<Vec<_>>>()?;
         let continue_token = match result.continue_after {
             Some(last) => Some(encode_token(
@@ -185,13 +186,17 @@ pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
 }
 
 /// The store-side filter for the selectors, or none when they select everything.
-pub fn predicate(labels: &Arc<LabelSelector>, fields: &Arc<FieldSelector>) -> Option<Predicate> {
+pub fn predicate(
+    entry: &KindEntry,
+    labels: &Arc<LabelSelector>,
+    fields: &Arc<FieldSelector>,
+) -> Option<Predicate> {
     if labels.is_everything() && fields.is_everything() {
         return None;
     }
-    let (labels, fields) = (labels.clone(), fields.clone());
+    let (entry, labels, fields) = (*entry, labels.clone(), fields.clone());
     Some(Arc::new(move |kv: &KeyValue| {
-        let Ok(object) = Object::from_storage(kv) else {
+        let Ok(object) = codec::decode_stored(&entry, kv) else {
             return false;
         };
         labels.matches(object.metadata.labels.as_ref()) && fields.matches(|f| object.field_text(f))

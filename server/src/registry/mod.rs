@@ -7,6 +7,7 @@
 //! prepare (strategy) -> admit (kind decode, defaults, validation) -> metadata
 //! validation -> storage.
 
+mod codec;
 mod create;
 mod delete;
 mod keys;
@@ -22,6 +23,7 @@ use kapi_runtime::ResourceInfo;
 use kapi_runtime::scheme::{KindEntry, Scheme};
 use kapi_storage::{KeyValue, Storage};
 
+pub use codec::{StorageMediaType, decode_stored};
 pub use delete::Deleted;
 pub use list::{ListOptions, ListPage};
 pub use object::Object;
@@ -94,12 +96,30 @@ impl<'a> Scope<'a> {
 pub struct Registry {
     storage: Arc<dyn Storage>,
     scheme: Arc<Scheme>,
+    media_type: StorageMediaType,
 }
 
 impl Registry {
-    /// A registry serving `scheme` from `storage`.
+    /// A registry serving `scheme` from `storage`, writing objects as
+    /// [`StorageMediaType::default`].
     pub fn new(storage: Arc<dyn Storage>, scheme: Arc<Scheme>) -> Registry {
-        Registry { storage, scheme }
+        Registry {
+            storage,
+            scheme,
+            media_type: StorageMediaType::default(),
+        }
+    }
+
+    /// Writes objects in `media_type` from now on (objects already stored stay
+    /// readable in whatever format they were written).
+    pub fn with_storage_media_type(mut self, media_type: StorageMediaType) -> Registry {
+        self.media_type = media_type;
+        self
+    }
+
+    /// The format objects are written in.
+    pub fn storage_media_type(&self) -> StorageMediaType {
+        self.media_type
     }
 
     /// The scheme.
@@ -120,7 +140,7 @@ impl Registry {
             .await
             .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        decode(&kv)
+        decode(scope.entry, &kv)
     }
 
     /// Fails with 404 unless namespace `ns` exists (creating in a missing namespace
@@ -144,7 +164,7 @@ impl Registry {
     }
 }
 
-/// Decodes a stored object; corrupt data is an internal error.
-fn decode(kv: &KeyValue) -> ApiResult<Object> {
-    Object::from_storage(kv).map_err(ApiError::internal)
+/// Decodes a stored object of `entry`'s kind; corrupt data is an internal error.
+fn decode(entry: &KindEntry, kv: &KeyValue) -> ApiResult<Object> {
+    codec::decode_stored(entry, kv).map_err(ApiError::internal)
 }

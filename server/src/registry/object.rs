@@ -3,7 +3,6 @@
 
 use bytes::Bytes;
 use kapi_runtime::meta::ObjectMeta;
-use kapi_storage::KeyValue;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -71,9 +70,9 @@ impl Object {
         })
     }
 
-    /// The bytes to store: the object without its resourceVersion (the store's
-    /// revision is the resourceVersion, as in etcd).
-    pub fn to_storage(&self) -> Result<Bytes, String> {
+    /// The object as JSON without its resourceVersion (the store's revision is
+    /// the resourceVersion, as in etcd): what the storage codec starts from.
+    pub(super) fn to_storage_json(&self) -> Result<Bytes, String> {
         // Only the metadata is copied, not the (possibly large) body.
         let metadata = ObjectMeta {
             resource_version: None,
@@ -85,15 +84,6 @@ impl Object {
         })
         .map(Bytes::from)
         .map_err(|e| e.to_string())
-    }
-
-    /// Decodes a stored object and stamps its resourceVersion.
-    pub fn from_storage(kv: &KeyValue) -> Result<Object, String> {
-        let value: Value = serde_json::from_slice(&kv.value)
-            .map_err(|e| format!("stored object {}: {e}", kv.key))?;
-        let mut object = Object::from_value(value)?;
-        object.metadata.resource_version = Some(kv.mod_revision.to_string());
-        Ok(object)
     }
 
     /// The object as a JSON value.
@@ -166,23 +156,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn wire_order_and_storage_round_trip() {
+    fn storage_json_is_in_wire_order_without_resource_version() {
         let v = serde_json::json!({"data": {"a": "1"}, "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "resourceVersion": "9"}});
         let o = Object::from_value(v).unwrap();
-        let stored = o.to_storage().unwrap();
+        let stored = o.to_storage_json().unwrap();
         assert_eq!(
             std::str::from_utf8(&stored).unwrap(),
             r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","creationTimestamp":null},"data":{"a":"1"}}"#
         );
-        let kv = KeyValue {
-            key: "/k".into(),
-            value: stored,
-            create_revision: 3,
-            mod_revision: 4,
-        };
-        let back = Object::from_storage(&kv).unwrap();
-        assert_eq!(back.metadata.resource_version.as_deref(), Some("4"));
-        assert_eq!(back.field_text("data.a").as_deref(), Some("1"));
+        assert_eq!(o.field_text("data.a").as_deref(), Some("1"));
     }
 
     #[test]

@@ -79,7 +79,7 @@ impl Registry {
                 let step = next_object(scope, name, current, &source, status, opts, &mut warnings);
                 match step {
                     Ok((object, delete_after)) => {
-                        let bytes = object.to_storage();
+                        let bytes = self.media_type.encode(scope.entry, &object);
                         result = Some((object, delete_after));
                         match bytes {
                             _ if opts.dry_run => Ok(Update::Keep),
@@ -108,7 +108,7 @@ impl Registry {
             return Ok(Written { object, warnings });
         }
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        let object = decode(&kv)?;
+        let object = decode(scope.entry, &kv)?;
         if delete_after {
             // The last finalizer of an object being deleted is gone: remove it, so
             // watchers see MODIFIED and then DELETED, as upstream.
@@ -132,7 +132,7 @@ fn next_object(
     warnings: &mut Vec<String>,
 ) -> ApiResult<(Object, bool)> {
     let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-    let old = decode(current)?;
+    let old = decode(scope.entry, current)?;
     let mut new = match source {
         Source::Body(object) => (*object).clone(),
         Source::Patch(kind, patch) => apply_patch(&old, *kind, patch)?,

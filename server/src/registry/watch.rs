@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use kapi_runtime::meta::Status;
+use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{KeyValue, StorageError, WatchEvent, WatchStream};
 use tokio::sync::{mpsc, watch};
 
 use super::list::{check_fields, parse_rv, predicate};
-use super::{ListOptions, Object, Registry, Scope, keys};
+use super::{ListOptions, Object, Registry, Scope, codec, keys};
 use crate::api_error::{ApiError, ApiResult};
 
 /// How often a watch that allows bookmarks gets one.
@@ -72,11 +73,19 @@ impl Registry {
             (Vec::new(), rv.map(parse_rv).transpose()?.unwrap_or(0))
         };
         let prefix = keys::prefix(scope.info(), scope.namespace);
-        let filter = predicate(&opts.list.labels, &opts.list.fields);
+        let filter = predicate(scope.entry, &opts.list.labels, &opts.list.fields);
         let (tx, rx) = mpsc::channel(64);
         match self.storage.watch(&prefix, from, filter).await {
             Ok(events) => {
-                tokio::spawn(pump(tx, initial, from, events, opts, shutdown));
+                tokio::spawn(pump(
+                    tx,
+                    *scope.entry,
+                    initial,
+                    from,
+                    events,
+                    opts,
+                    shutdown,
+                ));
             }
             Err(e @ StorageError::Expired { .. }) => {
                 let ApiError(status) = ApiError::from_storage(e, scope.target(""));
@@ -108,6 +117,7 @@ fn check_initial_events(opts: &WatchOptions) -> ApiResult<()> {
 
 async fn pump(
     tx: mpsc::Sender<WatchStart>,
+    entry: KindEntry,
     initial: Vec<Object>,
     from: u64,
     mut events: WatchStream,
@@ -140,7 +150,7 @@ async fn pump(
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     last = event.revision();
-                    match frame_of(event, opts.allow_bookmarks) {
+                    match frame_of(&entry, event, opts.allow_bookmarks) {
                         Some(frame) => frame,
                         None => continue,
                     }
@@ -163,7 +173,7 @@ async fn pump(
 /// Decodes a store event into a frame; a DELETED object carries the revision of
 /// its deletion, as Kubernetes reports it. A backend's progress notification
 /// becomes a BOOKMARK for watchers that allow them.
-fn frame_of(event: WatchEvent, bookmarks: bool) -> Option<WatchStart> {
+fn frame_of(entry: &KindEntry, event: WatchEvent, bookmarks: bool) -> Option<WatchStart> {
     let (kind, kv) = match event {
         WatchEvent::Added(kv) => ("ADDED", kv),
         WatchEvent::Modified { kv, .. } => ("MODIFIED", kv),
@@ -181,7 +191,7 @@ fn frame_of(event: WatchEvent, bookmarks: bool) -> Option<WatchStart> {
             });
         }
     };
-    match Object::from_storage(&kv) {
+    match codec::decode_stored(entry, &kv) {
         Ok(object) => Some(WatchStart::Event(kind, object)),
         Err(e) => {
             tracing::error!(key = %kv.key, error = %e, "skipping undecodable stored object in watch");

@@ -8,6 +8,7 @@ use clap::Args;
 use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 
 use super::{Backend, ServeOptions};
+use crate::registry::StorageMediaType;
 
 /// Options of `serve`; etcd flags are named as kube-apiserver's.
 #[derive(Args, Clone, Debug)]
@@ -34,6 +35,12 @@ pub struct ServeArgs {
     /// Key (PEM) of the etcd client certificate.
     #[arg(long, requires = "etcd_certfile")]
     pub etcd_keyfile: Option<PathBuf>,
+    /// The format objects are written in, on either backend: application/json,
+    /// application/yaml or application/vnd.kubernetes.protobuf (kinds without a
+    /// protobuf message stay JSON). Objects already stored stay readable in
+    /// whatever format they were written.
+    #[arg(long, default_value_t = StorageMediaType::default())]
+    pub storage_media_type: StorageMediaType,
 }
 
 impl ServeArgs {
@@ -55,6 +62,7 @@ impl ServeArgs {
             listen: self.listen,
             data_dir: self.data_dir.clone(),
             backend,
+            storage_media_type: self.storage_media_type,
         }
     }
 }

@@ -21,7 +21,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::app::{App, app};
-use crate::registry::{Registry, Scope, WriteOptions};
+use crate::registry::{Registry, Scope, StorageMediaType, WriteOptions};
 
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -35,6 +35,8 @@ pub struct ServeOptions {
     pub data_dir: PathBuf,
     /// The store to serve from.
     pub backend: Backend,
+    /// The format objects are written in.
+    pub storage_media_type: StorageMediaType,
 }
 
 /// Why serving failed.
@@ -62,7 +64,8 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
-    let registry = Registry::new(storage, Arc::new(scheme));
+    let registry =
+        Registry::new(storage, Arc::new(scheme)).with_storage_media_type(opts.storage_media_type);
     bootstrap_namespaces(&registry).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
@@ -80,6 +83,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
             format!("etcd at {} under {}", etcd.endpoints.join(","), etcd.prefix)
         }
     };
+    let store = format!("{store}, objects stored as {}", opts.storage_media_type);
     println!("kapi is serving at http://{address} ({store})");
     println!(
         "use it with: kubectl --kubeconfig {} get namespaces",

@@ -9,7 +9,7 @@ use axum::body::{Body, to_bytes};
 use axum::http::{Request, StatusCode, header};
 use kapi_runtime::scheme::Scheme;
 use kapi_server::app::{App, app};
-use kapi_server::registry::Registry;
+use kapi_server::registry::{Registry, StorageMediaType};
 use kapi_storage::embedded::EmbeddedStore;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -32,10 +32,28 @@ pub async fn harness() -> Harness {
 pub async fn harness_with(extra: impl FnOnce(&mut Scheme)) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    harness_on(store, dir, StorageMediaType::default(), extra).await
+}
+
+/// Starts a harness writing objects as `media_type`.
+pub async fn harness_stored_as(media_type: StorageMediaType) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    harness_on(store, dir, media_type, |_| {}).await
+}
+
+/// Starts a harness on `store` (creating `default` unless it exists).
+pub async fn harness_on(
+    store: Arc<EmbeddedStore>,
+    dir: tempfile::TempDir,
+    media_type: StorageMediaType,
+    extra: impl FnOnce(&mut Scheme),
+) -> Harness {
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
     extra(&mut scheme);
-    let registry = Registry::new(store.clone(), Arc::new(scheme));
+    let registry =
+        Registry::new(store.clone(), Arc::new(scheme)).with_storage_media_type(media_type);
     let (tx, rx) = tokio::sync::watch::channel(false);
     let router = app(Arc::new(App {
         registry,
@@ -56,8 +74,20 @@ pub async fn harness_with(extra: impl FnOnce(&mut Scheme)) -> Harness {
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}),
         )
         .await;
-    assert_eq!(code, StatusCode::CREATED);
+    assert!(
+        code == StatusCode::CREATED || code == StatusCode::CONFLICT,
+        "{code}"
+    );
     h
+}
+
+impl Harness {
+    /// The same store behind a new router writing `media_type` (a restart with
+    /// another `--storage-media-type`).
+    pub async fn restart_stored_as(self, media_type: StorageMediaType) -> Harness {
+        let Harness { store, _dir, .. } = self;
+        harness_on(store, _dir, media_type, |_| {}).await
+    }
 }
 
 impl Harness {
