@@ -295,6 +295,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("|---|---|---|---|---|");
     storage::<Pod>("Pod", &fixture("pod.pb"));
     storage::<Deployment>("Deployment", &fixture("deployment.pb"));
+    storage::<ConfigMap>("ConfigMap", &fixture("configmap.pb"));
     let binary = std::env::args()
         .nth(1)
         .map(PathBuf::from)

@@ -1,7 +1,7 @@
-//! `kapi serve --storage-media-type` on a real etcd: the default writes JSON that
-//! etcd's own tools show as it is (read here through etcd's v3 HTTP gateway, as
-//! `curl` or `etcdctl` would), protobuf writes kube-apiserver's envelope, and a
-//! server restarted with another media type serves what the first one stored.
+//! `kapi serve --storage-media-type` on a real etcd, read back through etcd's v3
+//! HTTP gateway as `curl` or `etcdctl` would: JSON as it is, protobuf (the
+//! default) as kube-apiserver's envelope, which Kubernetes' etcd tools decode; and
+//! a server restarted with another media type serves what the first one stored.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -46,8 +46,16 @@ fn media_types_on_etcd() {
     let endpoints = etcd.endpoints();
     let key = |name: &str| format!("/registry/configmaps/default/{name}");
 
-    // The default: JSON, readable in a dump as it is.
-    let mut json_server = Server::start_args(kapi(), &["--etcd-servers", &endpoints]);
+    // JSON, readable in a dump as it is.
+    let mut json_server = Server::start_args(
+        kapi(),
+        &[
+            "--etcd-servers",
+            &endpoints,
+            "--storage-media-type",
+            "application/json",
+        ],
+    );
     json_server.kubectl_ok(&["create", "configmap", "one", "--from-literal=k=v1"]);
     json_server.kubectl_ok(&["create", "deployment", "web", "--image=nginx"]);
     let dumped: serde_json::Value =
@@ -57,16 +65,8 @@ fn media_types_on_etcd() {
     assert!(dumped["metadata"].get("resourceVersion").is_none());
     assert_eq!(json_server.terminate(), Some(0));
 
-    // Restarted writing protobuf on the same etcd.
-    let protobuf_server = Server::start_args(
-        kapi(),
-        &[
-            "--etcd-servers",
-            &endpoints,
-            "--storage-media-type",
-            "application/vnd.kubernetes.protobuf",
-        ],
-    );
+    // Restarted with the default, protobuf, on the same etcd.
+    let protobuf_server = Server::start_args(kapi(), &["--etcd-servers", &endpoints]);
     let get = |what: &str, path: &str| {
         protobuf_server.kubectl_ok(&["get", what, "-o", &format!("jsonpath={path}")])
     };

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value};
 
+use crate::meta::ObjectMeta;
 use crate::proto;
 use crate::resource::{Resource, ResourceInfo};
 use crate::validation::{FieldErrors, FieldPath};
@@ -47,9 +48,21 @@ pub trait ProtoKind: Send + Sync {
     /// object the request path works on (no `apiVersion`/`kind`).
     fn decode(&self, raw: &[u8]) -> Result<Map<String, Value>, String>;
 
-    /// Encodes an object given as JSON text (as stored or as the registry
-    /// serializes it) as the kind's message.
+    /// Encodes an object given as JSON text as the kind's message.
     fn encode_json(&self, json: &[u8]) -> Result<Vec<u8>, String>;
+
+    /// Encodes an object as the request path holds it — typed metadata, the other
+    /// top-level fields as JSON values (`kind`/`apiVersion` not among them) — as
+    /// the kind's message, without writing JSON text in between.
+    fn encode_parts(
+        &self,
+        metadata: &ObjectMeta,
+        body: &Map<String, Value>,
+    ) -> Result<Vec<u8>, String>;
+
+    /// Decodes the kind's message into the request path's form: typed metadata
+    /// and the other top-level fields as JSON values.
+    fn decode_parts(&self, raw: &[u8]) -> Result<(ObjectMeta, Map<String, Value>), String>;
 
     /// The message name and fields, for the check against upstream's `.proto`.
     fn describe(&self) -> (&'static str, Vec<proto::FieldDescriptor>);
@@ -110,6 +123,29 @@ impl<T: Resource + proto::Message> ProtoKind for Typed<T> {
     fn encode_json(&self, json: &[u8]) -> Result<Vec<u8>, String> {
         let typed: T = serde_json::from_slice(json).map_err(|e| e.to_string())?;
         Ok(typed.encode_to_vec())
+    }
+
+    fn encode_parts(
+        &self,
+        metadata: &ObjectMeta,
+        body: &Map<String, Value>,
+    ) -> Result<Vec<u8>, String> {
+        use serde::de::IntoDeserializer;
+        let mut typed = T::deserialize(body.into_deserializer()).map_err(|e| e.to_string())?;
+        *typed.metadata_mut() = metadata.clone();
+        Ok(typed.encode_to_vec())
+    }
+
+    fn decode_parts(&self, raw: &[u8]) -> Result<(ObjectMeta, Map<String, Value>), String> {
+        let mut typed = T::decode(raw).map_err(|e| format!("{} {e}", T::INFO.kind))?;
+        let metadata = std::mem::take(typed.metadata_mut());
+        match serde_json::to_value(&typed).map_err(|e| e.to_string())? {
+            Value::Object(mut map) => {
+                map.shift_remove("metadata");
+                Ok((metadata, map))
+            }
+            _ => Err(format!("{} does not encode as a JSON object", T::INFO.kind)),
+        }
     }
 
     fn describe(&self) -> (&'static str, Vec<proto::FieldDescriptor>) {

@@ -3,8 +3,8 @@
 //! forms, Status, watch frames) encoded as kube-apiserver encodes them.
 //!
 //! Objects reach the wire through the kind's generated codec: the registry's
-//! object is serialized once and decoded into the kind's Rust type, which encodes
-//! itself. Lists and watch events are wrapped here, one copy of each item.
+//! object (typed metadata, the rest as JSON values) becomes the kind's Rust type,
+//! which encodes itself; no JSON text in between. Lists and watch events are wrapped here, one copy of each item.
 
 use kapi_runtime::meta::{DeleteOptions, ListMeta, ObjectMeta, Status};
 use kapi_runtime::proto::{self, Field, Message, envelope, wire};
@@ -70,8 +70,9 @@ pub fn decode_delete_options(body: &[u8]) -> ApiResult<DeleteOptions> {
 /// The kind's message for an object.
 fn object_message(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
     let codec = entry.proto.ok_or_else(ApiError::not_acceptable)?;
-    let json = serde_json::to_vec(object).map_err(ApiError::internal)?;
-    codec.encode_json(&json).map_err(ApiError::internal)
+    codec
+        .encode_parts(&object.metadata, &object.body)
+        .map_err(ApiError::internal)
 }
 
 /// One object, enveloped.

@@ -14,6 +14,17 @@ mod common;
 
 use common::{Harness, harness, harness_stored_as};
 
+#[tokio::test]
+async fn protobuf_is_the_default() {
+    let h = harness().await;
+    let (code, _) = h.call("POST", CMS, cm("d", "x")).await;
+    assert_eq!(code, StatusCode::CREATED);
+    assert_eq!(
+        stored_configmap(&stored(&h, "d").await).data.unwrap()["k"],
+        "d"
+    );
+}
+
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/default/deployments";
 
@@ -176,7 +187,7 @@ async fn every_verb_on_objects_stored_as_protobuf() {
 
 #[tokio::test]
 async fn changing_the_media_type_keeps_stored_objects_readable() {
-    let h = harness().await;
+    let h = harness_stored_as(StorageMediaType::Json).await;
     let (code, _) = h.call("POST", CMS, cm("old", "x")).await;
     assert_eq!(code, StatusCode::CREATED);
     assert!(

@@ -10,6 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use bytes::Bytes;
+use kapi_runtime::meta::ObjectMeta;
 use kapi_runtime::proto::envelope;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
@@ -21,14 +22,15 @@ use super::Object;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum StorageMediaType {
     /// `application/json`: readable with `etcdctl get` as it is.
-    #[default]
     Json,
     /// `application/yaml`.
     Yaml,
     /// `application/vnd.kubernetes.protobuf`: the `k8s\0` envelope around the
     /// kind's message, as kube-apiserver stores it. Kinds without a protobuf
     /// message (a user's JSON-only kind) are stored as JSON, as upstream stores
-    /// custom resources.
+    /// custom resources. The default, as upstream's: it loads faster than JSON
+    /// (see the README's figures) and takes a third less space.
+    #[default]
     Protobuf,
 }
 
@@ -45,17 +47,23 @@ impl StorageMediaType {
     /// The bytes to store for `object`: everything but its resourceVersion (the
     /// store's revision is the resourceVersion, as in etcd).
     pub fn encode(self, entry: &KindEntry, object: &Object) -> Result<Bytes, String> {
-        let json = object.to_storage_json()?;
         match (self, entry.proto) {
-            (StorageMediaType::Json, _) | (StorageMediaType::Protobuf, None) => Ok(json),
+            (StorageMediaType::Json, _) | (StorageMediaType::Protobuf, None) => {
+                object.to_storage_json()
+            }
             (StorageMediaType::Yaml, _) => {
+                let json = object.to_storage_json()?;
                 let value: Value = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
                 serde_saphyr::to_string(&value)
                     .map(Bytes::from)
                     .map_err(|e| e.to_string())
             }
             (StorageMediaType::Protobuf, Some(proto)) => {
-                let raw = proto.encode_json(&json)?;
+                let metadata = ObjectMeta {
+                    resource_version: None,
+                    ..object.metadata.clone()
+                };
+                let raw = proto.encode_parts(&metadata, &object.body)?;
                 Ok(envelope::encode(&object.api_version, &object.kind, &raw).into())
             }
         }
@@ -107,10 +115,15 @@ pub fn decode_stored(entry: &KindEntry, kv: &KeyValue) -> Result<Object, String>
                 kv.key, entry.info.kind
             )
         })?;
-        let map = proto
-            .decode(unknown.raw)
+        let (metadata, body) = proto
+            .decode_parts(unknown.raw)
             .map_err(|e| format!("stored object {}: {e}", kv.key))?;
-        Object::from_typed_output(unknown.kind, unknown.api_version, map)?
+        Object {
+            kind: unknown.kind.to_owned(),
+            api_version: unknown.api_version.to_owned(),
+            metadata,
+            body,
+        }
     } else {
         let value: Value = match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') => serde_json::from_slice(bytes).map_err(|e| e.to_string()),
