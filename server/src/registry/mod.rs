@@ -117,11 +117,6 @@ impl Registry {
         self
     }
 
-    /// The format objects are written in.
-    pub fn storage_media_type(&self) -> StorageMediaType {
-        self.media_type
-    }
-
     /// The scheme.
     pub fn scheme(&self) -> &Scheme {
         &self.scheme
