@@ -6,21 +6,9 @@
 use kapi_runtime::proto::envelope;
 use kapi_runtime::scheme::Scheme;
 
-/// xorshift64*: small, seeded, good enough to spread bytes.
-struct Rng(u64);
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use support::Rng;
 
 fn fixtures() -> Vec<Vec<u8>> {
     let dir = format!("{}/tests/fixtures/protobuf", env!("CARGO_MANIFEST_DIR"));

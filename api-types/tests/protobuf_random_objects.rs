@@ -12,27 +12,25 @@
 use kapi_runtime::proto::{FieldDescriptor, Shape};
 use kapi_runtime::scheme::Scheme;
 
-/// xorshift64*: small, seeded, good enough to vary shapes.
-struct Rng(u64);
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
+use support::Rng;
 
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+/// Value generators on top of the shared seeded generator.
+trait Values {
+    fn chance(&mut self, percent: usize) -> bool;
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str;
+    fn text(&mut self) -> String;
+    fn int(&mut self, bits: u32) -> i64;
+}
 
-    fn chance(&mut self, percent: u64) -> bool {
+impl Values for Rng {
+    fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
 
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len() as u64) as usize]
+        items[self.below(items.len())]
     }
 
     /// Short text, sometimes empty, sometimes beyond ASCII.
@@ -79,10 +77,10 @@ fn message(rng: &mut Rng, name: &str, fields: &[FieldDescriptor], depth: usize) 
         // Well-formed values for types with a format of their own.
         "Time" | "MicroTime" => {
             key(&mut out, 1, 0);
-            varint(&mut out, rng.below(4_000_000_000));
+            varint(&mut out, rng.below(4_000_000_000) as u64);
             if name == "MicroTime" && rng.chance(50) {
                 key(&mut out, 2, 0);
-                varint(&mut out, rng.below(1_000_000) * 1000);
+                varint(&mut out, rng.below(1_000_000) as u64 * 1000);
             }
             return out;
         }
@@ -162,7 +160,7 @@ fn scalar_value(rng: &mut Rng, out: &mut Vec<u8>, number: u32, scalar: &str) {
         }
         "bool" => {
             key(out, number, 0);
-            varint(out, rng.below(2));
+            varint(out, rng.below(2) as u64);
         }
         "int32" => {
             key(out, number, 0);

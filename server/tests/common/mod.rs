@@ -88,9 +88,7 @@ impl Harness {
         let Harness { store, _dir, .. } = self;
         harness_on(store, _dir, media_type, |_| {}).await
     }
-}
 
-impl Harness {
     /// Sends one request; the body comes back as bytes, with the content type.
     pub async fn send_raw(
         &self,
