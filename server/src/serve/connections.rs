@@ -33,10 +33,10 @@ pub mod http2 {
     pub const MAX_HEADER_LIST_SIZE: u32 = (1 << 20) + 320;
 }
 
-/// How long a client may take to send a request's headers (Go's `ReadHeaderTimeout`
-/// is unset upstream; hyper's default of 30 s is kept as a guard against idle
-/// half-open connections).
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client may take to send a request's headers before the connection
+/// is closed: kube-apiserver's `ReadHeaderTimeout` (measured on the reference
+/// server: a request line without its blank line is dropped after 32 s).
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(32);
 
 /// Serves `app` on `listener` until `shutdown` completes, then stops accepting and
 /// waits for open connections to finish their requests (watches end on the same
