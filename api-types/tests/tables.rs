@@ -16,10 +16,18 @@ fn row<T: Resource>(object: Value) -> Vec<Value> {
         panic!("not an object")
     };
     let stored = admit_clean::<T>(map);
+    typed::<T>(stored)
+        .table_cells()
+        .expect("the kind computes its cells")
+}
+
+/// An admitted object back as the kind's type behind the request path's trait.
+fn typed<T: Resource>(stored: Value) -> Box<dyn kapi_runtime::DynObject> {
     KindEntry::of::<T>()
         .ops
-        .table_cells(&stored)
-        .expect("the kind computes its cells")
+        .decode_value(stored)
+        .expect("decodes")
+        .object
 }
 
 fn running_pod() -> Value {
@@ -147,10 +155,9 @@ fn new_pod_row() {
 
 #[test]
 fn pod_grace_period() {
-    let ops = KindEntry::of::<Pod>().ops;
     let grace = |pod: Value, requested: Option<i64>| {
         let Value::Object(map) = pod else { panic!() };
-        ops.deletion_grace_period(&admit_clean::<Pod>(map), requested)
+        typed::<Pod>(admit_clean::<Pod>(map)).deletion_grace_period(requested)
     };
     let bound = json!({"metadata": {"name": "p"}, "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x:1"}]}});
     assert_eq!(

@@ -195,9 +195,7 @@ fn secret_string_data_is_folded_into_base64_data() {
 
 #[test]
 fn secret_data_must_be_base64() {
-    let result = kapi_runtime::scheme::KindEntry::of::<Secret>()
-        .ops
-        .admit(object(
+    let result = common::try_admit::<Secret>(object(
             json!({"metadata": {"name": "s"}, "data": {"k": "not base64!"}}),
         ));
     let error = result.expect_err("bad base64");

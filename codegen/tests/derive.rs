@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// A kind with the defaults of every `#[resource]` key and every hook.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType, Resource)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType, Resource)]
 #[resource(
     group = "policy.example.com",
     version = "v1beta1",
@@ -48,7 +48,7 @@ pub struct Policy {
 }
 
 /// A nested struct using every `#[api]` rule.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicySpec {
     /// `one_of` + `default`.
@@ -77,7 +77,7 @@ pub struct PolicySpec {
 }
 
 /// One port: `required`, `format = "dns1123-label"`, `minimum`, `maximum`, defaults.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyPort {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,7 +94,7 @@ pub struct PolicyPort {
 }
 
 /// Flattened into `PolicySpec`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,7 +106,7 @@ pub struct Limits {
 }
 
 /// Status: not validated by any rule, present for the `/status` subresource.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,7 +135,7 @@ fn policy_grace(policy: &Policy, requested: Option<i64>) -> Option<i64> {
 }
 
 /// A namespaced kind with explicit names, no hooks and no `status` subresource.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType, Resource)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType, Resource)]
 #[resource(
     group = "",
     version = "v1",
@@ -377,35 +377,69 @@ fn hooks_are_called_through_the_scheme() {
     let Value::Object(object) = object else {
         unreachable!()
     };
-    let admitted = entry.ops.admit(object).expect("the object decodes");
+    let decoded = entry
+        .ops
+        .decode_value(Value::Object(object))
+        .expect("the object decodes");
+    assert_eq!(decoded.unknown_fields, ["spec.ports[0].extra"]);
+    let mut typed = decoded.object;
+    let errors = typed.admit();
     assert!(
         PREPARED.load(Ordering::SeqCst) > before,
         "prepare hook not called"
     );
     // prepare ran (lower-cased), then defaults, then validation.
-    assert_eq!(admitted.object["spec"]["targetRef"], "a.b");
-    assert_eq!(admitted.object["spec"]["ports"][0]["protocol"], "TCP");
-    assert_eq!(admitted.unknown_fields, ["spec.ports[0].extra"]);
+    let admitted = typed.to_json_value().expect("JSON");
+    assert_eq!(admitted["spec"]["targetRef"], "a.b");
+    assert_eq!(admitted["spec"]["ports"][0]["protocol"], "TCP");
     assert_eq!(
-        admitted.errors.summary(),
+        errors.summary(),
         "spec.ports[0].port: Invalid value: 70000: must be less than or equal to 65535"
     );
 
-    let stored = Value::Object(admitted.object);
-    assert_eq!(
-        entry.ops.table_cells(&stored),
-        Some(vec![json!("Enforce"), json!(1)])
-    );
-    assert_eq!(entry.ops.deletion_grace_period(&stored, Some(5)), Some(5));
-    assert_eq!(entry.ops.deletion_grace_period(&stored, None), Some(30));
+    assert_eq!(typed.table_cells(), Some(vec![json!("Enforce"), json!(1)]));
+    assert_eq!(typed.deletion_grace_period(Some(5)), Some(5));
+    assert_eq!(typed.deletion_grace_period(None), Some(30));
+    let policy = typed.downcast_ref::<Policy>().expect("a Policy");
+    assert_eq!(policy.metadata.name(), "p");
+}
+
+#[test]
+fn the_request_path_reads_typed_objects() {
+    let entry = KindEntry::of::<Policy>();
+    let json = br#"{"kind":"Policy","apiVersion":"example.com/v1","metadata":{"name":"p"},
+        "spec":{"mode":"Enforce","ports":[{"port":80}]}}"#;
+    let decoded = entry.ops.decode_json(json).expect("decodes");
+    // The type meta every body carries is not an unknown field.
+    assert!(decoded.unknown_fields.is_empty(), "{:?}", decoded.unknown_fields);
+    let object = decoded.object;
+    assert_eq!(object.field_text("spec.mode").as_deref(), Some("Enforce"));
+    assert_eq!(object.field_text("metadata.name").as_deref(), Some("p"));
+    assert_eq!(object.field_text("spec.ports"), None);
+    assert!(entry.ops.decode_json(b"{\"spec\": 5}").is_err());
+    assert!(entry.ops.decode_json(b"{} trailing").is_err());
+
+    // Only the desired state counts as a spec change; an absent list equals an
+    // empty one, as Kubernetes' semantic equality has it.
+    let mut other = object.clone();
+    assert!(other.spec_semantic_eq(&*object));
+    other.metadata_mut().labels = Some([("a".to_owned(), "b".to_owned())].into());
+    assert!(other.spec_semantic_eq(&*object));
+    let mut changed = entry
+        .ops
+        .decode_json(br#"{"metadata":{"name":"p"},"spec":{"mode":"Audit","ports":[{"port":80}]}}"#)
+        .expect("decodes")
+        .object;
+    assert!(!changed.spec_semantic_eq(&*object));
+    changed.copy_status_from(&*object);
+    assert!(!changed.object_eq(&*object));
 }
 
 #[test]
 fn kinds_without_hooks_use_the_trait_defaults() {
-    let entry = KindEntry::of::<GadgetObject>();
-    let object = json!({"metadata": {"name": "g"}});
-    assert_eq!(entry.ops.table_cells(&object), None);
-    assert_eq!(entry.ops.deletion_grace_period(&object, Some(10)), None);
+    let gadget: &dyn kapi_runtime::DynObject = &GadgetObject::default();
+    assert_eq!(gadget.table_cells(), None);
+    assert_eq!(gadget.deletion_grace_period(Some(10)), None);
     let mut gadget = GadgetObject::default();
     gadget.prepare_for_write();
     assert_eq!(gadget.table_cells(), None);

@@ -6,13 +6,25 @@ use std::collections::BTreeMap;
 
 use crate::validation::{FieldErrors, FieldPath};
 
-/// Defaulting and declarative validation of one API type.
-pub trait ApiType {
+/// Defaulting, declarative validation and semantic equality of one API type.
+pub trait ApiType: PartialEq {
     /// Fills unset fields with their defaults, recursively.
     fn apply_defaults(&mut self) {}
 
     /// Appends every validation error found under `path`.
     fn validate(&self, _path: &FieldPath, _errs: &mut FieldErrors) {}
+
+    /// Equality as Kubernetes' `apiequality.Semantic.DeepEqual` sees it: an
+    /// absent list or map equals an empty one, recursively (both look the same
+    /// on the wire). This decides whether an update changed an object's spec.
+    fn semantic_eq(&self, other: &Self) -> bool {
+        self == other
+    }
+
+    /// Whether the value is an empty list or map, which an absent one equals.
+    fn is_empty_collection(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! leaf_api_types {
@@ -38,6 +50,14 @@ impl<T: ApiType> ApiType for Option<T> {
         }
     }
 
+    fn semantic_eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Some(a), Some(b)) => a.semantic_eq(b),
+            (None, None) => true,
+            (Some(v), None) | (None, Some(v)) => v.is_empty_collection(),
+        }
+    }
+
     fn validate(&self, path: &FieldPath, errs: &mut FieldErrors) {
         if let Some(v) = self {
             v.validate(path, errs);
@@ -50,6 +70,14 @@ impl<T: ApiType> ApiType for Box<T> {
         (**self).apply_defaults();
     }
 
+    fn semantic_eq(&self, other: &Self) -> bool {
+        (**self).semantic_eq(other)
+    }
+
+    fn is_empty_collection(&self) -> bool {
+        (**self).is_empty_collection()
+    }
+
     fn validate(&self, path: &FieldPath, errs: &mut FieldErrors) {
         (**self).validate(path, errs);
     }
@@ -58,6 +86,14 @@ impl<T: ApiType> ApiType for Box<T> {
 impl<T: ApiType> ApiType for Vec<T> {
     fn apply_defaults(&mut self) {
         self.iter_mut().for_each(ApiType::apply_defaults);
+    }
+
+    fn semantic_eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.semantic_eq(b))
+    }
+
+    fn is_empty_collection(&self) -> bool {
+        self.is_empty()
     }
 
     fn validate(&self, path: &FieldPath, errs: &mut FieldErrors) {
@@ -70,6 +106,18 @@ impl<T: ApiType> ApiType for Vec<T> {
 impl<T: ApiType> ApiType for BTreeMap<String, T> {
     fn apply_defaults(&mut self) {
         self.values_mut().for_each(ApiType::apply_defaults);
+    }
+
+    fn semantic_eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .zip(other)
+                .all(|((ka, a), (kb, b))| ka == kb && a.semantic_eq(b))
+    }
+
+    fn is_empty_collection(&self) -> bool {
+        self.is_empty()
     }
 
     fn validate(&self, path: &FieldPath, errs: &mut FieldErrors) {

@@ -11,9 +11,11 @@ extern crate self as kapi_runtime;
 pub mod api_type;
 pub mod bytes;
 pub mod discovery;
+pub mod field_text;
 pub mod go_json;
 pub mod intstr;
 pub mod meta;
+pub mod object;
 pub mod proto;
 pub mod resource;
 pub mod scheme;
@@ -22,6 +24,7 @@ pub mod validation;
 pub use api_type::ApiType;
 pub use bytes::ByteString;
 pub use intstr::{IntOrString, Quantity};
+pub use object::DynObject;
 pub use resource::{PrinterColumn, Resource, ResourceInfo};
 
 /// Re-exported for the registration code the derive emits.

@@ -105,7 +105,9 @@ impl ResourceInfo {
 ///
 /// The hook methods have defaults; the derive overrides one when the kind names a
 /// hook function in its `#[resource(...)]` attribute.
-pub trait Resource: ApiType + Serialize + DeserializeOwned + Send + Sync + 'static {
+pub trait Resource:
+    ApiType + Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+{
     /// Identity and REST facts.
     const INFO: &'static ResourceInfo;
 
@@ -114,6 +116,18 @@ pub trait Resource: ApiType + Serialize + DeserializeOwned + Send + Sync + 'stat
 
     /// The object's metadata, mutable.
     fn metadata_mut(&mut self) -> &mut ObjectMeta;
+
+    /// Whether the desired state — every field but `metadata`, and `status` for
+    /// a kind with a `/status` subresource — is semantically equal to `other`'s
+    /// (generated from the struct's fields).
+    fn spec_semantic_eq(&self, other: &Self) -> bool;
+
+    /// Clears `status` (PrepareForCreate of a kind with a `/status` subresource).
+    fn reset_status(&mut self) {}
+
+    /// Takes `other`'s status (a write through the main endpoint keeps the
+    /// stored status; one through `/status` keeps only the new status).
+    fn copy_status_from(&mut self, _other: &Self) {}
 
     /// Kind-specific normalisation before every write, e.g. a Secret folding
     /// `stringData` into `data` (`#[resource(prepare = path)]`).

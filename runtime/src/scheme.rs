@@ -4,12 +4,11 @@
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::meta::ObjectMeta;
+use crate::object::DynObject;
 use crate::proto;
 use crate::resource::{Resource, ResourceInfo};
-use crate::validation::{FieldErrors, FieldPath};
 
 /// Every kind annotated with `#[derive(Resource)]` in every linked crate.
 ///
@@ -18,51 +17,32 @@ use crate::validation::{FieldErrors, FieldPath};
 #[linkme::distributed_slice]
 pub static KINDS: [fn() -> KindEntry];
 
-/// The answer of [`KindOps::admit`]: the object as the kind's type understood it.
+/// A decoded body: the object as the kind's type, and what the type did not know.
 #[derive(Debug)]
-pub struct Admitted {
-    /// The object re-encoded from its typed form: unknown fields dropped, defaults
-    /// applied, kind hooks run. Has no `apiVersion`/`kind`.
-    pub object: Map<String, Value>,
-    /// Fields of the input the type does not know (`spec.foo`, `spec.ports[0].x`).
+pub struct Decoded {
+    /// The object.
+    pub object: Box<dyn DynObject>,
+    /// Fields of the input the type does not know (`spec.foo`,
+    /// `spec.ports[0].x`); `kind` and `apiVersion` at the top are known.
     pub unknown_fields: Vec<String>,
-    /// Validation errors of the kind's own fields.
-    pub errors: FieldErrors,
 }
 
-/// The kind-specific operations of the request path, type-erased over JSON.
+/// Decoding into a kind's type, type-erased for the one request path.
 pub trait KindOps: Send + Sync {
-    /// Decodes, runs the prepare hook, defaults, validates and re-encodes.
-    fn admit(&self, object: Map<String, Value>) -> Result<Admitted, String>;
+    /// Decodes a JSON object (a request body or a stored object) from its text.
+    fn decode_json(&self, json: &[u8]) -> Result<Decoded, String>;
 
-    /// Printer-column cells computed in code, if the kind has such a hook.
-    fn table_cells(&self, object: &Value) -> Option<Vec<Value>>;
-
-    /// Graceful-deletion period for a delete asking for `requested` seconds.
-    fn deletion_grace_period(&self, object: &Value, requested: Option<i64>) -> Option<i64>;
+    /// Decodes a JSON value (a YAML body, a patched object).
+    fn decode_value(&self, value: Value) -> Result<Decoded, String>;
 }
 
 /// The protobuf codec of a kind, type-erased for the one request path.
 pub trait ProtoKind: Send + Sync {
-    /// Decodes the kind's message (the `raw` of a request's envelope) into the JSON
-    /// object the request path works on (no `apiVersion`/`kind`).
-    fn decode(&self, raw: &[u8]) -> Result<Map<String, Value>, String>;
+    /// Decodes the kind's message (the `raw` of an envelope).
+    fn decode(&self, raw: &[u8]) -> Result<Box<dyn DynObject>, String>;
 
-    /// Encodes an object given as JSON text as the kind's message.
-    fn encode_json(&self, json: &[u8]) -> Result<Vec<u8>, String>;
-
-    /// Encodes an object as the request path holds it — typed metadata, the other
-    /// top-level fields as JSON values (`kind`/`apiVersion` not among them) — as
-    /// the kind's message, without writing JSON text in between.
-    fn encode_parts(
-        &self,
-        metadata: &ObjectMeta,
-        body: &Map<String, Value>,
-    ) -> Result<Vec<u8>, String>;
-
-    /// Decodes the kind's message into the request path's form: typed metadata
-    /// and the other top-level fields as JSON values.
-    fn decode_parts(&self, raw: &[u8]) -> Result<(ObjectMeta, Map<String, Value>), String>;
+    /// Encodes an object of the kind as its message.
+    fn encode(&self, object: &dyn DynObject) -> Result<Vec<u8>, String>;
 
     /// The message name and fields, for the check against upstream's `.proto`.
     fn describe(&self) -> (&'static str, Vec<proto::FieldDescriptor>);
@@ -112,40 +92,20 @@ impl<T: Resource + proto::Message> Typed<T> {
 }
 
 impl<T: Resource + proto::Message> ProtoKind for Typed<T> {
-    fn decode(&self, raw: &[u8]) -> Result<Map<String, Value>, String> {
+    fn decode(&self, raw: &[u8]) -> Result<Box<dyn DynObject>, String> {
         let typed = T::decode(raw).map_err(|e| format!("{} {e}", T::INFO.kind))?;
-        match serde_json::to_value(&typed).map_err(|e| e.to_string())? {
-            Value::Object(map) => Ok(map),
-            _ => Err(format!("{} does not encode as a JSON object", T::INFO.kind)),
-        }
+        Ok(Box::new(typed))
     }
 
-    fn encode_json(&self, json: &[u8]) -> Result<Vec<u8>, String> {
-        let typed: T = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    fn encode(&self, object: &dyn DynObject) -> Result<Vec<u8>, String> {
+        let typed = object.downcast_ref::<T>().ok_or_else(|| {
+            format!(
+                "a {} cannot be encoded as a {}",
+                object.info().kind,
+                T::INFO.kind
+            )
+        })?;
         Ok(typed.encode_to_vec())
-    }
-
-    fn encode_parts(
-        &self,
-        metadata: &ObjectMeta,
-        body: &Map<String, Value>,
-    ) -> Result<Vec<u8>, String> {
-        use serde::de::IntoDeserializer;
-        let mut typed = T::deserialize(body.into_deserializer()).map_err(|e| e.to_string())?;
-        *typed.metadata_mut() = metadata.clone();
-        Ok(typed.encode_to_vec())
-    }
-
-    fn decode_parts(&self, raw: &[u8]) -> Result<(ObjectMeta, Map<String, Value>), String> {
-        let mut typed = T::decode(raw).map_err(|e| format!("{} {e}", T::INFO.kind))?;
-        let metadata = std::mem::take(typed.metadata_mut());
-        match serde_json::to_value(&typed).map_err(|e| e.to_string())? {
-            Value::Object(mut map) => {
-                map.shift_remove("metadata");
-                Ok((metadata, map))
-            }
-            _ => Err(format!("{} does not encode as a JSON object", T::INFO.kind)),
-        }
     }
 
     fn describe(&self) -> (&'static str, Vec<proto::FieldDescriptor>) {
@@ -157,40 +117,46 @@ struct Typed<T>(PhantomData<fn() -> T>);
 
 impl<T: Resource> Typed<T> {
     const OPS: &'static dyn KindOps = &Typed::<T>(PhantomData);
+}
 
-    fn decode(object: Value) -> Result<(T, Vec<String>), String> {
-        let mut unknown = Vec::new();
-        let typed = serde_ignored::deserialize(object, |path| unknown.push(json_path(&path)))
-            .map_err(|e| e.to_string())?;
-        Ok((typed, unknown))
-    }
+/// Whether a path serde_ignored reports is the type meta every body carries.
+fn is_type_meta(path: &serde_ignored::Path<'_>) -> bool {
+    matches!(
+        path,
+        serde_ignored::Path::Map { parent: serde_ignored::Path::Root, key }
+            if key == "kind" || key == "apiVersion"
+    )
 }
 
 impl<T: Resource> KindOps for Typed<T> {
-    fn admit(&self, object: Map<String, Value>) -> Result<Admitted, String> {
-        let (mut typed, unknown_fields) = Self::decode(Value::Object(object))?;
-        typed.prepare_for_write();
-        typed.apply_defaults();
-        let mut errors = FieldErrors::default();
-        typed.validate(&FieldPath::root(), &mut errors);
-        match serde_json::to_value(&typed).map_err(|e| e.to_string())? {
-            Value::Object(object) => Ok(Admitted {
-                object,
-                unknown_fields,
-                errors,
-            }),
-            _ => Err(format!("{} does not encode as a JSON object", T::INFO.kind)),
-        }
+    fn decode_json(&self, json: &[u8]) -> Result<Decoded, String> {
+        let mut unknown_fields = Vec::new();
+        let mut de = serde_json::Deserializer::from_slice(json);
+        let typed: T = serde_ignored::deserialize(&mut de, |path| {
+            if !is_type_meta(&path) {
+                unknown_fields.push(json_path(&path));
+            }
+        })
+        .map_err(|e| e.to_string())?;
+        de.end().map_err(|e| e.to_string())?;
+        Ok(Decoded {
+            object: Box::new(typed),
+            unknown_fields,
+        })
     }
 
-    fn table_cells(&self, object: &Value) -> Option<Vec<Value>> {
-        let (typed, _) = Self::decode(object.clone()).ok()?;
-        typed.table_cells()
-    }
-
-    fn deletion_grace_period(&self, object: &Value, requested: Option<i64>) -> Option<i64> {
-        let (typed, _) = Self::decode(object.clone()).ok()?;
-        typed.deletion_grace_period(requested)
+    fn decode_value(&self, value: Value) -> Result<Decoded, String> {
+        let mut unknown_fields = Vec::new();
+        let typed: T = serde_ignored::deserialize(value, |path| {
+            if !is_type_meta(&path) {
+                unknown_fields.push(json_path(&path));
+            }
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(Decoded {
+            object: Box::new(typed),
+            unknown_fields,
+        })
     }
 }
 

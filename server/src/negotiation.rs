@@ -4,6 +4,8 @@
 use axum::http::{HeaderMap, header};
 use serde_json::Value;
 
+use kapi_runtime::proto::envelope;
+
 use crate::api_error::{ApiError, ApiResult};
 
 /// The shape of a response the client asked for.
@@ -127,21 +129,9 @@ pub fn prefers_protobuf(headers: &HeaderMap) -> bool {
     Output::from_headers(headers, true).is_ok_and(|o| o.format == Format::Protobuf)
 }
 
-/// Whether the request body is protobuf (`Content-Type`).
-pub fn body_is_protobuf(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| {
-            mime.trim()
-                .eq_ignore_ascii_case(kapi_runtime::proto::envelope::MEDIA_TYPE)
-        })
-}
-
-/// Decodes a request body (JSON, or YAML as kubectl may send) into JSON; protobuf
-/// bodies are opened by `crate::protobuf`, which knows the kind.
-pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+/// The format of a request body, from its `Content-Type` (JSON when absent);
+/// 415 for anything else.
+pub fn body_format(headers: &HeaderMap) -> ApiResult<Format> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -153,8 +143,9 @@ pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
         .trim()
         .to_ascii_lowercase();
     match mime.as_str() {
-        "application/json" | "" => decode_json(body),
-        "application/yaml" | "application/x-yaml" | "text/yaml" => decode_yaml(body),
+        "application/json" | "" => Ok(Format::Json),
+        "application/yaml" | "application/x-yaml" | "text/yaml" => Ok(Format::Yaml),
+        envelope::MEDIA_TYPE => Ok(Format::Protobuf),
         other => Err(ApiError::unsupported_media_type(format!(
             "the body of the request was in an unknown format ({other}) - accepted media types \
              include: application/json, application/yaml"
@@ -171,7 +162,8 @@ pub fn decode_json(body: &[u8]) -> ApiResult<Value> {
         .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))
 }
 
-fn decode_yaml(body: &[u8]) -> ApiResult<Value> {
+/// Decodes a YAML body into JSON.
+pub fn decode_yaml(body: &[u8]) -> ApiResult<Value> {
     let text = std::str::from_utf8(body)
         .map_err(|e| ApiError::bad_request(format!("body is not UTF-8: {e}")))?;
     serde_saphyr::from_str::<Value>(text)
@@ -281,21 +273,21 @@ mod tests {
 
     #[test]
     fn bodies() {
-        let h = HeaderMap::new();
-        assert!(decode_body(&h, b"{\"a\":1}").is_ok());
-        assert_eq!(decode_body(&h, b"{nope").unwrap_err().code(), 400);
-        assert_eq!(decode_body(&h, b"").unwrap_err().code(), 400);
-        let mut y = HeaderMap::new();
-        y.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/yaml"),
+        let with = |content_type: &'static str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+            body_format(&h).map_err(|e| e.code())
+        };
+        assert_eq!(body_format(&HeaderMap::new()).ok(), Some(Format::Json));
+        assert_eq!(with("application/json; charset=utf-8"), Ok(Format::Json));
+        assert_eq!(with("application/yaml"), Ok(Format::Yaml));
+        assert_eq!(
+            with("application/vnd.kubernetes.protobuf"),
+            Ok(Format::Protobuf)
         );
-        assert_eq!(decode_body(&y, b"a: 1\n").unwrap()["a"], 1);
-        let mut p = HeaderMap::new();
-        p.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/vnd.kubernetes.protobuf"),
-        );
-        assert_eq!(decode_body(&p, b"k8s\0").unwrap_err().code(), 415);
+        assert_eq!(with("text/plain"), Err(415));
+        assert_eq!(decode_json(b"{nope").unwrap_err().code(), 400);
+        assert_eq!(decode_json(b"").unwrap_err().code(), 400);
+        assert_eq!(decode_yaml(b"a: 1\n").unwrap()["a"], 1);
     }
 }

@@ -3,16 +3,14 @@
 //! forms, Status, watch frames) encoded as kube-apiserver encodes them.
 //!
 //! Objects reach the wire through the kind's generated codec: the registry's
-//! object (typed metadata, the rest as JSON values) becomes the kind's Rust type,
-//! which encodes itself; no JSON text in between. Lists and watch events are wrapped here, one copy of each item.
+//! object is the kind's Rust value, which decodes and encodes itself. Lists and watch events are wrapped here, one copy of each item.
 
 use kapi_runtime::meta::{DeleteOptions, ListMeta, ObjectMeta, Status};
 use kapi_runtime::proto::{self, Field, Message, envelope, wire};
 use kapi_runtime::scheme::KindEntry;
-use serde_json::{Map, Value};
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::registry::Object;
+use crate::registry::{Input, Object};
 
 /// The `apiVersion` of the metadata-only forms.
 const META_V1: &str = "meta.k8s.io/v1";
@@ -30,9 +28,8 @@ fn open<'a>(body: &'a [u8], api_version: &str, kind: &str) -> ApiResult<&'a [u8]
     Ok(unknown.raw)
 }
 
-/// Decodes a create or update body of `entry`'s kind into the JSON object the
-/// request path works on, `apiVersion` and `kind` from the envelope.
-pub fn decode_object(entry: &KindEntry, body: &[u8]) -> ApiResult<Value> {
+/// Decodes a create or update body of `entry`'s kind straight into its type.
+pub fn decode_object(entry: &KindEntry, body: &[u8]) -> ApiResult<Input> {
     let Some(codec) = entry.proto else {
         return Err(ApiError::unsupported_media_type(
             "the body of the request was in an unknown format - accepted media types include: \
@@ -40,16 +37,11 @@ pub fn decode_object(entry: &KindEntry, body: &[u8]) -> ApiResult<Value> {
         ));
     };
     let info = entry.info;
-    let api_version = info.api_version();
-    let raw = open(body, &api_version, info.kind)?;
+    let raw = open(body, &info.api_version(), info.kind)?;
     let object = codec
         .decode(raw)
         .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
-    let mut map = Map::with_capacity(object.len() + 2);
-    map.insert("kind".into(), Value::String(info.kind.to_owned()));
-    map.insert("apiVersion".into(), Value::String(api_version));
-    map.extend(object);
-    Ok(Value::Object(map))
+    Ok(Input::typed(Object::new(object)))
 }
 
 /// Decodes the DeleteOptions body of a delete (meta.k8s.io/v1, or v1 as older
@@ -70,15 +62,13 @@ pub fn decode_delete_options(body: &[u8]) -> ApiResult<DeleteOptions> {
 /// The kind's message for an object.
 fn object_message(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
     let codec = entry.proto.ok_or_else(ApiError::not_acceptable)?;
-    codec
-        .encode_parts(&object.metadata, &object.body)
-        .map_err(ApiError::internal)
+    codec.encode(object.typed()).map_err(ApiError::internal)
 }
 
 /// One object, enveloped.
 pub fn encode_object(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
     let raw = object_message(entry, object)?;
-    Ok(envelope::encode(&object.api_version, &object.kind, &raw))
+    Ok(envelope::encode(&object.api_version(), object.kind(), &raw))
 }
 
 /// The body of a `...List` message: metadata = 1, items = 2 (every list kind
@@ -125,7 +115,7 @@ pub fn encode_partial(object: &Object) -> Vec<u8> {
     envelope::encode(
         META_V1,
         "PartialObjectMetadata",
-        &metadata_message(&object.metadata),
+        &metadata_message(object.metadata()),
     )
 }
 
@@ -133,7 +123,7 @@ pub fn encode_partial(object: &Object) -> Vec<u8> {
 pub fn encode_partial_list(meta: &ListMeta, items: &[Object]) -> Vec<u8> {
     let items: Vec<_> = items
         .iter()
-        .map(|o| metadata_message(&o.metadata))
+        .map(|o| metadata_message(o.metadata()))
         .collect();
     envelope::encode(
         META_V1,

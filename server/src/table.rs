@@ -97,21 +97,20 @@ fn row(
     include: IncludeObject,
     now: Timestamp,
 ) -> TableRow {
-    let value = object.to_value();
+    // The JSON form, built only if a column path or includeObject=Object needs
+    // it (cells computed by the kind and the age come from the typed object).
+    let json = std::cell::OnceCell::new();
+    let value = || json.get_or_init(|| object.to_value().unwrap_or(Value::Null));
     let own = entry.info.printer_columns.len();
-    let mut computed = entry
-        .ops
-        .table_cells(&value)
-        .unwrap_or_default()
-        .into_iter();
-    let mut cells = vec![Value::String(object.metadata.name().to_owned())];
+    let mut computed = object.typed().table_cells().unwrap_or_default().into_iter();
+    let mut cells = vec![Value::String(object.metadata().name().to_owned())];
     for (i, column) in columns.iter().enumerate() {
-        let raw = if i < own {
-            computed
-                .next()
-                .unwrap_or_else(|| lookup(&value, column.json_path))
-        } else {
-            lookup(&value, column.json_path)
+        let raw = match computed.next().filter(|_| i < own) {
+            Some(cell) => cell,
+            None if column.json_path == AGE.json_path => {
+                serde_json::to_value(object.metadata().creation_timestamp).unwrap_or(Value::Null)
+            }
+            None => lookup(value(), column.json_path),
         };
         cells.push(if column.type_ == "date" {
             age(&raw, now)
@@ -122,7 +121,7 @@ fn row(
     let object = match include {
         IncludeObject::None => None,
         IncludeObject::Metadata => Some(partial_metadata(object)),
-        IncludeObject::Object => Some(value),
+        IncludeObject::Object => Some(value().clone()),
     };
     TableRow { cells, object }
 }
@@ -132,7 +131,7 @@ pub fn partial_metadata(object: &Object) -> Value {
     json!({
         "kind": "PartialObjectMetadata",
         "apiVersion": "meta.k8s.io/v1",
-        "metadata": object.metadata,
+        "metadata": object.metadata(),
     })
 }
 

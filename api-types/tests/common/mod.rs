@@ -3,8 +3,20 @@
 #![allow(dead_code)]
 
 use kapi_runtime::Resource;
-use kapi_runtime::scheme::{Admitted, KindEntry};
+use kapi_runtime::scheme::KindEntry;
+use kapi_runtime::validation::FieldErrors;
 use serde_json::{Map, Value};
+
+/// An object after the admit path, as JSON.
+#[derive(Debug)]
+pub struct Admitted {
+    /// The object as the kind's type wrote it back.
+    pub object: Map<String, Value>,
+    /// Fields the kind's type did not know.
+    pub unknown_fields: Vec<String>,
+    /// Validation errors.
+    pub errors: FieldErrors,
+}
 
 /// A fixture of `tests/fixtures/` as a JSON object.
 pub fn fixture(name: &str) -> Map<String, Value> {
@@ -16,13 +28,25 @@ pub fn fixture(name: &str) -> Map<String, Value> {
     }
 }
 
-/// Runs `object` through the kind's admit path (decode, prepare, default, validate,
-/// encode), as the server does on every write.
+/// Runs `object` through the kind's admit path (decode, prepare, default, validate),
+/// as the server does on every write, and encodes the result as JSON.
 pub fn admit<T: Resource>(object: Map<String, Value>) -> Admitted {
-    KindEntry::of::<T>()
-        .ops
-        .admit(object)
-        .expect("the object decodes")
+    try_admit::<T>(object).expect("the object decodes")
+}
+
+/// Like [`admit`], with the decode error when the object does not decode.
+pub fn try_admit<T: Resource>(object: Map<String, Value>) -> Result<Admitted, String> {
+    let decoded = KindEntry::of::<T>().ops.decode_value(Value::Object(object))?;
+    let mut typed = decoded.object;
+    let errors = typed.admit();
+    let Value::Object(object) = typed.to_json_value()? else {
+        return Err("not a JSON object".into());
+    };
+    Ok(Admitted {
+        object,
+        unknown_fields: decoded.unknown_fields,
+        errors,
+    })
 }
 
 /// Like [`admit`], and asserts the object was fully understood and valid.

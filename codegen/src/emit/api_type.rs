@@ -40,6 +40,8 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
     let ident = &model.ident;
     let defaults = model.fields.iter().map(emit_default);
     let validations = model.fields.iter().map(emit_validation);
+    let idents: Vec<syn::Ident> = model.fields.iter().map(|f| f.ident.clone()).collect();
+    let semantic_eq = fields_semantic_eq(&idents);
     let validate_hook = model
         .validate
         .as_ref()
@@ -62,10 +64,29 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
                 #(#validations)*
                 #validate_hook
             }
+
+            fn semantic_eq(&self, other: &Self) -> bool {
+                #semantic_eq
+            }
         }
 
         #proto
     }
+}
+
+/// `self` and `other` semantically equal field by field (`other` is still used
+/// when there are no fields, so that no unused-variable warning reaches users).
+pub fn fields_semantic_eq(fields: &[syn::Ident]) -> TokenStream {
+    if fields.is_empty() {
+        return quote!({
+            let _ = other;
+            true
+        });
+    }
+    let eqs = fields
+        .iter()
+        .map(|f| quote!(::kapi_runtime::ApiType::semantic_eq(&self.#f, &other.#f)));
+    quote!(#(#eqs)&&*)
 }
 
 fn emit_default(field: &FieldModel) -> TokenStream {

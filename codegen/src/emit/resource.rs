@@ -70,6 +70,18 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
     let selectable = &model.selectable_fields;
     let columns = model.printer_columns.iter().map(emit_column);
     let hooks = emit_hooks(model);
+    let spec_eq = super::api_type::fields_semantic_eq(&model.spec_fields);
+    let status_ops = status.then(|| {
+        quote! {
+            fn reset_status(&mut self) {
+                self.status = ::core::default::Default::default();
+            }
+
+            fn copy_status_from(&mut self, other: &Self) {
+                self.status = ::core::clone::Clone::clone(&other.status);
+            }
+        }
+    });
     quote! {
         impl ::kapi_runtime::Resource for #ident {
             const INFO: &'static ::kapi_runtime::ResourceInfo = &::kapi_runtime::ResourceInfo {
@@ -96,6 +108,12 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
             fn metadata_mut(&mut self) -> &mut ::kapi_runtime::meta::ObjectMeta {
                 &mut self.metadata
             }
+
+            fn spec_semantic_eq(&self, other: &Self) -> bool {
+                #spec_eq
+            }
+
+            #status_ops
 
             #hooks
         }

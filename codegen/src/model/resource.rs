@@ -39,6 +39,9 @@ pub struct ResourceModel {
     pub protobuf: bool,
     /// Hook functions.
     pub hooks: Hooks,
+    /// The fields besides `metadata` (and `status`, for a kind with a `/status`
+    /// subresource): the desired state, whose changes bump `metadata.generation`.
+    pub spec_fields: Vec<Ident>,
 }
 
 /// One printer column.
@@ -99,6 +102,18 @@ impl ResourceModel {
                 f.fields
                     .iter()
                     .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let spec_fields: Vec<Ident> = input
+            .data
+            .as_ref()
+            .take_struct()
+            .map(|f| {
+                f.fields
+                    .iter()
+                    .filter_map(|f| f.ident.clone())
+                    .filter(|i| i != "metadata" && !(i == "status" && input.status.is_present()))
                     .collect()
             })
             .unwrap_or_default();
@@ -229,6 +244,7 @@ impl ResourceModel {
                 table_cells: input.table_cells,
                 grace_period: input.grace_period,
             },
+            spec_fields,
         })
     }
 }

@@ -1,7 +1,7 @@
 use kapi_codegen::ApiType;
 
-#[derive(ApiType)]
-pub struct WidgetSpec<T> {
+#[derive(PartialEq, ApiType)]
+pub struct WidgetSpec<T: PartialEq> {
     pub value: T,
 }
 

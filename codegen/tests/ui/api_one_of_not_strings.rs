@@ -1,6 +1,6 @@
 use kapi_codegen::ApiType;
 
-#[derive(ApiType)]
+#[derive(PartialEq, ApiType)]
 pub struct WidgetSpec {
     #[api(one_of("Always", Never, 3))]
     pub policy: String,

@@ -1,6 +1,6 @@
 use kapi_codegen::ApiType;
 
-#[derive(ApiType)]
+#[derive(PartialEq, ApiType)]
 pub struct WidgetSpec {
     #[api(minimum = 1)]
     pub name: String,

@@ -7,7 +7,7 @@ use kapi_runtime::meta::ObjectMeta;
 use kapi_runtime::{IntOrString, Quantity};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType, Resource)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType, Resource)]
 #[resource(
     group = "apps.example.com",
     version = "v2alpha1",
@@ -40,7 +40,7 @@ pub struct WidgetObject {
     pub status: Option<WidgetStatus>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct WidgetSpec {
     #[api(required, format = "dns1123-subdomain")]
@@ -86,7 +86,7 @@ pub struct WidgetSpec {
     pub r#type: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 pub struct Container {
     #[api(required, format = "dns1123-label")]
     pub name: String,
@@ -94,14 +94,14 @@ pub struct Container {
     pub args: Vec<String>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 pub struct Extra {
     #[serde(default)]
     #[api(maximum = 10)]
     pub weight: Option<i64>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ApiType)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
 pub struct WidgetStatus {
     #[serde(default)]
     pub phase: Option<String>,

@@ -8,7 +8,7 @@ use kapi_runtime::ApiType as _;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 use serde::{Deserialize, Serialize};
 
-#[derive(Default, Serialize, Deserialize, ApiType)]
+#[derive(Default, Serialize, Deserialize, PartialEq, ApiType)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, bound(serialize = "", deserialize = ""))]
 pub struct Spec {
     #[serde(default = "default_mode", skip_serializing_if = "Option::is_none", alias = "kind")]

@@ -1,6 +1,6 @@
 use kapi_codegen::ApiType;
 
-#[derive(ApiType, Default)]
+#[derive(PartialEq, ApiType, Default)]
 pub struct WidgetSpec {
     #[api(proto = 0)]
     pub name: String,

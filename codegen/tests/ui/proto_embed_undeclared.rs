@@ -1,6 +1,6 @@
 use kapi_codegen::ApiType;
 
-#[derive(ApiType, Default)]
+#[derive(PartialEq, ApiType, Default)]
 #[api(proto_embed(field = "source", number = 2, message = "Source"))]
 pub struct Volume {
     #[api(proto = 1)]

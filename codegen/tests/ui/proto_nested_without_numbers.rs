@@ -1,12 +1,12 @@
 use kapi_codegen::ApiType;
 
 /// No numbers: JSON-only.
-#[derive(ApiType, Default)]
+#[derive(PartialEq, ApiType, Default)]
 pub struct Inner {
     pub size: i32,
 }
 
-#[derive(ApiType, Default)]
+#[derive(PartialEq, ApiType, Default)]
 pub struct Outer {
     #[api(proto = 1)]
     pub inner: Inner,

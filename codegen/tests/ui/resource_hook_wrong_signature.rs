@@ -2,7 +2,7 @@ use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::meta::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
-#[derive(Default, Serialize, Deserialize, ApiType, Resource)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType, Resource)]
 #[resource(group = "example.com", version = "v1", prepare = prepare, grace_period = grace)]
 pub struct Widget {
     pub metadata: ObjectMeta,

@@ -7,13 +7,14 @@ use kapi_runtime::meta::{DeleteOptions, Status, StatusDetails};
 
 use super::{Ctx, respond};
 use crate::api_error::{ApiError, ApiResult};
+use crate::negotiation::Format;
 use crate::registry::Deleted;
 
 /// DeleteOptions from the body (if any), completed by query parameters.
 fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
     let mut options: DeleteOptions = if body.iter().all(u8::is_ascii_whitespace) {
         DeleteOptions::default()
-    } else if crate::negotiation::body_is_protobuf(ctx.headers) {
+    } else if let Ok(Format::Protobuf) = crate::negotiation::body_format(ctx.headers) {
         crate::protobuf::decode_delete_options(body)?
     } else {
         serde_json::from_slice(body)
@@ -74,10 +75,10 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
         Deleted::Gone(object) => {
             let info = ctx.entry.info;
             let details = StatusDetails {
-                name: object.metadata.name.clone(),
+                name: object.metadata().name.clone(),
                 group: (!info.group.is_empty()).then(|| info.group.to_owned()),
                 kind: Some(info.plural.to_owned()),
-                uid: object.metadata.uid.clone(),
+                uid: object.metadata().uid.clone(),
                 ..StatusDetails::default()
             };
             respond::status(ctx, StatusCode::OK, &Status::success(Some(details)))

@@ -23,8 +23,8 @@ pub use query::Query;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::app::App;
-use crate::negotiation::{self, Output};
-use crate::registry::{FieldValidation, Scope, WriteOptions};
+use crate::negotiation::{self, Format, Output};
+use crate::registry::{FieldValidation, Input, Scope, WriteOptions};
 use crate::request_info::{self, ResourceRequest, Verb};
 
 /// Longest a non-watch request may take, as kube-apiserver's `--request-timeout`
@@ -187,11 +187,11 @@ fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
 
 /// Decodes the object of a create or update body: protobuf for kinds with a
 /// message, JSON or YAML for every kind.
-fn decode_object(ctx: &Ctx<'_>, body: &[u8]) -> ApiResult<serde_json::Value> {
-    if negotiation::body_is_protobuf(ctx.headers) {
-        crate::protobuf::decode_object(ctx.entry, body)
-    } else {
-        negotiation::decode_body(ctx.headers, body)
+fn decode_object(ctx: &Ctx<'_>, body: &[u8]) -> ApiResult<Input> {
+    match negotiation::body_format(ctx.headers)? {
+        Format::Protobuf => crate::protobuf::decode_object(ctx.entry, body),
+        Format::Json => Input::from_json(ctx.entry, body),
+        Format::Yaml => Input::from_value(ctx.entry, negotiation::decode_yaml(body)?),
     }
 }
 

@@ -78,7 +78,7 @@ pub fn object(
             let include = IncludeObject::parse(ctx.query.include_object.as_deref())
                 .map_err(ApiError::bad_request)?;
             let meta = ListMeta {
-                resource_version: object.metadata.resource_version.clone(),
+                resource_version: object.metadata().resource_version.clone(),
                 ..ListMeta::default()
             };
             body(

@@ -130,11 +130,11 @@ fn line<T: serde::Serialize>(type_: &str, object: &T) -> Vec<u8> {
 
 fn shaped(render: Render, object: &Object) -> Value {
     match render.shape {
-        Shape::Object => object.to_value(),
+        Shape::Object => serde_json::to_value(object).unwrap_or(Value::Null),
         Shape::PartialMetadata => partial_metadata(object),
         Shape::Table => {
             let meta = ListMeta {
-                resource_version: object.metadata.resource_version.clone(),
+                resource_version: object.metadata().resource_version.clone(),
                 ..ListMeta::default()
             };
             serde_json::to_value(table(

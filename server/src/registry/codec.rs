@@ -10,7 +10,6 @@ use std::fmt;
 use std::str::FromStr;
 
 use bytes::Bytes;
-use kapi_runtime::meta::ObjectMeta;
 use kapi_runtime::proto::envelope;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
@@ -46,25 +45,26 @@ impl StorageMediaType {
 
     /// The bytes to store for `object`: everything but its resourceVersion (the
     /// store's revision is the resourceVersion, as in etcd).
-    pub fn encode(self, entry: &KindEntry, object: &Object) -> Result<Bytes, String> {
+    pub fn encode(self, entry: &KindEntry, object: &mut Object) -> Result<Bytes, String> {
+        let resource_version = object.metadata_mut().resource_version.take();
+        let bytes = self.encode_unversioned(entry, object);
+        object.metadata_mut().resource_version = resource_version;
+        bytes
+    }
+
+    fn encode_unversioned(self, entry: &KindEntry, object: &Object) -> Result<Bytes, String> {
         match (self, entry.proto) {
             (StorageMediaType::Json, _) | (StorageMediaType::Protobuf, None) => {
-                object.to_storage_json()
-            }
-            (StorageMediaType::Yaml, _) => {
-                let json = object.to_storage_json()?;
-                let value: Value = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
-                serde_saphyr::to_string(&value)
+                serde_json::to_vec(object)
                     .map(Bytes::from)
                     .map_err(|e| e.to_string())
             }
+            (StorageMediaType::Yaml, _) => serde_saphyr::to_string(object)
+                .map(Bytes::from)
+                .map_err(|e| e.to_string()),
             (StorageMediaType::Protobuf, Some(proto)) => {
-                let metadata = ObjectMeta {
-                    resource_version: None,
-                    ..object.metadata.clone()
-                };
-                let raw = proto.encode_parts(&metadata, &object.body)?;
-                Ok(envelope::encode(&object.api_version, &object.kind, &raw).into())
+                let raw = proto.encode(object.typed())?;
+                Ok(envelope::encode(&object.api_version(), object.kind(), &raw).into())
             }
         }
     }
@@ -100,7 +100,7 @@ impl fmt::Display for StorageMediaType {
 /// and stamps its resourceVersion.
 pub fn decode_stored(entry: &KindEntry, kv: &KeyValue) -> Result<Object, String> {
     let bytes = &kv.value[..];
-    let mut object = if bytes.starts_with(envelope::MAGIC) {
+    let typed = if bytes.starts_with(envelope::MAGIC) {
         let unknown =
             envelope::decode(bytes).map_err(|e| format!("stored object {}: {e}", kv.key))?;
         if unknown.kind != entry.info.kind {
@@ -115,26 +115,19 @@ pub fn decode_stored(entry: &KindEntry, kv: &KeyValue) -> Result<Object, String>
                 kv.key, entry.info.kind
             )
         })?;
-        let (metadata, body) = proto
-            .decode_parts(unknown.raw)
-            .map_err(|e| format!("stored object {}: {e}", kv.key))?;
-        Object {
-            kind: unknown.kind.to_owned(),
-            api_version: unknown.api_version.to_owned(),
-            metadata,
-            body,
-        }
+        proto.decode(unknown.raw)
     } else {
-        let value: Value = match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{') => serde_json::from_slice(bytes).map_err(|e| e.to_string()),
+        match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'{') => entry.ops.decode_json(bytes).map(|d| d.object),
             _ => std::str::from_utf8(bytes)
                 .map_err(|e| e.to_string())
-                .and_then(|text| serde_saphyr::from_str(text).map_err(|e| e.to_string())),
+                .and_then(|text| serde_saphyr::from_str::<Value>(text).map_err(|e| e.to_string()))
+                .and_then(|value| entry.ops.decode_value(value).map(|d| d.object)),
         }
-        .map_err(|e| format!("stored object {}: {e}", kv.key))?;
-        Object::from_value(value)?
-    };
-    object.metadata.resource_version = Some(kv.mod_revision.to_string());
+    }
+    .map_err(|e| format!("stored object {}: {e}", kv.key))?;
+    let mut object = Object::new(typed);
+    object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
     Ok(object)
 }
 
@@ -154,20 +147,12 @@ mod tests {
 
     fn configmap() -> Object {
         let value = serde_json::json!({
-            "kind": "ConfigMap", "apiVersion": "v1",
             "metadata": {"name": "x", "namespace": "ns", "resourceVersion": "9",
                          "labels": {"a": "b"}, "creationTimestamp": "2026-01-02T03:04:05Z"},
             "data": {"k": "v"}, "binaryData": {"b": "AAE="}
         });
-        let object = Object::from_value(value).unwrap();
-        // The registry only stores admitted objects: what the kind's type wrote.
-        let typed: ConfigMap = serde_json::to_value(&object)
-            .and_then(serde_json::from_value)
-            .unwrap();
-        let serde_json::Value::Object(map) = serde_json::to_value(typed).unwrap() else {
-            unreachable!("a ConfigMap is a JSON object")
-        };
-        Object::from_typed_output("ConfigMap", "v1", map).unwrap()
+        let typed: ConfigMap = serde_json::from_value(value).unwrap();
+        Object::new(Box::new(typed))
     }
 
     fn stored(bytes: Bytes) -> KeyValue {
@@ -188,10 +173,11 @@ mod tests {
             StorageMediaType::Yaml,
             StorageMediaType::Protobuf,
         ] {
-            let bytes = media_type.encode(&entry, &object).unwrap();
+            let mut object = object.clone();
+            let bytes = media_type.encode(&entry, &mut object).unwrap();
             let back = decode_stored(&entry, &stored(bytes)).unwrap();
             let mut expected = object.clone();
-            expected.metadata.resource_version = Some("4".into());
+            expected.metadata_mut().resource_version = Some("4".into());
             assert_eq!(back, expected, "{media_type}");
         }
     }
@@ -199,21 +185,21 @@ mod tests {
     #[test]
     fn formats_are_what_the_flag_names() {
         let entry = configmap_entry();
-        let object = configmap();
-        let json = StorageMediaType::Json.encode(&entry, &object).unwrap();
+        let mut object = configmap();
+        let json = StorageMediaType::Json.encode(&entry, &mut object).unwrap();
         assert!(json.starts_with(b"{\"kind\":\"ConfigMap\""));
         assert!(
             !std::str::from_utf8(&json)
                 .unwrap()
                 .contains("resourceVersion")
         );
-        let yaml = StorageMediaType::Yaml.encode(&entry, &object).unwrap();
+        let yaml = StorageMediaType::Yaml.encode(&entry, &mut object).unwrap();
         assert!(
             std::str::from_utf8(&yaml)
                 .unwrap()
                 .starts_with("kind: ConfigMap\n")
         );
-        let proto = StorageMediaType::Protobuf.encode(&entry, &object).unwrap();
+        let proto = StorageMediaType::Protobuf.encode(&entry, &mut object).unwrap();
         let unknown = envelope::decode(&proto).unwrap();
         assert_eq!((unknown.api_version, unknown.kind), ("v1", "ConfigMap"));
         // Smaller than JSON, as upstream's reason for storing protobuf.
@@ -225,7 +211,7 @@ mod tests {
         let mut entry = configmap_entry();
         entry.proto = None;
         let bytes = StorageMediaType::Protobuf
-            .encode(&entry, &configmap())
+            .encode(&entry, &mut configmap())
             .unwrap();
         assert!(bytes.starts_with(b"{"));
     }

@@ -1,9 +1,7 @@
 //! CREATE: decode -> type and namespace checks -> generateName -> PrepareForCreate
 //! -> admit -> namespace must exist -> storage create.
 
-use serde_json::Value;
-
-use super::{Object, Registry, Scope, WriteOptions, Written, decode, keys, strategy};
+use super::{Input, Registry, Scope, WriteOptions, Written, keys, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -11,37 +9,36 @@ impl Registry {
     pub async fn create(
         &self,
         scope: Scope<'_>,
-        body: Value,
+        input: Input,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        let mut object = Object::from_value(body).map_err(ApiError::bad_request)?;
-        strategy::check_type(scope, &mut object)?;
-        strategy::check_namespace(scope, &mut object.metadata)?;
-        strategy::generate_name(&mut object.metadata);
-        strategy::prepare_create(scope, &mut object);
         let mut warnings = Vec::new();
-        let object = strategy::admit(scope, object, opts.field_validation, &mut warnings)?;
-        let namespace = object.metadata.namespace.clone();
+        strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, &mut warnings)?;
+        let mut object = input.object;
+        strategy::check_namespace(scope, object.metadata_mut())?;
+        strategy::generate_name(object.metadata_mut());
+        strategy::prepare_create(scope, &mut object);
+        strategy::admit(scope, &mut object)?;
+        let namespace = object.metadata().namespace.clone();
         if let Some(ns) = namespace.as_deref() {
             self.require_namespace(ns).await?;
         }
         if opts.dry_run {
             return Ok(Written { object, warnings });
         }
-        let name = object.metadata.name().to_owned();
+        let name = object.metadata().name().to_owned();
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
         let bytes = self
             .media_type
-            .encode(scope.entry, &object)
+            .encode(scope.entry, &mut object)
             .map_err(ApiError::internal)?;
         let kv = self
             .storage
             .create(&key, bytes)
             .await
             .map_err(|e| ApiError::from_storage(e, scope.target(&name)))?;
-        Ok(Written {
-            object: decode(scope.entry, &kv)?,
-            warnings,
-        })
+        // What was stored is this object; only the revision is new.
+        object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
+        Ok(Written { object, warnings })
     }
 }

@@ -57,7 +57,8 @@ impl Registry {
                 &key,
                 &mut |current| match decide(scope, name, current, options) {
                     Ok(d) => {
-                        let update = match &d {
+                        let mut d = d;
+                        let update = match &mut d {
                             _ if dry_run => Ok(Update::Keep),
                             Decision::Remove(_) => Ok(Update::Delete),
                             Decision::Keep(obj) => media_type
@@ -108,9 +109,9 @@ impl Registry {
         for item in page.items {
             let item_scope = Scope {
                 entry: scope.entry,
-                namespace: item.metadata.namespace.as_deref(),
+                namespace: item.metadata().namespace.as_deref(),
             };
-            match self.delete(item_scope, item.metadata.name(), options).await {
+            match self.delete(item_scope, item.metadata().name(), options).await {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),
                 Err(e) if e.code() == 404 => {}
                 Err(e) => return Err(e),
@@ -144,7 +145,7 @@ impl Registry {
                 .items;
             for kv in kvs {
                 let object = decode(entry, &kv)?;
-                match self.delete(scope, object.metadata.name(), &options).await {
+                match self.delete(scope, object.metadata().name(), &options).await {
                     Ok(_) => {}
                     Err(e) if e.code() == 404 => {}
                     Err(e) => return Err(e),
@@ -165,11 +166,10 @@ fn decide(
     let mut object = decode(scope.entry, current)?;
     check_preconditions(scope, name, &object, options)?;
     add_propagation_finalizer(&mut object, options);
-    let grace = scope
-        .entry
-        .ops
-        .deletion_grace_period(&object.to_value(), options.grace_period_seconds);
-    let meta = &mut object.metadata;
+    let grace = object
+        .typed()
+        .deletion_grace_period(options.grace_period_seconds);
+    let meta = object.metadata_mut();
     match grace {
         Some(seconds) if seconds > 0 => {
             // Graceful deletion: only ever shortened by a later delete.
@@ -210,21 +210,21 @@ fn check_preconditions(
         return Ok(());
     };
     if let Some(uid) = &pre.uid
-        && object.metadata.uid.as_ref() != Some(uid)
+        && object.metadata().uid.as_ref() != Some(uid)
     {
         let why = format!(
             "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
-            object.metadata.uid.as_deref().unwrap_or_default()
+            object.metadata().uid.as_deref().unwrap_or_default()
         );
         return Err(ApiError::conflict(scope.target(name), &why));
     }
     if let Some(rv) = &pre.resource_version
-        && object.metadata.resource_version.as_ref() != Some(rv)
+        && object.metadata().resource_version.as_ref() != Some(rv)
     {
         let why = format!(
             "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
             object
-                .metadata
+                .metadata()
                 .resource_version
                 .as_deref()
                 .unwrap_or_default()
@@ -245,7 +245,7 @@ fn add_propagation_finalizer(object: &mut Object, options: &DeleteOptions) {
         (Some("Orphan"), _) | (None, Some(true)) => "orphan",
         _ => return,
     };
-    let finalizers = object.metadata.finalizers.get_or_insert_with(Vec::new);
+    let finalizers = object.metadata_mut().finalizers.get_or_insert_with(Vec::new);
     if !finalizers.iter().any(|f| f == finalizer) {
         finalizers.push(finalizer.to_owned());
     }

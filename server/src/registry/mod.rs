@@ -3,13 +3,18 @@
 //! Store, without the 29 optional function fields: kind differences are the
 //! `ResourceInfo` facts and `KindOps` hooks).
 //!
-//! Call order on writes, as upstream documents it: decode -> type check ->
-//! prepare (strategy) -> admit (kind decode, defaults, validation) -> metadata
-//! validation -> storage.
+//! Objects are the kinds' own Rust values ([`Object`] over `DynObject`): bodies
+//! decode straight into them (JSON, YAML or protobuf), storage encodes and
+//! decodes them, and responses are written from them.
+//!
+//! Call order on writes, as upstream documents it: decode and type check ->
+//! unknown fields (`fieldValidation`) -> prepare (strategy) -> admit (kind hooks,
+//! defaults, validation) -> metadata validation -> storage.
 
 mod codec;
 mod create;
 mod delete;
+mod input;
 mod keys;
 mod list;
 mod object;
@@ -25,6 +30,7 @@ use kapi_storage::{KeyValue, Storage};
 
 pub use codec::{StorageMediaType, decode_stored};
 pub use delete::Deleted;
+pub use input::Input;
 pub use list::{ListOptions, ListPage};
 pub use object::Object;
 pub use update::PatchKind;

@@ -2,35 +2,53 @@
 //! (uid, timestamps, generation, status vs spec), type checks, admission through
 //! the kind's own decode/default/validate, and metadata validation.
 
+use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::{ObjectMeta, Time};
 use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, qualified_name_errors};
-use serde_json::{Map, Value};
 
 use super::{FieldValidation, Object, Scope};
 use crate::api_error::{ApiError, ApiResult};
 
-/// Checks `kind`/`apiVersion` of a body against the endpoint, filling them when
-/// absent (Kubernetes decodes with the endpoint's kind as default).
-pub fn check_type(scope: Scope<'_>, object: &mut Object) -> ApiResult<()> {
-    let info = scope.info();
-    let api_version = info.api_version();
-    if object.api_version.is_empty() {
-        object.api_version = api_version.clone();
-    } else if object.api_version != api_version {
+/// Checks the `kind`/`apiVersion` a body names against the endpoint; absent ones
+/// are the endpoint's (Kubernetes decodes with the endpoint's kind as default).
+pub fn check_type(info: &ResourceInfo, kind: &str, api_version: &str) -> ApiResult<()> {
+    if !api_version.is_empty() && api_version != info.api_version() {
         return Err(ApiError::bad_request(format!(
-            "the API version in the data ({}) does not match the expected API version ({api_version})",
-            object.api_version
+            "the API version in the data ({api_version}) does not match the expected API version ({})",
+            info.api_version()
         )));
     }
-    if object.kind.is_empty() {
-        object.kind = info.kind.to_owned();
-    } else if object.kind != info.kind {
+    if !kind.is_empty() && kind != info.kind {
         return Err(ApiError::bad_request(format!(
-            "the kind in the data ({}) does not match the expected kind ({})",
-            object.kind, info.kind
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            info.kind
         )));
     }
     Ok(())
+}
+
+/// Applies `fieldValidation` to the fields a body had that its kind does not
+/// know: 400 under Strict, `Warning` headers under Warn, nothing under Ignore.
+pub fn check_unknown_fields(
+    unknown_fields: &[String],
+    validation: FieldValidation,
+    warnings: &mut Vec<String>,
+) -> ApiResult<()> {
+    if unknown_fields.is_empty() {
+        return Ok(());
+    }
+    let described = unknown_fields.iter().map(|f| format!("unknown field {f:?}"));
+    match validation {
+        FieldValidation::Strict => Err(ApiError::bad_request(format!(
+            "strict decoding error: {}",
+            described.collect::<Vec<_>>().join(", ")
+        ))),
+        FieldValidation::Warn => {
+            warnings.extend(described);
+            Ok(())
+        }
+        FieldValidation::Ignore => Ok(()),
+    }
 }
 
 /// Checks and fills the namespace of a body against the path.
@@ -59,7 +77,7 @@ pub fn check_namespace(scope: Scope<'_>, meta: &mut ObjectMeta) -> ApiResult<()>
 /// PrepareForCreate: server-owned metadata, a fresh status for kinds whose status
 /// is written through `/status`.
 pub fn prepare_create(scope: Scope<'_>, object: &mut Object) {
-    let meta = &mut object.metadata;
+    let meta = object.metadata_mut();
     meta.uid = Some(uuid::Uuid::new_v4().to_string());
     meta.creation_timestamp = Some(Time::now());
     meta.generation = scope.info().tracks_generation.then_some(1);
@@ -68,120 +86,66 @@ pub fn prepare_create(scope: Scope<'_>, object: &mut Object) {
     meta.deletion_grace_period_seconds = None;
     meta.self_link = None;
     if scope.info().status_subresource {
-        object
-            .body
-            .insert("status".into(), Value::Object(Map::new()));
+        object.typed_mut().reset_status();
     }
 }
 
 /// PrepareForUpdate: keep what clients may not change, copy status or spec from
-/// the old object depending on the endpoint, bump generation on spec changes.
+/// the old object depending on the endpoint.
 pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_endpoint: bool) {
-    let status_subresource = scope.info().status_subresource;
     if status_endpoint {
         // Only status (and labels/annotations) change through /status.
-        let status = new.body.shift_remove("status");
-        new.body = old.body.clone();
-        match status {
-            Some(status) => new.body.insert("status".into(), status),
-            None => new.body.shift_remove("status"),
-        };
-        new.metadata.finalizers = old.metadata.finalizers.clone();
-        new.metadata.owner_references = old.metadata.owner_references.clone();
-    } else if status_subresource {
-        match old.body.get("status") {
-            Some(status) => new.body.insert("status".into(), status.clone()),
-            None => new.body.shift_remove("status"),
-        };
+        let mut merged = old.clone();
+        merged.typed_mut().copy_status_from(new.typed());
+        let mut meta = std::mem::take(new.metadata_mut());
+        meta.finalizers = old.metadata().finalizers.clone();
+        meta.owner_references = old.metadata().owner_references.clone();
+        *merged.metadata_mut() = meta;
+        *new = merged;
+    } else if scope.info().status_subresource {
+        new.typed_mut().copy_status_from(old.typed());
     }
-    let meta = &mut new.metadata;
-    meta.uid = old.metadata.uid.clone();
-    meta.creation_timestamp = old.metadata.creation_timestamp;
-    meta.deletion_timestamp = old.metadata.deletion_timestamp;
-    meta.deletion_grace_period_seconds = old.metadata.deletion_grace_period_seconds;
-    meta.namespace = old.metadata.namespace.clone();
+    let old_meta = old.metadata();
+    let meta = new.metadata_mut();
+    meta.uid = old_meta.uid.clone();
+    meta.creation_timestamp = old_meta.creation_timestamp;
+    meta.deletion_timestamp = old_meta.deletion_timestamp;
+    meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
+    meta.namespace = old_meta.namespace.clone();
     meta.self_link = None;
-    meta.generation = old.metadata.generation;
+    meta.generation = old_meta.generation;
 }
 
 /// Bumps `metadata.generation` when the desired state changed. Runs after
 /// admission, so that fields the client left for defaulting do not count as
-/// changes (Kubernetes compares decoded, defaulted objects).
+/// changes (Kubernetes compares decoded, defaulted objects, semantically).
 pub fn bump_generation(scope: Scope<'_>, old: &Object, new: &mut Object) {
-    let info = scope.info();
-    new.metadata.generation = match (info.tracks_generation, old.metadata.generation) {
+    let generation = match (scope.info().tracks_generation, old.metadata().generation) {
         (false, _) => None,
         (true, generation) => {
             let generation = generation.unwrap_or(1);
-            let changed = spec_changed(old, new, info.status_subresource);
+            let changed = !new.typed().spec_semantic_eq(old.typed());
             Some(if changed { generation + 1 } else { generation })
         }
     };
+    new.metadata_mut().generation = generation;
 }
 
-/// Whether anything but metadata (and status, for kinds with a status
-/// subresource) differs: that is what bumps `metadata.generation`.
-fn spec_changed(old: &Object, new: &Object, skip_status: bool) -> bool {
-    let counts = |key: &String| !(skip_status && key == "status");
-    let fields = |o: &Object| o.body.keys().filter(|k| counts(k)).count();
-    fields(old) != fields(new)
-        || old
-            .body
-            .iter()
-            .any(|(k, v)| counts(k) && new.body.get(k) != Some(v))
-}
-
-/// Runs the kind's decode, prepare hook, defaults and validation, plus metadata
-/// validation; unknown fields follow `fieldValidation`.
-pub fn admit(
-    scope: Scope<'_>,
-    object: Object,
-    validation: FieldValidation,
-    warnings: &mut Vec<String>,
-) -> ApiResult<Object> {
-    let info = scope.info();
-    let input = object.typed_input().map_err(ApiError::bad_request)?;
-    let admitted = scope.entry.ops.admit(input).map_err(|e| {
-        ApiError::bad_request(format!(
-            "{} in version {:?} cannot be handled as a {}: {e}",
-            info.kind, info.version, info.kind
-        ))
-    })?;
-    if !admitted.unknown_fields.is_empty() {
-        match validation {
-            FieldValidation::Strict => {
-                let fields: Vec<String> = admitted
-                    .unknown_fields
-                    .iter()
-                    .map(|f| format!("unknown field {f:?}"))
-                    .collect();
-                return Err(ApiError::bad_request(format!(
-                    "strict decoding error: {}",
-                    fields.join(", ")
-                )));
-            }
-            FieldValidation::Warn => warnings.extend(
-                admitted
-                    .unknown_fields
-                    .iter()
-                    .map(|f| format!("unknown field {f:?}")),
-            ),
-            FieldValidation::Ignore => {}
-        }
-    }
-    let mut errors = admitted.errors;
-    let object = Object::from_typed_output(&object.kind, &object.api_version, admitted.object)
-        .map_err(ApiError::internal)?;
-    validate_metadata(scope, &object.metadata, &mut errors);
+/// Runs the kind's prepare hook, defaults and validation, plus metadata
+/// validation.
+pub fn admit(scope: Scope<'_>, object: &mut Object) -> ApiResult<()> {
+    let mut errors = object.typed_mut().admit();
+    validate_metadata(scope, object.metadata(), &mut errors);
     if !errors.is_empty() {
+        let info = scope.info();
         return Err(ApiError::invalid(
             info.group,
             info.kind,
-            object.metadata.name(),
+            object.metadata().name(),
             &errors,
         ));
     }
-    Ok(object)
+    Ok(())
 }
 
 /// ValidateObjectMeta: name, namespace, labels, annotations, finalizers.

@@ -5,7 +5,7 @@
 use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
-use super::{Object, Registry, Scope, WriteOptions, Written, decode, strategy};
+use super::{Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
 /// The patch formats served.
@@ -30,19 +30,25 @@ impl Registry {
         &self,
         scope: Scope<'_>,
         name: &str,
-        body: Value,
+        input: Input,
         status: bool,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        let object = Object::from_value(body).map_err(ApiError::bad_request)?;
-        if object.metadata.name() != name {
+        let mut warnings = Vec::new();
+        strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, &mut warnings)?;
+        let object = input.object;
+        if object.metadata().name() != name {
             return Err(ApiError::bad_request(format!(
                 "the name of the object ({}) does not match the name on the URL ({name})",
-                object.metadata.name()
+                object.metadata().name()
             )));
         }
-        self.guaranteed_update(scope, name, Source::Body(&object), status, opts)
-            .await
+        let mut written = self
+            .guaranteed_update(scope, name, Source::Body(&object), status, opts)
+            .await?;
+        warnings.append(&mut written.warnings);
+        written.warnings = warnings;
+        Ok(written)
     }
 
     /// Applies a JSON or merge patch to the current object; retried on conflict
@@ -78,8 +84,8 @@ impl Registry {
                 warnings.clear();
                 let step = next_object(scope, name, current, &source, status, opts, &mut warnings);
                 match step {
-                    Ok((object, delete_after)) => {
-                        let bytes = self.media_type.encode(scope.entry, &object);
+                    Ok((mut object, delete_after)) => {
+                        let bytes = self.media_type.encode(scope.entry, &mut object);
                         result = Some((object, delete_after));
                         match bytes {
                             _ if opts.dry_run => Ok(Update::Keep),
@@ -101,14 +107,16 @@ impl Registry {
             return Err(e);
         }
         let kv = outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
-        let Some((object, delete_after)) = result else {
+        let Some((mut object, delete_after)) = result else {
             return Err(ApiError::not_found(scope.target(name)));
         };
         if opts.dry_run {
             return Ok(Written { object, warnings });
         }
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        let object = decode(scope.entry, &kv)?;
+        // What is stored is this object (a no-op update wrote nothing because
+        // the bytes were equal); only the revision comes from the store.
+        object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
         if delete_after {
             // The last finalizer of an object being deleted is gone: remove it, so
             // watchers see MODIFIED and then DELETED, as upstream.
@@ -135,10 +143,14 @@ fn next_object(
     let old = decode(scope.entry, current)?;
     let mut new = match source {
         Source::Body(object) => (*object).clone(),
-        Source::Patch(kind, patch) => apply_patch(&old, *kind, patch)?,
+        Source::Patch(kind, patch) => {
+            let input = apply_patch(scope, &old, *kind, patch)?;
+            strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, warnings)?;
+            input.object
+        }
     };
     if let Some(rv) = new
-        .metadata
+        .metadata()
         .resource_version
         .as_deref()
         .filter(|rv| !rv.is_empty())
@@ -152,18 +164,17 @@ fn next_object(
             return Err(ApiError::conflict_modified(scope.target(name)));
         }
     }
-    if new.metadata.name() != name {
+    if new.metadata().name() != name {
         return Err(ApiError::bad_request(
             "metadata.name: the name of an object cannot be changed",
         ));
     }
-    strategy::check_type(scope, &mut new)?;
-    strategy::check_namespace(scope, &mut new.metadata)?;
+    strategy::check_namespace(scope, new.metadata_mut())?;
     strategy::prepare_update(scope, &old, &mut new, status);
     check_finalizers(scope, &old, &new)?;
-    let mut new = strategy::admit(scope, new, opts.field_validation, warnings)?;
+    strategy::admit(scope, &mut new)?;
     strategy::bump_generation(scope, &old, &mut new);
-    let meta = &new.metadata;
+    let meta = new.metadata();
     let delete_after = meta.deletion_timestamp.is_some()
         && meta.finalizers().is_empty()
         && meta.deletion_grace_period_seconds.unwrap_or(0) == 0;
@@ -172,12 +183,12 @@ fn next_object(
 
 /// Once deletion was requested, finalizers may only be removed.
 fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<()> {
-    if old.metadata.deletion_timestamp.is_none() {
+    if old.metadata().deletion_timestamp.is_none() {
         return Ok(());
     }
-    let old_set = old.metadata.finalizers();
+    let old_set = old.metadata().finalizers();
     if new
-        .metadata
+        .metadata()
         .finalizers()
         .iter()
         .any(|f| !old_set.contains(f))
@@ -191,15 +202,22 @@ fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<(
         return Err(ApiError::invalid(
             info.group,
             info.kind,
-            new.metadata.name(),
+            new.metadata().name(),
             &errs,
         ));
     }
     Ok(())
 }
 
-fn apply_patch(old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Object> {
-    let mut doc = old.to_value();
+/// Applies a patch to the JSON form of the current object (patches are defined
+/// on JSON, upstream applies them the same way) and decodes the result.
+fn apply_patch(
+    scope: Scope<'_>,
+    old: &Object,
+    kind: PatchKind,
+    patch: &Value,
+) -> ApiResult<Input> {
+    let mut doc = old.to_value().map_err(ApiError::internal)?;
     match kind {
         PatchKind::Merge => {
             if !patch.is_object() {
@@ -214,5 +232,5 @@ fn apply_patch(old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Object
                 .map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
         }
     }
-    Object::from_value(doc).map_err(ApiError::bad_request)
+    Input::from_value(scope.entry, doc)
 }

@@ -21,7 +21,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::app::{App, app};
-use crate::registry::{Registry, Scope, StorageMediaType, WriteOptions};
+use crate::registry::{Input, Registry, Scope, StorageMediaType, WriteOptions};
 
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -105,17 +105,17 @@ async fn bootstrap_namespaces(registry: &Registry) {
     };
     for name in SYSTEM_NAMESPACES {
         let body = json!({ "metadata": { "name": name } });
-        match registry
-            .create(
-                Scope {
+        let created = match Input::from_value(&entry, body) {
+            Ok(input) => {
+                let scope = Scope {
                     entry: &entry,
                     namespace: None,
-                },
-                body,
-                WriteOptions::default(),
-            )
-            .await
-        {
+                };
+                registry.create(scope, input, WriteOptions::default()).await
+            }
+            Err(e) => Err(e),
+        };
+        match created {
             Ok(_) => tracing::info!(namespace = name, "created system namespace"),
             Err(e) if e.code() == 409 => {}
             Err(e) => {

@@ -1,0 +1,159 @@
+//! [`DynObject`]: an object of any registered kind behind one type, as the
+//! generic request path holds it. It is the kind's own Rust value, not a JSON
+//! tree: protobuf decodes straight into it and encodes straight from it, JSON is
+//! written from it by serde, and the strategy steps (status handling, generation,
+//! defaults, validation, field selectors) run on the typed value.
+
+use std::any::Any;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::field_text;
+use crate::meta::ObjectMeta;
+use crate::resource::{Resource, ResourceInfo};
+use crate::validation::{FieldErrors, FieldPath};
+
+/// An object of some registered kind; implemented for every [`Resource`].
+///
+/// Operations taking a second object expect one of the same kind; given another
+/// kind they do nothing ([`DynObject::copy_status_from`]) or answer "not equal".
+pub trait DynObject: Any + Send + Sync + fmt::Debug {
+    /// The kind's facts.
+    fn info(&self) -> &'static ResourceInfo;
+
+    /// `metadata`.
+    fn metadata(&self) -> &ObjectMeta;
+
+    /// `metadata`, mutable.
+    fn metadata_mut(&mut self) -> &mut ObjectMeta;
+
+    /// A deep copy.
+    fn clone_object(&self) -> Box<dyn DynObject>;
+
+    /// For downcasting to the kind's type.
+    fn as_any(&self) -> &dyn Any;
+
+    /// The object as serde sees it: `metadata` and the kind's fields, without
+    /// `kind`/`apiVersion` (which the kind's type does not hold).
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize;
+
+    /// The object as a JSON value, without `kind`/`apiVersion` (patches and
+    /// printer-column paths work on JSON, as upstream's do).
+    fn to_json_value(&self) -> Result<Value, String>;
+
+    /// The text of a field selector's field (`spec.nodeName`, `status.phase`),
+    /// read from the typed value without building a JSON tree.
+    fn field_text(&self, path: &str) -> Option<String>;
+
+    /// The kind's prepare hook, defaults and validation; the errors found.
+    fn admit(&mut self) -> FieldErrors;
+
+    /// Clears the status (create through a kind's main endpoint).
+    fn reset_status(&mut self);
+
+    /// Takes `other`'s status.
+    fn copy_status_from(&mut self, other: &dyn DynObject);
+
+    /// Whether the desired state (all but metadata, and status for a kind with
+    /// a `/status` subresource) equals `other`'s semantically: what bumps
+    /// `metadata.generation`.
+    fn spec_semantic_eq(&self, other: &dyn DynObject) -> bool;
+
+    /// Exact equality with another object.
+    fn object_eq(&self, other: &dyn DynObject) -> bool;
+
+    /// Printer-column cells computed by the kind's hook, if it has one.
+    fn table_cells(&self) -> Option<Vec<Value>>;
+
+    /// The kind's graceful-deletion period for a delete asking for `requested`.
+    fn deletion_grace_period(&self, requested: Option<i64>) -> Option<i64>;
+}
+
+impl<T: Resource> DynObject for T {
+    fn info(&self) -> &'static ResourceInfo {
+        T::INFO
+    }
+
+    fn metadata(&self) -> &ObjectMeta {
+        Resource::metadata(self)
+    }
+
+    fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        Resource::metadata_mut(self)
+    }
+
+    fn clone_object(&self) -> Box<dyn DynObject> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_serialize(&self) -> &dyn erased_serde::Serialize {
+        self
+    }
+
+    fn to_json_value(&self) -> Result<Value, String> {
+        serde_json::to_value(self).map_err(|e| e.to_string())
+    }
+
+    fn field_text(&self, path: &str) -> Option<String> {
+        match path {
+            "metadata.name" => Resource::metadata(self).name.clone(),
+            "metadata.namespace" => Resource::metadata(self).namespace.clone(),
+            _ => field_text::read(self, path),
+        }
+    }
+
+    fn admit(&mut self) -> FieldErrors {
+        self.prepare_for_write();
+        self.apply_defaults();
+        let mut errors = FieldErrors::default();
+        self.validate(&FieldPath::root(), &mut errors);
+        errors
+    }
+
+    fn reset_status(&mut self) {
+        Resource::reset_status(self);
+    }
+
+    fn copy_status_from(&mut self, other: &dyn DynObject) {
+        if let Some(other) = other.as_any().downcast_ref::<T>() {
+            Resource::copy_status_from(self, other);
+        }
+    }
+
+    fn spec_semantic_eq(&self, other: &dyn DynObject) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<T>()
+            .is_some_and(|other| Resource::spec_semantic_eq(self, other))
+    }
+
+    fn object_eq(&self, other: &dyn DynObject) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+
+    fn table_cells(&self) -> Option<Vec<Value>> {
+        Resource::table_cells(self)
+    }
+
+    fn deletion_grace_period(&self, requested: Option<i64>) -> Option<i64> {
+        Resource::deletion_grace_period(self, requested)
+    }
+}
+
+impl dyn DynObject {
+    /// The object as the kind's type, if it is one.
+    pub fn downcast_ref<T: Resource>(&self) -> Option<&T> {
+        self.as_any().downcast_ref()
+    }
+}
+
+impl Clone for Box<dyn DynObject> {
+    fn clone(&self) -> Self {
+        self.clone_object()
+    }
+}

@@ -1,0 +1,83 @@
+//! [`Input`]: a create or update body decoded into the kind's type, after the
+//! `kind`/`apiVersion` it names were checked against the endpoint.
+
+use kapi_runtime::scheme::{Decoded, KindEntry};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Object, strategy};
+use crate::api_error::{ApiError, ApiResult};
+
+/// A decoded body.
+#[derive(Debug)]
+pub struct Input {
+    /// The object.
+    pub object: Object,
+    /// Fields of the body the kind does not know, for `fieldValidation`.
+    pub unknown_fields: Vec<String>,
+}
+
+/// The type meta of a JSON body, read before the body itself.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TypeMeta {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    api_version: Option<String>,
+}
+
+impl Input {
+    /// An object decoded without unknown fields (protobuf has none to report).
+    pub fn typed(object: Object) -> Input {
+        Input {
+            object,
+            unknown_fields: Vec::new(),
+        }
+    }
+
+    /// Decodes a JSON body of `entry`'s kind straight into its type.
+    pub fn from_json(entry: &KindEntry, body: &[u8]) -> ApiResult<Input> {
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::bad_request("the request body is empty"));
+        }
+        let meta: TypeMeta = serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?;
+        strategy::check_type(
+            entry.info,
+            meta.kind.as_deref().unwrap_or_default(),
+            meta.api_version.as_deref().unwrap_or_default(),
+        )?;
+        Self::decoded(entry, entry.ops.decode_json(body))
+    }
+
+    /// Decodes a JSON value (a YAML body, a patched object) of `entry`'s kind.
+    pub fn from_value(entry: &KindEntry, value: Value) -> ApiResult<Input> {
+        let Value::Object(map) = &value else {
+            return Err(ApiError::bad_request("the object must be a JSON object"));
+        };
+        let text = |field: &str| match map.get(field) {
+            None | Some(Value::Null) => Ok(""),
+            Some(Value::String(s)) => Ok(s.as_str()),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "{field} must be a string, got {other}"
+            ))),
+        };
+        strategy::check_type(entry.info, text("kind")?, text("apiVersion")?)?;
+        Self::decoded(entry, entry.ops.decode_value(value))
+    }
+
+    fn decoded(entry: &KindEntry, decoded: Result<Decoded, String>) -> ApiResult<Input> {
+        let info = entry.info;
+        let decoded = decoded.map_err(|e| {
+            ApiError::bad_request(format!(
+                "{} in version {:?} cannot be handled as a {}: {e}",
+                info.kind, info.version, info.kind
+            ))
+        })?;
+        Ok(Input {
+            object: Object::new(decoded.object),
+            unknown_fields: decoded.unknown_fields,
+        })
+    }
+}
