@@ -7,6 +7,7 @@
 use std::any::Any;
 use std::fmt;
 
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::field_text;
@@ -41,6 +42,11 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     /// The object as a JSON value, without `kind`/`apiVersion` (patches and
     /// printer-column paths work on JSON, as upstream's do).
     fn to_json_value(&self) -> Result<Value, String>;
+
+    /// Appends the object's JSON, `kind` and `apiVersion` first, as Go writes
+    /// it: the fast path of JSON responses, watch events and storage (no
+    /// type erasure between the kind's type and the JSON writer).
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String>;
 
     /// The text of a field selector's field (`spec.nodeName`, `status.phase`),
     /// read from the typed value without building a JSON tree.
@@ -97,6 +103,13 @@ impl<T: Resource> DynObject for T {
 
     fn to_json_value(&self) -> Result<Value, String> {
         serde_json::to_value(self).map_err(|e| e.to_string())
+    }
+
+    fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        let info = T::INFO;
+        let mut json = serde_json::Serializer::new(out);
+        self.serialize(WithTypeMeta::new(&mut json, info.kind, info.group_version))
+            .map_err(|e| e.to_string())
     }
 
     fn field_text(&self, path: &str) -> Option<String> {
@@ -157,3 +170,111 @@ impl Clone for Box<dyn DynObject> {
         self.clone_object()
     }
 }
+
+/// A serializer that adds `kind` and `apiVersion` in front of the struct it is
+/// given, and passes everything else through: how an object, whose type holds
+/// no type meta, is written in Go's field order (`kind`, `apiVersion`,
+/// `metadata`, ...) in one pass.
+pub struct WithTypeMeta<'a, S> {
+    inner: S,
+    kind: &'a str,
+    api_version: &'a str,
+}
+
+impl<'a, S> WithTypeMeta<'a, S> {
+    /// Wraps `inner`.
+    pub fn new(inner: S, kind: &'a str, api_version: &'a str) -> WithTypeMeta<'a, S> {
+        WithTypeMeta {
+            inner,
+            kind,
+            api_version,
+        }
+    }
+}
+
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $t:ty),*) -> $ret:ty;)*) => {
+        $(fn $method(self, $($arg: $t),*) -> Result<$ret, S::Error> {
+            self.inner.$method($($arg),*)
+        })*
+    };
+}
+
+impl<S: Serializer> Serializer for WithTypeMeta<'_, S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = S::SerializeSeq;
+    type SerializeTuple = S::SerializeTuple;
+    type SerializeTupleStruct = S::SerializeTupleStruct;
+    type SerializeTupleVariant = S::SerializeTupleVariant;
+    type SerializeMap = S::SerializeMap;
+    type SerializeStruct = S::SerializeStruct;
+    type SerializeStructVariant = S::SerializeStructVariant;
+
+    fn serialize_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<S::SerializeStruct, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = self.inner.serialize_struct(name, len + 2)?;
+        out.serialize_field("kind", self.kind)?;
+        out.serialize_field("apiVersion", self.api_version)?;
+        Ok(out)
+    }
+
+    forward! {
+        serialize_bool(v: bool) -> S::Ok;
+        serialize_i8(v: i8) -> S::Ok;
+        serialize_i16(v: i16) -> S::Ok;
+        serialize_i32(v: i32) -> S::Ok;
+        serialize_i64(v: i64) -> S::Ok;
+        serialize_u8(v: u8) -> S::Ok;
+        serialize_u16(v: u16) -> S::Ok;
+        serialize_u32(v: u32) -> S::Ok;
+        serialize_u64(v: u64) -> S::Ok;
+        serialize_f32(v: f32) -> S::Ok;
+        serialize_f64(v: f64) -> S::Ok;
+        serialize_char(v: char) -> S::Ok;
+        serialize_str(v: &str) -> S::Ok;
+        serialize_bytes(v: &[u8]) -> S::Ok;
+        serialize_none() -> S::Ok;
+        serialize_unit() -> S::Ok;
+        serialize_unit_struct(name: &'static str) -> S::Ok;
+        serialize_unit_variant(name: &'static str, index: u32, variant: &'static str) -> S::Ok;
+        serialize_seq(len: Option<usize>) -> S::SerializeSeq;
+        serialize_tuple(len: usize) -> S::SerializeTuple;
+        serialize_tuple_struct(name: &'static str, len: usize) -> S::SerializeTupleStruct;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> S::SerializeTupleVariant;
+        serialize_map(len: Option<usize>) -> S::SerializeMap;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> S::SerializeStructVariant;
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        self.inner.serialize_some(value)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        self.inner.serialize_newtype_struct(name, value)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        self.inner
+            .serialize_newtype_variant(name, index, variant, value)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.inner.is_human_readable()
+    }
+}
+

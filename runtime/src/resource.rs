@@ -30,6 +30,8 @@ pub struct ResourceInfo {
     pub group: &'static str,
     /// Version, e.g. `v1`.
     pub version: &'static str,
+    /// `group/version`, or just `version` for the core group (`apps/v1`, `v1`).
+    pub group_version: &'static str,
     /// Kind, e.g. `ConfigMap`.
     pub kind: &'static str,
     /// Plural resource name used in URLs, e.g. `configmaps`.
@@ -86,13 +88,9 @@ impl NameFormat {
 }
 
 impl ResourceInfo {
-    /// `group/version`, or just `version` for the core group.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.to_owned()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+    /// `apiVersion`: `group/version`, or just `version` for the core group.
+    pub fn api_version(&self) -> &'static str {
+        self.group_version
     }
 
     /// The kind of lists of this kind, e.g. `ConfigMapList`.

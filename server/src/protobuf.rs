@@ -37,7 +37,7 @@ pub fn decode_object(entry: &KindEntry, body: &[u8]) -> ApiResult<Input> {
         ));
     };
     let info = entry.info;
-    let raw = open(body, &info.api_version(), info.kind)?;
+    let raw = open(body, info.api_version(), info.kind)?;
     let object = codec
         .decode(raw)
         .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
@@ -68,7 +68,7 @@ fn object_message(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
 /// One object, enveloped.
 pub fn encode_object(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
     let raw = object_message(entry, object)?;
-    Ok(envelope::encode(&object.api_version(), object.kind(), &raw))
+    Ok(envelope::encode(object.api_version(), object.kind(), &raw))
 }
 
 /// The body of a `...List` message: metadata = 1, items = 2 (every list kind
@@ -96,7 +96,7 @@ pub fn encode_list(entry: &KindEntry, meta: &ListMeta, items: &[Object]) -> ApiR
     let info = entry.info;
     let raw = list_message(meta, &items);
     Ok(envelope::encode(
-        &info.api_version(),
+        info.api_version(),
         &info.list_kind(),
         &raw,
     ))
@@ -140,7 +140,7 @@ pub fn encode_status(status: &Status) -> Vec<u8> {
 /// A BOOKMARK's object: the kind with only `metadata` set.
 pub fn encode_bookmark(entry: &KindEntry, meta: &ObjectMeta) -> Vec<u8> {
     let info = entry.info;
-    envelope::encode(&info.api_version(), info.kind, &metadata_message(meta))
+    envelope::encode(info.api_version(), info.kind, &metadata_message(meta))
 }
 
 /// One frame of a protobuf watch: a 4-byte big-endian length, then a

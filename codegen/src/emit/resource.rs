@@ -65,6 +65,11 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         NameFormat::Dns1123Label => quote!(Dns1123Label),
         NameFormat::Dns1035Label => quote!(Dns1035Label),
     };
+    let group_version = if group.is_empty() {
+        version.clone()
+    } else {
+        format!("{group}/{version}")
+    };
     let short_names = &model.short_names;
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
@@ -87,6 +92,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
             const INFO: &'static ::kapi_runtime::ResourceInfo = &::kapi_runtime::ResourceInfo {
                 group: #group,
                 version: #version,
+                group_version: #group_version,
                 kind: #kind,
                 plural: #plural,
                 singular: #singular,

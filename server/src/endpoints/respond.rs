@@ -3,6 +3,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::{ListMeta, Status};
 use kapi_runtime::proto::envelope;
 use serde_json::{Value, json};
@@ -72,6 +73,10 @@ pub fn object(
         (Shape::PartialMetadata, Format::Protobuf) => {
             Ok(protobuf(code, protobuf::encode_partial(object), warnings))
         }
+        (Shape::Object, Format::Json) => {
+            let json = object.to_json().map_err(ApiError::internal)?;
+            Ok(with_headers(code, json, "application/json", warnings))
+        }
         (Shape::Object, _) => body(ctx, code, object, warnings),
         (Shape::PartialMetadata, _) => body(ctx, code, &partial_metadata(object), warnings),
         (Shape::Table, _) => {
@@ -112,6 +117,27 @@ pub struct ListBody<'a, T: serde::Serialize> {
     pub items: &'a [T],
 }
 
+/// A `<Kind>List` as JSON, each item written by its kind's type straight into
+/// the one buffer.
+fn json_list(info: &ResourceInfo, meta: &ListMeta, items: &[Object]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(256 + items.len() * 1024);
+    out.extend_from_slice(b"{\"kind\":");
+    serde_json::to_writer(&mut out, &info.list_kind()).map_err(|e| e.to_string())?;
+    out.extend_from_slice(b",\"apiVersion\":");
+    serde_json::to_writer(&mut out, info.api_version()).map_err(|e| e.to_string())?;
+    out.extend_from_slice(b",\"metadata\":");
+    serde_json::to_writer(&mut out, meta).map_err(|e| e.to_string())?;
+    out.extend_from_slice(b",\"items\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        item.write_json(&mut out)?;
+    }
+    out.extend_from_slice(b"]}");
+    Ok(out)
+}
+
 /// A list in the shape the client asked for.
 pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
     let meta = ListMeta {
@@ -134,11 +160,15 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Object]) -> ApiResult<Resp
             let bytes = protobuf::encode_partial_list(meta, items);
             Ok(protobuf(StatusCode::OK, bytes, &[]))
         }
+        (Shape::Object, Format::Json) => {
+            let json = json_list(ctx.entry.info, meta, items).map_err(ApiError::internal)?;
+            Ok(with_headers(StatusCode::OK, json, "application/json", &[]))
+        }
         (Shape::Object, _) => {
             let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
             let list = ListBody {
                 kind: &kind,
-                api_version: &api_version,
+                api_version,
                 metadata: meta,
                 items,
             };

@@ -83,7 +83,7 @@ fn encode(render: Render, frame: WatchStart) -> Bytes {
         return Bytes::from(encode_protobuf(render, frame));
     }
     let mut line = match frame {
-        WatchStart::Event(kind, object) if render.shape == Shape::Object => line(kind, &object),
+        WatchStart::Event(kind, object) if render.shape == Shape::Object => object_line(kind, &object),
         WatchStart::Event(kind, object) => line(kind, &shaped(render, &object)),
         WatchStart::Bookmark {
             revision,
@@ -121,6 +121,21 @@ fn encode_protobuf(render: Render, frame: WatchStart) -> Vec<u8> {
     match encoded {
         Ok(object) => protobuf::watch_frame(type_, &object),
         Err(e) => protobuf::watch_frame("ERROR", &protobuf::encode_status(&e.0)),
+    }
+}
+
+/// `{"type":"ADDED","object":{...}}`, the object written by its kind's type.
+fn object_line(type_: &str, object: &Object) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1024);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(type_.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    match object.write_json(&mut out) {
+        Ok(()) => {
+            out.push(b'}');
+            out
+        }
+        Err(e) => line("ERROR", &ApiError::internal(e).0),
     }
 }
 

@@ -55,16 +55,14 @@ impl StorageMediaType {
     fn encode_unversioned(self, entry: &KindEntry, object: &Object) -> Result<Bytes, String> {
         match (self, entry.proto) {
             (StorageMediaType::Json, _) | (StorageMediaType::Protobuf, None) => {
-                serde_json::to_vec(object)
-                    .map(Bytes::from)
-                    .map_err(|e| e.to_string())
+                object.to_json().map(Bytes::from)
             }
             (StorageMediaType::Yaml, _) => serde_saphyr::to_string(object)
                 .map(Bytes::from)
                 .map_err(|e| e.to_string()),
             (StorageMediaType::Protobuf, Some(proto)) => {
                 let raw = proto.encode(object.typed())?;
-                Ok(envelope::encode(&object.api_version(), object.kind(), &raw).into())
+                Ok(envelope::encode(object.api_version(), object.kind(), &raw).into())
             }
         }
     }

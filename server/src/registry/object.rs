@@ -4,6 +4,7 @@
 use std::fmt;
 
 use kapi_runtime::DynObject;
+use kapi_runtime::object::WithTypeMeta;
 use kapi_runtime::meta::ObjectMeta;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -34,7 +35,7 @@ impl Object {
     }
 
     /// `apiVersion`.
-    pub fn api_version(&self) -> String {
+    pub fn api_version(&self) -> &'static str {
         self.0.info().api_version()
     }
 
@@ -56,9 +57,21 @@ impl Object {
         };
         let mut map = Map::with_capacity(fields.len() + 2);
         map.insert("kind".into(), Value::String(self.kind().to_owned()));
-        map.insert("apiVersion".into(), Value::String(self.api_version()));
+        map.insert("apiVersion".into(), Value::String(self.api_version().to_owned()));
         map.extend(fields);
         Ok(Value::Object(map))
+    }
+
+    /// Appends the object's JSON (`kind`, `apiVersion`, `metadata`, ...).
+    pub fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        self.0.write_json(out)
+    }
+
+    /// The object's JSON.
+    pub fn to_json(&self) -> Result<Vec<u8>, String> {
+        let mut out = Vec::with_capacity(1024);
+        self.write_json(&mut out)?;
+        Ok(out)
     }
 
     /// The text of a field selector's field (`metadata.name`, `spec.nodeName`).
@@ -79,24 +92,44 @@ impl PartialEq for Object {
     }
 }
 
-/// The JSON form: Go's order, `kind`, `apiVersion`, then the kind's own fields
-/// (`metadata` first).
-#[derive(Serialize)]
-struct Wire<'a> {
-    kind: &'a str,
-    #[serde(rename = "apiVersion")]
-    api_version: &'a str,
-    #[serde(flatten)]
-    object: &'a dyn erased_serde::Serialize,
-}
-
+/// The JSON (or YAML) form in Go's order: `kind`, `apiVersion`, then the kind's
+/// own fields (`metadata` first). The kind's type serializes as a struct; the
+/// type meta is written as that struct's first two fields, so the object goes to
+/// the output serializer in one pass (serde's `flatten` would route every field
+/// through a map and cost as much again as the serialization itself).
 impl Serialize for Object {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Wire {
-            kind: self.kind(),
-            api_version: &self.api_version(),
-            object: self.0.as_serialize(),
-        }
-        .serialize(s)
+        let typed = WithTypeMeta::new(s, self.kind(), self.api_version());
+        erased_serde::serialize(self.0.as_serialize(), typed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use kapi_api_types::core::v1::ConfigMap;
+
+    use super::*;
+
+    #[test]
+    fn json_has_type_meta_first_and_round_trips() {
+        let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "x", "resourceVersion": "9"},
+            "data": {"a": "1"}
+        }))
+        .unwrap();
+        let object = Object::new(Box::new(cm));
+        let json = serde_json::to_string(&object).unwrap();
+        assert_eq!(String::from_utf8(object.to_json().unwrap()).unwrap(), json);
+        assert_eq!(
+            json,
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","resourceVersion":"9","creationTimestamp":null},"data":{"a":"1"}}"#
+        );
+        assert_eq!(serde_json::to_value(&object).unwrap(), object.to_value().unwrap());
+        let yaml = serde_saphyr::to_string(&object).unwrap();
+        assert!(yaml.starts_with("kind: ConfigMap\napiVersion: v1\nmetadata:\n"), "{yaml}");
+        assert_eq!(object.field_text("data.a").as_deref(), Some("1"));
+        assert_eq!(object.field_text("metadata.name").as_deref(), Some("x"));
     }
 }

@@ -42,7 +42,7 @@ pub enum WatchStart {
         initial_events_end: bool,
     },
     /// An `ERROR` frame (e.g. 410 Expired), after which the stream ends.
-    Error(Status),
+    Error(Box<Status>),
 }
 
 impl Registry {
@@ -90,7 +90,7 @@ impl Registry {
             Err(e @ StorageError::Expired { .. }) => {
                 let ApiError(status) = ApiError::from_storage(e, scope.target(""));
                 // Kubernetes reports an expired watch as an ERROR frame of a 200 stream.
-                let _ = tx.send(WatchStart::Error(*status)).await;
+                let _ = tx.send(WatchStart::Error(status)).await;
             }
             Err(e) => return Err(ApiError::from_storage(e, scope.target(""))),
         }
@@ -155,7 +155,7 @@ async fn pump(
                         None => continue,
                     }
                 }
-                Some(Err(e)) => WatchStart::Error(*ApiError::from_storage(e, crate::api_error::Target::NONE).0),
+                Some(Err(e)) => WatchStart::Error(ApiError::from_storage(e, crate::api_error::Target::NONE).0),
                 None => return,
             },
             _ = bookmarks.tick(), if opts.allow_bookmarks => WatchStart::Bookmark { revision: last, initial_events_end: false },
