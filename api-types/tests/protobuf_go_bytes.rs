@@ -37,7 +37,11 @@ fn round_trip(entry: &KindEntry, raw: &[u8]) -> Vec<u8> {
         entry.info.kind
     );
     let json = serde_json::to_vec(object.as_serialize()).expect("JSON");
-    let back = entry.ops.decode_json(&json).expect("our JSON decodes").object;
+    let back = entry
+        .ops
+        .decode_json(&json)
+        .expect("our JSON decodes")
+        .object;
     codec.encode(&*back).expect("encodes")
 }
 

@@ -179,7 +179,7 @@ fn unknown_fields_are_reported_with_their_paths() {
 #[test]
 fn wrong_json_types_are_decode_errors() {
     let result = common::try_admit::<Pod>(object(
-            json!({"metadata": {"name": "p"}, "spec": {"containers": "nginx"}}),
-        ));
+        json!({"metadata": {"name": "p"}, "spec": {"containers": "nginx"}}),
+    ));
     assert!(result.is_err());
 }

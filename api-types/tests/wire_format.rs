@@ -196,8 +196,8 @@ fn secret_string_data_is_folded_into_base64_data() {
 #[test]
 fn secret_data_must_be_base64() {
     let result = common::try_admit::<Secret>(object(
-            json!({"metadata": {"name": "s"}, "data": {"k": "not base64!"}}),
-        ));
+        json!({"metadata": {"name": "s"}, "data": {"k": "not base64!"}}),
+    ));
     let error = result.expect_err("bad base64");
     assert!(error.contains("illegal base64 data"), "{error}");
 }

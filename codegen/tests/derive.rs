@@ -411,7 +411,11 @@ fn the_request_path_reads_typed_objects() {
         "spec":{"mode":"Enforce","ports":[{"port":80}]}}"#;
     let decoded = entry.ops.decode_json(json).expect("decodes");
     // The type meta every body carries is not an unknown field.
-    assert!(decoded.unknown_fields.is_empty(), "{:?}", decoded.unknown_fields);
+    assert!(
+        decoded.unknown_fields.is_empty(),
+        "{:?}",
+        decoded.unknown_fields
+    );
     let object = decoded.object;
     assert_eq!(object.field_text("spec.mode").as_deref(), Some("Enforce"));
     assert_eq!(object.field_text("metadata.name").as_deref(), Some("p"));

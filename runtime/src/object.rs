@@ -277,4 +277,3 @@ impl<S: Serializer> Serializer for WithTypeMeta<'_, S> {
         self.inner.is_human_readable()
     }
 }
-

@@ -36,7 +36,9 @@ pub fn admit<T: Resource>(object: Map<String, Value>) -> Admitted {
 
 /// Like [`admit`], with the decode error when the object does not decode.
 pub fn try_admit<T: Resource>(object: Map<String, Value>) -> Result<Admitted, String> {
-    let decoded = KindEntry::of::<T>().ops.decode_value(Value::Object(object))?;
+    let decoded = KindEntry::of::<T>()
+        .ops
+        .decode_value(Value::Object(object))?;
     let mut typed = decoded.object;
     let errors = typed.admit();
     let Value::Object(object) = typed.to_json_value()? else {

@@ -83,7 +83,9 @@ fn encode(render: Render, frame: WatchStart) -> Bytes {
         return Bytes::from(encode_protobuf(render, frame));
     }
     let mut line = match frame {
-        WatchStart::Event(kind, object) if render.shape == Shape::Object => object_line(kind, &object),
+        WatchStart::Event(kind, object) if render.shape == Shape::Object => {
+            object_line(kind, &object)
+        }
         WatchStart::Event(kind, object) => line(kind, &shaped(render, &object)),
         WatchStart::Bookmark {
             revision,

@@ -197,7 +197,9 @@ mod tests {
                 .unwrap()
                 .starts_with("kind: ConfigMap\n")
         );
-        let proto = StorageMediaType::Protobuf.encode(&entry, &mut object).unwrap();
+        let proto = StorageMediaType::Protobuf
+            .encode(&entry, &mut object)
+            .unwrap();
         let unknown = envelope::decode(&proto).unwrap();
         assert_eq!((unknown.api_version, unknown.kind), ("v1", "ConfigMap"));
         // Smaller than JSON, as upstream's reason for storing protobuf.

@@ -13,7 +13,11 @@ impl Registry {
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
-        strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, &mut warnings)?;
+        strategy::check_unknown_fields(
+            &input.unknown_fields,
+            opts.field_validation,
+            &mut warnings,
+        )?;
         let mut object = input.object;
         strategy::check_namespace(scope, object.metadata_mut())?;
         strategy::generate_name(object.metadata_mut());

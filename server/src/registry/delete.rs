@@ -111,7 +111,10 @@ impl Registry {
                 entry: scope.entry,
                 namespace: item.metadata().namespace.as_deref(),
             };
-            match self.delete(item_scope, item.metadata().name(), options).await {
+            match self
+                .delete(item_scope, item.metadata().name(), options)
+                .await
+            {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),
                 Err(e) if e.code() == 404 => {}
                 Err(e) => return Err(e),
@@ -245,7 +248,10 @@ fn add_propagation_finalizer(object: &mut Object, options: &DeleteOptions) {
         (Some("Orphan"), _) | (None, Some(true)) => "orphan",
         _ => return,
     };
-    let finalizers = object.metadata_mut().finalizers.get_or_insert_with(Vec::new);
+    let finalizers = object
+        .metadata_mut()
+        .finalizers
+        .get_or_insert_with(Vec::new);
     if !finalizers.iter().any(|f| f == finalizer) {
         finalizers.push(finalizer.to_owned());
     }

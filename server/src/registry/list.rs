@@ -199,7 +199,8 @@ pub fn predicate(
         let Ok(object) = codec::decode_stored(&entry, kv) else {
             return false;
         };
-        labels.matches(object.metadata().labels.as_ref()) && fields.matches(|f| object.field_text(f))
+        labels.matches(object.metadata().labels.as_ref())
+            && fields.matches(|f| object.field_text(f))
     }))
 }
 

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use kapi_runtime::DynObject;
-use kapi_runtime::object::WithTypeMeta;
 use kapi_runtime::meta::ObjectMeta;
+use kapi_runtime::object::WithTypeMeta;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -57,7 +57,10 @@ impl Object {
         };
         let mut map = Map::with_capacity(fields.len() + 2);
         map.insert("kind".into(), Value::String(self.kind().to_owned()));
-        map.insert("apiVersion".into(), Value::String(self.api_version().to_owned()));
+        map.insert(
+            "apiVersion".into(),
+            Value::String(self.api_version().to_owned()),
+        );
         map.extend(fields);
         Ok(Value::Object(map))
     }
@@ -126,9 +129,15 @@ mod tests {
             json,
             r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x","resourceVersion":"9","creationTimestamp":null},"data":{"a":"1"}}"#
         );
-        assert_eq!(serde_json::to_value(&object).unwrap(), object.to_value().unwrap());
+        assert_eq!(
+            serde_json::to_value(&object).unwrap(),
+            object.to_value().unwrap()
+        );
         let yaml = serde_saphyr::to_string(&object).unwrap();
-        assert!(yaml.starts_with("kind: ConfigMap\napiVersion: v1\nmetadata:\n"), "{yaml}");
+        assert!(
+            yaml.starts_with("kind: ConfigMap\napiVersion: v1\nmetadata:\n"),
+            "{yaml}"
+        );
         assert_eq!(object.field_text("data.a").as_deref(), Some("1"));
         assert_eq!(object.field_text("metadata.name").as_deref(), Some("x"));
     }

@@ -37,7 +37,9 @@ pub fn check_unknown_fields(
     if unknown_fields.is_empty() {
         return Ok(());
     }
-    let described = unknown_fields.iter().map(|f| format!("unknown field {f:?}"));
+    let described = unknown_fields
+        .iter()
+        .map(|f| format!("unknown field {f:?}"));
     match validation {
         FieldValidation::Strict => Err(ApiError::bad_request(format!(
             "strict decoding error: {}",

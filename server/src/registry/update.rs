@@ -35,7 +35,11 @@ impl Registry {
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
-        strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, &mut warnings)?;
+        strategy::check_unknown_fields(
+            &input.unknown_fields,
+            opts.field_validation,
+            &mut warnings,
+        )?;
         let object = input.object;
         if object.metadata().name() != name {
             return Err(ApiError::bad_request(format!(
@@ -211,12 +215,7 @@ fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<(
 
 /// Applies a patch to the JSON form of the current object (patches are defined
 /// on JSON, upstream applies them the same way) and decodes the result.
-fn apply_patch(
-    scope: Scope<'_>,
-    old: &Object,
-    kind: PatchKind,
-    patch: &Value,
-) -> ApiResult<Input> {
+fn apply_patch(scope: Scope<'_>, old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Input> {
     let mut doc = old.to_value().map_err(ApiError::internal)?;
     match kind {
         PatchKind::Merge => {
