@@ -94,29 +94,17 @@ impl ResourceModel {
                     .with_span(&input.generics),
             );
         }
-        let fields: Vec<String> = input
+        let fields: Vec<Ident> = input
             .data
             .as_ref()
             .take_struct()
-            .map(|f| {
-                f.fields
-                    .iter()
-                    .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
-                    .collect()
-            })
+            .map(|f| f.fields.iter().filter_map(|f| f.ident.clone()).collect())
             .unwrap_or_default();
-        let spec_fields: Vec<Ident> = input
-            .data
-            .as_ref()
-            .take_struct()
-            .map(|f| {
-                f.fields
-                    .iter()
-                    .filter_map(|f| f.ident.clone())
-                    .filter(|i| i != "metadata" && !(i == "status" && input.status.is_present()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let spec_fields: Vec<Ident> = fields
+            .iter()
+            .filter(|i| *i != "metadata" && !(*i == "status" && input.status.is_present()))
+            .cloned()
+            .collect();
         let protobuf = input
             .data
             .as_ref()
