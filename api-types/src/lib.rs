@@ -8,14 +8,27 @@
 
 #![warn(missing_docs)]
 
+pub mod admissionregistration;
 pub mod apps;
+pub mod batch;
+pub mod certificates;
+pub mod coordination;
 pub mod core;
+pub mod discovery;
+pub mod events;
+pub mod flowcontrol;
 mod go_json;
 mod labels;
+pub mod networking;
+pub mod node;
+pub mod policy;
+pub mod rbac;
+pub mod scheduling;
+pub mod storage;
 
 pub use kapi_runtime::meta;
 
-/// Adds every kind of this crate to `scheme`: the core group (`""`) and `apps`.
+/// Adds every kind of this crate to `scheme`: the core group (`""`) and every named group.
 ///
 /// Besides filling the scheme, calling this function is what keeps the kinds of
 /// this crate in the final binary: the linker drops a crate nobody refers to, and
@@ -23,4 +36,17 @@ pub use kapi_runtime::meta;
 pub fn install(scheme: &mut kapi_runtime::scheme::Scheme) {
     scheme.install_group("");
     scheme.install_group("apps");
+    scheme.install_group("admissionregistration.k8s.io");
+    scheme.install_group("batch");
+    scheme.install_group("certificates.k8s.io");
+    scheme.install_group("coordination.k8s.io");
+    scheme.install_group("discovery.k8s.io");
+    scheme.install_group("events.k8s.io");
+    scheme.install_group("flowcontrol.apiserver.k8s.io");
+    scheme.install_group("networking.k8s.io");
+    scheme.install_group("node.k8s.io");
+    scheme.install_group("policy");
+    scheme.install_group("rbac.authorization.k8s.io");
+    scheme.install_group("scheduling.k8s.io");
+    scheme.install_group("storage.k8s.io");
 }

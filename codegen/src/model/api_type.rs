@@ -1,10 +1,10 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Ident, Lit, LitFloat, Type};
+use syn::{Ident, Lit, LitFloat, LitStr, Type};
 
 use super::naming::camel_case;
 use super::proto::{self, FieldProto, ProtoModel};
-use crate::parse::{ApiField, ApiInput, SerdeContainer, SerdeField, SignedLit};
+use crate::parse::{ApiField, ApiInput, SerdeContainer, SerdeField, SignedLit, StrList};
 
 /// A struct deriving `ApiType`.
 pub struct ApiTypeModel {
@@ -30,6 +30,23 @@ pub struct FieldModel {
     pub default: Option<DefaultValue>,
     /// Protobuf number and mode.
     pub proto: FieldProto,
+    /// Merge and patch semantics, published as `x-kubernetes-*` schema extensions.
+    pub merge: MergeModel,
+}
+
+/// How a field merges under server-side apply and strategic merge patch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeModel {
+    /// `x-kubernetes-list-type`.
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`.
+    pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type`.
+    pub map_type: Option<String>,
+    /// `x-kubernetes-patch-strategy`.
+    pub patch_strategy: Option<String>,
+    /// `x-kubernetes-patch-merge-key`.
+    pub patch_merge_key: Option<String>,
 }
 
 /// A rule and the span of the attribute that asked for it: a type error in the
@@ -165,13 +182,66 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
                 None
             }
         });
+    let merge = errors.handle(merge(&field)).unwrap_or_default();
     errors.finish_with(Some(FieldModel {
         ident,
         json_name,
         rules,
         default,
         proto,
+        merge,
     }))
+}
+
+/// Checks the merge attributes: known values only, and keys only on map lists.
+fn merge(field: &ApiField) -> darling::Result<MergeModel> {
+    let mut errors = darling::Error::accumulator();
+    let one_of =
+        |lit: &Option<LitStr>, allowed: &[&str], errors: &mut darling::error::Accumulator| {
+            let lit = lit.as_ref()?;
+            let value = lit.value();
+            if !allowed.contains(&value.as_str()) {
+                let expected: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+                errors.push(
+                    darling::Error::custom(format!(
+                        "unknown value `{value}`; expected one of {}",
+                        expected.join(", ")
+                    ))
+                    .with_span(lit),
+                );
+            }
+            Some(value)
+        };
+    let list_type = one_of(&field.list_type, &["atomic", "set", "map"], &mut errors);
+    let map_type = one_of(&field.map_type, &["atomic", "granular"], &mut errors);
+    let patch_strategy = one_of(
+        &field.patch_strategy,
+        &["merge", "retainKeys", "merge,retainKeys", "replace"],
+        &mut errors,
+    );
+    let list_map_keys = field
+        .list_map_keys
+        .as_ref()
+        .map(StrList::values)
+        .unwrap_or_default();
+    match (&list_type, &field.list_map_keys) {
+        (Some(t), None) if t == "map" => errors.push(
+            darling::Error::custom("`list_type = \"map\"` needs `list_map_keys(\"...\")`")
+                .with_span(&field.list_type),
+        ),
+        (t, Some(keys)) if t.as_deref() != Some("map") => errors.push(
+            darling::Error::custom("`list_map_keys` needs `list_type = \"map\"`")
+                .with_span(&keys.span.unwrap_or_else(|| field.ty.span())),
+        ),
+        _ => {}
+    }
+    errors.finish_with(MergeModel {
+        list_type,
+        list_map_keys,
+        map_type,
+        patch_strategy,
+        patch_merge_key: field.patch_merge_key.as_ref().map(LitStr::value),
+    })
 }
 
 /// How a default literal is written for a field of type `Option<inner>`.

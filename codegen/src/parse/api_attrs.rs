@@ -91,4 +91,24 @@ pub struct ApiField {
     /// its JSON name (inside an embedded message of Go's own making).
     #[darling(default)]
     pub proto_name: Option<LitStr>,
+    /// `list_type = "atomic" | "set" | "map"`: how a list merges
+    /// (`x-kubernetes-list-type`).
+    #[darling(default)]
+    pub list_type: Option<LitStr>,
+    /// `list_map_keys("name", "protocol")`: the keys of a `list_type = "map"`
+    /// list (`x-kubernetes-list-map-keys`).
+    #[darling(default)]
+    pub list_map_keys: Option<StrList>,
+    /// `map_type = "atomic" | "granular"` (`x-kubernetes-map-type`), on a map or
+    /// a struct-typed field.
+    #[darling(default)]
+    pub map_type: Option<LitStr>,
+    /// `patch_strategy = "merge"`, `"retainKeys"` or `"merge,retainKeys"`: how a
+    /// strategic merge patch treats the field (`x-kubernetes-patch-strategy`).
+    #[darling(default)]
+    pub patch_strategy: Option<LitStr>,
+    /// `patch_merge_key = "name"`: the key a strategic merge patch matches list
+    /// items by (`x-kubernetes-patch-merge-key`).
+    #[darling(default)]
+    pub patch_merge_key: Option<LitStr>,
 }

@@ -1,0 +1,1 @@
+//! `admissionregistration.k8s.io/v1`.

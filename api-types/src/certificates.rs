@@ -1,0 +1,3 @@
+//! The `certificates.k8s.io` API group. Certificates: certificate signing requests.
+
+pub mod v1;

@@ -1,0 +1,1 @@
+//! `certificates.k8s.io/v1`.

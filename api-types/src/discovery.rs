@@ -1,0 +1,3 @@
+//! The `discovery.k8s.io` API group. Service discovery: endpoint slices.
+
+pub mod v1;

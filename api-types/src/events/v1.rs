@@ -1,0 +1,1 @@
+//! `events.k8s.io/v1`.

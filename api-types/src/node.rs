@@ -1,0 +1,3 @@
+//! The `node.k8s.io` API group. Node runtime: runtime classes.
+
+pub mod v1;
