@@ -16,6 +16,7 @@ pub mod go_json;
 pub mod intstr;
 pub mod meta;
 pub mod object;
+pub mod openapi;
 pub mod proto;
 pub mod resource;
 pub mod scheme;

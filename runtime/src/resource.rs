@@ -104,7 +104,15 @@ impl ResourceInfo {
 /// The hook methods have defaults; the derive overrides one when the kind names a
 /// hook function in its `#[resource(...)]` attribute.
 pub trait Resource:
-    ApiType + Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+    ApiType
+    + crate::openapi::OpenApi
+    + Clone
+    + std::fmt::Debug
+    + Serialize
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
 {
     /// Identity and REST facts.
     const INFO: &'static ResourceInfo;

@@ -58,6 +58,8 @@ pub struct KindEntry {
     /// The protobuf codec; `None` for a JSON-only kind (one that declares no field
     /// numbers, as custom resources upstream).
     pub proto: Option<&'static dyn ProtoKind>,
+    /// The kind's OpenAPI schema (a `$ref`; the definitions go into the argument).
+    pub schema: fn(&mut crate::openapi::Definitions) -> Value,
 }
 
 impl std::fmt::Debug for KindEntry {
@@ -75,6 +77,7 @@ impl KindEntry {
             info: T::INFO,
             ops: Typed::<T>::OPS,
             proto: None,
+            schema: <T as crate::openapi::OpenApi>::schema,
         }
     }
 

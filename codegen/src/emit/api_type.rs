@@ -50,6 +50,7 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
         .proto
         .as_ref()
         .map(|proto| super::proto::emit(ident, proto));
+    let openapi = super::openapi::emit(model);
     quote! {
         impl ::kapi_runtime::ApiType for #ident {
             fn apply_defaults(&mut self) {
@@ -70,7 +71,15 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
             }
         }
 
+        /// A struct value is always present (for `required` on fields of its type).
+        impl ::kapi_runtime::validation::rules::Presence for #ident {
+            fn is_present(&self) -> bool {
+                true
+            }
+        }
+
         #proto
+        #openapi
     }
 }
 
@@ -136,7 +145,7 @@ fn emit_rule(ident: &syn::Ident, SpannedRule { rule, span }: &SpannedRule) -> To
     let value = quote_spanned!(*span=> &self.#ident);
     let rules = quote!(::kapi_runtime::validation::rules);
     let call = match rule {
-        Rule::Required => {
+        Rule::Required | Rule::NotEmpty => {
             quote_spanned!(*span=> #rules::required(#value, field_path.clone(), errs))
         }
         Rule::Dns1123Label => {

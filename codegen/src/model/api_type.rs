@@ -16,6 +16,11 @@ pub struct ApiTypeModel {
     pub validate: Option<syn::Path>,
     /// The protobuf message, when the fields carry numbers.
     pub proto: Option<ProtoModel>,
+    /// The doc comment's lines (the schema's description).
+    pub doc: Vec<String>,
+    /// The type's name in Kubernetes (its Go name: the protobuf message name
+    /// when `proto_name` renames it, else the struct's name).
+    pub schema_name: String,
 }
 
 /// One wire field and its rules.
@@ -32,6 +37,10 @@ pub struct FieldModel {
     pub proto: FieldProto,
     /// Merge and patch semantics, published as `x-kubernetes-*` schema extensions.
     pub merge: MergeModel,
+    /// The doc comment's lines (the property's description).
+    pub doc: Vec<String>,
+    /// The field's Rust type.
+    pub ty: Type,
 }
 
 /// How a field merges under server-side apply and strategic merge patch.
@@ -70,8 +79,11 @@ pub struct DefaultValue {
 
 /// One declarative validation rule.
 pub enum Rule {
-    /// Must be set and non-empty.
+    /// Must be set and non-empty; listed among the schema's required properties.
     Required,
+    /// Must be set and non-empty, though the schema lists it as optional (a
+    /// field Kubernetes validates as required on write, like a container's image).
+    NotEmpty,
     /// RFC 1123 label.
     Dns1123Label,
     /// RFC 1123 subdomain.
@@ -131,7 +143,13 @@ impl ApiTypeModel {
                 &numbered,
             ))
             .flatten();
+        let schema_name = input
+            .proto_name
+            .as_ref()
+            .map_or_else(|| input.ident.to_string(), syn::LitStr::value);
         errors.finish_with(ApiTypeModel {
+            doc: crate::parse::doc_lines(&input.attrs),
+            schema_name,
             ident: input.ident,
             fields: models,
             validate: input.validate,
@@ -184,6 +202,8 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
         });
     let merge = errors.handle(merge(&field)).unwrap_or_default();
     errors.finish_with(Some(FieldModel {
+        doc: crate::parse::doc_lines(&field.attrs),
+        ty: field.ty.clone(),
         ident,
         json_name,
         rules,
@@ -275,6 +295,9 @@ fn rules(field: &ApiField) -> darling::Result<Vec<SpannedRule>> {
     let mut push = |rule, span| rules.push(SpannedRule { rule, span });
     if field.required.is_present() {
         push(Rule::Required, field.required.span());
+    }
+    if field.not_empty.is_present() {
+        push(Rule::NotEmpty, field.not_empty.span());
     }
     if let Some(format) = &field.format {
         match format.value().as_str() {

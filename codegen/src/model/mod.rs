@@ -6,6 +6,6 @@ mod naming;
 mod proto;
 mod resource;
 
-pub use api_type::{ApiTypeModel, DefaultValue, FieldModel, Rule, SpannedRule};
+pub use api_type::{ApiTypeModel, DefaultValue, FieldModel, MergeModel, Rule, SpannedRule};
 pub use proto::{ProtoEmbed, ProtoEntry, ProtoField, ProtoMode, ProtoModel};
 pub use resource::{NameFormat, PrinterColumn, ResourceModel};

@@ -6,7 +6,7 @@ use super::{SignedLit, StrList};
 
 /// `#[derive(ApiType)]` input: a struct with named fields.
 #[derive(Debug, FromDeriveInput)]
-#[darling(attributes(api), supports(struct_named), forward_attrs(serde))]
+#[darling(attributes(api), supports(struct_named), forward_attrs(serde, doc))]
 pub struct ApiInput {
     /// The struct's name.
     pub ident: Ident,
@@ -14,7 +14,7 @@ pub struct ApiInput {
     pub generics: syn::Generics,
     /// The fields with their `#[api(...)]` attributes.
     pub data: darling::ast::Data<(), ApiField>,
-    /// `#[serde(...)]` attributes, read for `rename_all`.
+    /// `#[serde(...)]` attributes, read for `rename_all`, and doc comments.
     pub attrs: Vec<syn::Attribute>,
     /// `validate = path::to::fn`: `fn(&Self, &FieldPath, &mut FieldErrors)` run
     /// after the field rules, for checks across fields.
@@ -44,17 +44,22 @@ pub struct ProtoEmbedAttr {
 
 /// One field and its `#[api(...)]` attribute.
 #[derive(Debug, FromField)]
-#[darling(attributes(api), forward_attrs(serde))]
+#[darling(attributes(api), forward_attrs(serde, doc))]
 pub struct ApiField {
     /// The field's name.
     pub ident: Option<Ident>,
     /// The field's type.
     pub ty: Type,
-    /// `#[serde(...)]` attributes, read for `rename`, `flatten`, `skip`.
+    /// `#[serde(...)]` attributes, read for `rename`, `flatten`, `skip`, and doc
+    /// comments.
     pub attrs: Vec<syn::Attribute>,
-    /// `required`: the field must be set and non-empty.
+    /// `required`: a required property of the schema, which must be set and
+    /// non-empty.
     #[darling(default)]
     pub required: Flag,
+    /// `not_empty`: must be set and non-empty, though optional in the schema.
+    #[darling(default)]
+    pub not_empty: Flag,
     /// `format = "dns1123-label"` or `"dns1123-subdomain"`.
     #[darling(default)]
     pub format: Option<LitStr>,
@@ -111,4 +116,22 @@ pub struct ApiField {
     /// items by (`x-kubernetes-patch-merge-key`).
     #[darling(default)]
     pub patch_merge_key: Option<LitStr>,
+}
+
+/// The lines of the doc comments among `attrs` (`/// text` is `#[doc = " text"]`).
+pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }

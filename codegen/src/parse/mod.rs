@@ -7,7 +7,7 @@ mod serde_attrs;
 mod shape;
 mod str_list;
 
-pub use api_attrs::{ApiField, ApiInput, ProtoEmbedAttr};
+pub use api_attrs::{ApiField, ApiInput, ProtoEmbedAttr, doc_lines};
 pub use literal::SignedLit;
 pub use resource_attrs::{PrinterColumnAttr, ResourceInput};
 pub use serde_attrs::{SerdeContainer, SerdeField};

@@ -22,7 +22,7 @@ pub struct Container {
     pub name: String,
     /// Image reference to run, e.g. `nginx:1.27` or `registry.example/app@sha256:...`.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(required)]
+    #[api(not_empty)]
     #[api(proto = 2)]
     pub image: Option<String>,
     /// Executable and arguments replacing the image's entrypoint; `$(VAR)` expands

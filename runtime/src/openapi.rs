@@ -1,0 +1,329 @@
+//! OpenAPI schemas of the API types, generated from the structs: every struct
+//! deriving `ApiType` describes itself ([`OpenApi`]) with its doc comments as
+//! descriptions, its fields' types, the properties it requires and the
+//! `x-kubernetes-*` merge extensions declared on its fields. Named types become
+//! definitions under Kubernetes' definition names (`io.k8s.api.core.v1.Pod`), so
+//! that documents built from them line up with kube-apiserver's.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+/// The definitions collected while describing types, by definition name.
+#[derive(Debug, Default)]
+pub struct Definitions {
+    defs: BTreeMap<String, Value>,
+}
+
+impl Definitions {
+    /// No definitions yet.
+    pub fn new() -> Definitions {
+        Definitions::default()
+    }
+
+    /// A `$ref` to the definition `name`, building it with `build` the first
+    /// time (a type that refers to itself, directly or not, is built once).
+    pub fn define(&mut self, name: &str, build: impl FnOnce(&mut Definitions) -> Value) -> Value {
+        if !self.defs.contains_key(name) {
+            // A placeholder first: recursion through `build` sees the name taken.
+            self.defs.insert(name.to_owned(), Value::Null);
+            let schema = build(self);
+            self.defs.insert(name.to_owned(), schema);
+        }
+        reference(name)
+    }
+
+    /// The definition `name`, if described.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.defs.get(name)
+    }
+
+    /// The definition `name`, mutable (to add kind-level extensions).
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        self.defs.get_mut(name)
+    }
+
+    /// Adds or replaces a definition.
+    pub fn insert(&mut self, name: String, schema: Value) {
+        self.defs.insert(name, schema);
+    }
+
+    /// Every definition, ordered by name.
+    pub fn into_inner(self) -> BTreeMap<String, Value> {
+        self.defs
+    }
+
+    /// Every definition, ordered by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.defs.iter()
+    }
+}
+
+/// `{"$ref": "#/definitions/<name>"}`.
+pub fn reference(name: &str) -> Value {
+    json!({ "$ref": format!("#/definitions/{name}") })
+}
+
+/// The definition name referred to by a `$ref` schema.
+pub fn referenced(schema: &Value) -> Option<&str> {
+    schema.get("$ref")?.as_str()?.strip_prefix("#/definitions/")
+}
+
+/// A type with an OpenAPI schema.
+pub trait OpenApi {
+    /// The schema of a value: inline for scalars and containers, a `$ref` for a
+    /// named type, whose definition is added to `defs`.
+    fn schema(defs: &mut Definitions) -> Value;
+
+    /// The properties (and required property names) this type contributes to a
+    /// struct that flattens it (`#[serde(flatten)]`); none for non-structs.
+    fn flattened(_defs: &mut Definitions) -> (Map<String, Value>, Vec<String>) {
+        (Map::new(), Vec::new())
+    }
+}
+
+/// The definition name of a struct, from the Rust module it is declared in:
+/// `kapi_api_types::<group>::<version>::...` is `io.k8s.api.<group>.<version>`
+/// (the module names follow k8s.io/api's package directories), the runtime's meta
+/// types are apimachinery's `meta/v1`, and any other crate's types are named by
+/// their module path.
+pub fn definition_name(module_path: &str, name: &str) -> String {
+    let mut parts = module_path.split("::");
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("kapi_api_types"), Some(group), Some(version)) => {
+            format!("io.k8s.api.{group}.{version}.{name}")
+        }
+        (Some("kapi_runtime"), Some("meta"), _) => {
+            format!("io.k8s.apimachinery.pkg.apis.meta.v1.{name}")
+        }
+        _ => format!("{}.{name}", module_path.replace("::", ".")),
+    }
+}
+
+/// A property: the field type's schema with the field's description and
+/// extensions. A `$ref` keeps its siblings, as kube-apiserver's documents do.
+pub fn property(mut schema: Value, description: &str, extensions: &[(&str, Value)]) -> Value {
+    if let Value::Object(map) = &mut schema {
+        if !description.is_empty() {
+            map.insert("description".into(), Value::String(description.to_owned()));
+        }
+        for (key, value) in extensions {
+            map.insert((*key).to_owned(), value.clone());
+        }
+    }
+    schema
+}
+
+/// An object schema with properties.
+pub fn object(description: &str, properties: Map<String, Value>, required: Vec<String>) -> Value {
+    let mut map = Map::new();
+    if !description.is_empty() {
+        map.insert("description".into(), Value::String(description.to_owned()));
+    }
+    map.insert("type".into(), Value::String("object".into()));
+    map.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        map.insert(
+            "required".into(),
+            Value::Array(required.into_iter().map(Value::String).collect()),
+        );
+    }
+    Value::Object(map)
+}
+
+macro_rules! scalar {
+    ($($t:ty => $schema:tt),*) => {
+        $(impl OpenApi for $t {
+            fn schema(_: &mut Definitions) -> Value {
+                json!($schema)
+            }
+        })*
+    };
+}
+
+scalar!(
+    String => {"type": "string"},
+    bool => {"type": "boolean"},
+    i32 => {"type": "integer", "format": "int32"},
+    i64 => {"type": "integer", "format": "int64"},
+    u32 => {"type": "integer", "format": "int32"},
+    u64 => {"type": "integer", "format": "int64"},
+    f32 => {"type": "number", "format": "float"},
+    f64 => {"type": "number", "format": "double"},
+    Value => {"type": "object"}
+);
+
+impl<T: OpenApi> OpenApi for Option<T> {
+    fn schema(defs: &mut Definitions) -> Value {
+        T::schema(defs)
+    }
+
+    fn flattened(defs: &mut Definitions) -> (Map<String, Value>, Vec<String>) {
+        // An optional flattened struct requires nothing of its parent.
+        (T::flattened(defs).0, Vec::new())
+    }
+}
+
+impl<T: OpenApi> OpenApi for Box<T> {
+    fn schema(defs: &mut Definitions) -> Value {
+        T::schema(defs)
+    }
+
+    fn flattened(defs: &mut Definitions) -> (Map<String, Value>, Vec<String>) {
+        T::flattened(defs)
+    }
+}
+
+impl<T: OpenApi> OpenApi for Vec<T> {
+    fn schema(defs: &mut Definitions) -> Value {
+        json!({ "type": "array", "items": T::schema(defs) })
+    }
+}
+
+impl<T: OpenApi> OpenApi for BTreeMap<String, T> {
+    fn schema(defs: &mut Definitions) -> Value {
+        json!({ "type": "object", "additionalProperties": T::schema(defs) })
+    }
+}
+
+/// A named type whose schema is a fixed definition of apimachinery.
+macro_rules! named {
+    ($($t:ty => $name:literal $schema:tt),*) => {
+        $(impl OpenApi for $t {
+            fn schema(defs: &mut Definitions) -> Value {
+                defs.define($name, |_| json!($schema))
+            }
+        })*
+    };
+}
+
+named!(
+    crate::meta::Time => "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
+        {"type": "string", "format": "date-time"},
+    crate::meta::MicroTime => "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
+        {"type": "string", "format": "date-time"},
+    crate::meta::FieldsV1 => "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
+        {"type": "object"},
+    crate::Quantity => "io.k8s.apimachinery.pkg.api.resource.Quantity"
+        {"type": "string"},
+    crate::IntOrString => "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+        {"type": "string", "format": "int-or-string"}
+);
+
+/// `kind` and `apiVersion`, which a flattening struct lists as its own.
+impl OpenApi for crate::meta::TypeMeta {
+    fn schema(defs: &mut Definitions) -> Value {
+        let (properties, required) = Self::flattened(defs);
+        object("", properties, required)
+    }
+
+    fn flattened(_: &mut Definitions) -> (Map<String, Value>, Vec<String>) {
+        let mut properties = Map::new();
+        properties.insert("apiVersion".into(), json!({"type": "string"}));
+        properties.insert("kind".into(), json!({"type": "string"}));
+        (properties, Vec::new())
+    }
+}
+
+impl OpenApi for crate::ByteString {
+    fn schema(_: &mut Definitions) -> Value {
+        json!({"type": "string", "format": "byte"})
+    }
+}
+
+/// The definitions of every kind of `scheme`, its List and every type they
+/// reach, as kube-apiserver's OpenAPI documents have them: kinds and lists carry
+/// `apiVersion`, `kind` and `x-kubernetes-group-version-kind`.
+pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
+    let mut defs = Definitions::new();
+    let list_meta = <crate::meta::ListMeta as OpenApi>::schema(&mut defs);
+    for entry in scheme.entries() {
+        let info = entry.info;
+        let kind_ref = (entry.schema)(&mut defs);
+        let Some(name) = referenced(&kind_ref).map(str::to_owned) else {
+            continue;
+        };
+        let gvk =
+            |kind: &str| json!([{ "group": info.group, "kind": kind, "version": info.version }]);
+        if let Some(Value::Object(def)) = defs.get_mut(&name) {
+            if let Some(Value::Object(properties)) = def.get_mut("properties") {
+                let mut with_type_meta = Map::new();
+                with_type_meta.insert("apiVersion".into(), type_meta_property(API_VERSION_DOC));
+                with_type_meta.insert("kind".into(), type_meta_property(KIND_DOC));
+                with_type_meta.extend(std::mem::take(properties));
+                *properties = with_type_meta;
+            }
+            def.insert("x-kubernetes-group-version-kind".into(), gvk(info.kind));
+        }
+        let mut properties = Map::new();
+        properties.insert("apiVersion".into(), type_meta_property(API_VERSION_DOC));
+        properties.insert(
+            "items".into(),
+            json!({ "type": "array", "items": kind_ref, "description": format!("The {} objects.", info.kind) }),
+        );
+        properties.insert("kind".into(), type_meta_property(KIND_DOC));
+        properties.insert(
+            "metadata".into(),
+            property(
+                list_meta.clone(),
+                "List metadata: resourceVersion and continuation.",
+                &[],
+            ),
+        );
+        let mut list = object(
+            &format!("A list of {} objects.", info.kind),
+            properties,
+            vec!["items".into()],
+        );
+        if let Value::Object(map) = &mut list {
+            map.insert(
+                "x-kubernetes-group-version-kind".into(),
+                gvk(&info.list_kind()),
+            );
+        }
+        defs.insert(format!("{name}List"), list);
+    }
+    defs
+}
+
+const API_VERSION_DOC: &str = "The versioned schema of this representation of an object, `group/version` (`v1` for the core group).";
+const KIND_DOC: &str = "The REST kind of this object, in CamelCase.";
+
+fn type_meta_property(description: &str) -> Value {
+    json!({ "type": "string", "description": description })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_module_layout() {
+        assert_eq!(
+            definition_name("kapi_api_types::core::v1::pod::container", "Container"),
+            "io.k8s.api.core.v1.Container"
+        );
+        assert_eq!(
+            definition_name("kapi_runtime::meta::object_meta", "ObjectMeta"),
+            "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        );
+        assert_eq!(
+            definition_name("widget::types", "WidgetSpec"),
+            "widget.types.WidgetSpec"
+        );
+    }
+
+    #[test]
+    fn containers_and_refs() {
+        let mut defs = Definitions::new();
+        let schema = <Option<Vec<crate::meta::Time>>>::schema(&mut defs);
+        assert_eq!(
+            schema,
+            json!({"type": "array", "items": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Time"}})
+        );
+        assert_eq!(
+            defs.get("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+            Some(&json!({"type": "string", "format": "date-time"}))
+        );
+    }
+}
