@@ -237,6 +237,16 @@ impl OpenApi for crate::ByteString {
 pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
     let mut defs = Definitions::new();
     let list_meta = <crate::meta::ListMeta as OpenApi>::schema(&mut defs);
+    // What every route takes or answers besides the kinds themselves.
+    <crate::meta::DeleteOptions as OpenApi>::schema(&mut defs);
+    <crate::meta::Status as OpenApi>::schema(&mut defs);
+    defs.insert(
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Patch".into(),
+        json!({
+            "type": "object",
+            "description": "A patch body: JSON patch, merge patch, strategic merge patch or apply configuration, as the request's content type says."
+        }),
+    );
     for entry in scheme.entries() {
         let info = entry.info;
         let kind_ref = (entry.schema)(&mut defs);

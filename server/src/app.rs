@@ -24,6 +24,8 @@ pub struct App {
     pub address: String,
     /// Request counters served at `/metrics`.
     pub metrics: Metrics,
+    /// The OpenAPI documents, built on first use.
+    pub openapi: openapi::OpenApiDocs,
 }
 
 /// Builds the router; testable without a socket via `tower::ServiceExt::oneshot`.
@@ -38,6 +40,7 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/apis/{group}/{version}", get(discovery::group_version))
         .route("/api/{version}/{*rest}", any(endpoints::resource))
         .route("/apis/{group}/{version}/{*rest}", any(endpoints::resource))
+        .route("/openapi/v2", get(openapi::v2))
         .route("/openapi/v3", get(openapi::index))
         .route("/openapi/v3/{*path}", get(openapi::group_version))
         .route("/version", get(discovery::version))

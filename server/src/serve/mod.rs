@@ -74,6 +74,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         shutdown: shutdown_rx,
         address: address.to_string(),
         metrics: Default::default(),
+        openapi: Default::default(),
     });
     let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");

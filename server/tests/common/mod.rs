@@ -60,6 +60,7 @@ pub async fn harness_on(
         shutdown: rx,
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
+        openapi: Default::default(),
     }));
     let h = Harness {
         router,
