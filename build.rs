@@ -1,5 +1,5 @@
 //! Regenerates `generated/` from the annotated kinds on every `cargo build`:
-//! discovery documents and the table of kinds, computed by the same functions the
+//! discovery documents, the table of kinds and the OpenAPI documents, computed by the same functions the
 //! server serves them with. Files are rewritten only when their content changes,
 //! so the output is deterministic and reviewable; `tests/generated_fresh.rs`
 //! fails when the checked-in copy is stale.
@@ -13,7 +13,10 @@ fn main() {
     let mut scheme = kapi_runtime::scheme::Scheme::new();
     kapi_api_types::install(&mut scheme);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("generated");
-    for (name, content) in kapi_runtime::discovery::documents(&scheme) {
+    let files = kapi_runtime::discovery::documents(&scheme)
+        .into_iter()
+        .chain(kapi_runtime::openapi::document::files(&scheme));
+    for (name, content) in files {
         let path = root.join(&name);
         if std::fs::read_to_string(&path).ok().as_deref() == Some(content.as_str()) {
             continue;

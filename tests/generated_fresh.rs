@@ -10,11 +10,19 @@ fn checked_in_generated_files_are_fresh() {
     let mut scheme = kapi_runtime::scheme::Scheme::new();
     kapi_api_types::install(&mut scheme);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("generated");
-    let documents = kapi_runtime::discovery::documents(&scheme);
+    let mut documents = kapi_runtime::discovery::documents(&scheme);
     assert!(
         documents.len() >= 4,
         "discovery documents for every group version"
     );
+    let openapi = kapi_runtime::openapi::document::files(&scheme);
+    assert!(
+        openapi
+            .iter()
+            .any(|(name, _)| name == "openapi/v3/apis__apps__v1.json"),
+        "an OpenAPI v3 document per group version"
+    );
+    documents.extend(openapi);
     for (name, expected) in documents {
         let actual = std::fs::read_to_string(root.join(&name)).unwrap_or_default();
         assert!(

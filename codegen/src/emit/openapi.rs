@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::{ApiTypeModel, FieldModel, MergeModel, Rule};
+use crate::model::{ApiTypeModel, FieldModel, MergeModel};
 
 /// Emits the impl for a checked model.
 pub fn emit(model: &ApiTypeModel) -> TokenStream {
@@ -13,6 +13,9 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
     let description = description(&model.doc);
     let properties = model.fields.iter().map(emit_property);
     let rt = quote!(::kapi_runtime);
+    let map_type = model.map_type.as_ref().map(|t| {
+        quote!(schema["x-kubernetes-map-type"] = #rt::serde_json::Value::String(::std::string::String::from(#t));)
+    });
     quote! {
         impl #rt::openapi::OpenApi for #ident {
             fn schema(defs: &mut #rt::openapi::Definitions) -> #rt::serde_json::Value {
@@ -20,7 +23,9 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
                 defs.define(&name, |defs| {
                     let (properties, required) =
                         <Self as #rt::openapi::OpenApi>::flattened(defs);
-                    #rt::openapi::object(#description, properties, required)
+                    let mut schema = #rt::openapi::object(#description, properties, required);
+                    #map_type
+                    schema
                 })
             }
 
@@ -53,9 +58,7 @@ fn emit_property(field: &FieldModel) -> TokenStream {
     let description = description(&field.doc);
     let extensions = extensions(&field.merge);
     let required = field
-        .rules
-        .iter()
-        .any(|r| matches!(r.rule, Rule::Required))
+        .schema_required
         .then(|| quote!(required.push(::std::string::String::from(#name));));
     quote! {
         properties.insert(

@@ -18,6 +18,8 @@ pub struct ApiTypeModel {
     pub proto: Option<ProtoModel>,
     /// The doc comment's lines (the schema's description).
     pub doc: Vec<String>,
+    /// `x-kubernetes-map-type` of the struct itself.
+    pub map_type: Option<String>,
     /// The type's name in Kubernetes (its Go name: the protobuf message name
     /// when `proto_name` renames it, else the struct's name).
     pub schema_name: String,
@@ -41,6 +43,9 @@ pub struct FieldModel {
     pub doc: Vec<String>,
     /// The field's Rust type.
     pub ty: Type,
+    /// Listed among the schema's required properties (`required` or
+    /// `schema_required`).
+    pub schema_required: bool,
 }
 
 /// How a field merges under server-side apply and strategic merge patch.
@@ -147,7 +152,20 @@ impl ApiTypeModel {
             .proto_name
             .as_ref()
             .map_or_else(|| input.ident.to_string(), syn::LitStr::value);
+        let map_type = input.map_type.as_ref().map(|lit| {
+            let value = lit.value();
+            if !["atomic", "granular"].contains(&value.as_str()) {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "unknown value `{value}`; expected one of \"atomic\", \"granular\""
+                    ))
+                    .with_span(lit),
+                );
+            }
+            value
+        });
         errors.finish_with(ApiTypeModel {
+            map_type,
             doc: crate::parse::doc_lines(&input.attrs),
             schema_name,
             ident: input.ident,
@@ -202,6 +220,7 @@ fn field_model(field: ApiField, container: &SerdeContainer) -> darling::Result<O
         });
     let merge = errors.handle(merge(&field)).unwrap_or_default();
     errors.finish_with(Some(FieldModel {
+        schema_required: field.required.is_present() || field.schema_required.is_present(),
         doc: crate::parse::doc_lines(&field.attrs),
         ty: field.ty.clone(),
         ident,

@@ -29,6 +29,10 @@ pub struct ApiInput {
     /// JSON) that protobuf carries as a nested message.
     #[darling(default, multiple)]
     pub proto_embed: Vec<ProtoEmbedAttr>,
+    /// `map_type = "atomic"`: the whole struct is replaced, never merged, by
+    /// server-side apply (`x-kubernetes-map-type` on the definition).
+    #[darling(default)]
+    pub map_type: Option<LitStr>,
 }
 
 /// One `proto_embed(...)` of a struct.
@@ -60,6 +64,10 @@ pub struct ApiField {
     /// `not_empty`: must be set and non-empty, though optional in the schema.
     #[darling(default)]
     pub not_empty: Flag,
+    /// `schema_required`: a required property of the schema that Kubernetes
+    /// does not validate (it accepts an empty value, e.g. a node's `nodeInfo`).
+    #[darling(default)]
+    pub schema_required: Flag,
     /// `format = "dns1123-label"` or `"dns1123-subdomain"`.
     #[darling(default)]
     pub format: Option<LitStr>,

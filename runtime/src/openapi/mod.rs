@@ -9,6 +9,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+pub mod document;
+
+pub use document::{Documents, documents};
+
 /// The definitions collected while describing types, by definition name.
 #[derive(Debug, Default)]
 pub struct Definitions {
