@@ -78,6 +78,7 @@ pub struct DeploymentSpec {
     pub template: PodTemplateSpec,
     /// How old pods are replaced by new ones.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(patch_strategy = "retainKeys")]
     #[api(proto = 4)]
     pub strategy: DeploymentStrategy,
     /// Seconds a new pod must be ready, without crashing, to count as available.
@@ -162,6 +163,12 @@ pub struct DeploymentStatus {
     pub unavailable_replicas: Option<i32>,
     /// Conditions such as `Available` and `Progressing`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("type"),
+        patch_strategy = "merge",
+        patch_merge_key = "type"
+    )]
     #[api(proto = 6)]
     pub conditions: Option<Vec<DeploymentCondition>>,
     /// Counter the controller uses to make ReplicaSet names unique after a hash

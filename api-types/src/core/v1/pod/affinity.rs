@@ -35,6 +35,7 @@ pub struct NodeAffinity {
     pub required_during_scheduling_ignored_during_execution: Option<NodeSelector>,
     /// Weighted preferences; the node with the highest sum wins.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub preferred_during_scheduling_ignored_during_execution: Option<Vec<PreferredSchedulingTerm>>,
 }
@@ -46,6 +47,7 @@ pub struct NodeSelector {
     /// The terms.
     #[serde(default)]
     #[api(required)]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub node_selector_terms: Vec<NodeSelectorTerm>,
 }
@@ -56,10 +58,12 @@ pub struct NodeSelector {
 pub struct NodeSelectorTerm {
     /// Requirements on node labels.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub match_expressions: Option<Vec<NodeSelectorRequirement>>,
     /// Requirements on node fields (only `metadata.name` is supported).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub match_fields: Option<Vec<NodeSelectorRequirement>>,
 }
@@ -81,6 +85,7 @@ pub struct NodeSelectorRequirement {
     /// Values compared with; one integer for `Gt` and `Lt`, none for the
     /// existence operators.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 3)]
     pub values: Option<Vec<String>>,
 }
@@ -106,10 +111,12 @@ pub struct PreferredSchedulingTerm {
 pub struct PodAffinity {
     /// Terms that must all hold at scheduling time.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub required_during_scheduling_ignored_during_execution: Option<Vec<PodAffinityTerm>>,
     /// Weighted preferences.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub preferred_during_scheduling_ignored_during_execution: Option<Vec<WeightedPodAffinityTerm>>,
 }
@@ -120,10 +127,12 @@ pub struct PodAffinity {
 pub struct PodAntiAffinity {
     /// Terms that must all hold at scheduling time.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub required_during_scheduling_ignored_during_execution: Option<Vec<PodAffinityTerm>>,
     /// Weighted preferences.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub preferred_during_scheduling_ignored_during_execution: Option<Vec<WeightedPodAffinityTerm>>,
 }
@@ -139,6 +148,7 @@ pub struct PodAffinityTerm {
     /// Namespaces searched; the pod's own namespace when this and
     /// `namespaceSelector` are empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub namespaces: Option<Vec<String>>,
     /// Node label whose value defines a domain, e.g. `topology.kubernetes.io/zone`.
@@ -153,11 +163,13 @@ pub struct PodAffinityTerm {
     /// Label keys whose values in the incoming pod are added to the selector
     /// (`key in (value)`).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub match_label_keys: Option<Vec<String>>,
     /// Label keys whose values in the incoming pod are excluded by the selector
     /// (`key notin (value)`).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 6)]
     pub mismatch_label_keys: Option<Vec<String>>,
 }
@@ -249,6 +261,7 @@ pub struct TopologySpreadConstraint {
     pub node_taints_policy: Option<String>,
     /// Label keys whose values in the incoming pod are added to the selector.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 8)]
     pub match_label_keys: Option<Vec<String>>,
 }
