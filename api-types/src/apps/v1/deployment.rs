@@ -57,7 +57,7 @@ pub struct Deployment {
 }
 
 /// The desired state of a deployment. Besides the field rules, the selector must
-/// be present, non-empty and match the template's labels (`validate_spec`).
+/// be non-empty and match the template's labels (`validate_spec`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(validate = validate_spec)]
@@ -70,10 +70,12 @@ pub struct DeploymentSpec {
     /// Labels of the pods this deployment owns; must match the template's
     /// labels and cannot change after creation.
     #[serde(default)]
+    #[api(required)]
     #[api(proto = 2)]
     pub selector: Option<LabelSelector>,
     /// The pods to create.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(required)]
     #[api(proto = 3)]
     pub template: PodTemplateSpec,
     /// How old pods are replaced by new ones.
@@ -215,7 +217,8 @@ fn validate_spec(spec: &DeploymentSpec, path: &FieldPath, errs: &mut FieldErrors
     let template = &spec.template;
     let template_path = path.child("template");
     match &spec.selector {
-        None => errs.required(path.child("selector"), ""),
+        // A missing selector is the `required` rule's error.
+        None => {}
         Some(selector) if selector_is_empty(selector) => errs.invalid(
             path.child("selector"),
             Raw("{}"),

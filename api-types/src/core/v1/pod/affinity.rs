@@ -101,6 +101,7 @@ pub struct PreferredSchedulingTerm {
     pub weight: i32,
     /// The node selector term.
     #[serde(default)]
+    #[api(required)]
     #[api(proto = 2)]
     pub preference: NodeSelectorTerm,
 }
@@ -185,6 +186,7 @@ pub struct WeightedPodAffinityTerm {
     pub weight: i32,
     /// The term.
     #[serde(default)]
+    #[api(required)]
     #[api(proto = 2)]
     pub pod_affinity_term: PodAffinityTerm,
 }

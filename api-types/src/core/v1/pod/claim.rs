@@ -30,6 +30,7 @@ pub struct PersistentVolumeClaimTemplate {
     pub metadata: ObjectMeta,
     /// Spec copied to the claim unchanged.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(required)]
     #[api(proto = 2)]
     pub spec: PersistentVolumeClaimSpec,
 }

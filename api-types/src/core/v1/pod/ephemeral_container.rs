@@ -30,7 +30,7 @@ pub struct EphemeralContainer {
     pub name: String,
     /// Image reference to run.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(required)]
+    #[api(not_empty)]
     #[api(proto = 2, proto_in = "ephemeralContainerCommon")]
     pub image: Option<String>,
     /// Executable and arguments replacing the image's entrypoint.
