@@ -15,6 +15,7 @@ pub struct LabelSelector {
     pub match_labels: Option<BTreeMap<String, String>>,
     /// Set-based requirements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub match_expressions: Option<Vec<LabelSelectorRequirement>>,
 }
@@ -25,13 +26,16 @@ pub struct LabelSelector {
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelectorRequirement {
     /// The label key.
+    #[api(required)]
     #[api(proto = 1)]
     pub key: String,
     /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
+    #[api(required)]
     #[api(proto = 2)]
     pub operator: String,
     /// Values for `In` and `NotIn`; empty for the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(list_type = "atomic")]
     #[api(proto = 3)]
     pub values: Option<Vec<String>>,
 }
@@ -49,7 +53,8 @@ fn validate_requirement(req: &LabelSelectorRequirement, path: &FieldPath, errs: 
                 path.child("values"),
                 "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
             ),
-            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            // An empty operator is the `required` rule's error.
+            "" | "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
             other => errs.not_supported(
                 path.child("operator"),
                 other,

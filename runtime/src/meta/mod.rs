@@ -1,5 +1,6 @@
 //! meta.k8s.io/v1 types (k8s.io/apimachinery/pkg/apis/meta/v1) with their exact JSON.
 
+mod condition;
 mod discovery;
 mod label_selector;
 mod object_meta;
@@ -9,6 +10,7 @@ mod table;
 mod time;
 mod watch;
 
+pub use condition::Condition;
 pub use discovery::{
     APIGroup, APIGroupDiscovery, APIGroupDiscoveryList, APIGroupList, APIResource,
     APIResourceDiscovery, APIResourceList, APISubresourceDiscovery, APIVersionDiscovery,

@@ -75,14 +75,22 @@ pub struct ObjectMeta {
     pub annotations: Option<BTreeMap<String, String>>,
     /// Objects this one depends on, for garbage collection.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("uid"),
+        patch_strategy = "merge",
+        patch_merge_key = "uid"
+    )]
     #[api(proto = 13)]
     pub owner_references: Option<Vec<OwnerReference>>,
     /// Names of controllers that must act before the object is removed.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "set", patch_strategy = "merge")]
     #[api(proto = 14)]
     pub finalizers: Option<Vec<String>>,
     /// Which manager owns which fields (server-side apply bookkeeping).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 17)]
     pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
 }
@@ -109,15 +117,19 @@ impl ObjectMeta {
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     /// API version of the owner.
+    #[api(required)]
     #[api(proto = 5)]
     pub api_version: String,
     /// Kind of the owner.
+    #[api(required)]
     #[api(proto = 1)]
     pub kind: String,
     /// Name of the owner.
+    #[api(required)]
     #[api(proto = 3)]
     pub name: String,
     /// UID of the owner.
+    #[api(required)]
     #[api(proto = 4)]
     pub uid: String,
     /// Whether the owner is the managing controller.

@@ -57,7 +57,7 @@ pub struct Deployment {
 }
 
 /// The desired state of a deployment. Besides the field rules, the selector must
-/// be present, non-empty and match the template's labels (`validate_spec`).
+/// be non-empty and match the template's labels (`validate_spec`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(validate = validate_spec)]
@@ -70,14 +70,17 @@ pub struct DeploymentSpec {
     /// Labels of the pods this deployment owns; must match the template's
     /// labels and cannot change after creation.
     #[serde(default)]
+    #[api(required)]
     #[api(proto = 2)]
     pub selector: Option<LabelSelector>,
     /// The pods to create.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(required)]
     #[api(proto = 3)]
     pub template: PodTemplateSpec,
     /// How old pods are replaced by new ones.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(patch_strategy = "retainKeys")]
     #[api(proto = 4)]
     pub strategy: DeploymentStrategy,
     /// Seconds a new pod must be ready, without crashing, to count as available.
@@ -162,6 +165,12 @@ pub struct DeploymentStatus {
     pub unavailable_replicas: Option<i32>,
     /// Conditions such as `Available` and `Progressing`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("type"),
+        patch_strategy = "merge",
+        patch_merge_key = "type"
+    )]
     #[api(proto = 6)]
     pub conditions: Option<Vec<DeploymentCondition>>,
     /// Counter the controller uses to make ReplicaSet names unique after a hash
@@ -208,7 +217,8 @@ fn validate_spec(spec: &DeploymentSpec, path: &FieldPath, errs: &mut FieldErrors
     let template = &spec.template;
     let template_path = path.child("template");
     match &spec.selector {
-        None => errs.required(path.child("selector"), ""),
+        // A missing selector is the `required` rule's error.
+        None => {}
         Some(selector) if selector_is_empty(selector) => errs.invalid(
             path.child("selector"),
             Raw("{}"),

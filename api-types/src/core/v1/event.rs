@@ -46,10 +46,12 @@ use crate::go_json::{null_as_default, omitempty};
 pub struct Event {
     /// Name, namespace and other metadata.
     #[serde(default)]
+    #[api(required)]
     #[api(proto = 1)]
     pub metadata: ObjectMeta,
     /// The object the event is about.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(required)]
     #[api(proto = 2)]
     pub involved_object: ObjectReference,
     /// Short machine-readable reason in CamelCase, e.g. `FailedScheduling`.

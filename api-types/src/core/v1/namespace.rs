@@ -50,6 +50,7 @@ pub struct NamespaceSpec {
     /// Names of the components that must clean up the namespace's content before
     /// it is removed, e.g. `kubernetes`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub finalizers: Option<Vec<String>>,
 }
@@ -65,6 +66,12 @@ pub struct NamespaceStatus {
     pub phase: Option<String>,
     /// Problems found while deleting the namespace's content.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("type"),
+        patch_strategy = "merge",
+        patch_merge_key = "type"
+    )]
     #[api(proto = 2)]
     pub conditions: Option<Vec<NamespaceCondition>>,
 }

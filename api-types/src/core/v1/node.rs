@@ -73,6 +73,7 @@ pub struct NodeSpec {
     pub pod_cidr: Option<String>,
     /// Pod IP ranges assigned to the node, at most one per address family.
     #[serde(default, rename = "podCIDRs", skip_serializing_if = "omitempty")]
+    #[api(list_type = "set", patch_strategy = "merge")]
     #[api(proto = 7)]
     pub pod_cidrs: Option<Vec<String>>,
     /// ID of the node at its cloud provider, `<provider>://<id>`.
@@ -85,6 +86,7 @@ pub struct NodeSpec {
     pub unschedulable: Option<bool>,
     /// Taints repelling pods that do not tolerate them.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub taints: Option<Vec<Taint>>,
     /// Retired dynamic kubelet configuration; ignored.

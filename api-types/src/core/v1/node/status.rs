@@ -30,10 +30,22 @@ pub struct NodeStatus {
     pub phase: Option<String>,
     /// Health conditions such as `Ready`, `MemoryPressure`, `DiskPressure`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("type"),
+        patch_strategy = "merge",
+        patch_merge_key = "type"
+    )]
     #[api(proto = 4)]
     pub conditions: Option<Vec<NodeCondition>>,
     /// Addresses the node is reachable at.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("type"),
+        patch_strategy = "merge",
+        patch_merge_key = "type"
+    )]
     #[api(proto = 5)]
     pub addresses: Option<Vec<NodeAddress>>,
     /// Ports of the daemons on the node.
@@ -46,14 +58,17 @@ pub struct NodeStatus {
     pub node_info: NodeSystemInfo,
     /// Container images present on the node.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 8)]
     pub images: Option<Vec<ContainerImage>>,
     /// Volumes mounted or in use on the node.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 9)]
     pub volumes_in_use: Option<Vec<String>>,
     /// Volumes attached to the node.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 10)]
     pub volumes_attached: Option<Vec<AttachedVolume>>,
     /// Retired dynamic kubelet configuration status.
@@ -62,6 +77,7 @@ pub struct NodeStatus {
     pub config: Option<NodeConfigStatus>,
     /// Runtime handlers (runtime classes) the node offers.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 12)]
     pub runtime_handlers: Option<Vec<NodeRuntimeHandler>>,
     /// Optional features the node supports.
@@ -210,6 +226,7 @@ pub struct NodeSystemInfo {
 pub struct ContainerImage {
     /// Names of the image, e.g. `nginx:1.27` and its digest form.
     #[serde(default)]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub names: Vec<String>,
     /// Size in bytes.

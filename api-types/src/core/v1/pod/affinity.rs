@@ -35,6 +35,7 @@ pub struct NodeAffinity {
     pub required_during_scheduling_ignored_during_execution: Option<NodeSelector>,
     /// Weighted preferences; the node with the highest sum wins.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub preferred_during_scheduling_ignored_during_execution: Option<Vec<PreferredSchedulingTerm>>,
 }
@@ -46,6 +47,7 @@ pub struct NodeSelector {
     /// The terms.
     #[serde(default)]
     #[api(required)]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub node_selector_terms: Vec<NodeSelectorTerm>,
 }
@@ -56,10 +58,12 @@ pub struct NodeSelector {
 pub struct NodeSelectorTerm {
     /// Requirements on node labels.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub match_expressions: Option<Vec<NodeSelectorRequirement>>,
     /// Requirements on node fields (only `metadata.name` is supported).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub match_fields: Option<Vec<NodeSelectorRequirement>>,
 }
@@ -81,6 +85,7 @@ pub struct NodeSelectorRequirement {
     /// Values compared with; one integer for `Gt` and `Lt`, none for the
     /// existence operators.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 3)]
     pub values: Option<Vec<String>>,
 }
@@ -96,6 +101,7 @@ pub struct PreferredSchedulingTerm {
     pub weight: i32,
     /// The node selector term.
     #[serde(default)]
+    #[api(required)]
     #[api(proto = 2)]
     pub preference: NodeSelectorTerm,
 }
@@ -106,10 +112,12 @@ pub struct PreferredSchedulingTerm {
 pub struct PodAffinity {
     /// Terms that must all hold at scheduling time.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub required_during_scheduling_ignored_during_execution: Option<Vec<PodAffinityTerm>>,
     /// Weighted preferences.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub preferred_during_scheduling_ignored_during_execution: Option<Vec<WeightedPodAffinityTerm>>,
 }
@@ -120,10 +128,12 @@ pub struct PodAffinity {
 pub struct PodAntiAffinity {
     /// Terms that must all hold at scheduling time.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub required_during_scheduling_ignored_during_execution: Option<Vec<PodAffinityTerm>>,
     /// Weighted preferences.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub preferred_during_scheduling_ignored_during_execution: Option<Vec<WeightedPodAffinityTerm>>,
 }
@@ -139,6 +149,7 @@ pub struct PodAffinityTerm {
     /// Namespaces searched; the pod's own namespace when this and
     /// `namespaceSelector` are empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub namespaces: Option<Vec<String>>,
     /// Node label whose value defines a domain, e.g. `topology.kubernetes.io/zone`.
@@ -153,11 +164,13 @@ pub struct PodAffinityTerm {
     /// Label keys whose values in the incoming pod are added to the selector
     /// (`key in (value)`).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub match_label_keys: Option<Vec<String>>,
     /// Label keys whose values in the incoming pod are excluded by the selector
     /// (`key notin (value)`).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 6)]
     pub mismatch_label_keys: Option<Vec<String>>,
 }
@@ -173,6 +186,7 @@ pub struct WeightedPodAffinityTerm {
     pub weight: i32,
     /// The term.
     #[serde(default)]
+    #[api(required)]
     #[api(proto = 2)]
     pub pod_affinity_term: PodAffinityTerm,
 }
@@ -249,6 +263,7 @@ pub struct TopologySpreadConstraint {
     pub node_taints_policy: Option<String>,
     /// Label keys whose values in the incoming pod are added to the selector.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 8)]
     pub match_label_keys: Option<Vec<String>>,
 }

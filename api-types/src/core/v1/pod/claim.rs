@@ -30,6 +30,7 @@ pub struct PersistentVolumeClaimTemplate {
     pub metadata: ObjectMeta,
     /// Spec copied to the claim unchanged.
     #[serde(default, deserialize_with = "null_as_default")]
+    #[api(required)]
     #[api(proto = 2)]
     pub spec: PersistentVolumeClaimSpec,
 }
@@ -41,6 +42,7 @@ pub struct PersistentVolumeClaimSpec {
     /// Access modes wanted: `ReadWriteOnce`, `ReadOnlyMany`, `ReadWriteMany`,
     /// `ReadWriteOncePod`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub access_modes: Option<Vec<String>>,
     /// Labels of existing volumes that may be bound.

@@ -28,10 +28,12 @@ pub struct Container {
     /// Executable and arguments replacing the image's entrypoint; `$(VAR)` expands
     /// environment variables.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 3)]
     pub command: Option<Vec<String>>,
     /// Arguments replacing the image's default command arguments.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 4)]
     pub args: Option<Vec<String>>,
     /// Directory the process starts in; the image's default when unset.
@@ -40,14 +42,27 @@ pub struct Container {
     pub working_dir: Option<String>,
     /// Ports the container listens on (informational, plus host port mapping).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("containerPort", "protocol"),
+        patch_strategy = "merge",
+        patch_merge_key = "containerPort"
+    )]
     #[api(proto = 6)]
     pub ports: Option<Vec<ContainerPort>>,
     /// Whole ConfigMaps or Secrets whose keys become environment variables.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 19)]
     pub env_from: Option<Vec<EnvFromSource>>,
     /// Environment variables, each a literal or taken from another source.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 7)]
     pub env: Option<Vec<EnvVar>>,
     /// Compute resources the container asks for and may not exceed.
@@ -56,6 +71,7 @@ pub struct Container {
     pub resources: ResourceRequirements,
     /// How the container reacts when its resources are resized in place.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 23)]
     pub resize_policy: Option<Vec<ContainerResizePolicy>>,
     /// For init containers only: `Always` turns the container into a sidecar that
@@ -66,10 +82,22 @@ pub struct Container {
     pub restart_policy: Option<String>,
     /// Volumes of the pod mounted into the container's filesystem.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("mountPath"),
+        patch_strategy = "merge",
+        patch_merge_key = "mountPath"
+    )]
     #[api(proto = 9)]
     pub volume_mounts: Option<Vec<VolumeMount>>,
     /// Raw block volumes of the pod exposed as devices.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("devicePath"),
+        patch_strategy = "merge",
+        patch_merge_key = "devicePath"
+    )]
     #[api(proto = 21)]
     pub volume_devices: Option<Vec<VolumeDevice>>,
     /// Check that restarts the container when it fails.
@@ -167,6 +195,7 @@ pub struct ResourceRequirements {
     pub requests: Option<BTreeMap<String, Quantity>>,
     /// Dynamically allocated resource claims of the pod that this container uses.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "map", list_map_keys("name"))]
     #[api(proto = 3)]
     pub claims: Option<Vec<ResourceClaim>>,
 }

@@ -30,15 +30,17 @@ pub struct EphemeralContainer {
     pub name: String,
     /// Image reference to run.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(required)]
+    #[api(not_empty)]
     #[api(proto = 2, proto_in = "ephemeralContainerCommon")]
     pub image: Option<String>,
     /// Executable and arguments replacing the image's entrypoint.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 3, proto_in = "ephemeralContainerCommon")]
     pub command: Option<Vec<String>>,
     /// Arguments replacing the image's default command arguments.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 4, proto_in = "ephemeralContainerCommon")]
     pub args: Option<Vec<String>>,
     /// Directory the process starts in.
@@ -47,14 +49,27 @@ pub struct EphemeralContainer {
     pub working_dir: Option<String>,
     /// Not allowed for ephemeral containers.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("containerPort", "protocol"),
+        patch_strategy = "merge",
+        patch_merge_key = "containerPort"
+    )]
     #[api(proto = 6, proto_in = "ephemeralContainerCommon")]
     pub ports: Option<Vec<ContainerPort>>,
     /// Whole ConfigMaps or Secrets whose keys become environment variables.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 19, proto_in = "ephemeralContainerCommon")]
     pub env_from: Option<Vec<EnvFromSource>>,
     /// Environment variables.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 7, proto_in = "ephemeralContainerCommon")]
     pub env: Option<Vec<EnvVar>>,
     /// Not allowed for ephemeral containers: they use what the pod has.
@@ -63,6 +78,7 @@ pub struct EphemeralContainer {
     pub resources: ResourceRequirements,
     /// Not allowed for ephemeral containers.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 23, proto_in = "ephemeralContainerCommon")]
     pub resize_policy: Option<Vec<ContainerResizePolicy>>,
     /// Not allowed for ephemeral containers.
@@ -71,10 +87,22 @@ pub struct EphemeralContainer {
     pub restart_policy: Option<String>,
     /// Volumes of the pod mounted into the container (no sub-paths).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("mountPath"),
+        patch_strategy = "merge",
+        patch_merge_key = "mountPath"
+    )]
     #[api(proto = 9, proto_in = "ephemeralContainerCommon")]
     pub volume_mounts: Option<Vec<VolumeMount>>,
     /// Raw block volumes of the pod exposed as devices.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("devicePath"),
+        patch_strategy = "merge",
+        patch_merge_key = "devicePath"
+    )]
     #[api(proto = 21, proto_in = "ephemeralContainerCommon")]
     pub volume_devices: Option<Vec<VolumeDevice>>,
     /// Not allowed for ephemeral containers.

@@ -66,6 +66,7 @@ pub struct Probe {
 pub struct ExecAction {
     /// Executable and arguments.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub command: Option<Vec<String>>,
 }
@@ -96,6 +97,7 @@ pub struct HTTPGetAction {
     pub scheme: Option<String>,
     /// Extra request headers.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub http_headers: Option<Vec<HTTPHeader>>,
 }

@@ -14,6 +14,7 @@ use crate::go_json::omitempty;
 pub struct ProjectedVolumeSource {
     /// The sources, each writing its files into the directory.
     #[serde(default)]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub sources: Vec<VolumeProjection>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
@@ -68,6 +69,7 @@ pub struct ConfigMapProjection {
     pub name: Option<String>,
     /// Keys to project, and their paths; every key when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub items: Option<Vec<KeyToPath>>,
     /// Go on even if the ConfigMap or a listed key is missing.
@@ -91,6 +93,7 @@ pub struct SecretProjection {
     pub name: Option<String>,
     /// Keys to project, and their paths; every key when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub items: Option<Vec<KeyToPath>>,
     /// Go on even if the Secret or a listed key is missing.
@@ -105,6 +108,7 @@ pub struct SecretProjection {
 pub struct DownwardAPIProjection {
     /// The files.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub items: Option<Vec<DownwardAPIVolumeFile>>,
 }
@@ -163,6 +167,7 @@ pub struct ClusterTrustBundleProjection {
 pub struct DownwardAPIVolumeSource {
     /// The files.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub items: Option<Vec<DownwardAPIVolumeFile>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).

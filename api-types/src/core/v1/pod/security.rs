@@ -69,10 +69,12 @@ pub struct SecurityContext {
 pub struct Capabilities {
     /// Capabilities granted on top of the default set.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub add: Option<Vec<String>>,
     /// Capabilities removed from the default set (`ALL` drops every one).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub drop: Option<Vec<String>>,
 }
@@ -179,6 +181,7 @@ pub struct PodSecurityContext {
     pub run_as_non_root: Option<bool>,
     /// Extra GIDs given to the first process of every container.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 4)]
     pub supplemental_groups: Option<Vec<i64>>,
     /// `Merge` the image's groups with `supplementalGroups`, or use only those
@@ -193,6 +196,7 @@ pub struct PodSecurityContext {
     pub fs_group: Option<i64>,
     /// Namespaced kernel parameters set for the pod.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 7)]
     pub sysctls: Option<Vec<Sysctl>>,
     /// When volume ownership is changed to `fsGroup`: `OnRootMismatch` or `Always`.

@@ -22,20 +22,44 @@ use crate::go_json::{null_as_default, omitempty};
 pub struct PodSpec {
     /// Volumes the containers can mount.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge,retainKeys",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 1)]
     pub volumes: Option<Vec<Volume>>,
     /// Containers run one after the other, each to completion, before the regular
     /// containers start (or, with `restartPolicy: Always`, sidecars kept running).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 20)]
     pub init_containers: Option<Vec<Container>>,
     /// The application containers; at least one.
     #[serde(default)]
     #[api(required)]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 2)]
     pub containers: Vec<Container>,
     /// Debugging containers added to the running pod.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 34)]
     pub ephemeral_containers: Option<Vec<EphemeralContainer>>,
     /// When containers are restarted: `Always`, `OnFailure` or `Never`.
@@ -64,6 +88,7 @@ pub struct PodSpec {
     pub dns_policy: Option<String>,
     /// Labels a node must have for the pod to run on it.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(map_type = "atomic")]
     #[api(proto = 7)]
     pub node_selector: Option<BTreeMap<String, String>>,
     /// ServiceAccount the pod runs as.
@@ -104,6 +129,12 @@ pub struct PodSpec {
     pub security_context: Option<PodSecurityContext>,
     /// Secrets with registry credentials for pulling the images.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 15)]
     pub image_pull_secrets: Option<Vec<LocalObjectReference>>,
     /// Host name of the pod; the pod's name when unset.
@@ -127,10 +158,17 @@ pub struct PodSpec {
     pub scheduler_name: Option<String>,
     /// Taints the pod tolerates.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 22)]
     pub tolerations: Option<Vec<Toleration>>,
     /// Extra `/etc/hosts` entries.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("ip"),
+        patch_strategy = "merge",
+        patch_merge_key = "ip"
+    )]
     #[api(proto = 23)]
     pub host_aliases: Option<Vec<HostAlias>>,
     /// PriorityClass giving the pod its priority.
@@ -147,6 +185,7 @@ pub struct PodSpec {
     pub dns_config: Option<PodDNSConfig>,
     /// Extra pod conditions that must be true for the pod to count as ready.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 28)]
     pub readiness_gates: Option<Vec<PodReadinessGate>>,
     /// RuntimeClass selecting the container runtime configuration.
@@ -171,6 +210,12 @@ pub struct PodSpec {
     pub overhead: Option<BTreeMap<String, Quantity>>,
     /// How matching pods are spread over zones, nodes and other domains.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("topologyKey", "whenUnsatisfiable"),
+        patch_strategy = "merge",
+        patch_merge_key = "topologyKey"
+    )]
     #[api(proto = 33)]
     pub topology_spread_constraints: Option<Vec<TopologySpreadConstraint>>,
     /// Make the kernel host name the fully qualified domain name.
@@ -191,10 +236,22 @@ pub struct PodSpec {
     pub host_users: Option<bool>,
     /// Gates that keep the pod from being scheduled while any is present.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 38)]
     pub scheduling_gates: Option<Vec<PodSchedulingGate>>,
     /// Dynamically allocated resources (ResourceClaims) the pod uses.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge,retainKeys",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 39)]
     pub resource_claims: Option<Vec<PodResourceClaim>>,
     /// Resources of the pod as a whole, shared by its containers.
@@ -228,6 +285,7 @@ pub struct HostAlias {
     pub ip: String,
     /// Host names for the address.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub hostnames: Option<Vec<String>>,
 }
@@ -238,14 +296,17 @@ pub struct HostAlias {
 pub struct PodDNSConfig {
     /// Name server addresses.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub nameservers: Option<Vec<String>>,
     /// Search domains.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub searches: Option<Vec<String>>,
     /// Resolver options, e.g. `ndots`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 3)]
     pub options: Option<Vec<PodDNSConfigOption>>,
 }

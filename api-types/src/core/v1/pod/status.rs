@@ -23,6 +23,12 @@ pub struct PodStatus {
     pub phase: Option<String>,
     /// Conditions such as `PodScheduled`, `Initialized`, `ContainersReady`, `Ready`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("type"),
+        patch_strategy = "merge",
+        patch_merge_key = "type"
+    )]
     #[api(proto = 2)]
     pub conditions: Option<Vec<PodCondition>>,
     /// Human-readable detail on the current state.
@@ -43,6 +49,7 @@ pub struct PodStatus {
     pub host_ip: Option<String>,
     /// All IPs of the node, one per address family.
     #[serde(default, rename = "hostIPs", skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic", patch_strategy = "merge", patch_merge_key = "ip")]
     #[api(proto = 16)]
     pub host_ips: Option<Vec<HostIP>>,
     /// Primary IP of the pod.
@@ -51,6 +58,12 @@ pub struct PodStatus {
     pub pod_ip: Option<String>,
     /// All IPs of the pod, one per address family.
     #[serde(default, rename = "podIPs", skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("ip"),
+        patch_strategy = "merge",
+        patch_merge_key = "ip"
+    )]
     #[api(proto = 12)]
     pub pod_ips: Option<Vec<PodIP>>,
     /// When the kubelet accepted the pod.
@@ -59,10 +72,12 @@ pub struct PodStatus {
     pub start_time: Option<Time>,
     /// State of each init container.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 10)]
     pub init_container_statuses: Option<Vec<ContainerStatus>>,
     /// State of each regular container.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 8)]
     pub container_statuses: Option<Vec<ContainerStatus>>,
     /// Quality of service class from the resources: `Guaranteed`, `Burstable` or
@@ -72,6 +87,7 @@ pub struct PodStatus {
     pub qos_class: Option<String>,
     /// State of each ephemeral container.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 13)]
     pub ephemeral_container_statuses: Option<Vec<ContainerStatus>>,
     /// Progress of an in-place resize (deprecated in favour of conditions).
@@ -80,6 +96,12 @@ pub struct PodStatus {
     pub resize: Option<String>,
     /// Names of the ResourceClaims made for the pod's claim templates.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge,retainKeys",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 15)]
     pub resource_claim_statuses: Option<Vec<PodResourceClaimStatus>>,
 }
@@ -191,6 +213,12 @@ pub struct ContainerStatus {
     pub resources: Option<ResourceRequirements>,
     /// Mounts of the container as the runtime reports them.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("mountPath"),
+        patch_strategy = "merge",
+        patch_merge_key = "mountPath"
+    )]
     #[api(proto = 12)]
     pub volume_mounts: Option<Vec<VolumeMountStatus>>,
     /// User identity of the container's first process.
@@ -199,6 +227,12 @@ pub struct ContainerStatus {
     pub user: Option<ContainerUser>,
     /// Health of the devices allocated to the container.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("name"),
+        patch_strategy = "merge",
+        patch_merge_key = "name"
+    )]
     #[api(proto = 14)]
     pub allocated_resources_status: Option<Vec<ResourceStatus>>,
 }
@@ -306,6 +340,7 @@ pub struct LinuxContainerUser {
     pub gid: i64,
     /// Supplementary group IDs.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 3)]
     pub supplemental_groups: Option<Vec<i64>>,
 }
@@ -321,6 +356,7 @@ pub struct ResourceStatus {
     pub name: String,
     /// Health per device.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "map", list_map_keys("resourceID"))]
     #[api(proto = 2)]
     pub resources: Option<Vec<ResourceHealth>>,
 }

@@ -207,6 +207,7 @@ pub struct ConfigMapVolumeSource {
     pub name: Option<String>,
     /// Keys to project, and their paths; every key when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub items: Option<Vec<KeyToPath>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
@@ -230,6 +231,7 @@ pub struct SecretVolumeSource {
     pub secret_name: Option<String>,
     /// Keys to project, and their paths; every key when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub items: Option<Vec<KeyToPath>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).

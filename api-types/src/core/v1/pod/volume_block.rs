@@ -89,6 +89,7 @@ pub struct ISCSIVolumeSource {
     pub read_only: Option<bool>,
     /// More target portals for multipath.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 7)]
     pub portals: Option<Vec<String>>,
     /// Use CHAP authentication for discovery.
@@ -116,6 +117,7 @@ pub struct RBDVolumeSource {
     /// Ceph monitor addresses.
     #[serde(default)]
     #[api(required)]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub monitors: Vec<String>,
     /// Name of the image.
@@ -208,6 +210,7 @@ pub struct CinderVolumeSource {
 pub struct FCVolumeSource {
     /// Target world wide names.
     #[serde(default, rename = "targetWWNs", skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub target_wwns: Option<Vec<String>>,
     /// Logical unit number.
@@ -224,6 +227,7 @@ pub struct FCVolumeSource {
     pub read_only: Option<bool>,
     /// World wide identifiers, instead of WWNs and LUN.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub wwids: Option<Vec<String>>,
 }

@@ -53,6 +53,7 @@ pub struct CephFSVolumeSource {
     /// Ceph monitor addresses.
     #[serde(default)]
     #[api(required)]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub monitors: Vec<String>,
     /// Path inside the filesystem to mount; `/` when unset.

@@ -14,11 +14,18 @@ use crate::go_json::omitempty;
 pub struct ServiceSpec {
     /// Ports the service serves.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("port", "protocol"),
+        patch_strategy = "merge",
+        patch_merge_key = "port"
+    )]
     #[api(proto = 1)]
     pub ports: Option<Vec<ServicePort>>,
     /// Labels of the pods that receive the traffic; without a selector the
     /// endpoints are managed by hand.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(map_type = "atomic")]
     #[api(proto = 2)]
     pub selector: Option<BTreeMap<String, String>>,
     /// Virtual IP of the service, allocated unless given; `None` makes the
@@ -29,6 +36,7 @@ pub struct ServiceSpec {
     /// Virtual IPs of the service, one per address family; the first equals
     /// `clusterIP`.
     #[serde(default, rename = "clusterIPs", skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 18)]
     pub cluster_ips: Option<Vec<String>>,
     /// `ClusterIP` (inside the cluster), `NodePort` (also on a port of every
@@ -43,6 +51,7 @@ pub struct ServiceSpec {
     pub type_: Option<String>,
     /// Extra IPs of nodes on which the service accepts traffic.
     #[serde(default, rename = "externalIPs", skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub external_ips: Option<Vec<String>>,
     /// `ClientIP` keeps a client on one endpoint; `None` spreads requests.
@@ -56,6 +65,7 @@ pub struct ServiceSpec {
     pub load_balancer_ip: Option<String>,
     /// Client CIDRs the load balancer admits, where the provider supports it.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 9)]
     pub load_balancer_source_ranges: Option<Vec<String>>,
     /// For `ExternalName`: the DNS name the service is an alias of.
@@ -83,6 +93,7 @@ pub struct ServiceSpec {
     pub session_affinity_config: Option<SessionAffinityConfig>,
     /// Address families of the service, `IPv4` and/or `IPv6`, in order.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 19)]
     pub ip_families: Option<Vec<String>>,
     /// `SingleStack`, `PreferDualStack` or `RequireDualStack`.

@@ -1,10 +1,12 @@
 //! The observed state of a service.
 
 use kapi_codegen::ApiType;
-use kapi_runtime::meta::Time;
 use serde::{Deserialize, Serialize};
 
 use crate::go_json::{null_as_default, omitempty};
+
+/// metav1.Condition, which the service status uses; declared with the meta types.
+pub use kapi_runtime::meta::Condition;
 
 /// The state of a service's load balancer, and its conditions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
@@ -16,6 +18,12 @@ pub struct ServiceStatus {
     pub load_balancer: LoadBalancerStatus,
     /// Conditions of the service.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(
+        list_type = "map",
+        list_map_keys("type"),
+        patch_strategy = "merge",
+        patch_merge_key = "type"
+    )]
     #[api(proto = 2)]
     pub conditions: Option<Vec<Condition>>,
 }
@@ -26,6 +34,7 @@ pub struct ServiceStatus {
 pub struct LoadBalancerStatus {
     /// Addresses at which the load balancer takes traffic.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub ingress: Option<Vec<LoadBalancerIngress>>,
 }
@@ -50,6 +59,7 @@ pub struct LoadBalancerIngress {
     pub ip_mode: Option<String>,
     /// State of each port of the entry point.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 4)]
     pub ports: Option<Vec<PortStatus>>,
 }
@@ -72,38 +82,4 @@ pub struct PortStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 3)]
     pub error: Option<String>,
-}
-
-/// A standard condition (meta/v1 `Condition`) as used in the status of newer
-/// kinds: a type, a status and when and why it last changed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
-#[serde(rename_all = "camelCase")]
-pub struct Condition {
-    /// Condition type in CamelCase, e.g. `Available`.
-    #[serde(default, rename = "type")]
-    #[api(required)]
-    #[api(proto = 1)]
-    pub type_: String,
-    /// `True`, `False` or `Unknown`.
-    #[serde(default)]
-    #[api(required, one_of("True", "False", "Unknown"))]
-    #[api(proto = 2)]
-    pub status: String,
-    /// The `metadata.generation` the condition was computed from.
-    #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(proto = 3)]
-    pub observed_generation: Option<i64>,
-    /// When the status last changed.
-    #[serde(default)]
-    #[api(proto = 4, proto_value)]
-    pub last_transition_time: Option<Time>,
-    /// Machine-readable reason of the last change, in CamelCase.
-    #[serde(default)]
-    #[api(required)]
-    #[api(proto = 5)]
-    pub reason: String,
-    /// Human-readable detail of the last change.
-    #[serde(default)]
-    #[api(proto = 6)]
-    pub message: String,
 }
