@@ -28,6 +28,7 @@ pub struct Condition {
     /// its zero time.
     #[serde(default)]
     #[api(proto = 4, proto_value)]
+    #[api(schema_required)]
     pub last_transition_time: Option<Time>,
     /// Machine-readable reason of the last change, in CamelCase.
     #[serde(default)]
@@ -37,5 +38,6 @@ pub struct Condition {
     /// Human-readable detail of the last change; may be empty.
     #[serde(default)]
     #[api(proto = 6)]
+    #[api(schema_required)]
     pub message: String,
 }

@@ -140,10 +140,12 @@ pub struct ConfigMapNodeConfigSource {
     /// Namespace of the ConfigMap.
     #[serde(default)]
     #[api(proto = 1)]
+    #[api(schema_required)]
     pub namespace: String,
     /// Name of the ConfigMap.
     #[serde(default)]
     #[api(proto = 2)]
+    #[api(schema_required)]
     pub name: String,
     /// UID of the ConfigMap.
     #[serde(default, rename = "uid", skip_serializing_if = "omitempty")]
@@ -156,6 +158,7 @@ pub struct ConfigMapNodeConfigSource {
     /// Key of the ConfigMap holding the configuration.
     #[serde(default)]
     #[api(proto = 5)]
+    #[api(schema_required)]
     pub kubelet_config_key: String,
 }
 

@@ -181,42 +181,52 @@ pub struct NodeSystemInfo {
     /// Machine ID (`/etc/machine-id`).
     #[serde(default, rename = "machineID")]
     #[api(proto = 1)]
+    #[api(schema_required)]
     pub machine_id: String,
     /// Hardware UUID.
     #[serde(default, rename = "systemUUID")]
     #[api(proto = 2)]
+    #[api(schema_required)]
     pub system_uuid: String,
     /// ID of the current boot.
     #[serde(default, rename = "bootID")]
     #[api(proto = 3)]
+    #[api(schema_required)]
     pub boot_id: String,
     /// Kernel version (`uname -r`).
     #[serde(default)]
     #[api(proto = 4)]
+    #[api(schema_required)]
     pub kernel_version: String,
     /// Operating system image, e.g. `Debian GNU/Linux 12 (bookworm)`.
     #[serde(default)]
     #[api(proto = 5)]
+    #[api(schema_required)]
     pub os_image: String,
     /// Container runtime and version, e.g. `containerd://1.7.0`.
     #[serde(default)]
     #[api(proto = 6)]
+    #[api(schema_required)]
     pub container_runtime_version: String,
     /// Kubelet version.
     #[serde(default)]
     #[api(proto = 7)]
+    #[api(schema_required)]
     pub kubelet_version: String,
     /// Kube-proxy version as reported by the kubelet (unreliable, deprecated).
     #[serde(default)]
     #[api(proto = 8)]
+    #[api(schema_required)]
     pub kube_proxy_version: String,
     /// Operating system, e.g. `linux`.
     #[serde(default)]
     #[api(proto = 9)]
+    #[api(schema_required)]
     pub operating_system: String,
     /// CPU architecture, e.g. `amd64`.
     #[serde(default)]
     #[api(proto = 10)]
+    #[api(schema_required)]
     pub architecture: String,
 }
 
@@ -247,6 +257,7 @@ pub struct AttachedVolume {
     /// Device path where it is attached.
     #[serde(default)]
     #[api(proto = 2)]
+    #[api(schema_required)]
     pub device_path: String,
 }
 

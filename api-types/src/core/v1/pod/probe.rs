@@ -114,6 +114,7 @@ pub struct HTTPHeader {
     /// Header value.
     #[serde(default)]
     #[api(proto = 2)]
+    #[api(schema_required)]
     pub value: String,
 }
 

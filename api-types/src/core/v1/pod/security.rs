@@ -231,5 +231,6 @@ pub struct Sysctl {
     /// Value to set.
     #[serde(default)]
     #[api(proto = 2)]
+    #[api(schema_required)]
     pub value: String,
 }

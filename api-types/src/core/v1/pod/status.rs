@@ -190,10 +190,12 @@ pub struct ContainerStatus {
     /// Image the container runs, as the runtime names it.
     #[serde(default)]
     #[api(proto = 6)]
+    #[api(schema_required)]
     pub image: String,
     /// Digest-qualified ID of that image.
     #[serde(default, rename = "imageID")]
     #[api(proto = 7)]
+    #[api(schema_required)]
     pub image_id: String,
     /// Runtime ID of the container, `<type>://<id>`.
     #[serde(default, rename = "containerID", skip_serializing_if = "omitempty")]

@@ -342,6 +342,7 @@ pub struct ScaleIOVolumeSource {
     /// Secret with the ScaleIO credentials.
     #[serde(default)]
     #[api(proto = 3)]
+    #[api(schema_required)]
     pub secret_ref: Option<LocalObjectReference>,
     /// Talk to the gateway over TLS.
     #[serde(default, rename = "sslEnabled", skip_serializing_if = "omitempty")]
