@@ -1,6 +1,7 @@
 //! `v1` of the core group: the kinds every cluster has.
 
 pub mod configmap;
+pub mod endpoints;
 pub mod event;
 pub mod namespace;
 pub mod node;
@@ -8,11 +9,14 @@ pub mod pod;
 pub mod reference;
 pub mod secret;
 pub mod service;
+pub mod serviceaccount;
 
 pub use configmap::ConfigMap;
+pub use endpoints::Endpoints;
 pub use event::Event;
 pub use namespace::Namespace;
 pub use node::Node;
 pub use pod::Pod;
 pub use secret::Secret;
 pub use service::Service;
+pub use serviceaccount::ServiceAccount;
