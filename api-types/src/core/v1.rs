@@ -1,5 +1,7 @@
 //! `v1` of the core group: the kinds every cluster has.
 
+pub mod binding;
+pub mod componentstatus;
 pub mod configmap;
 pub mod endpoints;
 pub mod event;
@@ -15,6 +17,8 @@ pub mod secret;
 pub mod service;
 pub mod serviceaccount;
 
+pub use binding::Binding;
+pub use componentstatus::ComponentStatus;
 pub use configmap::ConfigMap;
 pub use endpoints::Endpoints;
 pub use event::Event;
