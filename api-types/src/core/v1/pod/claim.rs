@@ -41,6 +41,7 @@ pub struct PersistentVolumeClaimSpec {
     /// Access modes wanted: `ReadWriteOnce`, `ReadOnlyMany`, `ReadWriteMany`,
     /// `ReadWriteOncePod`.
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub access_modes: Option<Vec<String>>,
     /// Labels of existing volumes that may be bound.
