@@ -1,1 +1,13 @@
 //! `admissionregistration.k8s.io/v1`.
+
+pub mod mutatingwebhookconfiguration;
+pub mod rule;
+pub mod validatingadmissionpolicy;
+pub mod validatingadmissionpolicybinding;
+pub mod validatingwebhookconfiguration;
+pub mod webhook;
+
+pub use mutatingwebhookconfiguration::MutatingWebhookConfiguration;
+pub use validatingadmissionpolicy::ValidatingAdmissionPolicy;
+pub use validatingadmissionpolicybinding::ValidatingAdmissionPolicyBinding;
+pub use validatingwebhookconfiguration::ValidatingWebhookConfiguration;

@@ -1,1 +1,7 @@
 //! `flowcontrol.apiserver.k8s.io/v1`.
+
+pub mod flowschema;
+pub mod prioritylevelconfiguration;
+
+pub use flowschema::FlowSchema;
+pub use prioritylevelconfiguration::PriorityLevelConfiguration;
