@@ -8,6 +8,7 @@ pub mod pod;
 pub mod reference;
 pub mod secret;
 pub mod service;
+pub mod topology_selector_term;
 
 pub use configmap::ConfigMap;
 pub use event::Event;
