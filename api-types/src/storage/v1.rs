@@ -1,1 +1,11 @@
 //! `storage.k8s.io/v1`.
+
+pub mod csidriver;
+pub mod csinode;
+pub mod csistoragecapacity;
+pub mod storageclass;
+
+pub use csidriver::CSIDriver;
+pub use csinode::CSINode;
+pub use csistoragecapacity::CSIStorageCapacity;
+pub use storageclass::StorageClass;
