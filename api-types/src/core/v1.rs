@@ -19,6 +19,7 @@ pub mod secret;
 pub mod secret_reference;
 pub mod service;
 pub mod serviceaccount;
+pub mod topology_selector_term;
 
 pub use binding::Binding;
 pub use componentstatus::ComponentStatus;

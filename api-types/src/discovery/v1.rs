@@ -1,1 +1,5 @@
 //! `discovery.k8s.io/v1`.
+
+pub mod endpointslice;
+
+pub use endpointslice::EndpointSlice;

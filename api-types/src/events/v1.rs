@@ -1,1 +1,5 @@
 //! `events.k8s.io/v1`.
+
+pub mod event;
+
+pub use event::Event;

@@ -1,1 +1,9 @@
 //! `networking.k8s.io/v1`.
+
+pub mod ingress;
+pub mod ingressclass;
+pub mod networkpolicy;
+
+pub use ingress::Ingress;
+pub use ingressclass::IngressClass;
+pub use networkpolicy::NetworkPolicy;
