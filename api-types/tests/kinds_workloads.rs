@@ -178,6 +178,12 @@ fn controllerrevision() {
     assert_ne!(json_raw, proto_raw);
     let parse = |raw: &[u8]| serde_json::from_slice::<Value>(raw).expect("JSON");
     assert_eq!(parse(&json_raw.0), parse(&proto_raw.0));
+    let written = serde_json::to_string(&proto_form.data).expect("JSON");
+    assert_eq!(
+        written.as_bytes(),
+        json_raw.0.as_slice(),
+        "compacted as Go does"
+    );
     assert_eq!(
         serde_json::to_value(&json_form).expect("JSON"),
         serde_json::to_value(&proto_form).expect("JSON"),
