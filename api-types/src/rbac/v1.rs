@@ -1,1 +1,11 @@
 //! `rbac.authorization.k8s.io/v1`.
+
+pub mod clusterrole;
+pub mod clusterrolebinding;
+pub mod role;
+pub mod rolebinding;
+
+pub use clusterrole::ClusterRole;
+pub use clusterrolebinding::ClusterRoleBinding;
+pub use role::Role;
+pub use rolebinding::RoleBinding;

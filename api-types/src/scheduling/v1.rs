@@ -1,1 +1,5 @@
 //! `scheduling.k8s.io/v1`.
+
+pub mod priorityclass;
+
+pub use priorityclass::PriorityClass;

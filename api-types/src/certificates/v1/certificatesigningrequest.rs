@@ -1,0 +1,255 @@
+//! Certificate signing requests: asking a signer for an X.509 certificate.
+
+use std::collections::BTreeMap;
+
+use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::ByteString;
+use kapi_runtime::meta::{ObjectMeta, Time};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::go_json::{null_as_default, omitempty};
+
+/// A PKCS#10 request for a certificate from a named signer. It is approved or
+/// denied through the `approval` subresource, and the signer puts the issued
+/// certificate in the status.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
+#[serde(rename_all = "camelCase")]
+#[resource(
+    group = "certificates.k8s.io",
+    version = "v1",
+    plural = "certificatesigningrequests",
+    short_names("csr"),
+    cluster_scoped,
+    status,
+    generation = false,
+    printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
+        description = "Time since the request was created."),
+    printer_column(name = "SignerName", type = "string", json_path = ".spec.signerName",
+        description = "Signer asked to issue the certificate."),
+    printer_column(name = "Requestor", type = "string", json_path = ".spec.username",
+        description = "User who created the request."),
+    printer_column(name = "RequestedDuration", type = "string",
+        json_path = ".spec.expirationSeconds",
+        description = "Validity asked for the certificate, or <none>."),
+    printer_column(name = "Condition", type = "string", json_path = ".status.conditions",
+        description = "Approved, Denied or Pending, then Failed and Issued when they apply."),
+    table_cells = csr_cells
+)]
+pub struct CertificateSigningRequest {
+    /// Name, labels and other metadata.
+    #[serde(default)]
+    #[api(proto = 1)]
+    pub metadata: ObjectMeta,
+    /// The request, and who made it (set by the server); cannot change.
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
+    pub spec: CertificateSigningRequestSpec,
+    /// Approval conditions and the issued certificate.
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
+    pub status: CertificateSigningRequestStatus,
+}
+
+/// What is requested, from which signer, and the requester's identity.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct CertificateSigningRequestSpec {
+    /// The PEM-encoded PKCS#10 `CERTIFICATE REQUEST` block (base64 in JSON).
+    #[serde(default)]
+    #[api(list_type = "atomic")]
+    #[api(proto = 1)]
+    pub request: Option<ByteString>,
+    /// Signer asked to issue the certificate, a qualified name such as
+    /// `kubernetes.io/kube-apiserver-client` or `example.com/my-signer`.
+    #[serde(default)]
+    #[api(required)]
+    #[api(proto = 7)]
+    pub signer_name: String,
+    /// Validity asked for the certificate, in seconds (at least 600); signers
+    /// may issue a different one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 8)]
+    pub expiration_seconds: Option<i32>,
+    /// Key usages and extended key usages asked for, e.g. `digital signature`,
+    /// `key encipherment`, `client auth`, `server auth`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
+    #[api(proto = 5)]
+    pub usages: Option<Vec<String>>,
+    /// Name of the user who created the request (set by the server).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
+    pub username: Option<String>,
+    /// UID of the user who created the request (set by the server).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
+    pub uid: Option<String>,
+    /// Groups of the user who created the request (set by the server).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
+    #[api(proto = 4)]
+    pub groups: Option<Vec<String>>,
+    /// Extra attributes of the user who created the request, by key (set by
+    /// the server).
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 6)]
+    pub extra: Option<BTreeMap<String, ExtraValue>>,
+}
+
+/// The values of one extra attribute of a user: a plain string list in JSON, a
+/// message with the list as `items` in protobuf.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(transparent)]
+pub struct ExtraValue {
+    /// The values.
+    #[api(proto = 1)]
+    pub items: Vec<String>,
+}
+
+/// Where a request stands: approval conditions and the issued certificate.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct CertificateSigningRequestStatus {
+    /// `Approved` or `Denied` (set through the approval subresource), and
+    /// `Failed` when the signer gave up; one of each type at most.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "map", list_map_keys("type"))]
+    #[api(proto = 1)]
+    pub conditions: Option<Vec<CertificateSigningRequestCondition>>,
+    /// The issued certificate chain as PEM `CERTIFICATE` blocks (base64 in
+    /// JSON), set by the signer once approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(list_type = "atomic")]
+    #[api(proto = 2)]
+    pub certificate: Option<ByteString>,
+}
+
+/// One condition of a certificate signing request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct CertificateSigningRequestCondition {
+    /// `Approved`, `Denied` or `Failed`.
+    #[serde(default, rename = "type")]
+    #[api(required)]
+    #[api(proto = 1)]
+    pub type_: String,
+    /// `True`, `False` or `Unknown`; approval and denial are always `True`.
+    #[serde(default)]
+    #[api(required)]
+    #[api(proto = 6)]
+    pub status: String,
+    /// Machine-readable reason of the condition.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 2)]
+    pub reason: Option<String>,
+    /// Human-readable detail of the condition.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
+    pub message: Option<String>,
+    /// When the condition was last updated.
+    #[serde(default)]
+    #[api(proto = 4, proto_value)]
+    pub last_update_time: Option<Time>,
+    /// When the status last changed.
+    #[serde(default)]
+    #[api(proto = 5, proto_value)]
+    pub last_transition_time: Option<Time>,
+}
+
+/// The `kubectl get csr` row (kube-apiserver's
+/// `printCertificateSigningRequest`).
+fn csr_cells(csr: &CertificateSigningRequest) -> Vec<Value> {
+    let spec = &csr.spec;
+    let signer = Some(spec.signer_name.as_str()).filter(|s| !s.is_empty());
+    let duration = spec
+        .expiration_seconds
+        .map_or_else(|| "<none>".to_owned(), |s| human_duration(s.into()));
+    vec![
+        json!(csr.metadata.creation_timestamp.map(|t| t.to_string())),
+        json!(signer.unwrap_or("<none>")),
+        json!(spec.username.as_deref().unwrap_or_default()),
+        json!(duration),
+        json!(condition_text(&csr.status)),
+    ]
+}
+
+/// `Denied`, else `Approved`, else `Pending`; then `,Failed` with a Failed
+/// condition and `,Issued` once a certificate is there.
+fn condition_text(status: &CertificateSigningRequestStatus) -> String {
+    let has = |t: &str| status.conditions.iter().flatten().any(|c| c.type_ == t);
+    let mut text = if has("Denied") {
+        "Denied"
+    } else if has("Approved") {
+        "Approved"
+    } else {
+        "Pending"
+    }
+    .to_owned();
+    if has("Failed") {
+        text.push_str(",Failed");
+    }
+    if status.certificate.as_ref().is_some_and(|c| !c.0.is_empty()) {
+        text.push_str(",Issued");
+    }
+    text
+}
+
+/// A duration as kubectl prints it (apimachinery's `duration.HumanDuration`):
+/// `90s`, `2m30s`, `10m`, `3h5m`, `24h`, `3d1h`, `100d`, `2y30d`.
+fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    if seconds < 0 {
+        return "0s".into();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    let days = hours / 24;
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{days}d")
+        } else {
+            format!("{days}d{h}h")
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{days}d");
+    }
+    if hours < 24 * 365 * 8 {
+        let rest = days % 365;
+        return if rest == 0 {
+            format!("{}y", days / 365)
+        } else {
+            format!("{}y{rest}d", days / 365)
+        };
+    }
+    format!("{}y", days / 365)
+}
