@@ -9,6 +9,20 @@ use crate::model::{ApiTypeModel, FieldModel, MergeModel};
 /// Emits the impl for a checked model.
 pub fn emit(model: &ApiTypeModel) -> TokenStream {
     let ident = &model.ident;
+    if let Some(hook) = &model.schema {
+        let rt = quote!(::kapi_runtime);
+        let bound = quote::quote_spanned!(syn::spanned::Spanned::span(hook)=>
+            let hook: fn(&mut #rt::openapi::Definitions) -> #rt::serde_json::Value = #hook;
+        );
+        return quote! {
+            impl #rt::openapi::OpenApi for #ident {
+                fn schema(defs: &mut #rt::openapi::Definitions) -> #rt::serde_json::Value {
+                    #bound
+                    hook(defs)
+                }
+            }
+        };
+    }
     let name = &model.schema_name;
     let description = description(&model.doc);
     let properties = model.fields.iter().map(emit_property);

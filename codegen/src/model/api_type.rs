@@ -20,6 +20,8 @@ pub struct ApiTypeModel {
     pub doc: Vec<String>,
     /// `x-kubernetes-map-type` of the struct itself.
     pub map_type: Option<String>,
+    /// A hand-written schema function replacing the generated one.
+    pub schema: Option<syn::Path>,
     /// The type's name in Kubernetes (its Go name: the protobuf message name
     /// when `proto_name` renames it, else the struct's name).
     pub schema_name: String,
@@ -166,6 +168,7 @@ impl ApiTypeModel {
         });
         errors.finish_with(ApiTypeModel {
             map_type,
+            schema: input.schema,
             doc: crate::parse::doc_lines(&input.attrs),
             schema_name,
             ident: input.ident,

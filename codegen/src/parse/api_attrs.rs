@@ -29,6 +29,11 @@ pub struct ApiInput {
     /// JSON) that protobuf carries as a nested message.
     #[darling(default, multiple)]
     pub proto_embed: Vec<ProtoEmbedAttr>,
+    /// `schema = path::to::fn`: a hand-written OpenAPI schema,
+    /// `fn(&mut Definitions) -> serde_json::Value`, for a type whose JSON is not
+    /// its fields (a transparent wrapper, an embedded raw document).
+    #[darling(default)]
+    pub schema: Option<syn::Path>,
     /// `map_type = "atomic"`: the whole struct is replaced, never merged, by
     /// server-side apply (`x-kubernetes-map-type` on the definition).
     #[darling(default)]

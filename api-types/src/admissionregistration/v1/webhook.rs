@@ -2,7 +2,6 @@
 
 use kapi_codegen::ApiType;
 use kapi_runtime::ByteString;
-use kapi_runtime::validation::rules::Presence;
 use serde::{Deserialize, Serialize};
 
 /// Where a webhook listens: a URL or an in-cluster service, exactly one of
@@ -48,14 +47,6 @@ pub struct ServiceReference {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
     pub port: Option<i32>,
-}
-
-/// A client config is a Go value that every webhook carries, so it is always
-/// present; its content is checked field by field.
-impl Presence for WebhookClientConfig {
-    fn is_present(&self) -> bool {
-        true
-    }
 }
 
 /// Go's `omitempty` on a `[]byte`: JSON leaves out an empty slice, while

@@ -48,11 +48,19 @@ pub struct ControllerRevision {
 /// the bytes in field 1 of its own message.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(transparent)]
+#[api(schema = raw_extension_schema)]
 pub struct RawExtension {
     /// The document's JSON text; `None` is JSON `null`.
     #[serde(with = "raw_json")]
     #[api(proto = 1)]
     pub raw: Option<ByteString>,
+}
+
+/// Apimachinery's definition: any JSON object.
+fn raw_extension_schema(defs: &mut kapi_runtime::openapi::Definitions) -> Value {
+    defs.define("io.k8s.apimachinery.pkg.runtime.RawExtension", |_| {
+        json!({"type": "object", "description": "An embedded JSON document, kept as it arrived."})
+    })
 }
 
 /// The JSON form of [`RawExtension`]: the document itself, not a string.

@@ -72,10 +72,12 @@ pub struct DaemonSetSpec {
     /// Labels of the pods this daemon set owns; must match the template's labels.
     #[serde(default)]
     #[api(proto = 1)]
+    #[api(required)]
     pub selector: Option<LabelSelector>,
     /// The pod to run on each node; its restart policy must be `Always`.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
+    #[api(required)]
     pub template: PodTemplateSpec,
     /// How pods of an older template are replaced.
     #[serde(default, deserialize_with = "null_as_default")]

@@ -69,6 +69,7 @@ pub struct ReplicaSetSpec {
     /// template's labels.
     #[serde(default)]
     #[api(proto = 2)]
+    #[api(required)]
     pub selector: Option<LabelSelector>,
     /// The pods to create when too few exist.
     #[serde(default, deserialize_with = "null_as_default")]

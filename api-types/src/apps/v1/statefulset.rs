@@ -60,10 +60,12 @@ pub struct StatefulSetSpec {
     /// Labels of the pods this set owns; must match the template's labels.
     #[serde(default)]
     #[api(proto = 2)]
+    #[api(required)]
     pub selector: Option<LabelSelector>,
     /// The pods to create; each gets the name `<set>-<ordinal>`.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 3)]
+    #[api(required)]
     pub template: PodTemplateSpec,
     /// Claims made for every pod, named `<template>-<pod>`, and mounted by the
     /// volume of the same name in the pod template.

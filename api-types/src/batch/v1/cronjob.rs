@@ -90,6 +90,7 @@ pub struct CronJobSpec {
     /// The job created at each run.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 5)]
+    #[api(required)]
     pub job_template: JobTemplateSpec,
     /// Successful finished jobs kept; 3 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]

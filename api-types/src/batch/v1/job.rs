@@ -107,6 +107,7 @@ pub struct JobSpec {
     /// The pods to run; the restart policy must be `Never` or `OnFailure`.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 6)]
+    #[api(required)]
     pub template: PodTemplateSpec,
     /// Seconds after the job finishes (completes or fails) before it is deleted
     /// automatically; never when unset.

@@ -44,6 +44,7 @@ pub struct CertificateSigningRequest {
     /// The request, and who made it (set by the server); cannot change.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
+    #[api(required)]
     pub spec: CertificateSigningRequestSpec,
     /// Approval conditions and the issued certificate.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -59,6 +60,7 @@ pub struct CertificateSigningRequestSpec {
     #[serde(default)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]
+    #[api(schema_required)]
     pub request: Option<ByteString>,
     /// Signer asked to issue the certificate, a qualified name such as
     /// `kubernetes.io/kube-apiserver-client` or `example.com/my-signer`.
@@ -101,10 +103,16 @@ pub struct CertificateSigningRequestSpec {
 /// message with the list as `items` in protobuf.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(transparent)]
+#[api(schema = extra_value_schema)]
 pub struct ExtraValue {
     /// The values.
     #[api(proto = 1)]
     pub items: Vec<String>,
+}
+
+/// JSON sees the list itself.
+fn extra_value_schema(_: &mut kapi_runtime::openapi::Definitions) -> Value {
+    json!({"type": "array", "items": {"type": "string"}})
 }
 
 /// Where a request stands: approval conditions and the issued certificate.

@@ -62,6 +62,7 @@ pub struct Event {
     /// When the event first happened, with microseconds.
     #[serde(default)]
     #[api(proto = 2, proto_value)]
+    #[api(schema_required)]
     pub event_time: Option<MicroTime>,
     /// The repetitions of a recurring event; unset for a single occurrence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,6 +136,7 @@ pub struct EventSeries {
     /// When the last occurrence was seen.
     #[serde(default)]
     #[api(proto = 2, proto_value)]
+    #[api(schema_required)]
     pub last_observed_time: Option<MicroTime>,
 }
 

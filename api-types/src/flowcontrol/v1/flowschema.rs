@@ -3,7 +3,6 @@
 
 use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::meta::{ObjectMeta, Time};
-use kapi_runtime::validation::rules::Presence;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -95,14 +94,6 @@ pub struct PriorityLevelConfigurationReference {
     #[api(required)]
     #[api(proto = 1)]
     pub name: String,
-}
-
-/// A reference is a Go value every schema carries, so it is always present; its
-/// name is checked on its own.
-impl Presence for PriorityLevelConfigurationReference {
-    fn is_present(&self) -> bool {
-        true
-    }
 }
 
 /// Requesters and the requests of theirs that a rule matches: a request

@@ -197,6 +197,7 @@ pub struct HTTPIngressPath {
     /// Where matching requests go.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
+    #[api(required)]
     pub backend: IngressBackend,
 }
 

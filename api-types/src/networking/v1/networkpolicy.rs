@@ -40,6 +40,7 @@ pub struct NetworkPolicySpec {
     /// Pods of the policy's namespace it applies to; empty selects them all.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 1)]
+    #[api(required)]
     pub pod_selector: LabelSelector,
     /// Incoming traffic allowed (when `Ingress` is among the policy types);
     /// empty allows none.

@@ -43,6 +43,7 @@ pub struct ClusterRoleBinding {
     /// The ClusterRole that is granted; cannot change after creation.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 3)]
+    #[api(required)]
     pub role_ref: RoleRef,
 }
 

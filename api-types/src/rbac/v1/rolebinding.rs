@@ -42,6 +42,7 @@ pub struct RoleBinding {
     /// change after creation.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 3)]
+    #[api(required)]
     pub role_ref: RoleRef,
 }
 

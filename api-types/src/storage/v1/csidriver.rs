@@ -42,6 +42,7 @@ pub struct CSIDriver {
     /// How the driver's volumes are handled.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
+    #[api(required)]
     pub spec: CSIDriverSpec,
 }
 

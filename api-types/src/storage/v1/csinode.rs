@@ -29,6 +29,7 @@ pub struct CSINode {
     /// The registered drivers.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
+    #[api(required)]
     pub spec: CSINodeSpec,
 }
 

@@ -42,6 +42,7 @@ pub struct VolumeAttachment {
     /// The volume, the node and the driver to attach with.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
+    #[api(required)]
     pub spec: VolumeAttachmentSpec,
     /// Outcome of attaching and detaching, written by the attacher.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -61,6 +62,7 @@ pub struct VolumeAttachmentSpec {
     /// The volume to attach.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
+    #[api(required)]
     pub source: VolumeAttachmentSource,
     /// Node to attach the volume to.
     #[serde(default)]

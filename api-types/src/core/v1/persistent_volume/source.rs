@@ -253,6 +253,7 @@ pub struct ScaleIOPersistentVolumeSource {
     /// Secret with the ScaleIO credentials (written as `null` when unset).
     #[serde(default)]
     #[api(proto = 3)]
+    #[api(required)]
     pub secret_ref: Option<SecretReference>,
     /// Talk to the gateway over TLS.
     #[serde(default, rename = "sslEnabled", skip_serializing_if = "omitempty")]
