@@ -203,24 +203,49 @@ fn random_objects_of_every_kind_round_trip() {
             let again = codec
                 .decode(&encoded)
                 .unwrap_or_else(|e| panic!("decode of our own bytes: {e}: {}", context()));
-            assert!(again.object_eq(&*object), "{}", context());
+            if !again.object_eq(&*object) {
+                let (a, b) = (format!("{object:#?}"), format!("{again:#?}"));
+                let diff: Vec<_> = a
+                    .lines()
+                    .zip(b.lines())
+                    .filter(|(x, y)| x != y)
+                    .take(6)
+                    .collect();
+                panic!("decoding our own bytes differs {diff:?}: {}", context());
+            }
             assert_eq!(
                 codec.encode(&*again).expect("encode"),
                 encoded,
                 "encoding is not a fixpoint: {}",
                 context()
             );
-            // A JSON client reads the same object.
-            let json = serde_json::to_vec(object.as_serialize()).expect("JSON");
+            // A JSON client reads the same object. (Its JSON reads back to the
+            // same JSON; what JSON cannot carry, such as an empty byte string
+            // apart from an absent one, is lost on that hop in Go as well.)
+            // Only an object admission refuses may have no JSON form: a raw
+            // embedded document that is not JSON.
+            let json = match serde_json::to_vec(object.as_serialize()) {
+                Ok(json) => json,
+                Err(e) => {
+                    let mut admitted = object.clone();
+                    assert!(
+                        !admitted.admit().is_empty(),
+                        "an admissible object has no JSON ({e}): {}",
+                        context()
+                    );
+                    continue;
+                }
+            };
             let from_json = entry
                 .ops
                 .decode_json(&json)
                 .unwrap_or_else(|e| panic!("JSON: {e}: {}", context()))
                 .object;
+            let again_json = serde_json::to_vec(from_json.as_serialize()).expect("JSON");
             assert_eq!(
-                codec.encode(&*from_json).expect("encode"),
-                encoded,
-                "JSON loses something: {}",
+                String::from_utf8_lossy(&again_json),
+                String::from_utf8_lossy(&json),
+                "JSON does not read back: {}",
                 context()
             );
         }

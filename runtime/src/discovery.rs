@@ -41,16 +41,49 @@ fn non_empty(items: &[&str]) -> Option<Vec<String>> {
     (!items.is_empty()).then(|| strings(items))
 }
 
-/// Versions of each named group, in scheme order (the first is preferred).
-fn groups(scheme: &Scheme) -> BTreeMap<&'static str, Vec<&'static str>> {
-    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+/// kube-apiserver's order of the built-in groups in `/apis` (its group
+/// priorities): clients resolving a short or plural name that two groups share
+/// take the first, so the order is part of the wire contract. Other groups
+/// follow, by name.
+const GROUP_ORDER: &[&str] = &[
+    "",
+    "apiregistration.k8s.io",
+    "apps",
+    "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "networking.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "node.k8s.io",
+    "discovery.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+];
+
+/// Versions of each group (the first is preferred), groups in kube-apiserver's
+/// order.
+fn groups(scheme: &Scheme) -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut groups: BTreeMap<(usize, &str), Vec<&str>> = BTreeMap::new();
     for entry in scheme.entries() {
-        let versions = groups.entry(entry.info.group).or_default();
+        let group = entry.info.group;
+        let rank = GROUP_ORDER
+            .iter()
+            .position(|g| *g == group)
+            .unwrap_or(GROUP_ORDER.len());
+        let versions = groups.entry((rank, group)).or_default();
         if !versions.contains(&entry.info.version) {
             versions.push(entry.info.version);
         }
     }
-    groups
+    groups.into_iter().map(|((_, g), v)| (g, v)).collect()
 }
 
 fn group_version(group: &str, version: &str) -> GroupVersionForDiscovery {
@@ -68,7 +101,10 @@ fn group_version(group: &str, version: &str) -> GroupVersionForDiscovery {
 /// `/apis/<group>`: one named group, or `None` when not served.
 pub fn group(scheme: &Scheme, name: &str) -> Option<APIGroup> {
     let groups = groups(scheme);
-    let versions = groups.get(name).filter(|_| !name.is_empty())?;
+    let versions = groups
+        .iter()
+        .find(|(g, _)| *g == name && !name.is_empty())
+        .map(|(_, v)| v)?;
     let versions: Vec<_> = versions.iter().map(|v| group_version(name, v)).collect();
     Some(APIGroup {
         types: types("APIGroup", "v1"),
@@ -82,7 +118,8 @@ pub fn group(scheme: &Scheme, name: &str) -> Option<APIGroup> {
 /// `/apis`: every named group.
 pub fn group_list(scheme: &Scheme) -> APIGroupList {
     let groups = groups(scheme)
-        .keys()
+        .into_iter()
+        .map(|(g, _)| g)
         .filter(|g| !g.is_empty())
         .filter_map(|g| group(scheme, g))
         .map(|mut g| {

@@ -130,8 +130,9 @@ timestamp_field!(MicroTime, true);
 impl Field for Quantity {
     const WIRE: WireType = WireType::Len;
 
+    /// Go's zero quantity, as it reads back (a map entry without a value).
     fn zero() -> Self {
-        Quantity(String::new())
+        Quantity("0".to_owned())
     }
 
     fn is_zero(&self) -> bool {
@@ -158,6 +159,11 @@ impl Field for Quantity {
                 (1, wire) => self.0.merge_field(wire, &mut body)?,
                 (_, wire) => body.skip(wire)?,
             }
+        }
+        // A quantity message without text is the zero quantity, which is
+        // written back as "0" (Go has no empty quantity either).
+        if self.0.is_empty() {
+            self.0.push('0');
         }
         Ok(())
     }

@@ -48,12 +48,27 @@ pub struct ControllerRevision {
 /// the bytes in field 1 of its own message.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(transparent)]
-#[api(schema = raw_extension_schema)]
+#[api(schema = raw_extension_schema, validate = raw_is_json)]
 pub struct RawExtension {
     /// The document's JSON text; `None` is JSON `null`.
     #[serde(with = "raw_json")]
     #[api(proto = 1)]
     pub raw: Option<ByteString>,
+}
+
+/// The bytes must be a JSON document: protobuf carries them unchecked, and a
+/// JSON client could not be given anything else (kube-apiserver stores such an
+/// object and then fails every JSON read of it; kapi refuses it on write).
+fn raw_is_json(
+    raw: &RawExtension,
+    path: &kapi_runtime::validation::FieldPath,
+    errs: &mut kapi_runtime::validation::FieldErrors,
+) {
+    if let Some(bytes) = &raw.raw
+        && serde_json::from_slice::<serde::de::IgnoredAny>(&bytes.0).is_err()
+    {
+        errs.invalid(path.clone(), "<bytes>", "must be a JSON document");
+    }
 }
 
 /// Apimachinery's definition: any JSON object.
