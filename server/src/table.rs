@@ -4,6 +4,7 @@
 
 use jiff::Timestamp;
 use kapi_runtime::PrinterColumn;
+use kapi_runtime::meta::human_duration;
 use kapi_runtime::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
 use kapi_runtime::scheme::KindEntry;
 use serde_json::{Value, json};
@@ -172,63 +173,6 @@ fn age(cell: &Value, now: Timestamp) -> Value {
     };
     let seconds = now.as_second() - ts.as_second();
     Value::String(human_duration(seconds))
-}
-
-/// k8s.io/apimachinery/pkg/util/duration.HumanDuration.
-pub fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".into();
-    }
-    if seconds < 0 {
-        return "0s".into();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        let s = seconds % 60;
-        return if s == 0 {
-            format!("{minutes}m")
-        } else {
-            format!("{minutes}m{s}s")
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = minutes / 60;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 {
-            format!("{hours}h")
-        } else {
-            format!("{hours}h{m}m")
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 {
-            format!("{}d", hours / 24)
-        } else {
-            format!("{}d{h}h", hours / 24)
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    if hours < 24 * 365 * 8 {
-        let days = (hours / 24) % 365;
-        return if days == 0 {
-            format!("{}y", hours / 24 / 365)
-        } else {
-            format!("{}y{days}d", hours / 24 / 365)
-        };
-    }
-    format!("{}y", hours / 24 / 365)
 }
 
 #[cfg(test)]

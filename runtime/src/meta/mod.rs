@@ -22,6 +22,6 @@ pub use object_meta::{
 };
 pub use options::{DeleteOptions, Preconditions};
 pub use status::{Status, StatusCause, StatusDetails};
-pub use table::{Table, TableColumnDefinition, TableRow};
+pub use table::{Table, TableColumnDefinition, TableRow, human_duration};
 pub use time::{MicroTime, Time};
 pub use watch::WatchEvent;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::ByteString;
+use kapi_runtime::meta::human_duration;
 use kapi_runtime::meta::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -201,63 +202,4 @@ fn condition_text(status: &CertificateSigningRequestStatus) -> String {
         text.push_str(",Issued");
     }
     text
-}
-
-/// A duration as kubectl prints it (apimachinery's `duration.HumanDuration`):
-/// `90s`, `2m30s`, `10m`, `3h5m`, `24h`, `3d1h`, `100d`, `2y30d`.
-fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".into();
-    }
-    if seconds < 0 {
-        return "0s".into();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        let s = seconds % 60;
-        return if s == 0 {
-            format!("{minutes}m")
-        } else {
-            format!("{minutes}m{s}s")
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = minutes / 60;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 {
-            format!("{hours}h")
-        } else {
-            format!("{hours}h{m}m")
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    let days = hours / 24;
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 {
-            format!("{days}d")
-        } else {
-            format!("{days}d{h}h")
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{days}d");
-    }
-    if hours < 24 * 365 * 8 {
-        let rest = days % 365;
-        return if rest == 0 {
-            format!("{}y", days / 365)
-        } else {
-            format!("{}y{rest}d", days / 365)
-        };
-    }
-    format!("{}y", days / 365)
 }
