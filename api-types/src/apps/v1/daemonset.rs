@@ -6,8 +6,8 @@ use kapi_runtime::meta::{LabelSelector, ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::replicaset::container_cells;
 use crate::core::v1::pod::PodTemplateSpec;
+use crate::core::v1::podtemplate::container_cells;
 use crate::go_json::{null_as_default, omitempty};
 use crate::labels::{format_labels, format_selector};
 
@@ -210,7 +210,7 @@ pub struct DaemonSetCondition {
 fn daemonset_cells(ds: &DaemonSet) -> Vec<Value> {
     let status = &ds.status;
     let pod = &ds.spec.template.spec;
-    let (names, images) = container_cells(pod);
+    let (names, images) = container_cells(&pod.containers);
     vec![
         json!(status.desired_number_scheduled),
         json!(status.current_number_scheduled),

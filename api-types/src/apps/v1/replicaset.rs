@@ -5,7 +5,8 @@ use kapi_runtime::meta::{LabelSelector, ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::core::v1::pod::{PodSpec, PodTemplateSpec};
+use crate::core::v1::pod::PodTemplateSpec;
+use crate::core::v1::podtemplate::container_cells;
 use crate::go_json::{null_as_default, omitempty};
 use crate::labels::format_selector;
 
@@ -138,22 +139,10 @@ pub struct ReplicaSetCondition {
     pub message: Option<String>,
 }
 
-/// The Containers and Images cells of a pod template: names and images of its
-/// containers, comma-separated, as kube-apiserver's printers lay them out.
-pub(crate) fn container_cells(spec: &PodSpec) -> (String, String) {
-    let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
-    let images: Vec<&str> = spec
-        .containers
-        .iter()
-        .map(|c| c.image.as_deref().unwrap_or_default())
-        .collect();
-    (names.join(","), images.join(","))
-}
-
 /// The `kubectl get replicasets` row (kube-apiserver's `printReplicaSet`): unset
 /// counts print as 0.
 fn replicaset_cells(rs: &ReplicaSet) -> Vec<Value> {
-    let (names, images) = container_cells(&rs.spec.template.spec);
+    let (names, images) = container_cells(&rs.spec.template.spec.containers);
     vec![
         json!(rs.spec.replicas.unwrap_or(0)),
         json!(rs.status.replicas),

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::job::JobTemplateSpec;
-use crate::apps::v1::replicaset::container_cells;
+use crate::core::v1::podtemplate::container_cells;
 use crate::core::v1::reference::ObjectReference;
 use crate::go_json::{null_as_default, omitempty};
 use crate::labels::format_selector;
@@ -135,7 +135,7 @@ fn cronjob_cells(cj: &CronJob) -> Vec<Value> {
         None => "<none>".to_owned(),
     };
     let job = &spec.job_template.spec;
-    let (names, images) = container_cells(&job.template.spec);
+    let (names, images) = container_cells(&job.template.spec.containers);
     vec![
         json!(spec.schedule),
         json!(spec.time_zone.as_deref().unwrap_or("<none>")),

@@ -5,8 +5,8 @@ use kapi_runtime::meta::{LabelSelector, ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::apps::v1::replicaset::container_cells;
 use crate::core::v1::pod::PodTemplateSpec;
+use crate::core::v1::podtemplate::container_cells;
 use crate::go_json::{null_as_default, omitempty};
 use crate::labels::format_selector;
 
@@ -391,7 +391,7 @@ fn job_cells(job: &Job) -> Vec<Value> {
         (Some(start), None) => start.to_string(),
         (Some(start), Some(end)) => human_duration(end.0.as_second() - start.0.as_second()),
     };
-    let (names, images) = container_cells(&spec.template.spec);
+    let (names, images) = container_cells(&spec.template.spec.containers);
     vec![
         json!(state),
         json!(completions),

@@ -48,7 +48,9 @@ fn podtemplate_cells(pt: &PodTemplate) -> Vec<Value> {
     ]
 }
 
-/// Container names and images, each comma-separated, for table cells.
+/// The Containers and Images cells of a pod template: names and images of its
+/// containers, comma-separated, as kube-apiserver's printers lay them out
+/// (pod templates, replication controllers, replica sets, daemon sets, jobs).
 pub(crate) fn container_cells(containers: &[Container]) -> (String, String) {
     let names: Vec<&str> = containers.iter().map(|c| c.name.as_str()).collect();
     let images: Vec<&str> = containers
