@@ -177,5 +177,6 @@ fn documents_carry_validators_and_cache_headers() {
     );
     let old = head(&format!("{base}/openapi/v3/apis/apps/v1?hash=0"), &[]);
     assert!(old.starts_with("http/1.1 301"), "{old}");
+    assert!(old.contains("cache-control: no-cache, private"), "{old}");
     assert!(old.contains(&format!("location: {url}")), "{old}");
 }

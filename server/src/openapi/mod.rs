@@ -191,9 +191,15 @@ pub async fn group_version(
         Some(_) => {
             let location = format!("/openapi/v3/{gv}?hash={}", doc.hash);
             let mut response = StatusCode::MOVED_PERMANENTLY.into_response();
+            let headers = response.headers_mut();
             if let Ok(value) = HeaderValue::from_str(&location) {
-                response.headers_mut().insert(header::LOCATION, value);
+                headers.insert(header::LOCATION, value);
             }
+            // As kube-apiserver: the redirect itself must not be cached.
+            headers.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("no-cache, private"),
+            );
             response
         }
         None => respond(doc, &headers, false),
