@@ -171,7 +171,7 @@ fn api_resource(info: &ResourceInfo) -> APIResource {
         group: None,
         version: None,
         kind: info.kind.to_owned(),
-        verbs: strings(VERBS),
+        verbs: strings(info.verbs),
         short_names: non_empty(info.short_names),
         categories: non_empty(info.categories),
         storage_version_hash: None,
@@ -230,7 +230,7 @@ fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionD
                 }
                 .into(),
                 singular_resource: info.singular.into(),
-                verbs: strings(VERBS),
+                verbs: strings(info.verbs),
                 short_names: non_empty(info.short_names),
                 categories: non_empty(info.categories),
                 subresources,

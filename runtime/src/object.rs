@@ -52,8 +52,15 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     /// read from the typed value without building a JSON tree.
     fn field_text(&self, path: &str) -> Option<String>;
 
+    /// The kind's defaults, recursively (on read from storage).
+    fn apply_defaults(&mut self);
+
     /// The kind's prepare hook, defaults and validation; the errors found.
     fn admit(&mut self) -> FieldErrors;
+
+    /// The kind's update checks against the stored object `old` (of the same
+    /// kind; another kind is not checked).
+    fn validate_update(&self, old: &dyn DynObject, errs: &mut FieldErrors);
 
     /// Clears the status (create through a kind's main endpoint).
     fn reset_status(&mut self);
@@ -120,12 +127,22 @@ impl<T: Resource> DynObject for T {
         }
     }
 
+    fn apply_defaults(&mut self) {
+        crate::api_type::ApiType::apply_defaults(self);
+    }
+
     fn admit(&mut self) -> FieldErrors {
         self.prepare_for_write();
-        self.apply_defaults();
+        crate::api_type::ApiType::apply_defaults(self);
         let mut errors = FieldErrors::default();
         self.validate(&FieldPath::root(), &mut errors);
         errors
+    }
+
+    fn validate_update(&self, old: &dyn DynObject, errs: &mut FieldErrors) {
+        if let Some(old) = old.as_any().downcast_ref::<T>() {
+            Resource::validate_update(self, old, errs);
+        }
     }
 
     fn reset_status(&mut self) {

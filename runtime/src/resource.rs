@@ -42,6 +42,9 @@ pub struct ResourceInfo {
     pub short_names: &'static [&'static str],
     /// Categories such as `all`.
     pub categories: &'static [&'static str],
+    /// The verbs served, in Kubernetes' order (all eight for most kinds; only
+    /// `create` for the review kinds, `get` and `list` for ComponentStatus).
+    pub verbs: &'static [&'static str],
     /// Whether objects live in namespaces.
     pub namespaced: bool,
     /// Whether the kind has a `/status` subresource (spec and status are then
@@ -88,6 +91,11 @@ impl NameFormat {
 }
 
 impl ResourceInfo {
+    /// Whether the kind serves `verb` (`get`, `create`, `deletecollection`...).
+    pub fn serves(&self, verb: &str) -> bool {
+        self.verbs.contains(&verb)
+    }
+
     /// `apiVersion`: `group/version`, or just `version` for the core group.
     pub fn api_version(&self) -> &'static str {
         self.group_version
@@ -138,6 +146,11 @@ pub trait Resource:
     /// Kind-specific normalisation before every write, e.g. a Secret folding
     /// `stringData` into `data` (`#[resource(prepare = path)]`).
     fn prepare_for_write(&mut self) {}
+
+    /// Checks of an update against the stored object, `old` (immutable fields,
+    /// allowed transitions: `#[resource(validate_update = path)]`), run after
+    /// the new object's own validation.
+    fn validate_update(&self, _old: &Self, _errs: &mut crate::validation::FieldErrors) {}
 
     /// The printer-column cells of this object, computed in code where a JSON path
     /// cannot express them (`#[resource(table_cells = path)]`); `None` uses the paths.

@@ -24,6 +24,22 @@ pub enum Verb {
     DeleteCollection,
 }
 
+impl Verb {
+    /// The verb as discovery and RBAC name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+            Verb::DeleteCollection => "deletecollection",
+        }
+    }
+}
+
 /// A request for `/api/v1/...` or `/apis/<group>/<version>/...` below the version.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceRequest {

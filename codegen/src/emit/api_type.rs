@@ -46,6 +46,7 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
         .validate
         .as_ref()
         .map(|hook| quote!(#hook(self, path, errs);));
+    let defaults_hook = model.defaults.as_ref().map(|hook| quote!(#hook(self);));
     let proto = model
         .proto
         .as_ref()
@@ -54,6 +55,7 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
     quote! {
         impl ::kapi_runtime::ApiType for #ident {
             fn apply_defaults(&mut self) {
+                #defaults_hook
                 #(#defaults)*
             }
 

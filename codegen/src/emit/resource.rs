@@ -71,6 +71,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         format!("{group}/{version}")
     };
     let short_names = &model.short_names;
+    let verbs = &model.verbs;
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
     let columns = model.printer_columns.iter().map(emit_column);
@@ -98,6 +99,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 singular: #singular,
                 short_names: &[#(#short_names),*],
                 categories: &[#(#categories),*],
+                verbs: &[#(#verbs),*],
                 namespaced: #namespaced,
                 status_subresource: #status,
                 selectable_fields: &[#(#selectable),*],
@@ -160,6 +162,22 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
             }
         }
     });
+    let validate_update = model.hooks.validate_update.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=>
+            let hook: fn(
+                &Self,
+                &Self,
+                &::kapi_runtime::validation::FieldPath,
+                &mut ::kapi_runtime::validation::FieldErrors,
+            ) = #f;
+        );
+        quote! {
+            fn validate_update(&self, old: &Self, errs: &mut ::kapi_runtime::validation::FieldErrors) {
+                #hook
+                hook(self, old, &::kapi_runtime::validation::FieldPath::root(), errs)
+            }
+        }
+    });
     let cells = model.hooks.table_cells.as_ref().map(|f| {
         let hook = quote_spanned!(f.span()=> let hook: fn(&Self) -> ::std::vec::Vec<::kapi_runtime::serde_json::Value> = #f;);
         quote! {
@@ -180,5 +198,5 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
             }
         }
     });
-    quote!(#prepare #cells #grace)
+    quote!(#prepare #validate_update #cells #grace)
 }

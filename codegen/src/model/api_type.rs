@@ -14,6 +14,8 @@ pub struct ApiTypeModel {
     pub fields: Vec<FieldModel>,
     /// `validate = path`: a check across fields, run after the field rules.
     pub validate: Option<syn::Path>,
+    /// `defaults = path`: a defaulting hook, run before the field defaults.
+    pub defaults: Option<syn::Path>,
     /// The protobuf message, when the fields carry numbers.
     pub proto: Option<ProtoModel>,
     /// The doc comment's lines (the schema's description).
@@ -174,6 +176,7 @@ impl ApiTypeModel {
             ident: input.ident,
             fields: models,
             validate: input.validate,
+            defaults: input.defaults,
             proto,
         })
     }

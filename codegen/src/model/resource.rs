@@ -19,6 +19,8 @@ pub struct ResourceModel {
     pub singular: String,
     /// Short names.
     pub short_names: Vec<String>,
+    /// The verbs served, in Kubernetes' (alphabetical) order.
+    pub verbs: Vec<String>,
     /// Categories.
     pub categories: Vec<String>,
     /// Namespaced (true) or cluster-scoped.
@@ -76,11 +78,25 @@ pub enum NameFormat {
 pub struct Hooks {
     /// `fn(&mut Self)` before every write.
     pub prepare: Option<syn::Path>,
+    /// `fn(&Self, &Self, &FieldPath, &mut FieldErrors)` on updates.
+    pub validate_update: Option<syn::Path>,
     /// `fn(&Self) -> Vec<serde_json::Value>`.
     pub table_cells: Option<syn::Path>,
     /// `fn(&Self, Option<i64>) -> Option<i64>`.
     pub grace_period: Option<syn::Path>,
 }
+
+/// Every verb a kind can serve, in the order Kubernetes lists them.
+const VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
 
 const COLUMN_TYPES: &[&str] = &["string", "integer", "number", "boolean", "date"];
 
@@ -206,7 +222,26 @@ impl ResourceModel {
                 NameFormat::Dns1123Subdomain
             }
         };
+        let verbs = match &input.verbs {
+            None => VERBS.iter().map(|v| (*v).to_owned()).collect(),
+            Some(list) => {
+                let given = list.values();
+                for lit in &list.items {
+                    let v = lit.value();
+                    if !VERBS.contains(&v.as_str()) {
+                        let msg = format!("unknown verb `{v}`; expected some of {VERBS:?}");
+                        errors.push(darling::Error::custom(msg).with_span(lit));
+                    }
+                }
+                VERBS
+                    .iter()
+                    .filter(|v| given.iter().any(|g| g == *v))
+                    .map(|v| (*v).to_owned())
+                    .collect()
+            }
+        };
         errors.finish_with(ResourceModel {
+            verbs,
             ident: input.ident,
             group: input.group.as_ref().map(LitStr::value).unwrap_or_default(),
             version: input
@@ -229,6 +264,7 @@ impl ResourceModel {
             protobuf,
             hooks: Hooks {
                 prepare: input.prepare,
+                validate_update: input.validate_update,
                 table_cells: input.table_cells,
                 grace_period: input.grace_period,
             },

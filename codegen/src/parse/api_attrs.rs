@@ -20,6 +20,11 @@ pub struct ApiInput {
     /// after the field rules, for checks across fields.
     #[darling(default)]
     pub validate: Option<syn::Path>,
+    /// `defaults = path::to::fn`: `fn(&mut Self)` run before the field defaults
+    /// and before recursing into the fields, as Go's `SetDefaults_<Type>` runs
+    /// before its fields' defaulters (a parent sees its children unset).
+    #[darling(default)]
+    pub defaults: Option<syn::Path>,
     /// `proto_name = "EphemeralContainerCommon"`: the protobuf message name when
     /// it is not the struct's name.
     #[darling(default)]

@@ -36,6 +36,10 @@ pub struct ResourceInput {
     /// `categories("all")`.
     #[darling(default)]
     pub categories: StrList,
+    /// `verbs("create")`: the verbs the kind serves, when not all eight
+    /// (create-only review kinds, read-only ComponentStatus).
+    #[darling(default)]
+    pub verbs: Option<StrList>,
     /// `namespaced`: objects live in namespaces (the default).
     #[darling(default)]
     pub namespaced: Flag,
@@ -65,6 +69,12 @@ pub struct ResourceInput {
     /// `prepare = path::to::fn`: `fn(&mut Self)` run before every write.
     #[darling(default)]
     pub prepare: Option<syn::Path>,
+    /// `validate_update = path::to::fn`:
+    /// `fn(&Self, &Self, &kapi_runtime::validation::FieldPath, &mut FieldErrors)`
+    /// with the new object first and the stored one second, run on updates after
+    /// the object's own validation (immutable fields, allowed transitions).
+    #[darling(default)]
+    pub validate_update: Option<syn::Path>,
     /// `table_cells = path::to::fn`: `fn(&Self) -> Vec<serde_json::Value>`.
     #[darling(default)]
     pub table_cells: Option<syn::Path>,

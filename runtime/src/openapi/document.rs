@@ -193,13 +193,18 @@ fn paths(
             format!("/apis/{}/{}", info.group, info.version)
         };
         let scope = if info.namespaced {
-            paths.insert(format!("{base}/{}", info.plural), ops.all_namespaces());
+            if info.serves("list") {
+                paths.insert(format!("{base}/{}", info.plural), ops.all_namespaces());
+            }
             format!("{base}/namespaces/{{namespace}}/{}", info.plural)
         } else {
             format!("{base}/{}", info.plural)
         };
         paths.insert(scope.clone(), ops.collection());
-        paths.insert(format!("{scope}/{{name}}"), ops.item(""));
+        let item = ops.item("");
+        if item.as_object().is_some_and(|ops| !ops.is_empty()) {
+            paths.insert(format!("{scope}/{{name}}"), item);
+        }
         if info.status_subresource {
             paths.insert(format!("{scope}/{{name}}/status"), ops.item("Status"));
         }
@@ -287,32 +292,48 @@ impl Operations<'_> {
 
     fn collection(&self) -> Value {
         let (gv, kind, ns) = self.names();
-        json!({
-            "get": self.operation(&format!("list{gv}{ns}{kind}"), "list", LIST_PARAMS, None, &self.list_ref()),
-            "post": self.operation(&format!("create{gv}{ns}{kind}"), "post", WRITE_PARAMS, Some(self.kind_ref()), &self.kind_ref()),
-            "delete": self.operation(&format!("delete{gv}Collection{ns}{kind}"), "deletecollection", DELETE_COLLECTION_PARAMS, Some(delete_options()), &status_ref()),
-        })
+        let mut ops = Map::new();
+        if self.info.serves("list") {
+            ops.insert("get".into(), self.operation(&format!("list{gv}{ns}{kind}"), "list", LIST_PARAMS, None, &self.list_ref()));
+        }
+        if self.info.serves("create") {
+            ops.insert("post".into(), self.operation(&format!("create{gv}{ns}{kind}"), "post", WRITE_PARAMS, Some(self.kind_ref()), &self.kind_ref()));
+        }
+        if self.info.serves("deletecollection") {
+            ops.insert("delete".into(), self.operation(&format!("delete{gv}Collection{ns}{kind}"), "deletecollection", DELETE_COLLECTION_PARAMS, Some(delete_options()), &status_ref()));
+        }
+        Value::Object(ops)
     }
 
     /// `{name}` (suffix `""`) or a subresource of it (`"Status"`).
     fn item(&self, suffix: &str) -> Value {
         let (gv, kind, ns) = self.names();
         let kind = format!("{kind}{suffix}");
-        let mut ops = json!({
-            "get": self.operation(&format!("read{gv}{ns}{kind}"), "get", &[], None, &self.kind_ref()),
-            "put": self.operation(&format!("replace{gv}{ns}{kind}"), "put", WRITE_PARAMS, Some(self.kind_ref()), &self.kind_ref()),
-            "patch": self.operation(&format!("patch{gv}{ns}{kind}"), "patch", PATCH_PARAMS, Some(patch_ref()), &self.kind_ref()),
-        });
-        if suffix.is_empty() {
-            ops["delete"] = self.operation(
-                &format!("delete{gv}{ns}{kind}"),
-                "delete",
-                DELETE_PARAMS,
-                Some(delete_options()),
-                &status_ref(),
+        // A subresource (`/status`) serves get, put and patch whatever the kind's verbs.
+        let serves = |verb: &str| !suffix.is_empty() || self.info.serves(verb);
+        let mut ops = Map::new();
+        if serves("get") {
+            ops.insert("get".into(), self.operation(&format!("read{gv}{ns}{kind}"), "get", &[], None, &self.kind_ref()));
+        }
+        if serves("update") {
+            ops.insert("put".into(), self.operation(&format!("replace{gv}{ns}{kind}"), "put", WRITE_PARAMS, Some(self.kind_ref()), &self.kind_ref()));
+        }
+        if serves("patch") {
+            ops.insert("patch".into(), self.operation(&format!("patch{gv}{ns}{kind}"), "patch", PATCH_PARAMS, Some(patch_ref()), &self.kind_ref()));
+        }
+        if suffix.is_empty() && self.info.serves("delete") {
+            ops.insert(
+                "delete".into(),
+                self.operation(
+                    &format!("delete{gv}{ns}{kind}"),
+                    "delete",
+                    DELETE_PARAMS,
+                    Some(delete_options()),
+                    &status_ref(),
+                ),
             );
         }
-        ops
+        Value::Object(ops)
     }
 
     fn names(&self) -> (String, &str, &str) {

@@ -166,10 +166,20 @@ async fn dispatch(
     }
 }
 
-/// Scope and subresource must fit the kind: namespaced kinds need a namespace for
-/// anything but listing/watching across namespaces; only `status` exists.
+/// Scope, subresource and verb must fit the kind: namespaced kinds need a
+/// namespace for anything but listing/watching across namespaces; only `status`
+/// exists; a verb the kind does not serve is 405 where the path exists for
+/// another verb, and 404 for an object path of a kind with no object verbs (a
+/// create-only review kind), as kube-apiserver's routes answer.
 fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
     let info = entry.info;
+    if req.subresource.is_none() && !info.serves(req.verb.as_str()) {
+        let object_verbs = ["get", "update", "patch", "delete"];
+        if req.name.is_some() && !object_verbs.iter().any(|v| info.serves(v)) {
+            return Err(ApiError::no_route());
+        }
+        return Err(ApiError::method_not_allowed());
+    }
     match (&req.subresource, info.status_subresource) {
         (None, _) => {}
         (Some(sub), true)

@@ -95,7 +95,9 @@ impl fmt::Display for StorageMediaType {
 }
 
 /// Decodes a stored object of `entry`'s kind, whichever format it was written in,
-/// and stamps its resourceVersion.
+/// applies the kind's defaults (an object stored before a default existed reads
+/// as if written today, as upstream defaults on decode from etcd) and stamps its
+/// resourceVersion.
 pub fn decode_stored(entry: &KindEntry, kv: &KeyValue) -> Result<Object, String> {
     let bytes = &kv.value[..];
     let typed = if bytes.starts_with(envelope::MAGIC) {
@@ -125,6 +127,7 @@ pub fn decode_stored(entry: &KindEntry, kv: &KeyValue) -> Result<Object, String>
     }
     .map_err(|e| format!("stored object {}: {e}", kv.key))?;
     let mut object = Object::new(typed);
+    object.typed_mut().apply_defaults();
     object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
     Ok(object)
 }

@@ -22,7 +22,7 @@ impl Registry {
         strategy::check_namespace(scope, object.metadata_mut())?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
-        strategy::admit(scope, &mut object)?;
+        strategy::admit(scope, &mut object, None)?;
         let namespace = object.metadata().namespace.clone();
         if let Some(ns) = namespace.as_deref() {
             self.require_namespace(ns).await?;

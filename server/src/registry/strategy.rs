@@ -134,10 +134,14 @@ pub fn bump_generation(scope: Scope<'_>, old: &Object, new: &mut Object) {
 }
 
 /// Runs the kind's prepare hook, defaults and validation, plus metadata
-/// validation.
-pub fn admit(scope: Scope<'_>, object: &mut Object) -> ApiResult<()> {
+/// validation, and on an update (`old` is the stored object) the kind's
+/// update checks.
+pub fn admit(scope: Scope<'_>, object: &mut Object, old: Option<&Object>) -> ApiResult<()> {
     let mut errors = object.typed_mut().admit();
     validate_metadata(scope, object.metadata(), &mut errors);
+    if let Some(old) = old {
+        object.typed().validate_update(old.typed(), &mut errors);
+    }
     if !errors.is_empty() {
         let info = scope.info();
         return Err(ApiError::invalid(

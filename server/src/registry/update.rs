@@ -176,7 +176,7 @@ fn next_object(
     strategy::check_namespace(scope, new.metadata_mut())?;
     strategy::prepare_update(scope, &old, &mut new, status);
     check_finalizers(scope, &old, &new)?;
-    strategy::admit(scope, &mut new)?;
+    strategy::admit(scope, &mut new, Some(&old))?;
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
     let delete_after = meta.deletion_timestamp.is_some()

@@ -16,6 +16,7 @@ use crate::go_json::omitempty;
     version = "v1",
     plural = "componentstatuses",
     short_names("cs"),
+    verbs("get", "list"),
     cluster_scoped,
     generation = false,
     printer_column(name = "Status", type = "string", json_path = ".conditions",
