@@ -25,6 +25,18 @@ pub fn derive_api_type(input: TokenStream) -> TokenStream {
     emit::api_type::expand(input.into()).into()
 }
 
+/// Conversion of a struct of one version to and from the same struct in its
+/// kind's hub version, field by field.
+///
+/// `#[convert(hub = path::to::Type)]` on the struct (required); on a field,
+/// `rename = "hub_field"` and `with = module` (`module::to_hub`/`from_hub`);
+/// on the struct, `with = module` for a conversion written by hand. Both
+/// structs are destructured completely, so an unmapped field fails to compile.
+#[proc_macro_derive(Convert, attributes(convert))]
+pub fn derive_convert(input: TokenStream) -> TokenStream {
+    emit::convert::expand(input.into()).into()
+}
+
 /// A kind of the API, from a `#[resource(...)]` attribute on the struct.
 ///
 /// Keys: `group`, `version`, `kind`, `plural`, `singular`, `short_names(..)`,

@@ -473,3 +473,78 @@ fn kinds_are_registered_in_the_scheme() {
         "only the asked group is installed"
     );
 }
+
+/// A struct with a defaulting hook and a field default, to see their order.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType)]
+#[api(defaults = default_rollout)]
+#[serde(rename_all = "camelCase")]
+struct Rollout {
+    #[api(default = "Steady")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seen_pace: Option<String>,
+}
+
+/// Records what the hook saw: the field default is not applied yet, as Go's
+/// `SetDefaults_<Type>` runs before its fields' defaulters.
+fn default_rollout(rollout: &mut Rollout) {
+    rollout.seen_pace = Some(rollout.pace.clone().unwrap_or_else(|| "unset".into()));
+}
+
+#[test]
+fn the_defaults_hook_runs_before_field_defaults() {
+    let mut rollout = Rollout::default();
+    rollout.apply_defaults();
+    assert_eq!(rollout.pace.as_deref(), Some("Steady"));
+    assert_eq!(rollout.seen_pace.as_deref(), Some("unset"));
+}
+
+/// A kind with an update check and a verb list.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, ApiType, Resource)]
+#[resource(
+    group = "example.com",
+    version = "v1",
+    verbs("list", "get", "create", "update"),
+    validate_update = pinned_unchanged
+)]
+struct Pinned {
+    #[serde(default)]
+    metadata: ObjectMeta,
+    #[serde(default)]
+    value: String,
+}
+
+fn pinned_unchanged(new: &Pinned, old: &Pinned, path: &FieldPath, errs: &mut FieldErrors) {
+    if new.value != old.value {
+        errs.invalid(path.child("value"), &new.value, "field is immutable");
+    }
+}
+
+#[test]
+fn update_checks_and_verbs_come_from_the_resource_attribute() {
+    assert_eq!(Pinned::INFO.verbs, ["create", "get", "list", "update"]);
+    assert!(Pinned::INFO.serves("get") && !Pinned::INFO.serves("delete"));
+    assert_eq!(
+        Policy::INFO.verbs.len(),
+        8,
+        "every verb without a verbs(...) key"
+    );
+    let old = Pinned {
+        value: "a".into(),
+        ..Pinned::default()
+    };
+    let new = Pinned {
+        value: "b".into(),
+        ..Pinned::default()
+    };
+    let mut errs = FieldErrors::default();
+    new.validate_update(&old, &mut errs);
+    assert_eq!(
+        errs.summary(),
+        r#"value: Invalid value: "b": field is immutable"#
+    );
+    let mut errs = FieldErrors::default();
+    old.validate_update(&old, &mut errs);
+    assert!(errs.is_empty());
+}

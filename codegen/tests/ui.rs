@@ -9,5 +9,6 @@ fn ui() {
     t.compile_fail("tests/ui/resource_*.rs");
     t.compile_fail("tests/ui/api_*.rs");
     t.compile_fail("tests/ui/proto_*.rs");
+    t.compile_fail("tests/ui/convert_*.rs");
     t.pass("tests/ui/pass_*.rs");
 }

@@ -83,7 +83,42 @@ fn groups(scheme: &Scheme) -> Vec<(&'static str, Vec<&'static str>)> {
             versions.push(entry.info.version);
         }
     }
-    groups.into_iter().map(|((_, g), v)| (g, v)).collect()
+    groups
+        .into_iter()
+        .map(|((_, g), mut v)| {
+            v.sort_by_key(|version| version_priority(version));
+            (g, v)
+        })
+        .collect()
+}
+
+/// The sort key of a version in discovery, Kubernetes' kube-aware order: GA
+/// versions first, then beta, then alpha, each newest first (`v2`, `v1`,
+/// `v2beta1`, `v1beta2`, `v1alpha1`); other strings last, by name. The first
+/// is the group's preferred version.
+fn version_priority(version: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, &str) {
+    use std::cmp::Reverse;
+    let parsed = version.strip_prefix('v').and_then(|rest| {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let major: u64 = rest[..digits].parse().ok()?;
+        let (level, minor) = match &rest[digits..] {
+            "" => (0, ""),
+            tail if tail.starts_with("beta") => (1, &tail[4..]),
+            tail if tail.starts_with("alpha") => (2, &tail[5..]),
+            _ => return None,
+        };
+        let minor: u64 = match minor {
+            "" if level == 0 => 0,
+            minor => minor.parse().ok()?,
+        };
+        Some((level, major, minor))
+    });
+    match parsed {
+        Some((level, major, minor)) => (level, Reverse(major), Reverse(minor), ""),
+        None => (3, Reverse(0), Reverse(0), version),
+    }
 }
 
 fn group_version(group: &str, version: &str) -> GroupVersionForDiscovery {
@@ -316,4 +351,23 @@ pub fn kinds_table(scheme: &Scheme) -> String {
         })
         .collect();
     serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_priority;
+
+    #[test]
+    fn versions_sort_as_kubernetes_prefers_them() {
+        let mut versions = vec![
+            "v1alpha1", "v1", "v2beta1", "v1beta2", "v2", "foo", "v10", "v1beta10", "v1alpha",
+        ];
+        versions.sort_by_key(|v| version_priority(v));
+        assert_eq!(
+            versions,
+            [
+                "v10", "v2", "v1", "v2beta1", "v1beta10", "v1beta2", "v1alpha1", "foo", "v1alpha"
+            ]
+        );
+    }
 }

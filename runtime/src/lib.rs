@@ -10,6 +10,7 @@ extern crate self as kapi_runtime;
 
 pub mod api_type;
 pub mod bytes;
+pub mod convert;
 pub mod discovery;
 pub mod field_text;
 pub mod go_json;
@@ -24,6 +25,7 @@ pub mod validation;
 
 pub use api_type::ApiType;
 pub use bytes::ByteString;
+pub use convert::Convert;
 pub use intstr::{IntOrString, Quantity};
 pub use object::DynObject;
 pub use resource::{PrinterColumn, Resource, ResourceInfo};

@@ -35,6 +35,9 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     /// For downcasting to the kind's type.
     fn as_any(&self) -> &dyn Any;
 
+    /// For taking the kind's value out (conversion between versions).
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+
     /// The object as serde sees it: `metadata` and the kind's fields, without
     /// `kind`/`apiVersion` (which the kind's type does not hold).
     fn as_serialize(&self) -> &dyn erased_serde::Serialize;
@@ -101,6 +104,10 @@ impl<T: Resource> DynObject for T {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
     }
 

@@ -125,6 +125,10 @@ pub trait Resource:
     /// Identity and REST facts.
     const INFO: &'static ResourceInfo;
 
+    /// How this version converts to and from the kind's hub (storage) version;
+    /// `None` for the hub itself (`#[resource(hub = Path)]`).
+    const HUB: Option<&'static crate::convert::HubLink> = None;
+
     /// The object's metadata.
     fn metadata(&self) -> &ObjectMeta;
 

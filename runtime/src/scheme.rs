@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 
 use serde_json::Value;
 
+use crate::convert::HubLink;
 use crate::object::DynObject;
 use crate::proto;
 use crate::resource::{Resource, ResourceInfo};
@@ -60,6 +61,8 @@ pub struct KindEntry {
     pub proto: Option<&'static dyn ProtoKind>,
     /// The kind's OpenAPI schema (a `$ref`; the definitions go into the argument).
     pub schema: fn(&mut crate::openapi::Definitions) -> Value,
+    /// The conversion to the kind's hub version, when this version is not it.
+    pub hub: Option<&'static HubLink>,
 }
 
 impl std::fmt::Debug for KindEntry {
@@ -78,6 +81,7 @@ impl KindEntry {
             ops: Typed::<T>::OPS,
             proto: None,
             schema: <T as crate::openapi::OpenApi>::schema,
+            hub: T::HUB,
         }
     }
 
@@ -216,6 +220,15 @@ impl Scheme {
     pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<&KindEntry> {
         self.kinds
             .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
+    }
+
+    /// The entry of the version `entry`'s objects are stored in: its hub, or
+    /// itself when it is the hub. `None` when the hub version is not installed.
+    pub fn storage_entry<'a>(&'a self, entry: &'a KindEntry) -> Option<&'a KindEntry> {
+        match entry.hub {
+            None => Some(entry),
+            Some(hub) => self.get(entry.info.group, hub.version, entry.info.plural),
+        }
     }
 
     /// Every kind, ordered by group, version and plural (deterministic output).

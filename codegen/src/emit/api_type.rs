@@ -73,6 +73,14 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
             }
         }
 
+        /// A type every version shares converts to itself.
+        impl ::kapi_runtime::convert::Convert<#ident> for #ident {
+            #[inline]
+            fn convert(self) -> Self {
+                self
+            }
+        }
+
         /// A struct value is always present (for `required` on fields of its type).
         impl ::kapi_runtime::validation::rules::Presence for #ident {
             fn is_present(&self) -> bool {

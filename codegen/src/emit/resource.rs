@@ -88,8 +88,21 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
             }
         }
     });
+    let hub = model.hub.as_ref().map(|hub| {
+        let link = quote!(::kapi_runtime::convert);
+        quote! {
+            const HUB: ::core::option::Option<&'static #link::HubLink> =
+                ::core::option::Option::Some(&#link::HubLink {
+                    version: <#hub as ::kapi_runtime::Resource>::INFO.version,
+                    to_hub: #link::erased_to_hub::<Self, #hub>,
+                    from_hub: #link::erased_from_hub::<Self, #hub>,
+                });
+        }
+    });
     quote! {
         impl ::kapi_runtime::Resource for #ident {
+            #hub
+
             const INFO: &'static ::kapi_runtime::ResourceInfo = &::kapi_runtime::ResourceInfo {
                 group: #group,
                 version: #version,

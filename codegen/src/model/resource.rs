@@ -19,6 +19,8 @@ pub struct ResourceModel {
     pub singular: String,
     /// Short names.
     pub short_names: Vec<String>,
+    /// The hub version's type, when this version is not the hub.
+    pub hub: Option<syn::Path>,
     /// The verbs served, in Kubernetes' (alphabetical) order.
     pub verbs: Vec<String>,
     /// Categories.
@@ -241,6 +243,7 @@ impl ResourceModel {
             }
         };
         errors.finish_with(ResourceModel {
+            hub: input.hub,
             verbs,
             ident: input.ident,
             group: input.group.as_ref().map(LitStr::value).unwrap_or_default(),

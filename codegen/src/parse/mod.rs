@@ -1,6 +1,7 @@
 //! The parse stage: the only code that reads attributes.
 
 mod api_attrs;
+mod convert_attrs;
 mod literal;
 mod resource_attrs;
 mod serde_attrs;
@@ -8,6 +9,7 @@ mod shape;
 mod str_list;
 
 pub use api_attrs::{ApiField, ApiInput, ProtoEmbedAttr, doc_lines};
+pub use convert_attrs::ConvertInput;
 pub use literal::SignedLit;
 pub use resource_attrs::{PrinterColumnAttr, ResourceInput};
 pub use serde_attrs::{SerdeContainer, SerdeField};

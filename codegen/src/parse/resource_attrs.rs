@@ -66,6 +66,11 @@ pub struct ResourceInput {
     /// `printer_column(...)`, repeated, in column order.
     #[darling(default, multiple)]
     pub printer_column: Vec<PrinterColumnAttr>,
+    /// `hub = path::to::Type`: this version is served from the kind's hub
+    /// version (which stores it); needs `Convert` both ways
+    /// (`#[derive(Convert)]`).
+    #[darling(default)]
+    pub hub: Option<syn::Path>,
     /// `prepare = path::to::fn`: `fn(&mut Self)` run before every write.
     #[darling(default)]
     pub prepare: Option<syn::Path>,

@@ -1,5 +1,9 @@
 //! A downstream crate adding its own kind, `Widget` in `example.kapi.dev/v1`, the
-//! way a third party would: annotate a struct, call [`install`], serve.
+//! way a third party would: annotate a struct, call [`install`], serve. The
+//! kind is also served in an older version, [`v1alpha1`], converted to and from
+//! `v1` (the hub and storage version) by `#[derive(Convert)]`.
+
+pub mod v1alpha1;
 
 use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::meta::ObjectMeta;
@@ -76,7 +80,7 @@ pub struct WidgetStatus {
     pub phase: Option<String>,
 }
 
-/// Adds the `example.kapi.dev` group to a scheme (and keeps this crate linked).
+/// Adds the `example.kapi.dev` group (both versions) to a scheme (and keeps this crate linked).
 pub fn install(scheme: &mut Scheme) {
     scheme.install_group("example.kapi.dev");
 }

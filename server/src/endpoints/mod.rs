@@ -40,8 +40,10 @@ pub struct Ctx<'a> {
     pub app: &'a App,
     /// The parsed path.
     pub req: &'a ResourceRequest,
-    /// The kind served at the path.
+    /// The kind served at the path, in the path's version.
     pub entry: &'a KindEntry,
+    /// The same kind in its storage version (`entry` unless served through a hub).
+    pub storage: &'a KindEntry,
     /// Query parameters.
     pub query: &'a Query,
     /// Request headers.
@@ -54,7 +56,8 @@ impl Ctx<'_> {
     /// The kind and namespace addressed.
     pub fn scope(&self) -> Scope<'_> {
         Scope {
-            entry: self.entry,
+            entry: self.storage,
+            served: self.entry,
             namespace: self.req.namespace.as_deref(),
         }
     }
@@ -143,11 +146,18 @@ async fn dispatch(
         .get(&req.group, &req.version, &req.resource)
         .ok_or_else(ApiError::no_route)?;
     check_shape(entry, &req)?;
+    let storage = app.registry.scheme().storage_entry(entry).ok_or_else(|| {
+        ApiError::internal(format!(
+            "{} {} is served through a hub version that is not installed",
+            entry.info.group_version, entry.info.kind
+        ))
+    })?;
     let output = Output::from_headers(headers, entry.proto.is_some())?;
     let ctx = Ctx {
         app,
         req: &req,
         entry,
+        storage,
         query: &query,
         headers,
         output,

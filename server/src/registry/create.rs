@@ -18,7 +18,7 @@ impl Registry {
             opts.field_validation,
             &mut warnings,
         )?;
-        let mut object = input.object;
+        let mut object = scope.to_storage(input.object)?;
         strategy::check_namespace(scope, object.metadata_mut())?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
@@ -28,6 +28,7 @@ impl Registry {
             self.require_namespace(ns).await?;
         }
         if opts.dry_run {
+            let object = scope.to_served(object)?;
             return Ok(Written { object, warnings });
         }
         let name = object.metadata().name().to_owned();
@@ -43,6 +44,7 @@ impl Registry {
             .map_err(|e| ApiError::from_storage(e, scope.target(&name)))?;
         // What was stored is this object; only the revision is new.
         object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
+        let object = scope.to_served(object)?;
         Ok(Written { object, warnings })
     }
 }

@@ -86,11 +86,15 @@ impl Registry {
                 if !dry_run && info.group.is_empty() && info.plural == "namespaces" {
                     Box::pin(self.purge_namespace(name)).await?;
                 }
-                Ok(Deleted::Gone(object))
+                Ok(Deleted::Gone(scope.to_served(object)?))
             }
-            Some(Decision::Keep(object)) if dry_run => Ok(Deleted::Pending(object)),
+            Some(Decision::Keep(object)) if dry_run => {
+                Ok(Deleted::Pending(scope.to_served(object)?))
+            }
             Some(Decision::Keep(_)) => match kv {
-                Some(kv) => Ok(Deleted::Pending(decode(scope.entry, &kv)?)),
+                Some(kv) => Ok(Deleted::Pending(
+                    scope.to_served(decode(scope.entry, &kv)?)?,
+                )),
                 None => Err(ApiError::not_found(scope.target(name))),
             },
         }
@@ -108,8 +112,8 @@ impl Registry {
         let mut deleted = Vec::with_capacity(page.items.len());
         for item in page.items {
             let item_scope = Scope {
-                entry: scope.entry,
                 namespace: item.metadata().namespace.as_deref(),
+                ..scope
             };
             match self
                 .delete(item_scope, item.metadata().name(), options)
@@ -130,14 +134,12 @@ impl Registry {
         let entries: Vec<_> = self
             .scheme
             .entries()
-            .filter(|e| e.info.namespaced)
+            // Each kind once, in its storage version.
+            .filter(|e| e.info.namespaced && e.hub.is_none())
             .copied()
             .collect();
         for entry in &entries {
-            let scope = Scope {
-                entry,
-                namespace: Some(namespace),
-            };
+            let scope = Scope::new(entry, Some(namespace));
             let prefix = keys::prefix(entry.info, Some(namespace));
             let listed = self
                 .storage

@@ -97,7 +97,7 @@ impl Registry {
         let items = result
             .items
             .iter()
-            .map(|kv| decode(scope.entry, kv))
+            .map(|kv| scope.to_served(decode(scope.entry, kv)?))
             .collect::<ApiResult<Vec<_>>>()?;
         let continue_token = match result.continue_after {
             Some(last) => Some(encode_token(

@@ -71,13 +71,46 @@ pub struct Written {
 /// The kind and namespace a request addresses.
 #[derive(Clone, Copy)]
 pub struct Scope<'a> {
-    /// The kind.
+    /// The kind in its storage version (its hub): what the registry decodes,
+    /// checks and stores.
     pub entry: &'a KindEntry,
+    /// The version the client speaks: bodies arrive and answers leave in it.
+    /// The same as `entry` unless the kind is served through its hub version.
+    pub served: &'a KindEntry,
     /// The namespace from the path (None for cluster-scoped kinds or all namespaces).
     pub namespace: Option<&'a str>,
 }
 
 impl<'a> Scope<'a> {
+    /// A scope of a kind served in its storage version.
+    pub fn new(entry: &'a KindEntry, namespace: Option<&'a str>) -> Scope<'a> {
+        Scope {
+            entry,
+            served: entry,
+            namespace,
+        }
+    }
+
+    /// An object of the served version as the storage version.
+    pub fn to_storage(&self, object: Object) -> ApiResult<Object> {
+        match self.served.hub {
+            None => Ok(object),
+            Some(hub) => (hub.to_hub)(object.into_typed())
+                .map(Object::new)
+                .map_err(ApiError::internal),
+        }
+    }
+
+    /// An object of the storage version as the served version.
+    pub fn to_served(&self, object: Object) -> ApiResult<Object> {
+        match self.served.hub {
+            None => Ok(object),
+            Some(hub) => (hub.from_hub)(object.into_typed())
+                .map(Object::new)
+                .map_err(ApiError::internal),
+        }
+    }
+
     /// The kind's facts.
     pub fn info(&self) -> &'static ResourceInfo {
         self.entry.info
@@ -141,7 +174,7 @@ impl Registry {
             .await
             .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        decode(scope.entry, &kv)
+        scope.to_served(decode(scope.entry, &kv)?)
     }
 
     /// Fails with 404 unless namespace `ns` exists (creating in a missing namespace

@@ -19,6 +19,11 @@ impl Object {
         Object(object)
     }
 
+    /// The typed object, taken out.
+    pub fn into_typed(self) -> Box<dyn DynObject> {
+        self.0
+    }
+
     /// The typed object.
     pub fn typed(&self) -> &dyn DynObject {
         &*self.0

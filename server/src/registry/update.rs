@@ -40,7 +40,7 @@ impl Registry {
             opts.field_validation,
             &mut warnings,
         )?;
-        let object = input.object;
+        let object = scope.to_storage(input.object)?;
         if object.metadata().name() != name {
             return Err(ApiError::bad_request(format!(
                 "the name of the object ({}) does not match the name on the URL ({name})",
@@ -115,6 +115,7 @@ impl Registry {
             return Err(ApiError::not_found(scope.target(name)));
         };
         if opts.dry_run {
+            let object = scope.to_served(object)?;
             return Ok(Written { object, warnings });
         }
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
@@ -129,6 +130,7 @@ impl Registry {
                 Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
             }
         }
+        let object = scope.to_served(object)?;
         Ok(Written { object, warnings })
     }
 }
@@ -215,8 +217,13 @@ fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<(
 
 /// Applies a patch to the JSON form of the current object (patches are defined
 /// on JSON, upstream applies them the same way) and decodes the result.
+///
+/// The patch applies to the object as the client sees it, in the served
+/// version; the result is decoded in that version and then stored in the
+/// kind's storage version.
 fn apply_patch(scope: Scope<'_>, old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Input> {
-    let mut doc = old.to_value().map_err(ApiError::internal)?;
+    let served = scope.to_served(old.clone())?;
+    let mut doc = served.to_value().map_err(ApiError::internal)?;
     match kind {
         PatchKind::Merge => {
             if !patch.is_object() {
@@ -231,5 +238,9 @@ fn apply_patch(scope: Scope<'_>, old: &Object, kind: PatchKind, patch: &Value) -
                 .map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
         }
     }
-    Input::from_value(scope.entry, doc)
+    let input = Input::from_value(scope.served, doc)?;
+    Ok(Input {
+        object: scope.to_storage(input.object)?,
+        unknown_fields: input.unknown_fields,
+    })
 }

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
+use kapi_runtime::convert::HubLink;
 use kapi_runtime::meta::Status;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{KeyValue, StorageError, WatchEvent, WatchStream};
@@ -80,6 +81,7 @@ impl Registry {
                 tokio::spawn(pump(
                     tx,
                     *scope.entry,
+                    scope.served.hub,
                     initial,
                     from,
                     events,
@@ -115,9 +117,11 @@ fn check_initial_events(opts: &WatchOptions) -> ApiResult<()> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn pump(
     tx: mpsc::Sender<WatchStart>,
     entry: KindEntry,
+    hub: Option<&'static HubLink>,
     initial: Vec<Object>,
     from: u64,
     mut events: WatchStream,
@@ -150,7 +154,7 @@ async fn pump(
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     last = event.revision();
-                    match frame_of(&entry, event, opts.allow_bookmarks) {
+                    match frame_of(&entry, hub, event, opts.allow_bookmarks) {
                         Some(frame) => frame,
                         None => continue,
                     }
@@ -170,10 +174,16 @@ async fn pump(
     }
 }
 
-/// Decodes a store event into a frame; a DELETED object carries the revision of
-/// its deletion, as Kubernetes reports it. A backend's progress notification
-/// becomes a BOOKMARK for watchers that allow them.
-fn frame_of(entry: &KindEntry, event: WatchEvent, bookmarks: bool) -> Option<WatchStart> {
+/// Decodes a store event into a frame, in the watcher's version (`hub` links it
+/// to the storage version `entry`); a DELETED object carries the revision of its
+/// deletion, as Kubernetes reports it. A backend's progress notification becomes
+/// a BOOKMARK for watchers that allow them.
+fn frame_of(
+    entry: &KindEntry,
+    hub: Option<&'static HubLink>,
+    event: WatchEvent,
+    bookmarks: bool,
+) -> Option<WatchStart> {
     let (kind, kv) = match event {
         WatchEvent::Added(kv) => ("ADDED", kv),
         WatchEvent::Modified { kv, .. } => ("MODIFIED", kv),
@@ -191,7 +201,11 @@ fn frame_of(entry: &KindEntry, event: WatchEvent, bookmarks: bool) -> Option<Wat
             });
         }
     };
-    match codec::decode_stored(entry, &kv) {
+    let served = codec::decode_stored(entry, &kv).and_then(|object| match hub {
+        None => Ok(object),
+        Some(hub) => (hub.from_hub)(object.into_typed()).map(Object::new),
+    });
+    match served {
         Ok(object) => Some(WatchStart::Event(kind, object)),
         Err(e) => {
             tracing::error!(key = %kv.key, error = %e, "skipping undecodable stored object in watch");

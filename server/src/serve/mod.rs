@@ -108,10 +108,7 @@ async fn bootstrap_namespaces(registry: &Registry) {
         let body = json!({ "metadata": { "name": name } });
         let created = match Input::from_value(&entry, body) {
             Ok(input) => {
-                let scope = Scope {
-                    entry: &entry,
-                    namespace: None,
-                };
+                let scope = Scope::new(&entry, None);
                 registry.create(scope, input, WriteOptions::default()).await
             }
             Err(e) => Err(e),

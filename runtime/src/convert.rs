@@ -1,0 +1,146 @@
+//! Versions of a kind and their conversions: every served version of a kind
+//! converts to and from one hub version, which is also the version objects are
+//! stored in (Kubernetes' internal version, without a separate internal type).
+//!
+//! [`Convert`] is one direction of a conversion. `#[derive(Convert)]` writes
+//! both directions field by field for a struct marked `#[convert(hub = Path)]`,
+//! destructuring both structs completely, so a field added to either side and
+//! not mapped is a compile error rather than data silently dropped. Types that
+//! are the same in both versions (metadata, shared core types, scalars) convert
+//! to themselves; `Option`, `Vec`, `BTreeMap` and `Box` convert element-wise.
+//!
+//! [`HubLink`] is the type-erased form the request path uses: a kind served in
+//! a version other than its hub names the hub's version and the two conversions.
+
+use std::collections::BTreeMap;
+
+use crate::object::DynObject;
+use crate::resource::Resource;
+
+/// One direction of a conversion between two versions of a type.
+pub trait Convert<T>: Sized {
+    /// `self` as the other version.
+    fn convert(self) -> T;
+}
+
+/// Implements the identity conversion of types every version shares.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! identity_conversions {
+    ($($t:ty),* $(,)?) => {
+        $(impl $crate::convert::Convert<$t> for $t {
+            #[inline]
+            fn convert(self) -> $t {
+                self
+            }
+        })*
+    };
+}
+
+identity_conversions!(
+    String,
+    bool,
+    i32,
+    i64,
+    u32,
+    u64,
+    f32,
+    f64,
+    serde_json::Value,
+    crate::ByteString,
+    crate::IntOrString,
+    crate::Quantity,
+    crate::meta::Time,
+    crate::meta::MicroTime,
+    crate::meta::FieldsV1,
+    crate::meta::TypeMeta,
+);
+
+impl<A: Convert<B>, B> Convert<Option<B>> for Option<A> {
+    #[inline]
+    fn convert(self) -> Option<B> {
+        self.map(Convert::convert)
+    }
+}
+
+impl<A: Convert<B>, B> Convert<Vec<B>> for Vec<A> {
+    fn convert(self) -> Vec<B> {
+        self.into_iter().map(Convert::convert).collect()
+    }
+}
+
+impl<A: Convert<B>, B> Convert<BTreeMap<String, B>> for BTreeMap<String, A> {
+    fn convert(self) -> BTreeMap<String, B> {
+        self.into_iter().map(|(k, v)| (k, v.convert())).collect()
+    }
+}
+
+impl<A: Convert<B>, B> Convert<Box<B>> for Box<A> {
+    fn convert(self) -> Box<B> {
+        Box::new((*self).convert())
+    }
+}
+
+/// How a kind's served version reaches its hub version and back, type-erased
+/// (`#[resource(hub = Path)]` sets it; a hub version has none).
+#[derive(Clone, Copy, Debug)]
+pub struct HubLink {
+    /// The hub's version: the kind's storage version, e.g. `v2`.
+    pub version: &'static str,
+    /// An object of the served version as the hub's type.
+    pub to_hub: fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>,
+    /// An object of the hub's type as the served version.
+    pub from_hub: fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>,
+}
+
+/// The type-erased conversion of a `T` object to its hub `H`.
+pub fn erased_to_hub<T, H>(object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>
+where
+    T: Resource + Convert<H>,
+    H: Resource,
+{
+    let typed = downcast::<T>(object)?;
+    Ok(Box::new(typed.convert()))
+}
+
+/// The type-erased conversion of a hub `H` object to the version `T`.
+pub fn erased_from_hub<T, H>(object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>
+where
+    T: Resource,
+    H: Resource + Convert<T>,
+{
+    let hub = downcast::<H>(object)?;
+    Ok(Box::new(hub.convert()))
+}
+
+fn downcast<T: Resource>(object: Box<dyn DynObject>) -> Result<T, String> {
+    let info = object.info();
+    object
+        .into_any()
+        .downcast::<T>()
+        .map(|typed| *typed)
+        .map_err(|_| {
+            format!(
+                "cannot convert a {} {} as a {} {}",
+                info.group_version,
+                info.kind,
+                T::INFO.group_version,
+                T::INFO.kind
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn containers_convert_element_wise() {
+        let v: Option<Vec<String>> = Some(vec!["a".into()]);
+        let out: Option<Vec<String>> = v.clone().convert();
+        assert_eq!(out, v);
+        let m: BTreeMap<String, Box<i32>> = [("k".to_owned(), Box::new(3))].into();
+        let back: BTreeMap<String, Box<i32>> = m.clone().convert();
+        assert_eq!(back, m);
+    }
+}
