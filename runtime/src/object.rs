@@ -65,6 +65,9 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     /// kind; another kind is not checked).
     fn validate_update(&self, old: &dyn DynObject, errs: &mut FieldErrors);
 
+    /// The kind's answer to a create that is not stored (a review).
+    fn answer(&mut self);
+
     /// Clears the status (create through a kind's main endpoint).
     fn reset_status(&mut self);
 
@@ -150,6 +153,10 @@ impl<T: Resource> DynObject for T {
         if let Some(old) = old.as_any().downcast_ref::<T>() {
             Resource::validate_update(self, old, errs);
         }
+    }
+
+    fn answer(&mut self) {
+        Resource::answer(self);
     }
 
     fn reset_status(&mut self) {

@@ -63,6 +63,9 @@ pub struct ResourceInfo {
     pub tracks_generation: bool,
     /// How object names are validated.
     pub name_format: NameFormat,
+    /// Whether `kubectl get` tables end with an AGE column (all kinds but
+    /// ComponentStatus).
+    pub age_column: bool,
 }
 
 /// The name validation of a kind (Kubernetes' per-kind `ValidateName`).
@@ -155,6 +158,10 @@ pub trait Resource:
     /// allowed transitions: `#[resource(validate_update = path)]`), run after
     /// the new object's own validation.
     fn validate_update(&self, _old: &Self, _errs: &mut crate::validation::FieldErrors) {}
+
+    /// Fills in the answer of a kind that is created and answered but never
+    /// stored, such as a SubjectAccessReview (`#[resource(answer = path)]`).
+    fn answer(&mut self) {}
 
     /// The printer-column cells of this object, computed in code where a JSON path
     /// cannot express them (`#[resource(table_cells = path)]`); `None` uses the paths.

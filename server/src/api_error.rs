@@ -192,6 +192,12 @@ impl ApiError {
         ApiError::new(500, "InternalError", msg, Some(details))
     }
 
+    /// 500 without a reason, as a plain Go error from a storage-less kind's REST
+    /// reaches the client (ComponentStatus's `Component not found: x`).
+    pub fn plain(message: impl Into<String>) -> ApiError {
+        ApiError::new(500, "", message, None)
+    }
+
     /// 503 ServiceUnavailable.
     pub fn unavailable(message: impl Into<String>) -> ApiError {
         ApiError::new(503, "ServiceUnavailable", message, None)

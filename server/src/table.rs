@@ -85,7 +85,7 @@ pub fn table(
 
 fn columns(entry: &KindEntry) -> Vec<PrinterColumn> {
     let mut columns = entry.info.printer_columns.to_vec();
-    if !columns.iter().any(|c| c.name.eq_ignore_ascii_case("age")) {
+    if entry.info.age_column && !columns.iter().any(|c| c.name.eq_ignore_ascii_case("age")) {
         columns.push(AGE);
     }
     columns

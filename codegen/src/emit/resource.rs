@@ -58,6 +58,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         status,
         return_deleted_object,
         tracks_generation,
+        age_column,
         ..
     } = model;
     let name_format = match model.name_format {
@@ -119,6 +120,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 printer_columns: &[#(#columns),*],
                 return_deleted_object: #return_deleted_object,
                 tracks_generation: #tracks_generation,
+                age_column: #age_column,
                 name_format: ::kapi_runtime::resource::NameFormat::#name_format,
             };
 
@@ -191,6 +193,15 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
             }
         }
     });
+    let answer = model.hooks.answer.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self) = #f;);
+        quote! {
+            fn answer(&mut self) {
+                #hook
+                hook(self)
+            }
+        }
+    });
     let cells = model.hooks.table_cells.as_ref().map(|f| {
         let hook = quote_spanned!(f.span()=> let hook: fn(&Self) -> ::std::vec::Vec<::kapi_runtime::serde_json::Value> = #f;);
         quote! {
@@ -211,5 +222,5 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
             }
         }
     });
-    quote!(#prepare #validate_update #cells #grace)
+    quote!(#prepare #validate_update #answer #cells #grace)
 }

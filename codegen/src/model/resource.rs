@@ -33,6 +33,8 @@ pub struct ResourceModel {
     pub return_deleted_object: bool,
     /// `metadata.generation` is set and bumped on spec changes.
     pub tracks_generation: bool,
+    /// Whether the Table ends with an AGE column.
+    pub age_column: bool,
     /// The `NameFormat` variant validating object names.
     pub name_format: NameFormat,
     /// Extra selectable fields.
@@ -82,6 +84,8 @@ pub struct Hooks {
     pub prepare: Option<syn::Path>,
     /// `fn(&Self, &Self, &FieldPath, &mut FieldErrors)` on updates.
     pub validate_update: Option<syn::Path>,
+    /// `fn(&mut Self)` answering a create of a kind never stored.
+    pub answer: Option<syn::Path>,
     /// `fn(&Self) -> Vec<serde_json::Value>`.
     pub table_cells: Option<syn::Path>,
     /// `fn(&Self, Option<i64>) -> Option<i64>`.
@@ -261,6 +265,7 @@ impl ResourceModel {
             status: input.status.is_present(),
             return_deleted_object: input.return_deleted_object.is_present(),
             tracks_generation: input.generation.as_ref().is_none_or(syn::LitBool::value),
+            age_column: input.age_column.as_ref().is_none_or(syn::LitBool::value),
             name_format,
             selectable_fields: input.selectable_fields.values(),
             printer_columns,
@@ -268,6 +273,7 @@ impl ResourceModel {
             hooks: Hooks {
                 prepare: input.prepare,
                 validate_update: input.validate_update,
+                answer: input.answer,
                 table_cells: input.table_cells,
                 grace_period: input.grace_period,
             },

@@ -56,6 +56,10 @@ pub struct ResourceInput {
     /// Secret, Pod in 1.32...); tracked by default, as for custom resources.
     #[darling(default)]
     pub generation: Option<syn::LitBool>,
+    /// `age_column = false`: the Table has no AGE column after the kind's own
+    /// (ComponentStatus, whose objects have no creation time); on by default.
+    #[darling(default)]
+    pub age_column: Option<syn::LitBool>,
     /// `name_format = "dns1123-label"`: how object names are validated
     /// (`dns1123-subdomain` by default, `dns1123-label`, `dns1035-label`).
     #[darling(default)]
@@ -80,6 +84,11 @@ pub struct ResourceInput {
     /// the object's own validation (immutable fields, allowed transitions).
     #[darling(default)]
     pub validate_update: Option<syn::Path>,
+    /// `answer = path::to::fn`: `fn(&mut Self)` filling in the answer of a
+    /// kind that is created and answered but never stored (the reviews:
+    /// `verbs("create")`).
+    #[darling(default)]
+    pub answer: Option<syn::Path>,
     /// `table_cells = path::to::fn`: `fn(&Self) -> Vec<serde_json::Value>`.
     #[darling(default)]
     pub table_cells: Option<syn::Path>,

@@ -4,6 +4,7 @@ use axum::response::Response;
 
 use super::{Ctx, respond};
 use crate::api_error::ApiResult;
+use crate::registry::{COMPONENT_STATUS_DEPRECATED, is_component_status};
 
 /// Handles GET `.../<resource>` without `watch`.
 pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
@@ -12,5 +13,9 @@ pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
         .registry
         .list(ctx.scope(), ctx.query.list_options()?)
         .await?;
-    respond::list(ctx, &page)
+    let mut response = respond::list(ctx, &page)?;
+    if is_component_status(ctx.scope()) {
+        respond::warn(&mut response, COMPONENT_STATUS_DEPRECATED);
+    }
+    Ok(response)
 }

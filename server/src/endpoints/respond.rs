@@ -49,12 +49,17 @@ fn with_headers(
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     for warning in warnings {
-        let text = format!("299 - {}", serde_json::Value::String(warning.clone()));
-        if let Ok(value) = HeaderValue::from_str(&text) {
-            headers.append("warning", value);
-        }
+        warn(&mut response, warning);
     }
     response
+}
+
+/// Adds a `Warning` header (`299 - "text"`, as kube-apiserver writes them).
+pub fn warn(response: &mut Response, warning: &str) {
+    let text = format!("299 - {}", serde_json::Value::String(warning.to_owned()));
+    if let Ok(value) = HeaderValue::from_str(&text) {
+        response.headers_mut().append("warning", value);
+    }
 }
 
 /// One object in the shape the client asked for.
@@ -141,7 +146,8 @@ fn json_list(info: &ResourceInfo, meta: &ListMeta, items: &[Object]) -> Result<V
 /// A list in the shape the client asked for.
 pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
     let meta = ListMeta {
-        resource_version: Some(page.revision.to_string()),
+        // A kind read without storage (ComponentStatus) has no revision.
+        resource_version: (page.revision != 0).then(|| page.revision.to_string()),
         continue_: page.continue_token.clone(),
         remaining_item_count: page.remaining,
         ..ListMeta::default()

@@ -1,7 +1,7 @@
 //! CREATE: decode -> type and namespace checks -> generateName -> PrepareForCreate
 //! -> admit -> namespace must exist -> storage create.
 
-use super::{Input, Registry, Scope, WriteOptions, Written, keys, strategy};
+use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -19,6 +19,9 @@ impl Registry {
             &mut warnings,
         )?;
         let mut object = scope.to_storage(input.object)?;
+        if !scope.info().serves("get") {
+            return answer(scope, object, warnings);
+        }
         strategy::check_namespace(scope, object.metadata_mut())?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
@@ -47,4 +50,24 @@ impl Registry {
         let object = scope.to_served(object)?;
         Ok(Written { object, warnings })
     }
+}
+
+/// A create of a kind that is never stored (TokenReview, SubjectAccessReview...):
+/// defaulted and validated like any object, then answered by the kind; no name
+/// is needed and nothing is written, as kube-apiserver's review endpoints do.
+fn answer(scope: Scope<'_>, mut object: Object, warnings: Vec<String>) -> ApiResult<Written> {
+    strategy::check_namespace(scope, object.metadata_mut())?;
+    let errors = object.typed_mut().admit();
+    if !errors.is_empty() {
+        let info = scope.info();
+        return Err(ApiError::invalid(
+            info.group,
+            info.kind,
+            object.metadata().name(),
+            &errors,
+        ));
+    }
+    object.typed_mut().answer();
+    let object = scope.to_served(object)?;
+    Ok(Written { object, warnings })
 }

@@ -76,6 +76,14 @@ impl Registry {
     /// Lists objects of a kind, in one namespace or all.
     pub async fn list(&self, scope: Scope<'_>, opts: ListOptions) -> ApiResult<ListPage> {
         check_fields(scope, &opts.fields)?;
+        if super::component_status::is_component_status(scope) {
+            return Ok(ListPage {
+                items: self.component_statuses(scope).await?,
+                revision: 0,
+                continue_token: None,
+                remaining: None,
+            });
+        }
         let prefix = keys::prefix(scope.info(), scope.namespace);
         let (revision, start_after) = self.list_start(&prefix, &opts).await?;
         let store_opts = kapi_storage::ListOptions {

@@ -12,6 +12,8 @@
 //! defaults, validation) -> metadata validation -> storage.
 
 mod codec;
+mod component_status;
+pub use component_status::{DEPRECATED as COMPONENT_STATUS_DEPRECATED, is_component_status};
 mod create;
 mod delete;
 mod input;
@@ -168,6 +170,9 @@ impl Registry {
 
     /// Reads one object.
     pub async fn get(&self, scope: Scope<'_>, name: &str) -> ApiResult<Object> {
+        if component_status::is_component_status(scope) {
+            return self.component_status(scope, name).await;
+        }
         let kv = self
             .storage
             .get(&scope.key(name))

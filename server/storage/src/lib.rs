@@ -168,6 +168,12 @@ pub trait Storage: Send + Sync + 'static {
     /// revisions get [`StorageError::Expired`] afterwards.
     async fn compact(&self, revision: u64) -> Result<(), StorageError>;
 
+    /// The backend's name as a component of the control plane (`etcd`,
+    /// `embedded`): ComponentStatus reports it as `<name>-0`.
+    fn backend_name(&self) -> &'static str {
+        "storage"
+    }
+
     /// Whether the backend can serve requests (for `/readyz`).
     async fn ready(&self) -> Result<(), StorageError> {
         self.current_revision().await.map(|_| ())

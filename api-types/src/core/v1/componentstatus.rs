@@ -17,6 +17,7 @@ use crate::go_json::omitempty;
     plural = "componentstatuses",
     short_names("cs"),
     verbs("get", "list"),
+    age_column = false,
     cluster_scoped,
     generation = false,
     printer_column(name = "Status", type = "string", json_path = ".conditions",

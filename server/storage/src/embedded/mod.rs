@@ -133,6 +133,10 @@ fn initialize(db: &Database) -> Result<(u64, u64), StorageError> {
 
 #[async_trait]
 impl Storage for EmbeddedStore {
+    fn backend_name(&self) -> &'static str {
+        "embedded"
+    }
+
     async fn get(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
         let key = key.to_owned();
         self.read(move |db| read::get(db, &key)).await

@@ -203,6 +203,10 @@ impl EtcdStore {
 
 #[async_trait]
 impl Storage for EtcdStore {
+    fn backend_name(&self) -> &'static str {
+        "etcd"
+    }
+
     async fn get(&self, key: &str) -> Result<Option<KeyValue>, StorageError> {
         list::get(self, key).await
     }
