@@ -1,0 +1,1 @@
+//! `autoscaling/v1`.
