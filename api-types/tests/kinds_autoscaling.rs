@@ -9,7 +9,7 @@
 //! `hpa-v2-fresh` (no status written yet). Also the `kubectl get hpa` cells
 //! the real server printed for each.
 
-use kapi_api_types::autoscaling::v2;
+use kapi_api_types::autoscaling::{v1, v2};
 use kapi_runtime::Resource;
 use kapi_runtime::proto::{Message, envelope};
 use kapi_runtime::scheme::KindEntry;
@@ -195,4 +195,76 @@ fn hpa_created_in_v1_read_as_v2() {
             json!(2),
         ]
     );
+}
+
+#[test]
+fn hpa_created_in_v1() {
+    let hpa = both::<v1::HorizontalPodAutoscaler>("hpa-v1-created");
+    assert_eq!(hpa.spec.target_cpu_utilization_percentage, Some(80));
+    assert_eq!(hpa.status.current_cpu_utilization_percentage, Some(93));
+    assert_eq!(column_names::<v1::HorizontalPodAutoscaler>(), HPA_COLUMNS);
+    let created = hpa
+        .metadata
+        .creation_timestamp
+        .expect("created")
+        .to_string();
+    assert_eq!(
+        cells(&hpa),
+        [
+            json!("Deployment/web"),
+            json!("cpu: 93%/80%"),
+            json!("1"),
+            json!(5),
+            json!(2),
+            json!(created),
+        ]
+    );
+}
+
+#[test]
+fn hpa_created_in_v2_read_as_v1() {
+    // The v2-only parts travel as annotations in v1: the other metrics, their
+    // measurements, the conditions and the behavior.
+    let hpa = both::<v1::HorizontalPodAutoscaler>("hpa-as-v1");
+    let annotations = hpa.metadata.annotations.as_ref().expect("annotations");
+    for key in ["metrics", "current-metrics", "conditions", "behavior"] {
+        let key = format!("autoscaling.alpha.kubernetes.io/{key}");
+        assert!(annotations.contains_key(&key), "{key}");
+    }
+    assert_eq!(hpa.spec.target_cpu_utilization_percentage, Some(60));
+    assert_eq!(hpa.status.current_cpu_utilization_percentage, Some(75));
+    // kube-apiserver prints the stored object, so its Targets cell lists every
+    // metric of the v2 shape; the v1 fields alone give the CPU one.
+    let row = cells(&hpa);
+    assert_eq!(row[1], json!("cpu: 75%/60%"));
+    assert_eq!(
+        [&row[0], &row[2], &row[3], &row[4]],
+        [&json!("Deployment/web"), &json!("2"), &json!(10), &json!(3)]
+    );
+}
+
+#[test]
+fn scale_of_a_deployment() {
+    // JSON: Scale carries its own kind and apiVersion (it is no registered
+    // kind); every field Go wrote is written back, so none went unknown.
+    let bytes = fixture("scale.json");
+    let scale: v1::Scale = serde_json::from_slice(&bytes).expect("decodes");
+    let go: Value = serde_json::from_slice(&bytes).expect("JSON");
+    assert_eq!(serde_json::to_value(&scale).expect("JSON"), go);
+    assert_eq!(scale.spec.replicas, Some(2));
+    assert_eq!(scale.status.replicas, 2);
+    assert_eq!(scale.status.selector.as_deref(), Some("app=web"));
+
+    // Protobuf: Go's bytes, envelope included.
+    let body = fixture("scale.pb");
+    let unknown = envelope::decode(&body).expect("envelope");
+    assert_eq!(
+        (unknown.api_version, unknown.kind),
+        ("autoscaling/v1", "Scale")
+    );
+    let typed = v1::Scale::decode(unknown.raw).expect("decodes");
+    assert_same_bytes(&typed.encode_to_vec(), unknown.raw, "scale");
+    assert_eq!(typed.metadata, scale.metadata);
+    assert_eq!(typed.spec, scale.spec);
+    assert_eq!(typed.status, scale.status);
 }

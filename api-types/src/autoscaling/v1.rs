@@ -1,1 +1,7 @@
 //! `autoscaling/v1`.
+
+pub mod horizontalpodautoscaler;
+pub mod scale;
+
+pub use horizontalpodautoscaler::HorizontalPodAutoscaler;
+pub use scale::{Scale, ScaleSpec, ScaleStatus};
