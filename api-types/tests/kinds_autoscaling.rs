@@ -268,3 +268,49 @@ fn scale_of_a_deployment() {
     assert_eq!(typed.spec, scale.spec);
     assert_eq!(typed.status, scale.status);
 }
+
+/// An annotation's JSON decodes into `T` and is written back to Go's exact
+/// text (field order, omitted fields, quantities); the protobuf form of each
+/// element decodes back to the same value.
+fn annotation_round_trip<T>(hpa: &v1::HorizontalPodAutoscaler, key: &str) -> Vec<T>
+where
+    T: serde::de::DeserializeOwned + serde::Serialize + Message + PartialEq + std::fmt::Debug,
+{
+    let key = format!("autoscaling.alpha.kubernetes.io/{key}");
+    let annotations = hpa.metadata.annotations.as_ref().expect("annotations");
+    let text = annotations.get(&key).expect("the annotation");
+    let items: Vec<T> = serde_json::from_str(text).unwrap_or_else(|e| panic!("{key}: {e}"));
+    assert_eq!(&serde_json::to_string(&items).expect("JSON"), text, "{key}");
+    for item in &items {
+        let back = T::decode(&item.encode_to_vec()).expect("decodes");
+        assert_eq!(&back, item, "{key}: protobuf round trip");
+    }
+    items
+}
+
+#[test]
+fn v1_annotations_hold_the_v2_only_parts() {
+    use kapi_api_types::autoscaling::v1::metric::{
+        HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus,
+    };
+    let hpa = json_round_trip::<v1::HorizontalPodAutoscaler>("hpa-as-v1");
+    // The CPU utilization metric is the v1 field; the six others are here.
+    let metrics: Vec<MetricSpec> = annotation_round_trip(&hpa, "metrics");
+    assert_eq!(metrics.len(), 6);
+    let external = metrics[4].external.as_ref().expect("external");
+    assert_eq!(external.metric_name, "queue_messages_ready");
+    assert!(external.metric_selector.is_some());
+    let current: Vec<MetricStatus> = annotation_round_trip(&hpa, "current-metrics");
+    assert_eq!(current.len(), 7);
+    // A value quantity Go writes even when zero.
+    let external = current[5].external.as_ref().expect("external");
+    assert_eq!(external.current_value.0, "0");
+    let conditions: Vec<HorizontalPodAutoscalerCondition> =
+        annotation_round_trip(&hpa, "conditions");
+    assert_eq!(conditions.len(), 3);
+
+    let created = json_round_trip::<v1::HorizontalPodAutoscaler>("hpa-v1-created");
+    let current: Vec<MetricStatus> = annotation_round_trip(&created, "current-metrics");
+    let cpu = current[0].resource.as_ref().expect("resource");
+    assert_eq!(cpu.current_average_utilization, Some(93));
+}

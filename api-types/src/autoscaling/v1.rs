@@ -1,6 +1,7 @@
 //! `autoscaling/v1`.
 
 pub mod horizontalpodautoscaler;
+pub mod metric;
 pub mod scale;
 
 pub use horizontalpodautoscaler::HorizontalPodAutoscaler;
