@@ -1,0 +1,5 @@
+//! The `autoscaling` API group: horizontal pod autoscalers and the `Scale`
+//! body of the `/scale` subresources.
+
+pub mod v1;
+pub mod v2;

@@ -1,0 +1,8 @@
+//! `autoscaling/v1`.
+
+pub mod horizontalpodautoscaler;
+pub mod metric;
+pub mod scale;
+
+pub use horizontalpodautoscaler::HorizontalPodAutoscaler;
+pub use scale::{Scale, ScaleSpec, ScaleStatus};

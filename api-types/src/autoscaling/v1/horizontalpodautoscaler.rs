@@ -1,0 +1,197 @@
+//! HorizontalPodAutoscalers in their autoscaling/v1 shape: one CPU target.
+//! The other metrics, the behavior and the conditions of the v2 shape travel
+//! in `autoscaling.alpha.kubernetes.io/*` annotations in this version.
+
+use kapi_codegen::{ApiType, Resource};
+use kapi_runtime::meta::{ObjectMeta, Time};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::autoscaling::v2::horizontalpodautoscaler::format_metrics;
+use crate::autoscaling::v2::metric::{
+    MetricSpec, MetricStatus, MetricTarget, MetricValueStatus, ResourceMetricSource,
+    ResourceMetricStatus,
+};
+use crate::go_json::{null_as_default, omitempty};
+
+/// Adjusts the replica count of a scalable object through its `/scale`
+/// subresource to hold the pods' average CPU utilization at a target.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
+#[serde(rename_all = "camelCase")]
+#[resource(
+    group = "autoscaling",
+    version = "v1",
+    plural = "horizontalpodautoscalers",
+    short_names("hpa"),
+    categories("all"),
+    status,
+    generation = false,
+    printer_column(name = "Reference", type = "string", json_path = ".spec.scaleTargetRef",
+        description = "Kind and name of the scaled object."),
+    printer_column(name = "Targets", type = "string",
+        json_path = ".spec.targetCPUUtilizationPercentage",
+        description = "Current and target CPU utilization."),
+    printer_column(name = "MinPods", type = "string", json_path = ".spec.minReplicas",
+        description = "Lowest replica count allowed."),
+    printer_column(name = "MaxPods", type = "integer", json_path = ".spec.maxReplicas",
+        description = "Highest replica count allowed."),
+    printer_column(name = "Replicas", type = "integer", json_path = ".status.currentReplicas",
+        description = "Replica count the autoscaler last saw."),
+    printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
+        description = "Time since the autoscaler was created."),
+    table_cells = hpa_cells
+)]
+pub struct HorizontalPodAutoscaler {
+    /// Name, namespace, labels and other metadata.
+    #[serde(default)]
+    #[api(proto = 1)]
+    pub metadata: ObjectMeta,
+    /// What to scale, within which bounds, and the CPU target.
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 2)]
+    pub spec: HorizontalPodAutoscalerSpec,
+    /// What the autoscaler last measured and decided.
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[api(proto = 3)]
+    pub status: HorizontalPodAutoscalerStatus,
+}
+
+/// The desired behaviour of an autoscaler, v1 shape.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscalerSpec {
+    /// The object whose replica count is set (it must serve `/scale`).
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[api(required)]
+    #[api(proto = 1)]
+    pub scale_target_ref: CrossVersionObjectReference,
+    /// Fewest replicas to scale down to; 1 when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
+    pub min_replicas: Option<i32>,
+    /// Most replicas to scale up to; at least `minReplicas`.
+    #[serde(default)]
+    #[api(required)]
+    #[api(proto = 3)]
+    pub max_replicas: i32,
+    /// Average CPU usage of the pods to aim for, as a percent of their CPU
+    /// requests; the controller uses 80 when unset.
+    #[serde(
+        default,
+        rename = "targetCPUUtilizationPercentage",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[api(proto = 4)]
+    pub target_cpu_utilization_percentage: Option<i32>,
+}
+
+/// Names the scaled object, in the autoscaler's namespace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
+pub struct CrossVersionObjectReference {
+    /// Kind of the object, e.g. `Deployment`.
+    #[serde(default)]
+    #[api(required)]
+    #[api(proto = 1)]
+    pub kind: String,
+    /// Name of the object.
+    #[serde(default)]
+    #[api(required)]
+    #[api(proto = 2)]
+    pub name: String,
+    /// `group/version` of the object, e.g. `apps/v1`.
+    #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(proto = 3)]
+    pub api_version: Option<String>,
+}
+
+/// What the autoscaler last observed and decided, v1 shape.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscalerStatus {
+    /// The `metadata.generation` the autoscaler last acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 1)]
+    pub observed_generation: Option<i64>,
+    /// When the replica count was last changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(proto = 2)]
+    pub last_scale_time: Option<Time>,
+    /// Replicas of the target as last seen.
+    #[serde(default)]
+    #[api(required)]
+    #[api(proto = 3)]
+    pub current_replicas: i32,
+    /// Replicas the autoscaler last computed as needed.
+    #[serde(default)]
+    #[api(required)]
+    #[api(proto = 4)]
+    pub desired_replicas: i32,
+    /// Average CPU usage of the pods last measured, as a percent of their CPU
+    /// requests.
+    #[serde(
+        default,
+        rename = "currentCPUUtilizationPercentage",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[api(proto = 5)]
+    pub current_cpu_utilization_percentage: Option<i32>,
+}
+
+/// The `kubectl get hpa` row, from the v1 fields alone: the CPU target is the
+/// only metric (the annotations holding the others are not read here).
+fn hpa_cells(hpa: &HorizontalPodAutoscaler) -> Vec<Value> {
+    let spec = &hpa.spec;
+    let target = &spec.scale_target_ref;
+    let min_pods = spec
+        .min_replicas
+        .map_or_else(|| "<unset>".to_owned(), |n| n.to_string());
+    let targets = cpu_targets(
+        spec.target_cpu_utilization_percentage,
+        hpa.status.current_cpu_utilization_percentage,
+    );
+    vec![
+        json!(format!("{}/{}", target.kind, target.name)),
+        json!(targets),
+        json!(min_pods),
+        json!(spec.max_replicas),
+        json!(hpa.status.current_replicas),
+        json!(hpa.metadata.creation_timestamp.map(|t| t.to_string())),
+    ]
+}
+
+/// The Targets cell of a CPU target in percent and the last measurement, as
+/// the v2 printer shows the equivalent resource metric.
+fn cpu_targets(target: Option<i32>, current: Option<i32>) -> String {
+    let specs: Vec<MetricSpec> = target
+        .map(|p| MetricSpec {
+            type_: "Resource".to_owned(),
+            resource: Some(ResourceMetricSource {
+                name: "cpu".to_owned(),
+                target: MetricTarget {
+                    type_: "Utilization".to_owned(),
+                    average_utilization: Some(p),
+                    ..MetricTarget::default()
+                },
+            }),
+            ..MetricSpec::default()
+        })
+        .into_iter()
+        .collect();
+    let statuses: Vec<MetricStatus> = current
+        .map(|p| MetricStatus {
+            type_: "Resource".to_owned(),
+            resource: Some(ResourceMetricStatus {
+                name: "cpu".to_owned(),
+                current: MetricValueStatus {
+                    average_utilization: Some(p),
+                    ..MetricValueStatus::default()
+                },
+            }),
+            ..MetricStatus::default()
+        })
+        .into_iter()
+        .collect();
+    format_metrics(&specs, &statuses)
+}

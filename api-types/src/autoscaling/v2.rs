@@ -1,0 +1,6 @@
+//! `autoscaling/v2`.
+
+pub mod horizontalpodautoscaler;
+pub mod metric;
+
+pub use horizontalpodautoscaler::HorizontalPodAutoscaler;
