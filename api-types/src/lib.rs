@@ -12,6 +12,8 @@
 
 pub mod admissionregistration;
 pub mod apps;
+pub mod authentication;
+pub mod authorization;
 pub mod batch;
 pub mod certificates;
 pub mod coordination;
@@ -39,6 +41,8 @@ pub fn install(scheme: &mut kapi_runtime::scheme::Scheme) {
     scheme.install_group("");
     scheme.install_group("apps");
     scheme.install_group("admissionregistration.k8s.io");
+    scheme.install_group("authentication.k8s.io");
+    scheme.install_group("authorization.k8s.io");
     scheme.install_group("batch");
     scheme.install_group("certificates.k8s.io");
     scheme.install_group("coordination.k8s.io");
