@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod admissionregistration;
+pub mod apiregistration;
 pub mod apps;
 pub mod authentication;
 pub mod authorization;
@@ -41,6 +42,7 @@ pub fn install(scheme: &mut kapi_runtime::scheme::Scheme) {
     scheme.install_group("");
     scheme.install_group("apps");
     scheme.install_group("admissionregistration.k8s.io");
+    scheme.install_group("apiregistration.k8s.io");
     scheme.install_group("authentication.k8s.io");
     scheme.install_group("authorization.k8s.io");
     scheme.install_group("batch");
