@@ -1,10 +1,11 @@
 //! The built-in Kubernetes kinds as annotated Rust structs: the GA groups of
 //! Kubernetes 1.32, one module per group and version (`core::v1`, `apps::v1`,
 //! `rbac::v1`, ...), named after k8s.io/api's package directories (the OpenAPI
-//! definition names follow from them).
+//! definition names follow from them); `apiextensions` and `apiregistration`
+//! are the Go packages of apiextensions-apiserver and kube-aggregator.
 //!
 //! Field names, field order, omission rules and protobuf numbers follow the Go
-//! types of `k8s.io/api` 1.32, so that objects leave the server byte for byte as
+//! types of `k8s.io/api` 1.32 (and of those two modules), so that objects leave the server byte for byte as
 //! Kubernetes writes them. Every kind registers itself in the scheme through
 //! `#[derive(Resource)]`; [`install`] is the reference that keeps this crate linked.
 
