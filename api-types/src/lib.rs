@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod admissionregistration;
+pub mod apiextensions;
 pub mod apiregistration;
 pub mod apps;
 pub mod authentication;
@@ -43,6 +44,7 @@ pub fn install(scheme: &mut kapi_runtime::scheme::Scheme) {
     scheme.install_group("");
     scheme.install_group("apps");
     scheme.install_group("admissionregistration.k8s.io");
+    scheme.install_group("apiextensions.k8s.io");
     scheme.install_group("apiregistration.k8s.io");
     scheme.install_group("authentication.k8s.io");
     scheme.install_group("authorization.k8s.io");
