@@ -1,17 +1,22 @@
 //! The built-in Kubernetes kinds as annotated Rust structs: the GA groups of
 //! Kubernetes 1.32, one module per group and version (`core::v1`, `apps::v1`,
 //! `rbac::v1`, ...), named after k8s.io/api's package directories (the OpenAPI
-//! definition names follow from them).
+//! definition names follow from them); `apiextensions` and `apiregistration`
+//! are the Go packages of apiextensions-apiserver and kube-aggregator.
 //!
 //! Field names, field order, omission rules and protobuf numbers follow the Go
-//! types of `k8s.io/api` 1.32, so that objects leave the server byte for byte as
+//! types of `k8s.io/api` 1.32 (and of those two modules), so that objects leave the server byte for byte as
 //! Kubernetes writes them. Every kind registers itself in the scheme through
 //! `#[derive(Resource)]`; [`install`] is the reference that keeps this crate linked.
 
 #![warn(missing_docs)]
 
 pub mod admissionregistration;
+pub mod apiextensions;
+pub mod apiregistration;
 pub mod apps;
+pub mod authentication;
+pub mod authorization;
 pub mod autoscaling;
 pub mod batch;
 pub mod certificates;
@@ -40,6 +45,10 @@ pub fn install(scheme: &mut kapi_runtime::scheme::Scheme) {
     scheme.install_group("");
     scheme.install_group("apps");
     scheme.install_group("admissionregistration.k8s.io");
+    scheme.install_group("apiextensions.k8s.io");
+    scheme.install_group("apiregistration.k8s.io");
+    scheme.install_group("authentication.k8s.io");
+    scheme.install_group("authorization.k8s.io");
     scheme.install_group("autoscaling");
     scheme.install_group("batch");
     scheme.install_group("certificates.k8s.io");

@@ -219,6 +219,7 @@ fn generation_tracking_and_name_formats() {
             "validatingadmissionpolicies",
             "validatingadmissionpolicybindings",
             "validatingwebhookconfigurations",
+            "customresourcedefinitions",
             "daemonsets",
             "deployments",
             "replicasets",

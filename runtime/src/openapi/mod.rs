@@ -88,12 +88,20 @@ pub trait OpenApi {
 
 /// The definition name of a struct, from the Rust module it is declared in:
 /// `kapi_api_types::<group>::<version>::...` is `io.k8s.api.<group>.<version>`
-/// (the module names follow k8s.io/api's package directories), the runtime's meta
-/// types are apimachinery's `meta/v1`, and any other crate's types are named by
-/// their module path.
+/// (the module names follow k8s.io/api's package directories), except the two
+/// groups whose Go types live outside k8s.io/api (`apiextensions`, in
+/// apiextensions-apiserver, and `apiregistration`, in kube-aggregator), the
+/// runtime's meta types are apimachinery's `meta/v1`, and any other crate's
+/// types are named by their module path.
 pub fn definition_name(module_path: &str, name: &str) -> String {
     let mut parts = module_path.split("::");
     match (parts.next(), parts.next(), parts.next()) {
+        (Some("kapi_api_types"), Some("apiextensions"), Some(version)) => {
+            format!("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{version}.{name}")
+        }
+        (Some("kapi_api_types"), Some("apiregistration"), Some(version)) => {
+            format!("io.k8s.kube-aggregator.pkg.apis.apiregistration.{version}.{name}")
+        }
         (Some("kapi_api_types"), Some(group), Some(version)) => {
             format!("io.k8s.api.{group}.{version}.{name}")
         }
@@ -324,6 +332,31 @@ mod tests {
         assert_eq!(
             definition_name("widget::types", "WidgetSpec"),
             "widget.types.WidgetSpec"
+        );
+    }
+
+    #[test]
+    fn groups_outside_k8s_io_api_keep_their_go_packages() {
+        assert_eq!(
+            definition_name(
+                "kapi_api_types::apiextensions::v1::customresourcedefinition",
+                "CustomResourceDefinition"
+            ),
+            "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"
+        );
+        assert_eq!(
+            definition_name(
+                "kapi_api_types::apiregistration::v1::apiservice",
+                "APIService"
+            ),
+            "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"
+        );
+        assert_eq!(
+            definition_name(
+                "kapi_api_types::admissionregistration::v1",
+                "MatchCondition"
+            ),
+            "io.k8s.api.admissionregistration.v1.MatchCondition"
         );
     }
 

@@ -132,6 +132,39 @@ varint_field!(i32, "int32", |v| v as i64 as u64, |w| w as i32);
 varint_field!(i64, "int64", |v| v as u64, |w| w as i64);
 varint_field!(bool, "bool", |v| u64::from(v), |w| w != 0);
 
+/// `double`: eight little-endian bytes (wire type fixed64), as Go's float64.
+impl Field for f64 {
+    const WIRE: WireType = WireType::Fixed64;
+
+    fn zero() -> Self {
+        0.0
+    }
+
+    fn is_zero(&self) -> bool {
+        *self == 0.0
+    }
+
+    fn write_rev(&self, number: u32, buf: &mut RevBuf) {
+        buf.put_slice(&self.to_bits().to_le_bytes());
+        buf.put_key(number, WireType::Fixed64);
+    }
+
+    fn field_len(&self, number: u32) -> usize {
+        wire::key_len(number) + 8
+    }
+
+    fn merge_field(&mut self, wire: WireType, r: &mut Reader<'_>) -> Result<(), DecodeError> {
+        Reader::expect(wire, WireType::Fixed64)?;
+        let bytes: [u8; 8] = r.take(8)?.try_into().expect("eight bytes");
+        *self = f64::from_bits(u64::from_le_bytes(bytes));
+        Ok(())
+    }
+
+    fn shape() -> Shape {
+        Shape::Scalar("double")
+    }
+}
+
 impl Field for crate::ByteString {
     const WIRE: WireType = WireType::Len;
 

@@ -71,3 +71,30 @@ pub trait Message: Default {
         Ok(message)
     }
 }
+
+/// A boxed message is the message: `Box` only breaks the cycle of a recursive
+/// message (a JSON schema holding schemas).
+impl<M: Message> Message for Box<M> {
+    const NAME: &'static str = M::NAME;
+
+    fn encoded_len(&self) -> usize {
+        (**self).encoded_len()
+    }
+
+    fn write_fields_rev(&self, buf: &mut RevBuf) {
+        (**self).write_fields_rev(buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire: WireType,
+        r: &mut Reader<'_>,
+    ) -> Result<(), DecodeError> {
+        (**self).merge_field(number, wire, r)
+    }
+
+    fn describe() -> Vec<FieldDescriptor> {
+        M::describe()
+    }
+}

@@ -332,6 +332,21 @@ mod tests {
     }
 
     #[test]
+    fn doubles_and_boxes_round_trip() {
+        round_trip(0.05_f64);
+        round_trip(-1.5e300_f64);
+        let meta = crate::meta::ObjectMeta {
+            name: Some("boxed".into()),
+            ..Default::default()
+        };
+        round_trip(Some(Box::new(meta)));
+        // Go's float64 0.75 at field 9: key 0x49, then the IEEE bits little-endian.
+        let mut buf = Vec::new();
+        0.75_f64.encode_field(9, &mut buf);
+        assert_eq!(buf, [0x49, 0, 0, 0, 0, 0, 0, 0xe8, 0x3f]);
+    }
+
+    #[test]
     fn scalars_round_trip() {
         round_trip(Time(Timestamp::from_second(1_700_000_000).unwrap()));
         round_trip(MicroTime(

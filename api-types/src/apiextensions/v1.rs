@@ -1,0 +1,7 @@
+//! `apiextensions.k8s.io/v1`.
+
+pub mod customresourcedefinition;
+pub mod json_schema;
+
+pub use customresourcedefinition::CustomResourceDefinition;
+pub use json_schema::{JSON, JSONSchemaProps};

@@ -1,0 +1,5 @@
+//! `apiregistration.k8s.io/v1`.
+
+pub mod apiservice;
+
+pub use apiservice::APIService;
