@@ -51,3 +51,154 @@ fn componentstatuses_report_the_store_and_refuse_writes() {
         assert_eq!(status(&body)["reason"], "MethodNotAllowed");
     }
 }
+
+fn post(s: &Server, path: &str, body: &str) -> (u16, Value) {
+    let (code, body) = http_request(s.address, "POST", path, Some(body)).unwrap();
+    (code, serde_json::from_str(&body).expect("JSON"))
+}
+
+#[test]
+fn reviews_are_answered_and_never_stored() {
+    let s = start();
+    let (code, review) = post(
+        &s,
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        r#"{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"bob","resourceAttributes":{"verb":"get","resource":"pods","namespace":"x"}}}"#,
+    );
+    assert_eq!(code, 201, "{review}");
+    assert_eq!(review["status"]["allowed"], true);
+    assert!(
+        review["status"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no authorizer"),
+        "{review}"
+    );
+    assert_eq!(review["spec"]["user"], "bob");
+
+    let (code, body) = http_request(
+        s.address,
+        "GET",
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        None,
+    )
+    .unwrap();
+    assert_eq!(code, 405, "listing a review kind: {body}");
+    let (code, _) = http_request(
+        s.address,
+        "GET",
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews/x",
+        None,
+    )
+    .unwrap();
+    assert_eq!(code, 404, "a review kind has no object paths");
+
+    // kubectl's own use of the reviews.
+    assert_eq!(
+        s.kubectl_ok(&["auth", "can-i", "delete", "nodes"]).trim(),
+        "yes"
+    );
+    let whoami = s.kubectl_ok(&["auth", "whoami", "-o", "json"]);
+    let whoami: Value = serde_json::from_str(&whoami).unwrap();
+    assert_eq!(whoami["status"]["userInfo"]["username"], "system:anonymous");
+    let rules = s.kubectl_ok(&["auth", "can-i", "--list"]);
+    assert!(rules.contains("*.*"), "{rules}");
+
+    let (code, token) = post(
+        &s,
+        "/apis/authentication.k8s.io/v1/tokenreviews",
+        r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"abc"}}"#,
+    );
+    assert_eq!(code, 201);
+    assert!(token["status"].get("authenticated").is_none(), "{token}");
+    assert!(token["status"]["error"].is_string(), "{token}");
+
+    // A namespaced review is posted in its namespace.
+    let (code, invalid) = post(
+        &s,
+        "/apis/authorization.k8s.io/v1/localsubjectaccessreviews",
+        r#"{"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview","metadata":{"namespace":"other"},"spec":{"user":"bob"}}"#,
+    );
+    assert_eq!(code, 404, "no namespace in the path: {invalid}");
+    let discovery = s.kubectl_ok(&["get", "--raw", "/apis/authorization.k8s.io/v1"]);
+    let discovery: Value = serde_json::from_str(&discovery).unwrap();
+    for r in discovery["resources"].as_array().unwrap() {
+        assert_eq!(r["verbs"], serde_json::json!(["create"]), "{r}");
+    }
+}
+
+const POD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: default
+spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+";
+
+#[test]
+fn binding_a_pod_sets_its_node_once() {
+    let s = start();
+    s.kubectl_stdin_ok(&["create", "-f", "-"], POD);
+    s.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &POD.replace("name: web\n  namespace", "name: api\n  namespace"),
+    );
+    let (code, answer) = post(
+        &s,
+        "/api/v1/namespaces/default/bindings",
+        r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"web","annotations":{"scheduled-by":"test"}},"target":{"kind":"Node","name":"node-1"}}"#,
+    );
+    assert_eq!(code, 201, "{answer}");
+    assert_eq!(answer["kind"], "Status");
+    assert_eq!(answer["status"], "Success");
+    assert_eq!(answer["code"], 201);
+    let pod: Value =
+        serde_json::from_str(&s.kubectl_ok(&["get", "pod", "web", "-o", "json"])).unwrap();
+    assert_eq!(pod["spec"]["nodeName"], "node-1");
+    assert_eq!(pod["metadata"]["annotations"]["scheduled-by"], "test");
+    let scheduled = pod["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "PodScheduled")
+        .expect("PodScheduled");
+    assert_eq!(scheduled["status"], "True");
+
+    let (code, again) = post(
+        &s,
+        "/api/v1/namespaces/default/pods/web/binding",
+        r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"node-2"}}"#,
+    );
+    assert_eq!(code, 409, "{again}");
+    assert_eq!(
+        again["message"],
+        "Operation cannot be fulfilled on pods/binding \"web\": pod web is already assigned to node \"node-1\""
+    );
+    let (code, mismatch) = post(
+        &s,
+        "/api/v1/namespaces/default/pods/api/binding",
+        r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"other"},"target":{"kind":"Node","name":"node-2"}}"#,
+    );
+    assert_eq!(code, 400, "{mismatch}");
+    let (code, missing) = post(
+        &s,
+        "/api/v1/namespaces/default/bindings",
+        r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"nope"},"target":{"kind":"Node","name":"node-2"}}"#,
+    );
+    assert_eq!(code, 404, "{missing}");
+    assert_eq!(missing["message"], "pods \"nope\" not found");
+    let (code, _) = post(
+        &s,
+        "/api/v1/namespaces/default/pods/api/binding",
+        r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"api"},"target":{"kind":"Node","name":"node-2"}}"#,
+    );
+    assert_eq!(code, 201);
+    assert_eq!(
+        s.kubectl_ok(&["get", "pod", "api", "-o", "jsonpath={.spec.nodeName}"]),
+        "node-2"
+    );
+}

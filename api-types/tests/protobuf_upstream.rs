@@ -184,6 +184,10 @@ fn upstream() -> Option<Upstream> {
     }
 }
 
+/// Groups served from other repositories than k8s.io/api (apiextensions-apiserver,
+/// kube-aggregator), whose messages are not in the shared `.proto` file.
+const NOT_IN_K8S_API: &[&str] = &["apiextensions.k8s.io", "apiregistration.k8s.io"];
+
 #[test]
 fn every_registered_kind_matches_upstream_protobuf() {
     let Some(upstream) = upstream() else { return };
@@ -197,6 +201,10 @@ fn every_registered_kind_matches_upstream_protobuf() {
     let mut kinds = 0;
     for entry in scheme.entries() {
         let info = entry.info;
+        if NOT_IN_K8S_API.contains(&info.group) {
+            // kinds_kinds checks these against their own generated.proto.
+            continue;
+        }
         let Some(proto) = entry.proto else {
             checker
                 .mismatches
@@ -207,7 +215,12 @@ fn every_registered_kind_matches_upstream_protobuf() {
         assert_eq!(name, info.kind);
         let pkg = package(info.group, info.version);
         checker.message((pkg.clone(), name.to_owned()), fields);
-        // Lists are encoded generically: metadata = 1, items = 2.
+        // Lists are encoded generically: metadata = 1, items = 2. Kinds that are
+        // never listed (the create-only reviews, Binding) have no List message.
+        kinds += 1;
+        if !info.serves("list") {
+            continue;
+        }
         let list = upstream.get(&(pkg.clone(), info.list_kind()));
         let shape_ok = list.is_some_and(|l| {
             l.len() == 2
@@ -223,7 +236,6 @@ fn every_registered_kind_matches_upstream_protobuf() {
                 info.kind
             ));
         }
-        kinds += 1;
     }
     for (name, fields) in [
         (ObjectMeta::NAME, ObjectMeta::describe()),

@@ -87,7 +87,7 @@ pub fn parse(method: &Method, path: &str, watch: bool) -> Option<ResourceRequest
     {
         return None;
     }
-    let verb = verb(method, name.is_some(), watch)?;
+    let verb = verb(method, name.is_some(), subresource.is_some(), watch)?;
     Some(ResourceRequest {
         group: group.to_owned(),
         version: version.to_owned(),
@@ -99,8 +99,10 @@ pub fn parse(method: &Method, path: &str, watch: bool) -> Option<ResourceRequest
     })
 }
 
-fn verb(method: &Method, named: bool, watch: bool) -> Option<Verb> {
+fn verb(method: &Method, named: bool, subresource: bool, watch: bool) -> Option<Verb> {
     Some(match (method.as_str(), named) {
+        // A create on an object's subresource (`pods/<name>/binding`).
+        ("POST", true) if subresource => Verb::Create,
         ("GET" | "HEAD", true) => Verb::Get,
         ("GET" | "HEAD", false) if watch => Verb::Watch,
         ("GET" | "HEAD", false) => Verb::List,

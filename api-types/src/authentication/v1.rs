@@ -1,5 +1,6 @@
 //! `authentication.k8s.io/v1`.
 
+pub mod answers;
 pub mod selfsubjectreview;
 pub mod tokenrequest;
 pub mod tokenreview;

@@ -1,5 +1,6 @@
 //! `authorization.k8s.io/v1`.
 
+pub mod answers;
 pub mod field_selector_requirement;
 pub mod localsubjectaccessreview;
 pub mod selfsubjectaccessreview;

@@ -1,5 +1,6 @@
 //! `autoscaling/v1`.
 
+pub mod conversion;
 pub mod horizontalpodautoscaler;
 pub mod metric;
 pub mod scale;

@@ -1,6 +1,9 @@
 //! What the protobuf robustness tests share: a small seeded generator, so that a
 //! failure names a reproducible case.
 
+#[allow(dead_code)]
+pub mod random;
+
 /// xorshift64*: small, seeded, good enough to spread bytes and vary shapes.
 pub struct Rng(pub u64);
 

@@ -192,6 +192,11 @@ fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
     }
     match (&req.subresource, info.status_subresource) {
         (None, _) => {}
+        (Some(sub), _)
+            if sub == "binding"
+                && info.group.is_empty()
+                && info.plural == "pods"
+                && req.verb == Verb::Create => {}
         (Some(sub), true)
             if sub == "status" && matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch) => {}
         (Some(sub), true) if sub == "status" => return Err(ApiError::method_not_allowed()),
@@ -208,10 +213,16 @@ fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
 /// Decodes the object of a create or update body: protobuf for kinds with a
 /// message, JSON or YAML for every kind.
 fn decode_object(ctx: &Ctx<'_>, body: &[u8]) -> ApiResult<Input> {
+    decode_object_as(ctx, ctx.entry, body)
+}
+
+/// Decodes a body of `entry`'s kind (a subresource's body may be another kind
+/// than the path's: a Binding posted to `pods/<name>/binding`).
+fn decode_object_as(ctx: &Ctx<'_>, entry: &KindEntry, body: &[u8]) -> ApiResult<Input> {
     match negotiation::body_format(ctx.headers)? {
-        Format::Protobuf => crate::protobuf::decode_object(ctx.entry, body),
-        Format::Json => Input::from_json(ctx.entry, body),
-        Format::Yaml => Input::from_value(ctx.entry, negotiation::decode_yaml(body)?),
+        Format::Protobuf => crate::protobuf::decode_object(entry, body),
+        Format::Json => Input::from_json(entry, body),
+        Format::Yaml => Input::from_value(entry, negotiation::decode_yaml(body)?),
     }
 }
 

@@ -11,8 +11,10 @@
 //! unknown fields (`fieldValidation`) -> prepare (strategy) -> admit (kind hooks,
 //! defaults, validation) -> metadata validation -> storage.
 
+mod binding;
 mod codec;
 mod component_status;
+pub use binding::is_binding;
 pub use component_status::{DEPRECATED as COMPONENT_STATUS_DEPRECATED, is_component_status};
 mod create;
 mod delete;

@@ -16,6 +16,8 @@ use crate::go_json::null_as_default;
     version = "v1",
     plural = "selfsubjectreviews",
     cluster_scoped,
+    verbs("create"),
+    answer = super::answers::answer_self_subject_review,
     generation = false
 )]
 pub struct SelfSubjectReview {

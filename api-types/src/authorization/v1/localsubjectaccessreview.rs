@@ -16,6 +16,8 @@ use crate::go_json::null_as_default;
     group = "authorization.k8s.io",
     version = "v1",
     plural = "localsubjectaccessreviews",
+    verbs("create"),
+    answer = super::answers::answer_local_subject_access_review,
     generation = false
 )]
 pub struct LocalSubjectAccessReview {

@@ -19,6 +19,8 @@ use crate::go_json::null_as_default;
     version = "v1",
     plural = "selfsubjectaccessreviews",
     cluster_scoped,
+    verbs("create"),
+    answer = super::answers::answer_self_subject_access_review,
     generation = false
 )]
 pub struct SelfSubjectAccessReview {

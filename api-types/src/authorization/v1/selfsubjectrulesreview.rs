@@ -17,6 +17,8 @@ use crate::go_json::{null_as_default, omitempty};
     version = "v1",
     plural = "selfsubjectrulesreviews",
     cluster_scoped,
+    verbs("create"),
+    answer = super::answers::answer_self_subject_rules_review,
     generation = false
 )]
 pub struct SelfSubjectRulesReview {

@@ -21,6 +21,8 @@ use crate::go_json::{null_as_default, omitempty};
     version = "v1",
     plural = "subjectaccessreviews",
     cluster_scoped,
+    verbs("create"),
+    answer = super::answers::answer_subject_access_review,
     generation = false
 )]
 pub struct SubjectAccessReview {

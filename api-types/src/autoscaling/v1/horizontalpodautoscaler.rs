@@ -2,7 +2,7 @@
 //! The other metrics, the behavior and the conditions of the v2 shape travel
 //! in `autoscaling.alpha.kubernetes.io/*` annotations in this version.
 
-use kapi_codegen::{ApiType, Resource};
+use kapi_codegen::{ApiType, Convert, Resource};
 use kapi_runtime::meta::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -16,11 +16,14 @@ use crate::go_json::{null_as_default, omitempty};
 
 /// Adjusts the replica count of a scalable object through its `/scale`
 /// subresource to hold the pods' average CPU utilization at a target.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource, Convert)]
 #[serde(rename_all = "camelCase")]
+#[convert(hub = crate::autoscaling::v2::HorizontalPodAutoscaler, with = super::conversion)]
+#[api(defaults = crate::autoscaling::defaults::default_v1)]
 #[resource(
     group = "autoscaling",
     version = "v1",
+    hub = crate::autoscaling::v2::HorizontalPodAutoscaler,
     plural = "horizontalpodautoscalers",
     short_names("hpa"),
     categories("all"),

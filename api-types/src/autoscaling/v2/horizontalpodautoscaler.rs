@@ -14,6 +14,7 @@ use crate::go_json::{null_as_default, omitempty};
 /// metrics stay at their targets.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = crate::autoscaling::defaults::default_v2)]
 #[resource(
     group = "autoscaling",
     version = "v2",

@@ -11,7 +11,13 @@ use crate::go_json::null_as_default;
 /// `pods/<name>/binding` or `bindings` by schedulers and never stored itself.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
 #[serde(rename_all = "camelCase")]
-#[resource(group = "", version = "v1", plural = "bindings", generation = false)]
+#[resource(
+    group = "",
+    version = "v1",
+    plural = "bindings",
+    verbs("create"),
+    generation = false
+)]
 pub struct Binding {
     /// Name and namespace of the pod to bind.
     #[serde(default)]

@@ -1,0 +1,179 @@
+//! Binding a pod to a node: a create of a `Binding` (through `bindings` or a
+//! pod's `binding` subresource) sets the pod's `spec.nodeName` once, adds the
+//! binding's annotations to the pod and marks it `PodScheduled`, as
+//! kube-apiserver's pod storage does for the scheduler. The binding itself is
+//! not stored.
+
+use jiff::Timestamp;
+use kapi_storage::{StorageError, Update};
+use serde_json::{Map, Value, json};
+
+use super::{Input, Object, Registry, Scope, Written, decode, keys, strategy};
+use crate::api_error::{ApiError, ApiResult, Target};
+
+/// Whether `scope` addresses the core `bindings` resource.
+pub fn is_binding(scope: Scope<'_>) -> bool {
+    let info = scope.info();
+    info.group.is_empty() && info.plural == "bindings"
+}
+
+impl Registry {
+    /// Binds the pod the binding names (`pod` is the name from a
+    /// `pods/<name>/binding` path, which must agree with the body).
+    pub async fn bind(
+        &self,
+        scope: Scope<'_>,
+        input: Input,
+        pod: Option<&str>,
+    ) -> ApiResult<Written> {
+        let mut binding = input.object;
+        strategy::check_namespace(scope, binding.metadata_mut())?;
+        let value = binding.to_value().map_err(ApiError::internal)?;
+        let name = binding.metadata().name().to_owned();
+        if pod.is_some_and(|pod| pod != name) {
+            return Err(ApiError::bad_request(
+                "name in URL does not match name in Binding object",
+            ));
+        }
+        let errors = binding.typed_mut().admit();
+        if !errors.is_empty() {
+            return Err(ApiError::invalid("", "Binding", &name, &errors));
+        }
+        let node = value["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        match value["target"]["kind"].as_str().unwrap_or_default() {
+            "" | "Node" => {}
+            other => {
+                return Err(ApiError::plain(format!(
+                    "target.kind: Unsupported value: {other:?}: supported values: \"Node\", \"<empty>\""
+                )));
+            }
+        }
+        let annotations = value["metadata"]["annotations"].as_object().cloned();
+        let pods = self
+            .scheme
+            .get("", "v1", "pods")
+            .ok_or_else(|| ApiError::internal("bindings are served without pods"))?;
+        let pod_scope = Scope::new(pods, scope.namespace);
+        let target = Target {
+            group: "",
+            resource: "pods",
+            name: &name,
+        };
+        let binding_target = Target {
+            group: "",
+            resource: "pods/binding",
+            name: &name,
+        };
+        let key = keys::object(pods.info, scope.namespace, &name);
+        let media_type = self.media_type;
+        let mut failure = None;
+        let outcome = self
+            .storage
+            .guaranteed_update(&key, &mut |current| {
+                let step = current
+                    .ok_or_else(|| ApiError::not_found(target))
+                    .and_then(|kv| decode(pods, kv))
+                    .and_then(|pod| {
+                        assign(pod_scope, pod, binding_target, &node, annotations.as_ref())
+                    })
+                    .and_then(|mut pod| {
+                        media_type
+                            .encode(pods, &mut pod)
+                            .map_err(ApiError::internal)
+                    });
+                match step {
+                    Ok(bytes) => Ok(Update::Write(bytes)),
+                    Err(e) => {
+                        failure = Some(e);
+                        Err(StorageError::Internal("aborted".into()))
+                    }
+                }
+            })
+            .await;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        outcome.map_err(|e| ApiError::from_storage(e, target))?;
+        Ok(Written {
+            object: binding,
+            warnings: Vec::new(),
+        })
+    }
+}
+
+/// The pod bound to `node`: refused (a conflict on `binding`, the pod's
+/// `pods/binding`) when it is being deleted, already bound, or still gated.
+fn assign(
+    scope: Scope<'_>,
+    pod: Object,
+    binding: Target<'_>,
+    node: &str,
+    annotations: Option<&Map<String, Value>>,
+) -> ApiResult<Object> {
+    let name = binding.name;
+    let mut value = pod.to_value().map_err(ApiError::internal)?;
+    let conflict = |why: String| ApiError::conflict(binding, &why);
+    if !value["metadata"]["deletionTimestamp"].is_null() {
+        return Err(conflict(format!(
+            "pod {name} is being deleted, cannot be assigned to a host"
+        )));
+    }
+    if let Some(bound) = value["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+        return Err(conflict(format!(
+            "pod {name} is already assigned to node {bound:?}"
+        )));
+    }
+    if value["spec"]["schedulingGates"]
+        .as_array()
+        .is_some_and(|g| !g.is_empty())
+    {
+        return Err(conflict(format!(
+            "pod {name} has non-empty .spec.schedulingGates"
+        )));
+    }
+    value["spec"]["nodeName"] = Value::String(node.to_owned());
+    if let Some(annotations) = annotations.filter(|a| !a.is_empty()) {
+        let meta = &mut value["metadata"];
+        if !meta["annotations"].is_object() {
+            meta["annotations"] = Value::Object(Map::new());
+        }
+        if let Some(existing) = meta["annotations"].as_object_mut() {
+            existing.extend(annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+    }
+    mark_scheduled(&mut value["status"]);
+    let input = Input::from_value(scope.entry, value)?;
+    Ok(input.object)
+}
+
+/// Sets the `PodScheduled` condition to True (a new transition time only when
+/// it changes), as upstream's UpdatePodCondition.
+fn mark_scheduled(status: &mut Value) {
+    if !status.is_object() {
+        *status = Value::Object(Map::new());
+    }
+    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let conditions = &mut status["conditions"];
+    if !conditions.is_array() {
+        *conditions = Value::Array(Vec::new());
+    }
+    let Some(list) = conditions.as_array_mut() else {
+        return;
+    };
+    match list.iter_mut().find(|c| c["type"] == "PodScheduled") {
+        Some(c) if c["status"] == "True" => {}
+        Some(c) => {
+            c["status"] = json!("True");
+            c["lastTransitionTime"] = json!(now);
+        }
+        None => list.push(json!({
+            "type": "PodScheduled",
+            "status": "True",
+            "lastProbeTime": null,
+            "lastTransitionTime": now,
+        })),
+    }
+}
