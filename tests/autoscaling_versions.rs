@@ -42,7 +42,16 @@ fn an_autoscaler_written_in_v2_survives_a_v1_round_trip() {
     assert_eq!(group["preferredVersion"]["version"], "v2", "{group}");
 
     // Read in v1: the CPU target in its field, the rest in annotations.
-    let v1 = json(&s, &["get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o", "json"]);
+    let v1 = json(
+        &s,
+        &[
+            "get",
+            "horizontalpodautoscalers.v1.autoscaling",
+            "web",
+            "-o",
+            "json",
+        ],
+    );
     assert_eq!(v1["apiVersion"], "autoscaling/v1");
     assert_eq!(v1["spec"]["targetCPUUtilizationPercentage"], 60);
     let annotations = &v1["metadata"]["annotations"];
@@ -64,14 +73,36 @@ fn an_autoscaler_written_in_v2_survives_a_v1_round_trip() {
     s.kubectl_stdin_ok(&["replace", "-f", "-"], &rewritten.to_string());
 
     // ...and read in v2 again: nothing lost, the annotations gone.
-    let v2 = json(&s, &["get", "horizontalpodautoscalers.v2.autoscaling", "web", "-o", "json"]);
+    let v2 = json(
+        &s,
+        &[
+            "get",
+            "horizontalpodautoscalers.v2.autoscaling",
+            "web",
+            "-o",
+            "json",
+        ],
+    );
     assert_eq!(v2["spec"]["maxReplicas"], 12);
     let metrics = v2["spec"]["metrics"].as_array().unwrap();
-    let types: Vec<&str> = metrics.iter().map(|m| m["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["Pods", "Resource"], "the CPU target goes last, as upstream");
+    let types: Vec<&str> = metrics
+        .iter()
+        .map(|m| m["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        ["Pods", "Resource"],
+        "the CPU target goes last, as upstream"
+    );
     assert_eq!(metrics[1]["resource"]["target"]["averageUtilization"], 60);
-    assert_eq!(v2["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"], 60);
-    assert_eq!(v2["spec"]["behavior"]["scaleUp"]["selectPolicy"], "Max", "defaulted");
+    assert_eq!(
+        v2["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"],
+        60
+    );
+    assert_eq!(
+        v2["spec"]["behavior"]["scaleUp"]["selectPolicy"], "Max",
+        "defaulted"
+    );
     assert!(v2["metadata"].get("annotations").is_none(), "{v2}");
 
     // Lists and watches in either version see the same object.
@@ -96,9 +127,21 @@ fn an_autoscaler_written_in_v2_survives_a_v1_round_trip() {
         ]);
         let event: Value = serde_json::from_str(watch.lines().next().unwrap()).unwrap();
         assert_eq!(event["type"], "ADDED");
-        assert_eq!(event["object"]["apiVersion"], format!("autoscaling/{version}"));
+        assert_eq!(
+            event["object"]["apiVersion"],
+            format!("autoscaling/{version}")
+        );
         assert_eq!(event["object"]["spec"]["maxReplicas"], 12);
     }
+
+    // Both versions print the same Table, from the stored object.
+    let v2_table = s.kubectl_ok(&["get", "horizontalpodautoscalers.v2.autoscaling", "web"]);
+    let v1_table = s.kubectl_ok(&["get", "horizontalpodautoscalers.v1.autoscaling", "web"]);
+    assert_eq!(v1_table, v2_table);
+    assert!(
+        v2_table.contains("<unknown>/10, cpu: <unknown>/60%"),
+        "{v2_table}"
+    );
 
     // A v1 client with its own default: no target means 80% CPU.
     s.kubectl_stdin_ok(

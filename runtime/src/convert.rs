@@ -85,8 +85,8 @@ impl<A: Convert<B>, B> Convert<Box<B>> for Box<A> {
 /// (`#[resource(hub = Path)]` sets it; a hub version has none).
 #[derive(Clone, Copy, Debug)]
 pub struct HubLink {
-    /// The hub's version: the kind's storage version, e.g. `v2`.
-    pub version: &'static str,
+    /// The hub's facts; its version is the kind's storage version, e.g. `v2`.
+    pub info: &'static crate::ResourceInfo,
     /// An object of the served version as the hub's type.
     pub to_hub: fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>,
     /// An object of the hub's type as the served version.

@@ -3,10 +3,10 @@
 //! carrying PartialObjectMetadata as upstream's default `includeObject`.
 
 use jiff::Timestamp;
-use kapi_runtime::PrinterColumn;
 use kapi_runtime::meta::human_duration;
 use kapi_runtime::meta::{ListMeta, Table, TableColumnDefinition, TableRow};
 use kapi_runtime::scheme::KindEntry;
+use kapi_runtime::{PrinterColumn, ResourceInfo};
 use serde_json::{Value, json};
 
 use crate::registry::Object;
@@ -54,7 +54,10 @@ pub fn table(
     include: IncludeObject,
     no_headers: bool,
 ) -> Table {
-    let columns = columns(entry);
+    // A version served through its hub prints as the hub does (upstream prints
+    // every version from its internal object, so both Tables are the same).
+    let printed = entry.hub.map_or(entry.info, |hub| hub.info);
+    let columns = columns(printed);
     let mut definitions = vec![TableColumnDefinition {
         name: "Name".into(),
         type_: "string".into(),
@@ -72,7 +75,7 @@ pub fn table(
     let now = Timestamp::now();
     let rows = objects
         .iter()
-        .map(|o| row(entry, &columns, o, include, now))
+        .map(|o| row(entry, printed, &columns, o, include, now))
         .collect();
     Table {
         kind: "Table".into(),
@@ -83,9 +86,9 @@ pub fn table(
     }
 }
 
-fn columns(entry: &KindEntry) -> Vec<PrinterColumn> {
-    let mut columns = entry.info.printer_columns.to_vec();
-    if entry.info.age_column && !columns.iter().any(|c| c.name.eq_ignore_ascii_case("age")) {
+fn columns(info: &ResourceInfo) -> Vec<PrinterColumn> {
+    let mut columns = info.printer_columns.to_vec();
+    if info.age_column && !columns.iter().any(|c| c.name.eq_ignore_ascii_case("age")) {
         columns.push(AGE);
     }
     columns
@@ -93,16 +96,23 @@ fn columns(entry: &KindEntry) -> Vec<PrinterColumn> {
 
 fn row(
     entry: &KindEntry,
+    printed: &ResourceInfo,
     columns: &[PrinterColumn],
-    object: &Object,
+    served: &Object,
     include: IncludeObject,
     now: Timestamp,
 ) -> TableRow {
+    // The cells come from the object as its printed version holds it.
+    let hub_object = entry
+        .hub
+        .and_then(|hub| (hub.to_hub)(served.clone().into_typed()).ok())
+        .map(Object::new);
+    let object = hub_object.as_ref().unwrap_or(served);
     // The JSON form, built only if a column path or includeObject=Object needs
     // it (cells computed by the kind and the age come from the typed object).
     let json = std::cell::OnceCell::new();
     let value = || json.get_or_init(|| object.to_value().unwrap_or(Value::Null));
-    let own = entry.info.printer_columns.len();
+    let own = printed.printer_columns.len();
     let mut computed = object.typed().table_cells().unwrap_or_default().into_iter();
     let mut cells = vec![Value::String(object.metadata().name().to_owned())];
     for (i, column) in columns.iter().enumerate() {
@@ -121,7 +131,10 @@ fn row(
     }
     let object = match include {
         IncludeObject::None => None,
-        IncludeObject::Metadata => Some(partial_metadata(object)),
+        IncludeObject::Metadata => Some(partial_metadata(served)),
+        IncludeObject::Object if hub_object.is_some() => {
+            Some(served.to_value().unwrap_or(Value::Null))
+        }
         IncludeObject::Object => Some(value().clone()),
     };
     TableRow { cells, object }

@@ -94,7 +94,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         quote! {
             const HUB: ::core::option::Option<&'static #link::HubLink> =
                 ::core::option::Option::Some(&#link::HubLink {
-                    version: <#hub as ::kapi_runtime::Resource>::INFO.version,
+                    info: <#hub as ::kapi_runtime::Resource>::INFO,
                     to_hub: #link::erased_to_hub::<Self, #hub>,
                     from_hub: #link::erased_from_hub::<Self, #hub>,
                 });
