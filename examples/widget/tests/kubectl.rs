@@ -94,3 +94,25 @@ fn kubectl_creates_lists_and_patches_widgets() {
             .is_empty()
     );
 }
+
+#[test]
+fn kubectl_explain_prints_the_widget_docs_in_each_version() {
+    let s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi-example-widget")));
+    let out = s.kubectl_ok(&["explain", "widgets.spec"]);
+    assert!(out.contains("VERSION:    v1"), "the preferred version: {out}");
+    assert!(out.contains("The desired state of a widget."), "{out}");
+    assert!(out.contains("color\t<string> -required-"), "{out}");
+    assert!(out.contains("The color; one of red, green and blue."), "{out}");
+    assert!(out.contains("Number of parts, 1 to 100; 1 when unset."), "{out}");
+    let alpha = s.kubectl_ok(&[
+        "explain",
+        "widgets.spec",
+        "--api-version",
+        "example.kapi.dev/v1alpha1",
+    ]);
+    assert!(alpha.contains("VERSION:    v1alpha1"), "{alpha}");
+    assert!(
+        alpha.contains("The colour; one of red, green and blue (`color` in v1)."),
+        "{alpha}"
+    );
+}
