@@ -2,6 +2,7 @@
 
 pub mod controllerrevision;
 pub mod daemonset;
+mod defaults;
 pub mod deployment;
 pub mod replicaset;
 pub mod statefulset;

@@ -18,7 +18,6 @@ use super::volume::{EmptyDirVolumeSource, Volume};
 /// (`SetDefaults_Pod`), and the status a new pod starts with (pod strategy
 /// `PrepareForCreate`: phase `Pending` and the QoS class).
 pub(super) fn prepare_pod(pod: &mut Pod) {
-    pod.spec.default_dependent_fields();
     let spec = &mut pod.spec;
     for container in spec
         .containers
@@ -45,28 +44,45 @@ pub(super) fn prepare_pod(pod: &mut Pod) {
     }
 }
 
-impl PodSpec {
-    /// Applies the defaults of a pod spec that depend on other fields or are whole
-    /// structs; shared by pods and the pod templates of controllers. Plain field
-    /// defaults come from `#[api(default = ...)]` afterwards.
-    pub fn default_dependent_fields(&mut self) {
-        self.security_context
-            .get_or_insert_with(PodSecurityContext::default);
-        for volume in self.volumes.iter_mut().flatten() {
-            default_volume(volume);
-        }
-        for container in self
-            .containers
-            .iter_mut()
-            .chain(self.init_containers.iter_mut().flatten())
-        {
-            default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
-            default_env_divisors(container.env.iter_mut().flatten());
-        }
-        for container in self.ephemeral_containers.iter_mut().flatten() {
-            default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
-            default_env_divisors(container.env.iter_mut().flatten());
-        }
+/// The `defaults` hook of PodSpec (`SetDefaults_PodSpec` and the container,
+/// volume and env defaults that depend on other fields), shared by pods and the
+/// pod templates of controllers. Plain field defaults come from
+/// `#[api(default = ...)]` afterwards.
+pub(super) fn default_pod_spec(spec: &mut PodSpec) {
+    spec.security_context
+        .get_or_insert_with(PodSecurityContext::default);
+    default_service_account(spec);
+    for volume in spec.volumes.iter_mut().flatten() {
+        default_volume(volume);
+    }
+    for container in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
+        default_env_divisors(container.env.iter_mut().flatten());
+    }
+    for container in spec.ephemeral_containers.iter_mut().flatten() {
+        default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
+        default_env_divisors(container.env.iter_mut().flatten());
+    }
+}
+
+/// `serviceAccount` is the deprecated spelling of `serviceAccountName`: Kubernetes
+/// reads the old one when the new one is empty and always writes both alike (its
+/// conversion through the internal version, which has only the new one).
+fn default_service_account(spec: &mut PodSpec) {
+    let name = match spec.service_account_name.as_deref() {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => spec.service_account.clone().unwrap_or_default(),
+    };
+    if name.is_empty() {
+        spec.service_account_name = None;
+        spec.service_account = None;
+    } else {
+        spec.service_account_name = Some(name.clone());
+        spec.service_account = Some(name);
     }
 }
 

@@ -1,0 +1,16 @@
+//! Small pieces the `#[api(defaults = ...)]` hooks of every group share: Go's
+//! defaulting functions test a string for emptiness, not for presence, so an
+//! explicit `""` is defaulted like an absent field.
+
+/// Sets an empty text field to `default` and returns its value.
+pub(crate) fn default_text<'a>(field: &'a mut Option<String>, default: &str) -> &'a str {
+    if field.as_deref().unwrap_or_default().is_empty() {
+        *field = Some(default.to_owned());
+    }
+    field.as_deref().unwrap_or_default()
+}
+
+/// Whether a text field is unset or empty, as Go sees a string value.
+pub(crate) fn is_unset(field: &Option<String>) -> bool {
+    field.as_deref().unwrap_or_default().is_empty()
+}
