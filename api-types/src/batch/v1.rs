@@ -1,6 +1,7 @@
 //! `batch/v1`.
 
 pub mod cronjob;
+mod defaults;
 pub mod job;
 
 pub use cronjob::CronJob;

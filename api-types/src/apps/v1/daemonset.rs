@@ -50,6 +50,7 @@ use crate::labels::{format_labels, format_selector};
         description = "Label selector of the daemon set's pods."),
     table_cells = daemonset_cells
 )]
+#[api(defaults = super::defaults::default_daemon_set)]
 pub struct DaemonSet {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -89,6 +90,7 @@ pub struct DaemonSetSpec {
     pub min_ready_seconds: Option<i32>,
     /// Old ControllerRevisions kept for rollback; 10 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 10)]
     #[api(proto = 6)]
     pub revision_history_limit: Option<i32>,
 }

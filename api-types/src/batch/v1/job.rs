@@ -38,6 +38,7 @@ use crate::labels::format_selector;
         description = "Label selector of the job's pods."),
     table_cells = job_cells
 )]
+#[api(defaults = super::defaults::default_job)]
 pub struct Job {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -193,6 +194,7 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
 /// A pod condition that a failed pod must carry to match a rule.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_pod_conditions_pattern)]
 pub struct PodFailurePolicyOnPodConditionsPattern {
     /// The condition type, e.g. `DisruptionTarget`.
     #[serde(default, rename = "type")]

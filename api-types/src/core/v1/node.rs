@@ -48,6 +48,7 @@ use crate::go_json::{null_as_default, omitempty};
     prepare = status::default_allocatable,
     table_cells = node_cells
 )]
+#[api(defaults = super::defaults::default_node)]
 pub struct Node {
     /// Name, labels and other metadata.
     #[serde(default)]

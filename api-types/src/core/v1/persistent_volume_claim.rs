@@ -46,6 +46,7 @@ pub use crate::core::v1::pod::claim::{PersistentVolumeClaimSpec, VolumeResourceR
         priority = 1, description = "Filesystem or Block, or <unset>."),
     table_cells = persistent_volume_claim_cells
 )]
+#[api(defaults = super::defaults::default_persistent_volume_claim)]
 pub struct PersistentVolumeClaim {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
