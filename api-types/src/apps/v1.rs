@@ -1,5 +1,6 @@
 //! `apps/v1`.
 
+mod claim_templates;
 pub mod controllerrevision;
 pub mod daemonset;
 mod defaults;

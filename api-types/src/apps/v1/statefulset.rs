@@ -71,7 +71,12 @@ pub struct StatefulSetSpec {
     pub template: PodTemplateSpec,
     /// Claims made for every pod, named `<template>-<pod>`, and mounted by the
     /// volume of the same name in the pod template.
-    #[serde(default, skip_serializing_if = "omitempty")]
+    #[serde(
+        default,
+        skip_serializing_if = "omitempty",
+        serialize_with = "super::claim_templates::serialize",
+        deserialize_with = "super::claim_templates::deserialize"
+    )]
     #[api(list_type = "atomic")]
     #[api(proto = 4)]
     pub volume_claim_templates: Option<Vec<PersistentVolumeClaim>>,

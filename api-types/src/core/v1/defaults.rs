@@ -61,8 +61,14 @@ pub(super) fn default_limit_range_item(item: &mut LimitRangeItem) {
 
 /// The node's pod ranges: `podCIDR` is the first of `podCIDRs`, and Kubernetes
 /// fills the list from the single field when only that was given (the
-/// conversion through its internal version, which has only the list).
+/// conversion through its internal version, which has only the list). And
+/// `SetDefaults_NodeStatus`: without a separate allocatable amount, all capacity
+/// is allocatable.
 pub(super) fn default_node(node: &mut Node) {
+    let status = &mut node.status;
+    if status.allocatable.is_none() && status.capacity.is_some() {
+        status.allocatable = status.capacity.clone();
+    }
     let spec = &mut node.spec;
     let list_empty = spec.pod_cidrs.as_ref().is_none_or(|l| l.is_empty());
     if list_empty {

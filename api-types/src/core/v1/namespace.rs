@@ -24,10 +24,14 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
     cluster_scoped,
     status,
     selectable_fields("status.phase"),
-    printer_column(name = "Status", type = "string", json_path = ".status.phase",
-        description = "Whether the namespace is Active or Terminating."),
-    prepare = prepare_namespace
+    printer_column(
+        name = "Status",
+        type = "string",
+        json_path = ".status.phase",
+        description = "Whether the namespace is Active or Terminating."
+    )
 )]
+#[api(defaults = default_namespace)]
 pub struct Namespace {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -106,7 +110,7 @@ pub struct NamespaceCondition {
 
 /// Kubernetes' namespace defaults: phase `Active` (`SetDefaults_NamespaceStatus`)
 /// and the `kubernetes.io/metadata.name` label (`SetDefaults_Namespace`).
-fn prepare_namespace(ns: &mut Namespace) {
+fn default_namespace(ns: &mut Namespace) {
     if ns.status.phase.as_deref().unwrap_or_default().is_empty() {
         ns.status.phase = Some("Active".to_owned());
     }

@@ -14,22 +14,12 @@ use super::security::PodSecurityContext;
 use super::spec::PodSpec;
 use super::volume::{EmptyDirVolumeSource, Volume};
 
-/// The `prepare` hook of Pod: the defaults of a pod's spec, the pod-only defaults
-/// (`SetDefaults_Pod`), and the status a new pod starts with (pod strategy
-/// `PrepareForCreate`: phase `Pending` and the QoS class).
+/// The `prepare` hook of Pod: the status a new pod starts with (pod strategy
+/// `PrepareForCreate`: phase `Pending` and the QoS class). The QoS class reads
+/// the requests, so the pod's defaults are applied first (again afterwards with
+/// the others, which changes nothing).
 pub(super) fn prepare_pod(pod: &mut Pod) {
-    let spec = &mut pod.spec;
-    for container in spec
-        .containers
-        .iter_mut()
-        .chain(spec.init_containers.iter_mut().flatten())
-    {
-        default_requests_to_limits(&mut container.resources);
-        if spec.host_network == Some(true) {
-            default_host_ports(container);
-        }
-    }
-    spec.enable_service_links.get_or_insert(true);
+    default_pod(pod);
     if pod.status.phase.as_deref().unwrap_or_default().is_empty() {
         pod.status.phase = Some("Pending".to_owned());
     }
@@ -42,6 +32,24 @@ pub(super) fn prepare_pod(pod: &mut Pod) {
     {
         pod.status.qos_class = Some(qos::class(&pod.spec).to_owned());
     }
+}
+
+/// The `defaults` hook of Pod (`SetDefaults_Pod`): what pods get and pod
+/// templates do not. Requests default to limits, service links are on, and
+/// with host networking every container port is also a host port.
+pub(super) fn default_pod(pod: &mut Pod) {
+    let spec = &mut pod.spec;
+    for container in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        default_requests_to_limits(&mut container.resources);
+        if spec.host_network == Some(true) {
+            default_host_ports(container);
+        }
+    }
+    spec.enable_service_links.get_or_insert(true);
 }
 
 /// The `defaults` hook of PodSpec (`SetDefaults_PodSpec` and the container,
