@@ -290,32 +290,45 @@ macro_rules! defaults_test {
 }
 
 defaults_test! {
+    core_pod_hostnetwork: Pod = "core/pod-hostnetwork";
     core_pod: Pod = "core/pod";
     core_service: Service = "core/service";
     core_service_nodeport: Service = "core/service-nodeport";
+    core_service_loadbalancer: Service = "core/service-loadbalancer";
+    core_service_externalname: Service = "core/service-externalname";
     core_configmap: ConfigMap = "core/configmap";
     core_secret: Secret = "core/secret";
+    core_secret_tls: Secret = "core/secret-tls";
     core_serviceaccount: ServiceAccount = "core/serviceaccount";
     core_endpoints: Endpoints = "core/endpoints";
     core_event: Event = "core/event";
+    core_limitrange_defaults: LimitRange = "core/limitrange-defaults";
     core_limitrange: LimitRange = "core/limitrange";
     core_namespace: Namespace = "core/namespace";
     core_node: Node = "core/node";
     core_persistentvolume: PersistentVolume = "core/persistentvolume";
     core_persistentvolume_iscsi: PersistentVolume = "core/persistentvolume-iscsi";
+    core_persistentvolume_rbd: PersistentVolume = "core/persistentvolume-rbd";
     core_persistentvolumeclaim: PersistentVolumeClaim = "core/persistentvolumeclaim";
     core_podtemplate: PodTemplate = "core/podtemplate";
     core_replicationcontroller: ReplicationController = "core/replicationcontroller";
+    core_replicationcontroller_selector: ReplicationController =
+        "core/replicationcontroller-selector";
+    core_node_cidrs: Node = "core/node-cidrs";
     core_resourcequota: ResourceQuota = "core/resourcequota";
     apps_deployment: Deployment = "apps/deployment";
+    apps_deployment_recreate: Deployment = "apps/deployment-recreate";
     apps_replicaset: ReplicaSet = "apps/replicaset";
     apps_statefulset: StatefulSet = "apps/statefulset";
+    apps_statefulset_ondelete: StatefulSet = "apps/statefulset-ondelete";
     apps_daemonset: DaemonSet = "apps/daemonset";
+    apps_daemonset_ondelete: DaemonSet = "apps/daemonset-ondelete";
     apps_controllerrevision: ControllerRevision = "apps/controllerrevision";
     batch_job: Job = "batch/job";
     batch_job_indexed: Job = "batch/job-indexed";
     batch_job_failure_policy: Job = "batch/job-failure-policy";
     batch_cronjob: CronJob = "batch/cronjob";
+    batch_cronjob_forbid: CronJob = "batch/cronjob-forbid";
     policy_poddisruptionbudget: PodDisruptionBudget = "policy/poddisruptionbudget";
     coordination_lease: Lease = "coordination/lease";
     discovery_endpointslice: EndpointSlice = "discovery/endpointslice";
@@ -329,6 +342,7 @@ defaults_test! {
     rbac_clusterrole: ClusterRole = "rbac/clusterrole";
     rbac_rolebinding: RoleBinding = "rbac/rolebinding";
     rbac_clusterrolebinding: ClusterRoleBinding = "rbac/clusterrolebinding";
+    rbac_clusterrolebinding_sa: ClusterRoleBinding = "rbac/clusterrolebinding-sa";
     scheduling_priorityclass: PriorityClass = "scheduling/priorityclass";
     storage_storageclass: StorageClass = "storage/storageclass";
     storage_csidriver: CSIDriver = "storage/csidriver";
