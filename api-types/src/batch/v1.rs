@@ -3,6 +3,7 @@
 pub mod cronjob;
 mod defaults;
 pub mod job;
+mod job_selector;
 
 pub use cronjob::CronJob;
 pub use job::Job;

@@ -36,6 +36,7 @@ use crate::labels::format_selector;
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the job's pods."),
+    prepare = super::job_selector::prepare_job,
     table_cells = job_cells
 )]
 #[api(defaults = super::defaults::default_job)]
