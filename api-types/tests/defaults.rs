@@ -4,6 +4,9 @@
 //! `?dryRun=All` create of it. Our admit path (prepare hook, defaults) must give
 //! the same object, less what the server sets that is not defaulting (see
 //! [`strip_server_work`]). Applying the defaults a second time changes nothing.
+//!
+//! `fixtures/defaults/autoscaling/` holds the server's answers for
+//! HorizontalPodAutoscaler (autoscaling/v2 and v1) for when that kind is served.
 
 mod common;
 
