@@ -38,12 +38,39 @@ pub fn canonical(text: &str) -> Option<String> {
     if kept_as_sent(&parsed) {
         return Some(text.to_owned());
     }
+    canonical_of(&parsed)
+}
+
+/// The text of a quantity in a resource list (`limits`, `capacity`, `hard`):
+/// Kubernetes rounds those up to a thousandth (`1u` becomes `1m`, `1.0001`
+/// becomes `1001m`). `None` when no rounding is needed (or `text` is not a
+/// quantity); [`canonical`] applies then.
+pub fn round_up_to_milli(text: &str) -> Option<String> {
+    let parsed = parse(text)?;
+    if parsed.exponent >= -3 {
+        return None;
+    }
+    let value = parsed
+        .digits
+        .checked_mul(1024_i128.checked_pow(parsed.binary)?)?;
+    let divisor = 10_i128.checked_pow((-3 - parsed.exponent).unsigned_abs())?;
+    let rounded = value / divisor + i128::from(value % divisor != 0);
+    canonical_of(&Parsed {
+        digits: rounded,
+        exponent: -3,
+        binary: 0,
+        ..parsed
+    })
+}
+
+/// The canonical text of a parsed quantity.
+fn canonical_of(parsed: &Parsed<'_>) -> Option<String> {
     if parsed.digits == 0 {
         return Some("0".to_owned());
     }
     let sign = if parsed.negative { "-" } else { "" };
     if parsed.format == Format::BinarySI
-        && let Some(text) = canonical_binary(&parsed)
+        && let Some(text) = canonical_binary(parsed)
     {
         return Some(format!("{sign}{text}"));
     }
@@ -298,6 +325,27 @@ mod tests {
             "123456789012345678",
         ] {
             assert_eq!(canonical(text).as_deref(), Some(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn resource_lists_round_up_to_thousandths() {
+        for (text, want) in [
+            ("1u", Some("1m")),
+            ("1500u", Some("2m")),
+            ("0.0001", Some("1m")),
+            ("1.0001", Some("1001m")),
+            ("1000u", Some("1m")),
+            ("1n", Some("1m")),
+            ("1e-4", Some("1e-3")),
+            ("+1u", Some("1m")),
+            ("-1u", Some("-1m")),
+            ("1.0000Ki", Some("1Ki")),
+            ("250m", None),
+            ("0.5", None),
+            ("2Gi", None),
+        ] {
+            assert_eq!(super::round_up_to_milli(text).as_deref(), want, "{text}");
         }
     }
 
