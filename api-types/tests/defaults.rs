@@ -358,10 +358,12 @@ defaults_test! {
     core_persistentvolume_rbd: PersistentVolume = "core/persistentvolume-rbd";
     core_persistentvolumeclaim: PersistentVolumeClaim = "core/persistentvolumeclaim";
     core_podtemplate: PodTemplate = "core/podtemplate";
+    core_podtemplate_quantities: PodTemplate = "core/podtemplate-quantities";
     core_replicationcontroller: ReplicationController = "core/replicationcontroller";
     core_replicationcontroller_selector: ReplicationController =
         "core/replicationcontroller-selector";
     core_node_cidrs: Node = "core/node-cidrs";
+    core_resourcequota_quantities: ResourceQuota = "core/resourcequota-quantities";
     core_resourcequota: ResourceQuota = "core/resourcequota";
     apps_deployment: Deployment = "apps/deployment";
     apps_deployment_recreate: Deployment = "apps/deployment-recreate";

@@ -4,10 +4,13 @@
 
 use super::limitrange::LimitRangeItem;
 use super::node::Node;
+use super::node::status::NodeStatus;
 use super::persistent_volume::PersistentVolume;
 use super::persistent_volume_claim::PersistentVolumeClaim;
+use super::persistent_volume_claim::PersistentVolumeClaimStatus;
 use super::replicationcontroller::ReplicationController;
-use crate::defaulting::{default_text, is_unset};
+use super::resourcequota::{ResourceQuotaSpec, ResourceQuotaStatus};
+use crate::defaulting::{default_text, is_unset, round_resource_list};
 
 /// `SetDefaults_ReplicationController`: the template's labels stand in for an
 /// empty selector and for the controller's own empty labels.
@@ -36,6 +39,7 @@ pub(super) fn default_persistent_volume(pv: &mut PersistentVolume) {
     pv.spec
         .volume_mode
         .get_or_insert_with(|| "Filesystem".to_owned());
+    round_resource_list(&mut pv.spec.capacity);
 }
 
 /// `SetDefaults_PersistentVolumeClaim`: a new claim is `Pending`.
@@ -57,6 +61,38 @@ pub(super) fn default_limit_range_item(item: &mut LimitRangeItem) {
     for (name, limit) in default.iter().chain(item.min.iter().flatten()) {
         request.entry(name.clone()).or_insert_with(|| limit.clone());
     }
+    for list in [
+        &mut item.max,
+        &mut item.min,
+        &mut item.default,
+        &mut item.default_request,
+        &mut item.max_limit_request_ratio,
+    ] {
+        round_resource_list(list);
+    }
+}
+
+/// The resource lists of a node's status (`SetDefaults_ResourceList`).
+pub(super) fn round_node_status(status: &mut NodeStatus) {
+    round_resource_list(&mut status.capacity);
+    round_resource_list(&mut status.allocatable);
+}
+
+/// The resource lists of a quota (`SetDefaults_ResourceList`).
+pub(super) fn round_quota_spec(spec: &mut ResourceQuotaSpec) {
+    round_resource_list(&mut spec.hard);
+}
+
+/// The resource lists of a quota's status (`SetDefaults_ResourceList`).
+pub(super) fn round_quota_status(status: &mut ResourceQuotaStatus) {
+    round_resource_list(&mut status.hard);
+    round_resource_list(&mut status.used);
+}
+
+/// The resource lists of a claim's status (`SetDefaults_ResourceList`).
+pub(super) fn round_claim_status(status: &mut PersistentVolumeClaimStatus) {
+    round_resource_list(&mut status.capacity);
+    round_resource_list(&mut status.allocated_resources);
 }
 
 /// The node's pod ranges: `podCIDR` is the first of `podCIDRs`, and Kubernetes

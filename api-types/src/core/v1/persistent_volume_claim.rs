@@ -65,6 +65,7 @@ pub struct PersistentVolumeClaim {
 /// The observed state of a claim.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::round_claim_status)]
 pub struct PersistentVolumeClaimStatus {
     /// `Pending`, `Bound` or `Lost`.
     #[serde(default, skip_serializing_if = "omitempty")]

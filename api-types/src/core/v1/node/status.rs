@@ -14,6 +14,7 @@ use crate::go_json::{null_as_default, omitempty};
 /// versions, cached images and attached volumes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::super::defaults::round_node_status)]
 pub struct NodeStatus {
     /// Total resources of the node, e.g. `cpu`, `memory`, `pods`.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -7,12 +7,15 @@ use std::collections::BTreeMap;
 use kapi_runtime::Quantity;
 
 use super::Pod;
+use super::claim::VolumeResourceRequirements;
 use super::container::{Container, ResourceRequirements};
 use super::env::{EnvVar, ResourceFieldSelector};
 use super::qos;
 use super::security::PodSecurityContext;
 use super::spec::PodSpec;
+use super::status::ContainerStatus;
 use super::volume::{EmptyDirVolumeSource, Volume};
+use crate::defaulting::round_resource_list;
 
 /// The `prepare` hook of Pod: the status a new pod starts with (pod strategy
 /// `PrepareForCreate`: phase `Pending` and the QoS class). The QoS class reads
@@ -59,6 +62,7 @@ pub(super) fn default_pod(pod: &mut Pod) {
 pub(super) fn default_pod_spec(spec: &mut PodSpec) {
     spec.security_context
         .get_or_insert_with(PodSecurityContext::default);
+    round_resource_list(&mut spec.overhead);
     default_service_account(spec);
     for volume in spec.volumes.iter_mut().flatten() {
         default_volume(volume);
@@ -92,6 +96,23 @@ fn default_service_account(spec: &mut PodSpec) {
         spec.service_account_name = Some(name.clone());
         spec.service_account = Some(name);
     }
+}
+
+/// The resource lists of a container (`SetDefaults_ResourceList`).
+pub(super) fn round_resources(resources: &mut ResourceRequirements) {
+    round_resource_list(&mut resources.limits);
+    round_resource_list(&mut resources.requests);
+}
+
+/// The resource lists of a claim (`SetDefaults_ResourceList`).
+pub(super) fn round_volume_resources(resources: &mut VolumeResourceRequirements) {
+    round_resource_list(&mut resources.limits);
+    round_resource_list(&mut resources.requests);
+}
+
+/// The resources allocated to a running container (`SetDefaults_ResourceList`).
+pub(super) fn round_allocated_resources(status: &mut ContainerStatus) {
+    round_resource_list(&mut status.allocated_resources);
 }
 
 /// The pull policy Kubernetes picks for an image: `Always` for the `latest` tag
