@@ -97,11 +97,10 @@ fn canonical_of(parsed: &Parsed<'_>) -> Option<String> {
 fn kept_as_sent(parsed: &Parsed<'_>) -> bool {
     let digit_count = parsed.whole.len() + parsed.fraction.len();
     if parsed.format == Format::BinarySI {
-        let shift = 10 * parsed.binary;
         let precision = 14 - digit_count as i64 - 3 * i64::from(parsed.binary);
-        let fits = parsed
-            .digits
-            .checked_shl(shift)
+        let fits = 1024_i128
+            .checked_pow(parsed.binary)
+            .and_then(|scale| parsed.digits.checked_mul(scale))
             .is_some_and(|v| v <= i128::from(i64::MAX));
         return parsed.fraction.is_empty() && precision >= 0 && fits && parsed.digits & 7 != 0;
     }
@@ -346,6 +345,31 @@ mod tests {
             ("2Gi", None),
         ] {
             assert_eq!(super::round_up_to_milli(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn any_short_text_and_huge_numbers_are_answered_without_panic() {
+        let alphabet: Vec<char> = "0123456789.+-eEKMGTPimnuk".chars().collect();
+        let mut texts = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longer);
+        }
+        texts.extend([
+            "9".repeat(60),
+            format!("0.{}1", "0".repeat(60)),
+            format!("{}Ei", "9".repeat(30)),
+            "1e1000".to_owned(),
+            "1e-1000".to_owned(),
+            "8Ei".to_owned(),
+        ]);
+        for text in &texts {
+            let _ = super::canonical(text);
+            let _ = super::round_up_to_milli(text);
         }
     }
 
