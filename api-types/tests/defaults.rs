@@ -124,12 +124,6 @@ fn strip_server_work(kind: &str, input: &Value, out: &mut Value) {
                 metadata.remove("labels");
             }
         }
-        "DaemonSet" => {
-            // DaemonSet strategy: the template generation, kept in an annotation.
-            if let Some(metadata) = out.get_mut("metadata").and_then(Value::as_object_mut) {
-                metadata.remove("annotations");
-            }
-        }
         "PersistentVolume" | "PersistentVolumeClaim" => {
             // StorageObjectInUseProtection admission: the protection finalizer.
             if let Some(metadata) = out.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -142,12 +136,6 @@ fn strip_server_work(kind: &str, input: &Value, out: &mut Value) {
                 && let Some(spec) = out.get_mut("spec").and_then(Value::as_object_mut)
             {
                 spec.remove("taints");
-            }
-        }
-        "Namespace" => {
-            // Namespace strategy (PrepareForCreate): the `kubernetes` finalizer.
-            if let Some(spec) = out.get_mut("spec").and_then(Value::as_object_mut) {
-                spec.remove("finalizers");
             }
         }
         "CertificateSigningRequest" => {

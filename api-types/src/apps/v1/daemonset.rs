@@ -48,6 +48,7 @@ use crate::labels::{format_labels, format_selector};
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the daemon set's pods."),
+    prepare = stamp_template_generation,
     table_cells = daemonset_cells
 )]
 #[api(defaults = super::defaults::default_daemon_set)]
@@ -205,6 +206,20 @@ pub struct DaemonSetCondition {
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 5)]
     pub message: Option<String>,
+}
+
+/// The annotation with the generation of a daemon set's template.
+const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// The daemon set strategy: a new daemon set's template is generation 1,
+/// written in an annotation. (Upstream also counts the template changes of
+/// later updates from the stored object; kapi keeps the annotation as sent.)
+fn stamp_template_generation(ds: &mut DaemonSet) {
+    ds.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .entry(TEMPLATE_GENERATION_ANNOTATION.to_owned())
+        .or_insert_with(|| "1".to_owned());
 }
 
 /// The `kubectl get daemonsets` row (kube-apiserver's `printDaemonSet`): unset

@@ -24,12 +24,9 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
     cluster_scoped,
     status,
     selectable_fields("status.phase"),
-    printer_column(
-        name = "Status",
-        type = "string",
-        json_path = ".status.phase",
-        description = "Whether the namespace is Active or Terminating."
-    )
+    printer_column(name = "Status", type = "string", json_path = ".status.phase",
+        description = "Whether the namespace is Active or Terminating."),
+    prepare = prepare_namespace
 )]
 #[api(defaults = default_namespace)]
 pub struct Namespace {
@@ -106,6 +103,18 @@ pub struct NamespaceCondition {
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 6)]
     pub message: Option<String>,
+}
+
+/// The finalizer of the namespace lifecycle, which empties a namespace being
+/// deleted.
+const KUBERNETES_FINALIZER: &str = "kubernetes";
+
+/// The namespace strategy: a namespace is created with the `kubernetes`
+/// finalizer, and writes through the main endpoint keep it (upstream takes the
+/// stored list on update, which only the `finalize` subresource changes; kapi
+/// has none yet, and one must not run this hook).
+fn prepare_namespace(ns: &mut Namespace) {
+    ns.spec.finalizers = Some(vec![KUBERNETES_FINALIZER.to_owned()]);
 }
 
 /// Kubernetes' namespace defaults: phase `Active` (`SetDefaults_NamespaceStatus`)
