@@ -347,6 +347,7 @@ defaults_test! {
     core_persistentvolumeclaim: PersistentVolumeClaim = "core/persistentvolumeclaim";
     core_podtemplate: PodTemplate = "core/podtemplate";
     core_podtemplate_quantities: PodTemplate = "core/podtemplate-quantities";
+    core_podtemplate_zero_values: PodTemplate = "core/podtemplate-zero-values";
     core_replicationcontroller: ReplicationController = "core/replicationcontroller";
     core_replicationcontroller_selector: ReplicationController =
         "core/replicationcontroller-selector";
