@@ -22,6 +22,7 @@ pub mod batch;
 pub mod certificates;
 pub mod coordination;
 pub mod core;
+mod defaulting;
 pub mod discovery;
 pub mod events;
 pub mod flowcontrol;

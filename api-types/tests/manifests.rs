@@ -277,10 +277,10 @@ fn new_style_event_with_series() {
 }
 
 #[test]
-fn namespace_gets_phase_and_name_label() {
+fn namespace_gets_phase_name_label_and_finalizer() {
     let ns = admit_clean::<Namespace>(object(json!({"metadata": {"name": "shop"}})));
     assert_eq!(ns["status"], json!({"phase": "Active"}));
-    assert_eq!(ns["spec"], json!({}));
+    assert_eq!(ns["spec"], json!({"finalizers": ["kubernetes"]}));
     assert_eq!(
         ns["metadata"]["labels"],
         json!({"kubernetes.io/metadata.name": "shop"})

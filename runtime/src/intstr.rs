@@ -57,10 +57,10 @@ impl fmt::Display for IntOrString {
     }
 }
 
-/// resource.Quantity, kept in the text form the client sent (`500m`, `1Gi`).
-///
-/// Canonicalisation (Kubernetes rewrites `0.5` to `500m`) is not done yet; a number
-/// sent as JSON number is accepted and kept as its decimal text.
+/// resource.Quantity, in the text form the client sent (`500m`, `1Gi`) until
+/// defaults are applied, which rewrite it in Kubernetes' canonical form (`0.5`
+/// to `500m`, see [`crate::quantity`]); a number sent as JSON number is
+/// accepted as its decimal text.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct Quantity(pub String);
@@ -80,6 +80,14 @@ impl<'de> Deserialize<'de> for Quantity {
 impl ApiType for IntOrString {}
 
 impl ApiType for Quantity {
+    /// Kubernetes writes every quantity it parsed in canonical form; text that
+    /// is not a quantity is left for validation to report.
+    fn apply_defaults(&mut self) {
+        if let Some(canonical) = crate::quantity::canonical(&self.0) {
+            self.0 = canonical;
+        }
+    }
+
     fn validate(
         &self,
         path: &crate::validation::FieldPath,

@@ -19,6 +19,7 @@ pub mod meta;
 pub mod object;
 pub mod openapi;
 pub mod proto;
+pub mod quantity;
 pub mod resource;
 pub mod scheme;
 pub mod validation;

@@ -1,5 +1,6 @@
 //! `admissionregistration.k8s.io/v1`.
 
+mod defaults;
 pub mod mutatingwebhookconfiguration;
 pub mod rule;
 pub mod validatingadmissionpolicy;

@@ -1,7 +1,9 @@
 //! `apps/v1`.
 
+mod claim_templates;
 pub mod controllerrevision;
 pub mod daemonset;
+mod defaults;
 pub mod deployment;
 pub mod replicaset;
 pub mod statefulset;

@@ -1,7 +1,9 @@
 //! `batch/v1`.
 
 pub mod cronjob;
+mod defaults;
 pub mod job;
+mod job_selector;
 
 pub use cronjob::CronJob;
 pub use job::Job;

@@ -3,6 +3,7 @@
 pub mod binding;
 pub mod componentstatus;
 pub mod configmap;
+mod defaults;
 pub mod endpoints;
 pub mod event;
 pub mod limitrange;

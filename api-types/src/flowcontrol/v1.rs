@@ -1,5 +1,6 @@
 //! `flowcontrol.apiserver.k8s.io/v1`.
 
+mod defaults;
 pub mod flowschema;
 pub mod prioritylevelconfiguration;
 

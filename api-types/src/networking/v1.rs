@@ -1,5 +1,6 @@
 //! `networking.k8s.io/v1`.
 
+mod defaults;
 pub mod ingress;
 pub mod ingressclass;
 pub mod networkpolicy;

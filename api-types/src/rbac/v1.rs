@@ -2,6 +2,7 @@
 
 pub mod clusterrole;
 pub mod clusterrolebinding;
+mod defaults;
 pub mod role;
 pub mod rolebinding;
 

@@ -3,6 +3,7 @@
 pub mod csidriver;
 pub mod csinode;
 pub mod csistoragecapacity;
+mod defaults;
 pub mod storageclass;
 pub mod volume_attachment;
 

@@ -4,7 +4,7 @@ use darling::FromDeriveInput;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use crate::model::{ApiTypeModel, DefaultValue, FieldModel, Rule, SpannedRule};
+use crate::model::{ApiTypeModel, DefaultValue, FieldModel, ProtoMode, Rule, SpannedRule};
 use crate::parse::{self, ApiInput};
 
 /// Parses, models and emits `#[derive(ApiType)]`.
@@ -116,8 +116,14 @@ fn emit_default(field: &FieldModel) -> TokenStream {
         } else {
             quote!(#lit)
         };
+        // A Go value field cannot tell zero from unset: Go's defaulters test for
+        // zero (`""`, `0`), so an explicit zero is defaulted too.
+        let unset = match field.proto.mode {
+            ProtoMode::Value => quote!(::kapi_runtime::go_json::omitempty(&self.#ident)),
+            ProtoMode::Plain | ProtoMode::Pointer => quote!(self.#ident.is_none()),
+        };
         quote! {
-            if self.#ident.is_none() {
+            if #unset {
                 self.#ident = ::core::option::Option::Some(#value);
             }
         }

@@ -41,6 +41,7 @@ pub struct MutatingWebhookConfiguration {
 /// fails.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_mutating_webhook)]
 pub struct MutatingWebhook {
     /// Fully qualified name of the webhook, e.g. `defaults.example.com`.
     #[serde(default)]
@@ -62,11 +63,13 @@ pub struct MutatingWebhook {
     /// to the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
+    #[api(default = "Fail")]
     pub failure_policy: Option<String>,
     /// `Exact` or `Equivalent` (the default): whether requests to other versions
     /// of a listed resource are sent too, converted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 9)]
+    #[api(default = "Equivalent")]
     pub match_policy: Option<String>,
     /// Labels of the object's namespace (or of a namespace object itself); every
     /// namespace when empty.
@@ -86,6 +89,7 @@ pub struct MutatingWebhook {
     /// Seconds to wait for the webhook, 1 to 30; 10 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 7)]
+    #[api(default = 10)]
     pub timeout_seconds: Option<i32>,
     /// `AdmissionReview` versions the webhook accepts, preferred first; the
     /// server sends the first it knows.
@@ -97,6 +101,7 @@ pub struct MutatingWebhook {
     /// mutations changed the object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 10)]
+    #[api(default = "Never")]
     pub reinvocation_policy: Option<String>,
     /// CEL conditions that must all hold for the webhook to be called, at most
     /// 64.

@@ -40,6 +40,7 @@ pub struct RuleWithOperations {
     /// default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4, proto_in = "rule")]
+    #[api(default = "*")]
     pub scope: Option<String>,
 }
 
@@ -65,6 +66,7 @@ pub struct NamedRuleWithOperations {
 /// request must pass every selector and rule to match.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_match_resources)]
 pub struct MatchResources {
     /// Labels of the namespace the object is in (or, for a namespace, of the
     /// object itself); every namespace when unset.
@@ -90,6 +92,7 @@ pub struct MatchResources {
     /// converted from another version of the same resource; the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 7)]
+    #[api(default = "Equivalent")]
     pub match_policy: Option<String>,
 }
 

@@ -64,6 +64,7 @@ pub struct ValidatingAdmissionPolicySpec {
     /// evaluation error does to the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
+    #[api(default = "Fail")]
     pub failure_policy: Option<String>,
     /// Audit annotations added to the audit event of matched requests.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -41,6 +41,7 @@ pub struct ValidatingWebhookConfiguration {
 /// it fails.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_validating_webhook)]
 pub struct ValidatingWebhook {
     /// Fully qualified name of the webhook, e.g. `defaults.example.com`.
     #[serde(default)]
@@ -62,11 +63,13 @@ pub struct ValidatingWebhook {
     /// to the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
+    #[api(default = "Fail")]
     pub failure_policy: Option<String>,
     /// `Exact` or `Equivalent` (the default): whether requests to other versions
     /// of a listed resource are sent too, converted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 9)]
+    #[api(default = "Equivalent")]
     pub match_policy: Option<String>,
     /// Labels of the object's namespace (or of a namespace object itself); every
     /// namespace when empty.
@@ -86,6 +89,7 @@ pub struct ValidatingWebhook {
     /// Seconds to wait for the webhook, 1 to 30; 10 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 7)]
+    #[api(default = 10)]
     pub timeout_seconds: Option<i32>,
     /// `AdmissionReview` versions the webhook accepts, preferred first; the
     /// server sends the first it knows.

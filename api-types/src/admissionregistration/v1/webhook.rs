@@ -46,6 +46,7 @@ pub struct ServiceReference {
     /// Service port, 1 to 65535; 443 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
+    #[api(default = 443)]
     pub port: Option<i32>,
 }
 

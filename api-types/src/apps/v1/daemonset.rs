@@ -48,8 +48,10 @@ use crate::labels::{format_labels, format_selector};
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the daemon set's pods."),
+    prepare = stamp_template_generation,
     table_cells = daemonset_cells
 )]
+#[api(defaults = super::defaults::default_daemon_set)]
 pub struct DaemonSet {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -89,6 +91,7 @@ pub struct DaemonSetSpec {
     pub min_ready_seconds: Option<i32>,
     /// Old ControllerRevisions kept for rollback; 10 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 10)]
     #[api(proto = 6)]
     pub revision_history_limit: Option<i32>,
 }
@@ -203,6 +206,20 @@ pub struct DaemonSetCondition {
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 5)]
     pub message: Option<String>,
+}
+
+/// The annotation with the generation of a daemon set's template.
+const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// The daemon set strategy: a new daemon set's template is generation 1,
+/// written in an annotation. (Upstream also counts the template changes of
+/// later updates from the stored object; kapi keeps the annotation as sent.)
+fn stamp_template_generation(ds: &mut DaemonSet) {
+    ds.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .entry(TEMPLATE_GENERATION_ANNOTATION.to_owned())
+        .or_insert_with(|| "1".to_owned());
 }
 
 /// The `kubectl get daemonsets` row (kube-apiserver's `printDaemonSet`): unset

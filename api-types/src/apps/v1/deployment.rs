@@ -38,9 +38,9 @@ use crate::labels::{GoMap, format_selector, selector_is_empty, selector_matches}
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the deployment's pods."),
-    prepare = prepare_deployment,
     table_cells = deployment_cells
 )]
+#[api(defaults = super::defaults::default_deployment)]
 pub struct Deployment {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -255,22 +255,6 @@ struct Raw(&'static str);
 impl std::fmt::Debug for Raw {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.0)
-    }
-}
-
-/// `SetDefaults_Deployment` (the rolling update limits depend on the strategy
-/// type) and the defaults of the pod template's spec.
-fn prepare_deployment(deploy: &mut Deployment) {
-    deploy.spec.template.spec.default_dependent_fields();
-    let strategy = &mut deploy.spec.strategy;
-    if strategy.type_.as_deref().unwrap_or_default().is_empty() {
-        strategy.type_ = Some("RollingUpdate".to_owned());
-    }
-    if strategy.type_.as_deref() == Some("RollingUpdate") {
-        let rolling = strategy.rolling_update.get_or_insert_with(Default::default);
-        let quarter = || IntOrString::String("25%".to_owned());
-        rolling.max_unavailable.get_or_insert_with(quarter);
-        rolling.max_surge.get_or_insert_with(quarter);
     }
 }
 

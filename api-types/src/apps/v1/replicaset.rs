@@ -60,6 +60,7 @@ pub struct ReplicaSet {
 pub struct ReplicaSetSpec {
     /// Number of pods wanted; 1 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 1)]
     #[api(proto = 1)]
     pub replicas: Option<i32>,
     /// Seconds a new pod must be ready, without crashing, to count as available.

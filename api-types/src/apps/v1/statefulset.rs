@@ -34,6 +34,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Images of the template's containers."),
     table_cells = statefulset_cells
 )]
+#[api(defaults = super::defaults::default_stateful_set)]
 pub struct StatefulSet {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -55,6 +56,7 @@ pub struct StatefulSet {
 pub struct StatefulSetSpec {
     /// Number of pods wanted; 1 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 1)]
     #[api(proto = 1)]
     pub replicas: Option<i32>,
     /// Labels of the pods this set owns; must match the template's labels.
@@ -69,7 +71,12 @@ pub struct StatefulSetSpec {
     pub template: PodTemplateSpec,
     /// Claims made for every pod, named `<template>-<pod>`, and mounted by the
     /// volume of the same name in the pod template.
-    #[serde(default, skip_serializing_if = "omitempty")]
+    #[serde(
+        default,
+        skip_serializing_if = "omitempty",
+        serialize_with = "super::claim_templates::serialize",
+        deserialize_with = "super::claim_templates::deserialize"
+    )]
     #[api(list_type = "atomic")]
     #[api(proto = 4)]
     pub volume_claim_templates: Option<Vec<PersistentVolumeClaim>>,
@@ -90,6 +97,7 @@ pub struct StatefulSetSpec {
     pub update_strategy: StatefulSetUpdateStrategy,
     /// ControllerRevisions kept for rollback; 10 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(default = 10)]
     #[api(proto = 8)]
     pub revision_history_limit: Option<i32>,
     /// Seconds a new pod must be ready, without crashing, to count as available.

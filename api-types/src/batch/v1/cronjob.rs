@@ -44,6 +44,7 @@ use crate::labels::format_selector;
         description = "Label selector of the job template."),
     table_cells = cronjob_cells
 )]
+#[api(defaults = super::defaults::default_cron_job)]
 pub struct CronJob {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -86,6 +87,7 @@ pub struct CronJobSpec {
     /// True holds back future runs; running jobs are left alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
+    #[api(default = false)]
     pub suspend: Option<bool>,
     /// The job created at each run.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -95,10 +97,12 @@ pub struct CronJobSpec {
     /// Successful finished jobs kept; 3 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 6)]
+    #[api(default = 3)]
     pub successful_jobs_history_limit: Option<i32>,
     /// Failed finished jobs kept; 1 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 7)]
+    #[api(default = 1)]
     pub failed_jobs_history_limit: Option<i32>,
 }
 

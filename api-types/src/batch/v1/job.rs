@@ -36,8 +36,10 @@ use crate::labels::format_selector;
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the job's pods."),
+    prepare = super::job_selector::prepare_job,
     table_cells = job_cells
 )]
+#[api(defaults = super::defaults::default_job)]
 pub struct Job {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -193,6 +195,7 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
 /// A pod condition that a failed pod must carry to match a rule.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_pod_conditions_pattern)]
 pub struct PodFailurePolicyOnPodConditionsPattern {
     /// The condition type, e.g. `DisruptionTarget`.
     #[serde(default, rename = "type")]

@@ -98,6 +98,7 @@ pub struct EndpointPort {
     /// `TCP`, `UDP` or `SCTP`.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 3)]
+    #[api(default = "TCP")]
     pub protocol: Option<String>,
     /// Application protocol, e.g. `http`, `kubernetes.io/h2c` or a domain-prefixed
     /// name.

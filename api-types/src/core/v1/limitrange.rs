@@ -50,6 +50,7 @@ pub struct LimitRangeSpec {
 /// `memory`, `storage`, ...).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_limit_range_item)]
 pub struct LimitRangeItem {
     /// What the entry constrains: `Pod`, `Container` or `PersistentVolumeClaim`.
     #[serde(default, rename = "type")]

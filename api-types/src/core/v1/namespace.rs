@@ -28,6 +28,7 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
         description = "Whether the namespace is Active or Terminating."),
     prepare = prepare_namespace
 )]
+#[api(defaults = default_namespace)]
 pub struct Namespace {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -104,9 +105,21 @@ pub struct NamespaceCondition {
     pub message: Option<String>,
 }
 
+/// The finalizer of the namespace lifecycle, which empties a namespace being
+/// deleted.
+const KUBERNETES_FINALIZER: &str = "kubernetes";
+
+/// The namespace strategy: a namespace is created with the `kubernetes`
+/// finalizer, and writes through the main endpoint keep it (upstream takes the
+/// stored list on update, which only the `finalize` subresource changes; kapi
+/// has none yet, and one must not run this hook).
+fn prepare_namespace(ns: &mut Namespace) {
+    ns.spec.finalizers = Some(vec![KUBERNETES_FINALIZER.to_owned()]);
+}
+
 /// Kubernetes' namespace defaults: phase `Active` (`SetDefaults_NamespaceStatus`)
 /// and the `kubernetes.io/metadata.name` label (`SetDefaults_Namespace`).
-fn prepare_namespace(ns: &mut Namespace) {
+fn default_namespace(ns: &mut Namespace) {
     if ns.status.phase.as_deref().unwrap_or_default().is_empty() {
         ns.status.phase = Some("Active".to_owned());
     }

@@ -45,9 +45,9 @@ use crate::go_json::{null_as_default, omitempty};
     printer_column(name = "Container-Runtime", type = "string",
         json_path = ".status.nodeInfo.containerRuntimeVersion", priority = 1,
         description = "Container runtime and its version."),
-    prepare = status::default_allocatable,
     table_cells = node_cells
 )]
+#[api(defaults = super::defaults::default_node)]
 pub struct Node {
     /// Name, labels and other metadata.
     #[serde(default)]

@@ -66,8 +66,10 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
         description = "Time since the volume was created."),
     printer_column(name = "VolumeMode", type = "string", json_path = ".spec.volumeMode",
         priority = 1, description = "Filesystem or Block, or <unset>."),
+    prepare = stamp_phase_transition,
     table_cells = persistent_volume_cells
 )]
+#[api(defaults = super::defaults::default_persistent_volume)]
 pub struct PersistentVolume {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -283,6 +285,14 @@ pub(crate) fn storage_text(resources: Option<&BTreeMap<String, Quantity>>) -> St
 
 /// The `kubectl get persistentvolumes` row (kube-apiserver's
 /// `printPersistentVolume`).
+/// The volume strategy: the time of the last phase change is the creation time
+/// for a volume that has none.
+fn stamp_phase_transition(pv: &mut PersistentVolume) {
+    pv.status
+        .last_phase_transition_time
+        .get_or_insert_with(Time::now);
+}
+
 fn persistent_volume_cells(pv: &PersistentVolume) -> Vec<Value> {
     let spec = &pv.spec;
     let claim = spec.claim_ref.as_ref().map_or_else(String::new, |c| {

@@ -46,6 +46,7 @@ pub use crate::core::v1::pod::claim::{PersistentVolumeClaimSpec, VolumeResourceR
         priority = 1, description = "Filesystem or Block, or <unset>."),
     table_cells = persistent_volume_claim_cells
 )]
+#[api(defaults = super::defaults::default_persistent_volume_claim)]
 pub struct PersistentVolumeClaim {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -64,6 +65,7 @@ pub struct PersistentVolumeClaim {
 /// The observed state of a claim.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::round_claim_status)]
 pub struct PersistentVolumeClaimStatus {
     /// `Pending`, `Bound` or `Lost`.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -42,6 +42,7 @@ use crate::labels::format_labels;
         description = "Labels of the controller's pods."),
     table_cells = replicationcontroller_cells
 )]
+#[api(defaults = super::defaults::default_replication_controller)]
 pub struct ReplicationController {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -64,6 +65,7 @@ pub struct ReplicationControllerSpec {
     /// Number of pods wanted; 1 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 1)]
+    #[api(default = 1)]
     pub replicas: Option<i32>,
     /// Seconds a new pod must be ready, without crashing, to count as available.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -47,6 +47,7 @@ pub struct ResourceQuota {
 /// The caps of a quota.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::round_quota_spec)]
 pub struct ResourceQuotaSpec {
     /// Cap per resource name, e.g. `requests.cpu`, `pods` or `count/configmaps`.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -99,6 +100,7 @@ pub struct ScopedResourceSelectorRequirement {
 /// The caps in force and the usage measured against them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::round_quota_status)]
 pub struct ResourceQuotaStatus {
     /// Caps being enforced, per resource name.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use spec::{ServicePort, ServiceSpec};
 pub use status::ServiceStatus;
 
+use crate::defaulting::default_text;
 use crate::go_json::null_as_default;
 
 /// A named network endpoint for the pods its selector picks, reachable inside the
@@ -43,6 +44,7 @@ use crate::go_json::null_as_default;
     prepare = prepare_service,
     table_cells = table::service_cells
 )]
+#[api(defaults = default_service)]
 pub struct Service {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -61,10 +63,15 @@ pub struct Service {
 /// Seconds a `ClientIP` session sticks to one endpoint unless configured (3 hours).
 const CLIENT_IP_TIMEOUT_SECONDS: i32 = 10800;
 
-/// `SetDefaults_Service`, plus keeping `clusterIP` and `clusterIPs` in step as
-/// the service strategy does. Many of these defaults depend on the type, so they
-/// are computed here with the type's own default already applied.
+/// The service strategy: `clusterIP` and `clusterIPs` kept in step. (The
+/// addresses and IP families themselves are allocated by the server.)
 fn prepare_service(svc: &mut Service) {
+    normalize_cluster_ips(&mut svc.spec);
+}
+
+/// `SetDefaults_Service`. Many of these defaults depend on the type, so they are
+/// computed here with the type's own default already applied.
+fn default_service(svc: &mut Service) {
     let spec = &mut svc.spec;
     let type_ = default_text(&mut spec.type_, "ClusterIP").to_owned();
     if default_text(&mut spec.session_affinity, "None") == "None" {
@@ -109,7 +116,6 @@ fn prepare_service(svc: &mut Service) {
             ing.ip_mode.get_or_insert_with(|| "VIP".to_owned());
         }
     }
-    normalize_cluster_ips(spec);
 }
 
 /// `clusterIPs[0]` and `clusterIP` name the same address; a client may set either.
@@ -125,12 +131,4 @@ fn normalize_cluster_ips(spec: &mut ServiceSpec) {
         (None, Some(ip)) => spec.cluster_ip = Some(ip),
         _ => {}
     }
-}
-
-/// Sets an empty text field to `default` and returns its value.
-fn default_text<'a>(field: &'a mut Option<String>, default: &str) -> &'a str {
-    if field.as_deref().unwrap_or_default().is_empty() {
-        *field = Some(default.to_owned());
-    }
-    field.as_deref().unwrap_or_default()
 }

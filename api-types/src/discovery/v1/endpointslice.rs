@@ -145,10 +145,12 @@ pub struct EndpointPort {
     /// empty for a single unnamed port).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 1)]
+    #[api(default = "")]
     pub name: Option<String>,
     /// `TCP` (the default), `UDP` or `SCTP`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 2)]
+    #[api(default = "TCP")]
     pub protocol: Option<String>,
     /// Port number; unset means every port.
     #[serde(default, skip_serializing_if = "Option::is_none")]

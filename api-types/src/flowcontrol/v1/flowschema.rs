@@ -51,6 +51,7 @@ pub struct FlowSchema {
 /// The desired behaviour of a flow schema.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_flow_schema_spec)]
 pub struct FlowSchemaSpec {
     /// The priority level of matched requests.
     #[serde(default, deserialize_with = "null_as_default")]

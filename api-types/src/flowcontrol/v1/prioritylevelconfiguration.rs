@@ -78,6 +78,7 @@ pub struct LimitedPriorityLevelConfiguration {
     /// when unset.
     #[serde(default)]
     #[api(proto = 1)]
+    #[api(default = 30)]
     pub nominal_concurrency_shares: Option<i32>,
     /// What happens to requests that cannot run yet.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -87,6 +88,7 @@ pub struct LimitedPriorityLevelConfiguration {
     /// 0 to 100; 0 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 3)]
+    #[api(default = 0)]
     pub lendable_percent: Option<i32>,
     /// Most the level may borrow from others, as a percentage of its nominal
     /// concurrency; no limit when unset.
@@ -103,11 +105,13 @@ pub struct ExemptPriorityLevelConfiguration {
     /// The level's share of the server's concurrency limit; 0 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 1)]
+    #[api(default = 0)]
     pub nominal_concurrency_shares: Option<i32>,
     /// Percentage of the level's nominal concurrency other levels may borrow,
     /// 0 to 100; 0 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 2)]
+    #[api(default = 0)]
     pub lendable_percent: Option<i32>,
 }
 
@@ -130,6 +134,7 @@ pub struct LimitResponse {
 /// The queues of a level, with shuffle sharding of flows over them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_queuing)]
 pub struct QueuingConfiguration {
     /// Number of queues, at least 1; 64 when unset.
     #[serde(default)]

@@ -71,6 +71,7 @@ pub struct IngressClassParametersReference {
     /// `Cluster` (the default) or `Namespace`.
     #[serde(default)]
     #[api(proto = 4)]
+    #[api(default = "Cluster")]
     pub scope: Option<String>,
     /// Namespace of the object; required with scope `Namespace`, forbidden
     /// with `Cluster`.

@@ -22,6 +22,7 @@ use crate::labels::format_selector;
         description = "The pods the policy applies to."),
     table_cells = networkpolicy_cells
 )]
+#[api(defaults = super::defaults::default_network_policy)]
 pub struct NetworkPolicy {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -101,6 +102,7 @@ pub struct NetworkPolicyPort {
     /// `TCP` (the default), `UDP` or `SCTP`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 1)]
+    #[api(default = "TCP")]
     pub protocol: Option<String>,
     /// Port number or named container port; unset means every port.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -52,6 +52,7 @@ pub struct RuntimeClass {
 /// The fixed resource cost of running a pod with a runtime class.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = round_overhead)]
 pub struct Overhead {
     /// Quantities by resource name (`cpu`, `memory`), added to each pod.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -75,4 +76,9 @@ pub struct Scheduling {
     #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub tolerations: Option<Vec<Toleration>>,
+}
+
+/// The overhead's resource list (`SetDefaults_ResourceList`).
+fn round_overhead(overhead: &mut Overhead) {
+    crate::defaulting::round_resource_list(&mut overhead.pod_fixed);
 }

@@ -49,6 +49,7 @@ pub struct RoleBinding {
 /// Someone a binding grants a role to: a user, a group or a service account.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_subject)]
 pub struct Subject {
     /// `User`, `Group` or `ServiceAccount`.
     #[serde(default)]
@@ -74,6 +75,7 @@ pub struct Subject {
 /// The role a binding grants, by API group, kind and name.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_role_ref)]
 pub struct RoleRef {
     /// API group of the role, `rbac.authorization.k8s.io`.
     #[serde(default)]

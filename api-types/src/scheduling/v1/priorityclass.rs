@@ -51,6 +51,7 @@ pub struct PriorityClass {
     /// `Never`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 5)]
+    #[api(default = "PreemptLowerPriority")]
     pub preemption_policy: Option<String>,
 }
 

@@ -50,16 +50,19 @@ pub struct CSIDriver {
 /// `tokenRequests` and `seLinuxMount` are immutable.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_csi_driver_spec)]
 pub struct CSIDriverSpec {
     /// Whether volumes need an attach step (a VolumeAttachment, and the
     /// driver's ControllerPublishVolume) before mounting; true by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 1)]
+    #[api(default = true)]
     pub attach_required: Option<bool>,
     /// Whether kubelet passes the pod's name, namespace, UID and service account
     /// to the driver as volume context when mounting; false by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 2)]
+    #[api(default = false)]
     pub pod_info_on_mount: Option<bool>,
     /// Volume kinds the driver serves: `Persistent` (through persistent volumes,
     /// the default) and/or `Ephemeral` (inline in the pod spec).
@@ -71,11 +74,13 @@ pub struct CSIDriverSpec {
     /// publishes before placing pods with unbound volumes; false by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
+    #[api(default = false)]
     pub storage_capacity: Option<bool>,
     /// Whether the driver applies the pod's fsGroup: `ReadWriteOnceWithFSType`
     /// (the default), `File` or `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 5)]
+    #[api(default = "ReadWriteOnceWithFSType")]
     pub fs_group_policy: Option<String>,
     /// Service account tokens kubelet requests for the pod and passes to the
     /// driver on mount, one per audience.
@@ -87,11 +92,13 @@ pub struct CSIDriverSpec {
     /// the driver can refresh tokens; false by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 7)]
+    #[api(default = false)]
     pub requires_republish: Option<bool>,
     /// Whether the driver supports mounting with `-o context` so that kubelet
     /// can set the SELinux label of the volume at mount time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 8)]
+    #[api(default = false)]
     pub se_linux_mount: Option<bool>,
 }
 

@@ -54,6 +54,7 @@ pub struct StorageClass {
     /// `Retain`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
+    #[api(default = "Delete")]
     pub reclaim_policy: Option<String>,
     /// Mount options given to provisioned volumes, e.g. `ro` or `nfsvers=4.1`;
     /// not checked here, a bad option makes the mount fail.
@@ -69,6 +70,7 @@ pub struct StorageClass {
     /// `WaitForFirstConsumer` (once a pod using the claim is scheduled).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 7)]
+    #[api(default = "Immediate")]
     pub volume_binding_mode: Option<String>,
     /// Topology domains volumes may be provisioned in; empty means anywhere.
     #[serde(default, skip_serializing_if = "omitempty")]

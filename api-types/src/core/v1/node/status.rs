@@ -7,13 +7,14 @@ use kapi_runtime::Quantity;
 use kapi_runtime::meta::Time;
 use serde::{Deserialize, Serialize};
 
-use super::{Node, NodeConfigSource};
+use super::NodeConfigSource;
 use crate::go_json::{null_as_default, omitempty};
 
 /// What a node reports: resources, health conditions, addresses, software
 /// versions, cached images and attached volumes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::super::defaults::round_node_status)]
 pub struct NodeStatus {
     /// Total resources of the node, e.g. `cpu`, `memory`, `pods`.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -93,15 +94,6 @@ impl NodeStatus {
         addresses
             .find(|a| a.type_ == type_)
             .map(|a| a.address.as_str())
-    }
-}
-
-/// `SetDefaults_NodeStatus`: without a separate allocatable amount, all capacity
-/// is allocatable.
-pub(super) fn default_allocatable(node: &mut Node) {
-    let status = &mut node.status;
-    if status.allocatable.is_none() && status.capacity.is_some() {
-        status.allocatable = status.capacity.clone();
     }
 }
 

@@ -56,14 +56,17 @@ pub struct RBDPersistentVolumeSource {
     /// RADOS pool; `rbd` when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 4)]
+    #[api(default = "rbd")]
     pub pool: Option<String>,
     /// RADOS user; `admin` when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 5)]
+    #[api(default = "admin")]
     pub user: Option<String>,
     /// Keyring file of the user; `/etc/ceph/keyring` when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 6)]
+    #[api(default = "/etc/ceph/keyring")]
     pub keyring: Option<String>,
     /// Secret with the user's key, instead of the keyring.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,6 +100,7 @@ pub struct ISCSIPersistentVolumeSource {
     /// iSCSI interface to use; `default` (TCP) when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 4)]
+    #[api(default = "default")]
     pub iscsi_interface: Option<String>,
     /// Filesystem type, e.g. `ext4`.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -270,6 +274,7 @@ pub struct ScaleIOPersistentVolumeSource {
     /// `ThickProvisioned` or `ThinProvisioned` (the default).
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 7)]
+    #[api(default = "ThinProvisioned")]
     pub storage_mode: Option<String>,
     /// Name of an existing volume.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -278,6 +283,7 @@ pub struct ScaleIOPersistentVolumeSource {
     /// Filesystem type; `xfs` when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 9)]
+    #[api(default = "xfs")]
     pub fs_type: Option<String>,
     /// Mount read-only.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -84,6 +84,7 @@ pub struct PersistentVolumeClaimSpec {
 /// Storage amounts of a claim.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::round_volume_resources)]
 pub struct VolumeResourceRequirements {
     /// Most storage allowed.
     #[serde(default, skip_serializing_if = "omitempty")]

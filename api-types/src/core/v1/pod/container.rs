@@ -184,6 +184,7 @@ pub struct ContainerPort {
 /// (requests) and the amounts it may not exceed (limits).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::round_resources)]
 pub struct ResourceRequirements {
     /// Most of each resource that may be used, e.g. `cpu: 500m`, `memory: 1Gi`.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -7,30 +7,22 @@ use std::collections::BTreeMap;
 use kapi_runtime::Quantity;
 
 use super::Pod;
+use super::claim::VolumeResourceRequirements;
 use super::container::{Container, ResourceRequirements};
 use super::env::{EnvVar, ResourceFieldSelector};
 use super::qos;
 use super::security::PodSecurityContext;
 use super::spec::PodSpec;
+use super::status::ContainerStatus;
 use super::volume::{EmptyDirVolumeSource, Volume};
+use crate::defaulting::round_resource_list;
 
-/// The `prepare` hook of Pod: the defaults of a pod's spec, the pod-only defaults
-/// (`SetDefaults_Pod`), and the status a new pod starts with (pod strategy
-/// `PrepareForCreate`: phase `Pending` and the QoS class).
+/// The `prepare` hook of Pod: the status a new pod starts with (pod strategy
+/// `PrepareForCreate`: phase `Pending` and the QoS class). The QoS class reads
+/// the requests, so the pod's defaults are applied first (again afterwards with
+/// the others, which changes nothing).
 pub(super) fn prepare_pod(pod: &mut Pod) {
-    pod.spec.default_dependent_fields();
-    let spec = &mut pod.spec;
-    for container in spec
-        .containers
-        .iter_mut()
-        .chain(spec.init_containers.iter_mut().flatten())
-    {
-        default_requests_to_limits(&mut container.resources);
-        if spec.host_network == Some(true) {
-            default_host_ports(container);
-        }
-    }
-    spec.enable_service_links.get_or_insert(true);
+    default_pod(pod);
     if pod.status.phase.as_deref().unwrap_or_default().is_empty() {
         pod.status.phase = Some("Pending".to_owned());
     }
@@ -45,29 +37,82 @@ pub(super) fn prepare_pod(pod: &mut Pod) {
     }
 }
 
-impl PodSpec {
-    /// Applies the defaults of a pod spec that depend on other fields or are whole
-    /// structs; shared by pods and the pod templates of controllers. Plain field
-    /// defaults come from `#[api(default = ...)]` afterwards.
-    pub fn default_dependent_fields(&mut self) {
-        self.security_context
-            .get_or_insert_with(PodSecurityContext::default);
-        for volume in self.volumes.iter_mut().flatten() {
-            default_volume(volume);
-        }
-        for container in self
-            .containers
-            .iter_mut()
-            .chain(self.init_containers.iter_mut().flatten())
-        {
-            default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
-            default_env_divisors(container.env.iter_mut().flatten());
-        }
-        for container in self.ephemeral_containers.iter_mut().flatten() {
-            default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
-            default_env_divisors(container.env.iter_mut().flatten());
+/// The `defaults` hook of Pod (`SetDefaults_Pod`): what pods get and pod
+/// templates do not. Requests default to limits, service links are on, and
+/// with host networking every container port is also a host port.
+pub(super) fn default_pod(pod: &mut Pod) {
+    let spec = &mut pod.spec;
+    for container in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        default_requests_to_limits(&mut container.resources);
+        if spec.host_network == Some(true) {
+            default_host_ports(container);
         }
     }
+    spec.enable_service_links.get_or_insert(true);
+}
+
+/// The `defaults` hook of PodSpec (`SetDefaults_PodSpec` and the container,
+/// volume and env defaults that depend on other fields), shared by pods and the
+/// pod templates of controllers. Plain field defaults come from
+/// `#[api(default = ...)]` afterwards.
+pub(super) fn default_pod_spec(spec: &mut PodSpec) {
+    spec.security_context
+        .get_or_insert_with(PodSecurityContext::default);
+    round_resource_list(&mut spec.overhead);
+    default_service_account(spec);
+    for volume in spec.volumes.iter_mut().flatten() {
+        default_volume(volume);
+    }
+    for container in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
+        default_env_divisors(container.env.iter_mut().flatten());
+    }
+    for container in spec.ephemeral_containers.iter_mut().flatten() {
+        default_image_pull_policy(container.image.as_deref(), &mut container.image_pull_policy);
+        default_env_divisors(container.env.iter_mut().flatten());
+    }
+}
+
+/// `serviceAccount` is the deprecated spelling of `serviceAccountName`: Kubernetes
+/// reads the old one when the new one is empty and always writes both alike (its
+/// conversion through the internal version, which has only the new one).
+fn default_service_account(spec: &mut PodSpec) {
+    let name = match spec.service_account_name.as_deref() {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => spec.service_account.clone().unwrap_or_default(),
+    };
+    if name.is_empty() {
+        spec.service_account_name = None;
+        spec.service_account = None;
+    } else {
+        spec.service_account_name = Some(name.clone());
+        spec.service_account = Some(name);
+    }
+}
+
+/// The resource lists of a container (`SetDefaults_ResourceList`).
+pub(super) fn round_resources(resources: &mut ResourceRequirements) {
+    round_resource_list(&mut resources.limits);
+    round_resource_list(&mut resources.requests);
+}
+
+/// The resource lists of a claim (`SetDefaults_ResourceList`).
+pub(super) fn round_volume_resources(resources: &mut VolumeResourceRequirements) {
+    round_resource_list(&mut resources.limits);
+    round_resource_list(&mut resources.requests);
+}
+
+/// The resources allocated to a running container (`SetDefaults_ResourceList`).
+pub(super) fn round_allocated_resources(status: &mut ContainerStatus) {
+    round_resource_list(&mut status.allocated_resources);
 }
 
 /// The pull policy Kubernetes picks for an image: `Always` for the `latest` tag

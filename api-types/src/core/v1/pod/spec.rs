@@ -19,6 +19,7 @@ use crate::go_json::{null_as_default, omitempty};
 /// constraints and runtime settings.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::default_pod_spec)]
 pub struct PodSpec {
     /// Volumes the containers can mount.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -163,6 +163,7 @@ pub struct PodIP {
 /// The state of one container of a pod.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = super::defaults::round_allocated_resources)]
 pub struct ContainerStatus {
     /// Name of the container in the spec.
     #[serde(default)]
