@@ -1,6 +1,8 @@
 //! Validation errors and unknown fields carry Kubernetes' field paths.
 
 mod common;
+#[path = "validation/upstream.rs"]
+mod upstream;
 
 use common::{admit, error_paths, fixture, object};
 use kapi_api_types::apps::v1::Deployment;
@@ -183,3 +185,27 @@ fn wrong_json_types_are_decode_errors() {
     ));
     assert!(result.is_err());
 }
+
+/// One test per recorded case of `tests/fixtures/validation/<group>/`: the kind,
+/// the group directory, then the case names.
+macro_rules! upstream_cases {
+    ($kind:ty, $group:literal: $($case:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $case() {
+                upstream::check::<$kind>(concat!($group, "/", stringify!($case)));
+            }
+        )*
+    };
+}
+
+upstream_cases!(Pod, "core":
+    pod_container_names,
+    pod_container_ports,
+    pod_env,
+    pod_policies,
+    pod_probes,
+    pod_resources,
+    pod_scheduling,
+    pod_volumes,
+);
