@@ -30,20 +30,20 @@ fn container_errors_point_into_the_list() {
             "spec.containers[0].name",
             "spec.containers[1].name",
             "spec.containers[1].image",
+            "spec.restartPolicy",
             "spec.containers[1].ports[0].containerPort",
             "spec.containers[1].ports[0].protocol",
-            "spec.restartPolicy",
         ]
     );
     let first = &admitted.errors.0[1];
     assert_eq!(first.kind, FieldErrorKind::Required);
     assert_eq!(first.to_string(), "spec.containers[0].name: Required value");
-    let port = &admitted.errors.0[4];
+    let port = &admitted.errors.0[5];
     assert_eq!(
         port.to_string(),
-        "spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be less than or equal to 65535"
+        "spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive"
     );
-    let protocol = &admitted.errors.0[5];
+    let protocol = &admitted.errors.0[6];
     assert_eq!(protocol.kind, FieldErrorKind::NotSupported);
 }
 
@@ -203,6 +203,11 @@ upstream_cases!(Pod, "core":
     pod_container_names,
     pod_container_ports,
     pod_env,
+    pod_env_refs,
+    pod_init_containers,
+    pod_probe_ports,
+    pod_update_deadline,
+    pod_update_forbidden,
     pod_policies,
     pod_probes,
     pod_resources,

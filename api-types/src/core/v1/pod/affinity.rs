@@ -194,6 +194,7 @@ pub struct WeightedPodAffinityTerm {
 /// Allows a pod onto nodes with a matching taint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_toleration)]
 pub struct Toleration {
     /// Taint key matched; empty with `Exists` matches every taint.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -201,7 +202,6 @@ pub struct Toleration {
     pub key: Option<String>,
     /// `Equal` (key and value match) or `Exists` (key matches).
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(one_of("Exists", "Equal"))]
     #[api(proto = 2)]
     pub operator: Option<String>,
     /// Taint value matched by `Equal`.
