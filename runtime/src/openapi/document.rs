@@ -294,40 +294,13 @@ impl Operations<'_> {
         let (gv, kind, ns) = self.names();
         let mut ops = Map::new();
         if self.info.serves("list") {
-            ops.insert(
-                "get".into(),
-                self.operation(
-                    &format!("list{gv}{ns}{kind}"),
-                    "list",
-                    LIST_PARAMS,
-                    None,
-                    &self.list_ref(),
-                ),
-            );
+            ops.insert("get".into(), self.operation(&format!("list{gv}{ns}{kind}"), "list", LIST_PARAMS, None, &self.list_ref()));
         }
         if self.info.serves("create") {
-            ops.insert(
-                "post".into(),
-                self.operation(
-                    &format!("create{gv}{ns}{kind}"),
-                    "post",
-                    WRITE_PARAMS,
-                    Some(self.kind_ref()),
-                    &self.kind_ref(),
-                ),
-            );
+            ops.insert("post".into(), self.operation(&format!("create{gv}{ns}{kind}"), "post", WRITE_PARAMS, Some(self.kind_ref()), &self.kind_ref()));
         }
         if self.info.serves("deletecollection") {
-            ops.insert(
-                "delete".into(),
-                self.operation(
-                    &format!("delete{gv}Collection{ns}{kind}"),
-                    "deletecollection",
-                    DELETE_COLLECTION_PARAMS,
-                    Some(delete_options()),
-                    &status_ref(),
-                ),
-            );
+            ops.insert("delete".into(), self.operation(&format!("delete{gv}Collection{ns}{kind}"), "deletecollection", DELETE_COLLECTION_PARAMS, Some(delete_options()), &status_ref()));
         }
         Value::Object(ops)
     }
@@ -340,40 +313,13 @@ impl Operations<'_> {
         let serves = |verb: &str| !suffix.is_empty() || self.info.serves(verb);
         let mut ops = Map::new();
         if serves("get") {
-            ops.insert(
-                "get".into(),
-                self.operation(
-                    &format!("read{gv}{ns}{kind}"),
-                    "get",
-                    &[],
-                    None,
-                    &self.kind_ref(),
-                ),
-            );
+            ops.insert("get".into(), self.operation(&format!("read{gv}{ns}{kind}"), "get", &[], None, &self.kind_ref()));
         }
         if serves("update") {
-            ops.insert(
-                "put".into(),
-                self.operation(
-                    &format!("replace{gv}{ns}{kind}"),
-                    "put",
-                    WRITE_PARAMS,
-                    Some(self.kind_ref()),
-                    &self.kind_ref(),
-                ),
-            );
+            ops.insert("put".into(), self.operation(&format!("replace{gv}{ns}{kind}"), "put", WRITE_PARAMS, Some(self.kind_ref()), &self.kind_ref()));
         }
         if serves("patch") {
-            ops.insert(
-                "patch".into(),
-                self.operation(
-                    &format!("patch{gv}{ns}{kind}"),
-                    "patch",
-                    PATCH_PARAMS,
-                    Some(patch_ref()),
-                    &self.kind_ref(),
-                ),
-            );
+            ops.insert("patch".into(), self.operation(&format!("patch{gv}{ns}{kind}"), "patch", PATCH_PARAMS, Some(patch_ref()), &self.kind_ref()));
         }
         if suffix.is_empty() && self.info.serves("delete") {
             ops.insert(
