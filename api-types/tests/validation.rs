@@ -89,6 +89,7 @@ fn nested_pod_fields() {
 
 #[test]
 fn service_ports_and_type() {
+    // The node port's range is the allocator's check, not validation's.
     let admitted = admit::<Service>(object(json!({
         "metadata": {"name": "s"},
         "spec": {"type": "Internal", "ports": [{"port": 0}, {"name": "Bad_Name", "port": 80, "nodePort": 70000}]}
@@ -96,15 +97,16 @@ fn service_ports_and_type() {
     assert_eq!(
         error_paths(&admitted),
         [
-            "spec.ports[0].port",
             "spec.ports[1].name",
-            "spec.ports[1].nodePort",
-            "spec.type"
+            "spec.type",
+            "spec.ports[0].name",
+            "spec.ports[0].port",
+            "spec.ports[0].targetPort",
         ]
     );
     assert_eq!(
-        admitted.errors.0[0].to_string(),
-        "spec.ports[0].port: Invalid value: 0: must be greater than or equal to 1"
+        admitted.errors.0[3].to_string(),
+        "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive"
     );
 }
 
@@ -213,4 +215,15 @@ upstream_cases!(Pod, "core":
     pod_resources,
     pod_scheduling,
     pod_volumes,
+);
+
+upstream_cases!(Service, "core":
+    service_affinity,
+    service_cluster_ip_node_port,
+    service_cluster_ip_update,
+    service_external_name,
+    service_external_name_missing,
+    service_no_ports,
+    service_ports,
+    service_type,
 );
