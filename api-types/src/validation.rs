@@ -8,8 +8,8 @@ use std::fmt;
 
 use kapi_runtime::meta::LabelSelector;
 use kapi_runtime::validation::{
-    FieldErrors, FieldPath, dns1123_label_errors, dns1123_subdomain_errors, is_percent,
-    label_value_errors, port_name_errors, port_number_errors, qualified_name_errors,
+    FieldErrors, FieldPath, dns1123_subdomain_errors, is_percent, label_value_errors,
+    port_name_errors, port_number_errors, qualified_name_errors,
 };
 use kapi_runtime::{IntOrString, Quantity};
 
@@ -20,13 +20,6 @@ pub(crate) struct Raw<'a>(pub &'a str);
 impl fmt::Debug for Raw<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.0)
-    }
-}
-
-/// `ValidateDNS1123Label`: one `Invalid` per problem of `value`.
-pub(crate) fn dns1123_label(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
-    for detail in dns1123_label_errors(value) {
-        errs.invalid(path.clone(), value, &detail);
     }
 }
 
@@ -109,9 +102,9 @@ pub(crate) fn int_or_percent(value: &IntOrString, path: &FieldPath, errs: &mut F
         }
         IntOrString::Int(_) => {}
         IntOrString::String(s) if is_percent(s) => {}
-        IntOrString::String(s) => errs.invalid(
+        IntOrString::String(_) => errs.invalid(
             path.clone(),
-            s.as_str(),
+            GoIntOrString(value),
             "a valid percent string must be a numeric string followed by an ending '%' (e.g. \
              '1%',  or '93%', regex used for validation is '[0-9]+%')",
         ),
@@ -170,6 +163,119 @@ pub(crate) fn nonnegative(value: Option<i64>, path: &FieldPath, errs: &mut Field
     {
         errs.invalid(path.clone(), n, "must be greater than or equal to 0");
     }
+}
+
+/// A label selector as Go's `%#v` prints it in validation messages:
+/// `v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, ...}`.
+pub(crate) struct GoSelector<'a>(pub &'a LabelSelector);
+
+impl fmt::Debug for GoSelector<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let labels = crate::labels::GoMap(self.0.match_labels.as_ref());
+        write!(
+            f,
+            "v1.LabelSelector{{MatchLabels:{labels:?}, MatchExpressions:"
+        )?;
+        let Some(exprs) = &self.0.match_expressions else {
+            return f.write_str("[]v1.LabelSelectorRequirement(nil)}");
+        };
+        let items: Vec<String> = exprs
+            .iter()
+            .map(|r| {
+                format!(
+                    "v1.LabelSelectorRequirement{{Key:{:?}, Operator:{:?}, Values:{:?}}}",
+                    r.key,
+                    r.operator,
+                    GoStrings(r.values.as_deref())
+                )
+            })
+            .collect();
+        write!(f, "[]v1.LabelSelectorRequirement{{{}}}}}", items.join(", "))
+    }
+}
+
+/// A string slice as Go's `%#v` prints it: `[]string{"a", "b"}`.
+pub(crate) struct GoStrings<'a>(pub Option<&'a [String]>);
+
+impl fmt::Debug for GoStrings<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("[]string(nil)"),
+            Some(items) => {
+                let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+                write!(f, "[]string{{{}}}", quoted.join(", "))
+            }
+        }
+    }
+}
+
+/// An `IntOrString` as Go's `%#v` prints it:
+/// `intstr.IntOrString{Type:1, IntVal:0, StrVal:"25%"}`.
+pub(crate) struct GoIntOrString<'a>(pub &'a IntOrString);
+
+impl fmt::Debug for GoIntOrString<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            IntOrString::Int(n) => {
+                write!(f, "intstr.IntOrString{{Type:0, IntVal:{n}, StrVal:\"\"}}")
+            }
+            IntOrString::String(s) => {
+                write!(f, "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{s:?}}}")
+            }
+        }
+    }
+}
+
+/// The number an `IntOrString` stands for in the rollout checks
+/// (`getIntOrPercentValue`): the percentage, the int, or a string's integer
+/// value (0 when it is none).
+pub(crate) fn int_or_percent_value(value: &IntOrString) -> i64 {
+    match value {
+        IntOrString::Int(n) => i64::from(*n),
+        IntOrString::String(s) => match percent_value(value) {
+            Some(p) => p,
+            None => s.parse().unwrap_or(0),
+        },
+    }
+}
+
+/// The percentage of a valid `N%` string.
+fn percent_value(value: &IntOrString) -> Option<i64> {
+    match value {
+        IntOrString::String(s) if is_percent(s) => s.trim_end_matches('%').parse().ok(),
+        _ => None,
+    }
+}
+
+/// `IsNotMoreThan100Percent`.
+pub(crate) fn not_more_than_100_percent(
+    value: &IntOrString,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    if percent_value(value).is_some_and(|p| p > 100) {
+        errs.invalid(
+            path.clone(),
+            GoIntOrString(value),
+            "must not be greater than 100%",
+        );
+    }
+}
+
+/// Whether `labels_of_selector` can become a selector (`LabelSelectorAsSelector`
+/// succeeds): known operators with the values they need, valid keys and values.
+pub(crate) fn selector_converts(selector: &LabelSelector) -> bool {
+    let mut errs = FieldErrors::default();
+    validate_label_selector(selector, &FieldPath::root(), &mut errs);
+    let exprs_ok = selector.match_expressions.iter().flatten().all(|r| {
+        let values = r.values.as_deref().unwrap_or_default();
+        match r.operator.as_str() {
+            "In" | "NotIn" => !values.is_empty(),
+            "Exists" | "DoesNotExist" => values.is_empty(),
+            _ => false,
+        }
+    });
+    errs.is_empty() && exprs_ok
 }
 
 #[cfg(test)]

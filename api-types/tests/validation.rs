@@ -4,8 +4,8 @@ mod common;
 #[path = "validation/upstream.rs"]
 mod upstream;
 
-use common::{admit, error_paths, fixture, object};
-use kapi_api_types::apps::v1::Deployment;
+use common::{admit, admit_clean, error_paths, fixture, object};
+use kapi_api_types::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use kapi_api_types::core::v1::{Node, Pod, Service};
 use kapi_runtime::validation::FieldErrorKind;
 use serde_json::json;
@@ -117,9 +117,10 @@ fn deployment_selector_rules() {
         .as_object_mut()
         .expect("spec")
         .remove("selector");
+    // A missing selector selects nothing, so the template does not match.
     assert_eq!(
         error_paths(&admit::<Deployment>(missing)),
-        ["spec.selector"]
+        ["spec.selector", "spec.template.metadata.labels"]
     );
 
     let mut mismatch = fixture("deployment.json");
@@ -188,6 +189,27 @@ fn wrong_json_types_are_decode_errors() {
     assert!(result.is_err());
 }
 
+#[test]
+fn objects_of_the_real_server_are_valid() {
+    admit_clean::<Pod>(fixture("pod.json"));
+    admit_clean::<Service>(fixture("service.json"));
+    admit_clean::<Deployment>(fixture("deployment.json"));
+    admit_clean::<DaemonSet>(fixture("apps/daemonset.json"));
+    admit_clean::<ReplicaSet>(fixture("apps/replicaset.json"));
+    // Its claim templates carry `kind` and `apiVersion`, which the decoder
+    // reports as unknown fields: only the validation is checked here.
+    let set = admit::<StatefulSet>(fixture("apps/statefulset.json"));
+    assert!(set.errors.is_empty(), "{}", set.errors.summary());
+    for name in [
+        "kubectl-service.json",
+        "kubectl-service-lb.json",
+        "kubectl-service-externalname.json",
+    ] {
+        admit_clean::<Service>(fixture(name));
+    }
+    admit_clean::<Deployment>(fixture("kubectl-deployment.json"));
+}
+
 /// One test per recorded case of `tests/fixtures/validation/<group>/`: the kind,
 /// the group directory, then the case names.
 macro_rules! upstream_cases {
@@ -226,4 +248,35 @@ upstream_cases!(Service, "core":
     service_no_ports,
     service_ports,
     service_type,
+);
+
+upstream_cases!(Deployment, "apps":
+    deployment_counts,
+    deployment_recreate,
+    deployment_selector_empty,
+    deployment_selector_mismatch,
+    deployment_selector_missing,
+    deployment_selector_update,
+    deployment_strategy_negative,
+    deployment_strategy_type,
+    deployment_strategy_values,
+    deployment_strategy_zero,
+);
+
+upstream_cases!(ReplicaSet, "apps": replicaset_selector, replicaset_selector_update);
+
+upstream_cases!(DaemonSet, "apps":
+    daemonset_empty_selector,
+    daemonset_no_selector,
+    daemonset_selector_update,
+    daemonset_strategy,
+    daemonset_strategy_type,
+);
+
+upstream_cases!(StatefulSet, "apps":
+    statefulset_pod_spec,
+    statefulset_rolling,
+    statefulset_spec,
+    statefulset_strategy_type,
+    statefulset_update_forbidden,
 );

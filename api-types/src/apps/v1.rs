@@ -5,6 +5,7 @@ pub mod daemonset;
 pub mod deployment;
 pub mod replicaset;
 pub mod statefulset;
+mod validation;
 
 pub use controllerrevision::ControllerRevision;
 pub use daemonset::DaemonSet;

@@ -171,6 +171,22 @@ impl FieldErrors {
         );
     }
 
+    /// `Unsupported value: <value>: supported values: ...` for a value that is
+    /// not a string (printed as Go's `%#v` would, by its `Debug`).
+    pub fn not_supported_value(
+        &mut self,
+        path: FieldPath,
+        value: impl fmt::Debug,
+        allowed: &[&str],
+    ) {
+        let allowed: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
+        let message = format!(
+            "Unsupported value: {value:?}: supported values: {}",
+            allowed.join(", ")
+        );
+        self.push(FieldErrorKind::NotSupported, path, message);
+    }
+
     /// `Unsupported value: ...` with the allowed values sorted, as Go's callers
     /// that pass `sets.List(...)` print them.
     pub fn not_supported_sorted(&mut self, path: FieldPath, value: &str, allowed: &[&str]) {

@@ -165,6 +165,7 @@ pub struct ContainerPort {
     pub host_port: Option<i32>,
     /// Port number the container listens on.
     #[serde(default)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub container_port: i32,
     /// `TCP`, `UDP` or `SCTP`.

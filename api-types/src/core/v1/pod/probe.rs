@@ -141,6 +141,7 @@ pub struct TCPSocketAction {
 pub struct GRPCAction {
     /// Port of the gRPC server.
     #[serde(default)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub port: i32,
     /// Service name sent in the health request; empty asks about the server.

@@ -139,6 +139,7 @@ pub struct ServicePort {
     pub app_protocol: Option<String>,
     /// Port the service listens on.
     #[serde(default)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub port: i32,
     /// Port number or named container port on the pods; `port` when unset.

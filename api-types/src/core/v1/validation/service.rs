@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use kapi_runtime::validation::{FieldErrors, FieldPath, port_number_errors, qualified_name_errors};
 
 use crate::core::v1::service::{Service, ServicePort, ServiceSpec};
-use crate::validation::{Raw, dns1123_subdomain, port_num_or_name, validate_labels};
+use crate::validation::{GoStrings, Raw, dns1123_subdomain, port_num_or_name, validate_labels};
 
 /// The kubelet's port, which a load balancer may not expose.
 const KUBELET_PORT: i32 = 10250;
@@ -284,21 +284,6 @@ fn traffic_policies(spec: &ServiceSpec, path: &FieldPath, errs: &mut FieldErrors
             distribution,
             &["PreferClose"],
         );
-    }
-}
-
-/// The cluster IPs as Go's `%#v` prints a string slice.
-struct GoStrings<'a>(Option<&'a [String]>);
-
-impl std::fmt::Debug for GoStrings<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            None => f.write_str("[]string(nil)"),
-            Some(items) => {
-                let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
-                write!(f, "[]string{{{}}}", quoted.join(", "))
-            }
-        }
     }
 }
 
