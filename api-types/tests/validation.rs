@@ -6,7 +6,9 @@ mod upstream;
 
 use common::{admit, admit_clean, error_paths, fixture, object};
 use kapi_api_types::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use kapi_api_types::batch::v1::{CronJob, Job};
 use kapi_api_types::core::v1::{Node, Pod, Service};
+use kapi_api_types::policy::v1::PodDisruptionBudget;
 use kapi_runtime::validation::FieldErrorKind;
 use serde_json::json;
 
@@ -280,3 +282,22 @@ upstream_cases!(StatefulSet, "apps":
     statefulset_strategy_type,
     statefulset_update_forbidden,
 );
+
+upstream_cases!(Job, "batch":
+    job_counts,
+    job_indexed,
+    job_manual_selector,
+    job_restart_always,
+    job_restart_default,
+    job_update,
+    job_update_completions,
+);
+
+upstream_cases!(CronJob, "batch":
+    cronjob_bad_words,
+    cronjob_missing,
+    cronjob_schedule,
+    cronjob_tz_in_schedule,
+);
+
+upstream_cases!(PodDisruptionBudget, "policy": pdb_negative, pdb_percent, pdb_values);

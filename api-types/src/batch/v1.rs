@@ -2,6 +2,7 @@
 
 pub mod cronjob;
 pub mod job;
+mod validation;
 
 pub use cronjob::CronJob;
 pub use job::Job;

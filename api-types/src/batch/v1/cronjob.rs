@@ -62,6 +62,7 @@ pub struct CronJob {
 /// When and how a cron job runs its jobs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_cron_job_spec)]
 pub struct CronJobSpec {
     /// The schedule in cron syntax, e.g. `30 2 * * 1-5` or `@hourly`.
     #[serde(default)]

@@ -36,6 +36,7 @@ use crate::labels::format_selector;
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the job's pods."),
+    validate_update = super::validation::validate_job_update,
     table_cells = job_cells
 )]
 pub struct Job {
@@ -56,6 +57,7 @@ pub struct Job {
 /// The desired run of a job.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_job_spec)]
 pub struct JobSpec {
     /// Most pods running at the same time; 1 when unset, 0 pauses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
