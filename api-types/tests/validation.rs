@@ -7,7 +7,7 @@ mod upstream;
 use common::{admit, admit_clean, error_paths, fixture, object};
 use kapi_api_types::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use kapi_api_types::batch::v1::{CronJob, Job};
-use kapi_api_types::core::v1::{Node, Pod, Service};
+use kapi_api_types::core::v1::{ConfigMap, Node, Pod, Secret, Service};
 use kapi_api_types::policy::v1::PodDisruptionBudget;
 use kapi_runtime::validation::FieldErrorKind;
 use serde_json::json;
@@ -210,6 +210,10 @@ fn objects_of_the_real_server_are_valid() {
         admit_clean::<Service>(fixture(name));
     }
     admit_clean::<Deployment>(fixture("kubectl-deployment.json"));
+    admit_clean::<Secret>(fixture("secret.json"));
+    admit_clean::<Secret>(fixture("kubectl-secret.json"));
+    admit_clean::<Secret>(fixture("kubectl-secret-docker.json"));
+    admit_clean::<ConfigMap>(fixture("kubectl-configmap.json"));
 }
 
 /// One test per recorded case of `tests/fixtures/validation/<group>/`: the kind,
@@ -301,3 +305,13 @@ upstream_cases!(CronJob, "batch":
 );
 
 upstream_cases!(PodDisruptionBudget, "policy": pdb_negative, pdb_percent, pdb_values);
+
+upstream_cases!(ConfigMap, "core": configmap_immutable, configmap_keys);
+
+upstream_cases!(Secret, "core":
+    secret_basic_auth,
+    secret_dockerconfigjson,
+    secret_ssh_auth,
+    secret_tls,
+    secret_type_update,
+);

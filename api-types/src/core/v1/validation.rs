@@ -1,6 +1,10 @@
 //! The checks of pkg/apis/core/validation for the core kinds other than pods
 //! (those are in `pod/validation.rs`): what the field rules cannot say.
 
+mod config;
 mod service;
 
+pub(crate) use config::{
+    validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
+};
 pub(crate) use service::{validate_service_spec, validate_service_update};
