@@ -165,6 +165,27 @@ pub(crate) fn nonnegative(value: Option<i64>, path: &FieldPath, errs: &mut Field
     }
 }
 
+/// `IsValidCIDR` (legacy field form): `address/prefix`.
+pub(crate) fn cidr(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    let valid = value.split_once('/').is_some_and(|(addr, bits)| {
+        let max = match addr.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V4(_)) => 32,
+            Ok(std::net::IpAddr::V6(_)) => 128,
+            Err(_) => return false,
+        };
+        !bits.is_empty()
+            && bits.bytes().all(|c| c.is_ascii_digit())
+            && bits.parse::<u32>().is_ok_and(|b| b <= max)
+    });
+    if !valid {
+        errs.invalid(
+            path.clone(),
+            value,
+            "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+        );
+    }
+}
+
 /// A label selector as Go's `%#v` prints it in validation messages:
 /// `v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, ...}`.
 pub(crate) struct GoSelector<'a>(pub &'a LabelSelector);

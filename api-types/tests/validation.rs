@@ -7,8 +7,13 @@ mod upstream;
 use common::{admit, admit_clean, error_paths, fixture, object};
 use kapi_api_types::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use kapi_api_types::batch::v1::{CronJob, Job};
-use kapi_api_types::core::v1::{ConfigMap, Node, Pod, Secret, Service};
+use kapi_api_types::coordination::v1::Lease;
+use kapi_api_types::core::v1::{
+    ConfigMap, Namespace, Node, PersistentVolumeClaim, Pod, Secret, Service,
+};
 use kapi_api_types::policy::v1::PodDisruptionBudget;
+use kapi_api_types::rbac::v1::{ClusterRole, Role, RoleBinding};
+use kapi_api_types::scheduling::v1::PriorityClass;
 use kapi_runtime::validation::FieldErrorKind;
 use serde_json::json;
 
@@ -160,7 +165,12 @@ fn taints_need_a_known_effect() {
     })));
     assert_eq!(
         error_paths(&admitted),
-        ["spec.taints[0].effect", "spec.taints[1].key"]
+        // Upstream reports taints under `metadata` (validateNodeTaints).
+        [
+            "metadata.taints[0].effect",
+            "metadata.taints[1].key",
+            "metadata.taints[1].key"
+        ]
     );
 }
 
@@ -315,3 +325,19 @@ upstream_cases!(Secret, "core":
     secret_tls,
     secret_type_update,
 );
+
+upstream_cases!(PersistentVolumeClaim, "core": pvc_missing, pvc_spec, pvc_update);
+
+upstream_cases!(Node, "core": node_taints);
+
+upstream_cases!(Namespace, "core": namespace_finalizers);
+
+upstream_cases!(Role, "rbac": role_rules);
+
+upstream_cases!(ClusterRole, "rbac": clusterrole_rules);
+
+upstream_cases!(RoleBinding, "rbac": rolebinding_refs, rolebinding_update);
+
+upstream_cases!(PriorityClass, "scheduling": priorityclass_update, priorityclass_value);
+
+upstream_cases!(Lease, "coordination": lease_spec);

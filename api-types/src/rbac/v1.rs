@@ -4,6 +4,7 @@ pub mod clusterrole;
 pub mod clusterrolebinding;
 pub mod role;
 pub mod rolebinding;
+mod validation;
 
 pub use clusterrole::ClusterRole;
 pub use clusterrolebinding::ClusterRoleBinding;

@@ -34,11 +34,12 @@ fn admit<K: Resource>(value: Value, errs: &mut FieldErrors) -> Box<dyn kapi_runt
     object
 }
 
-/// The causes of the server's answer, without those of `metadata`, which the
-/// server (not the kind) checks; sorted, as our rules run in field order. A
+/// The causes of the server's answer, without those of `metadata` (which the
+/// server, not the kind, checks) unless `with_metadata`; sorted, as our rules
+/// run in field order. A
 /// message that goes on after a line break (the Go diff of two pod specs that
 /// a forbidden pod update shows) is compared on its first line.
-fn server_causes(status: &Value) -> Vec<Cause> {
+fn server_causes(status: &Value, with_metadata: bool) -> Vec<Cause> {
     let mut causes: Vec<Cause> = status["details"]["causes"]
         .as_array()
         .map(Vec::as_slice)
@@ -50,7 +51,7 @@ fn server_causes(status: &Value) -> Vec<Cause> {
             let first_line = message.lines().next().unwrap_or_default().to_owned();
             (text("reason"), text("field"), first_line)
         })
-        .filter(|(_, field, _)| !field.starts_with("metadata."))
+        .filter(|(_, field, _)| with_metadata || !field.starts_with("metadata."))
         .collect();
     causes.sort();
     causes
@@ -69,6 +70,12 @@ pub fn check<K: Resource>(case: &str) {
         assert!(old_errs.is_empty(), "old object: {}", old_errs.summary());
         object.validate_update(old.as_ref(), &mut errs);
     }
+    // A kind that reports causes under `metadata` itself (a node's taints)
+    // is compared on them too.
+    let with_metadata = errs
+        .0
+        .iter()
+        .any(|e| e.path.as_str().starts_with("metadata."));
     let mut ours: Vec<Cause> = errs
         .0
         .iter()
@@ -79,10 +86,9 @@ pub fn check<K: Resource>(case: &str) {
                 e.message.clone(),
             )
         })
-        .filter(|(_, field, _)| !field.starts_with("metadata."))
         .collect();
     ours.sort();
-    let theirs = server_causes(&status);
+    let theirs = server_causes(&status, with_metadata);
     if ours != theirs {
         let show = |causes: &[Cause]| {
             causes

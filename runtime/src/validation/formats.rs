@@ -83,39 +83,43 @@ fn is_label_value_body(s: &str) -> bool {
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
-/// Errors of a qualified name (`prefix/name`): label and annotation keys.
+/// Errors of a qualified name (`prefix/name`): label and annotation keys
+/// (`IsQualifiedName`).
 pub fn qualified_name_errors(s: &str) -> Vec<String> {
-    let (prefix, name) = match s.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, s),
-    };
+    const NAME_RULE: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must \
+         start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or \
+         '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    let parts: Vec<&str> = s.split('/').collect();
     let mut errs = Vec::new();
-    if let Some(prefix) = prefix {
-        if prefix.is_empty() {
-            errs.push("prefix part must be non-empty".to_owned());
-        } else {
-            errs.extend(
-                dns1123_subdomain_errors(prefix)
-                    .into_iter()
-                    .map(|e| format!("prefix part {e}")),
-            );
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_owned());
+            } else {
+                errs.extend(
+                    dns1123_subdomain_errors(prefix)
+                        .into_iter()
+                        .map(|e| format!("prefix part {e}")),
+                );
+            }
+            *name
         }
-    }
+        _ => {
+            errs.push(format!(
+                "a qualified name {NAME_RULE} with an optional DNS subdomain prefix and '/' (e.g. \
+                 'example.com/MyName')"
+            ));
+            return errs;
+        }
+    };
     if name.is_empty() {
         errs.push("name part must be non-empty".to_owned());
-    } else {
-        if name.len() > 63 {
-            errs.push("name part must be no more than 63 characters".to_owned());
-        }
-        if name.contains('/') || !is_label_value_body(name) {
-            errs.push(
-                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start \
-                 and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or \
-                 '123-abc', regex used for validation is \
-                 '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-                    .to_owned(),
-            );
-        }
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 characters".to_owned());
+    }
+    if name.is_empty() || !is_label_value_body(name) {
+        errs.push(format!("name part {NAME_RULE}"));
     }
     errs
 }

@@ -28,6 +28,7 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
         description = "Whether the namespace is Active or Terminating."),
     prepare = prepare_namespace
 )]
+#[api(validate = super::validation::validate_namespace)]
 pub struct Namespace {
     /// Name, labels and other metadata.
     #[serde(default)]

@@ -1,9 +1,11 @@
 //! The checks of pkg/apis/core/validation for the core kinds other than pods
 //! (those are in `pod/validation.rs`): what the field rules cannot say.
 
+mod cluster;
 mod config;
 mod service;
 
+pub(crate) use cluster::{validate_namespace, validate_node, validate_pvc, validate_pvc_update};
 pub(crate) use config::{
     validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
 };
