@@ -11,6 +11,7 @@ use kapi_api_types::coordination::v1::Lease;
 use kapi_api_types::core::v1::{
     ConfigMap, Namespace, Node, PersistentVolumeClaim, Pod, Secret, Service,
 };
+use kapi_api_types::networking::v1::{Ingress, NetworkPolicy};
 use kapi_api_types::policy::v1::PodDisruptionBudget;
 use kapi_api_types::rbac::v1::{ClusterRole, Role, RoleBinding};
 use kapi_api_types::scheduling::v1::PriorityClass;
@@ -341,3 +342,7 @@ upstream_cases!(RoleBinding, "rbac": rolebinding_refs, rolebinding_update);
 upstream_cases!(PriorityClass, "scheduling": priorityclass_update, priorityclass_value);
 
 upstream_cases!(Lease, "coordination": lease_spec);
+
+upstream_cases!(Ingress, "networking": ingress_default_backend, ingress_rules);
+
+upstream_cases!(NetworkPolicy, "networking": networkpolicy_spec);

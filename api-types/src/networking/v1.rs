@@ -3,6 +3,7 @@
 pub mod ingress;
 pub mod ingressclass;
 pub mod networkpolicy;
+mod validation;
 
 pub use ingress::Ingress;
 pub use ingressclass::IngressClass;
