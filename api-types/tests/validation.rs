@@ -9,7 +9,7 @@ use kapi_api_types::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use kapi_api_types::batch::v1::{CronJob, Job};
 use kapi_api_types::coordination::v1::Lease;
 use kapi_api_types::core::v1::{
-    ConfigMap, Namespace, Node, PersistentVolumeClaim, Pod, Secret, Service,
+    ConfigMap, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, Secret, Service,
 };
 use kapi_api_types::networking::v1::{Ingress, NetworkPolicy};
 use kapi_api_types::policy::v1::PodDisruptionBudget;
@@ -346,3 +346,5 @@ upstream_cases!(Lease, "coordination": lease_spec);
 upstream_cases!(Ingress, "networking": ingress_default_backend, ingress_rules);
 
 upstream_cases!(NetworkPolicy, "networking": networkpolicy_spec);
+
+upstream_cases!(PersistentVolume, "core": pv_missing, pv_spec);

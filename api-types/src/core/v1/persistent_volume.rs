@@ -68,6 +68,7 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
         priority = 1, description = "Filesystem or Block, or <unset>."),
     table_cells = persistent_volume_cells
 )]
+#[api(validate = super::validation::validate_pv)]
 pub struct PersistentVolume {
     /// Name, labels and other metadata.
     #[serde(default)]

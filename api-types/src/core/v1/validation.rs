@@ -4,9 +4,11 @@
 mod cluster;
 mod config;
 mod service;
+mod volume;
 
 pub(crate) use cluster::{validate_namespace, validate_node, validate_pvc, validate_pvc_update};
 pub(crate) use config::{
     validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
 };
 pub(crate) use service::{validate_service_spec, validate_service_update};
+pub(crate) use volume::validate_pv;

@@ -12,12 +12,6 @@ use crate::core::v1::persistent_volume_claim::PersistentVolumeClaim;
 use crate::validation::{Raw, cidr, label_name, quantity_value, validate_label_selector};
 
 const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
-const ACCESS_MODES: [&str; 4] = [
-    "ReadOnlyMany",
-    "ReadWriteMany",
-    "ReadWriteOnce",
-    "ReadWriteOncePod",
-];
 
 /// The `Node` hook: pod CIDRs, and taint keys, values and effects, unique by
 /// key and effect. Upstream reports taints under `metadata.taints`, not
@@ -102,18 +96,7 @@ pub(crate) fn validate_pvc(pvc: &PersistentVolumeClaim, path: &FieldPath, errs: 
     if let Some(selector) = &spec.selector {
         validate_label_selector(selector, &spec_path.child("selector"), errs);
     }
-    for mode in modes {
-        if !ACCESS_MODES.contains(&mode.as_str()) {
-            errs.not_supported(modes_path.clone(), mode, &ACCESS_MODES);
-        }
-    }
-    let once_pod = modes.iter().any(|m| m == "ReadWriteOncePod");
-    if once_pod && modes.iter().any(|m| m != "ReadWriteOncePod") {
-        errs.forbidden(
-            modes_path,
-            "may not use ReadWriteOncePod with other access modes",
-        );
-    }
+    super::volume::access_modes(modes, &modes_path, errs);
     let storage_path = spec_path.child("resources").key("storage");
     match spec
         .resources
