@@ -3,6 +3,7 @@
 
 mod cluster;
 mod config;
+mod controller;
 mod service;
 mod volume;
 
@@ -10,5 +11,6 @@ pub(crate) use cluster::{validate_namespace, validate_node, validate_pvc, valida
 pub(crate) use config::{
     validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
 };
+pub(crate) use controller::validate_rc_spec;
 pub(crate) use service::{validate_service_spec, validate_service_update};
 pub(crate) use volume::validate_pv;
