@@ -285,6 +285,8 @@ upstream_cases!(Pod, "core":
     pod_probes,
     pod_resources,
     pod_scheduling,
+    pod_security,
+    pod_spec_fields,
     pod_volumes,
 );
 
@@ -310,6 +312,7 @@ upstream_cases!(Deployment, "apps":
     deployment_strategy_type,
     deployment_strategy_values,
     deployment_strategy_zero,
+    deployment_template_labels,
 );
 
 upstream_cases!(ReplicaSet, "apps": replicaset_selector, replicaset_selector_update);

@@ -227,18 +227,18 @@ pub struct Toleration {
 pub struct TopologySpreadConstraint {
     /// Largest allowed difference in matching pods between two domains.
     #[serde(default)]
-    #[api(required, minimum = 1)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub max_skew: i32,
     /// Node label whose value defines a domain.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub topology_key: String,
     /// What to do when no node satisfies the constraint: `DoNotSchedule` or
     /// `ScheduleAnyway`.
     #[serde(default)]
-    #[api(required, one_of("DoNotSchedule", "ScheduleAnyway"))]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub when_unsatisfiable: String,
     /// Which pods are counted.

@@ -263,6 +263,7 @@ pub struct PodSpec {
 /// Labels and spec of the pods a controller creates.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_template)]
 pub struct PodTemplateSpec {
     /// Labels and annotations of the pods.
     #[serde(default)]

@@ -4,6 +4,7 @@
 //! The field rules (`#[api(...)]` on the structs) cover single values.
 
 mod env;
+mod extras;
 mod resources;
 mod update;
 
@@ -15,6 +16,7 @@ use kapi_runtime::validation::{
 };
 
 pub(crate) use env::{validate_config_map_key, validate_env_var, validate_secret_key};
+pub(crate) use extras::{validate_pod_security, validate_security, validate_template};
 pub(crate) use resources::validate_resources;
 pub(crate) use update::validate_pod_update;
 
@@ -89,6 +91,13 @@ pub(crate) fn validate_pod_spec(spec: &PodSpec, path: &FieldPath, errs: &mut Fie
         &path.child("nodeSelector"),
         errs,
     );
+    extras::host_port_conflicts(&spec.containers, &containers_path, errs);
+    for container in spec.init_containers.iter().flatten() {
+        // Init containers run one by one: each is checked alone (and, as
+        // upstream does, reported as the list's first element).
+        extras::host_port_conflicts(std::slice::from_ref(container), &init_path, errs);
+    }
+    extras::pod_fields(spec, path, errs);
 }
 
 /// `ValidateVolumes`: unique names and one source each; returns the names of the
