@@ -95,16 +95,15 @@ pub(crate) fn validate_secret(secret: &Secret, _path: &FieldPath, errs: &mut Fie
         "kubernetes.io/dockerconfigjson" => {
             docker_config(data, ".dockerconfigjson", &data_path, errs)
         }
-        "kubernetes.io/basic-auth" => {
-            if !data.contains_key("username") && !data.contains_key("password") {
-                require("username", errs);
-                require("password", errs);
-            }
+        // Either key may be empty, but one must be there.
+        "kubernetes.io/basic-auth"
+            if !data.contains_key("username") && !data.contains_key("password") =>
+        {
+            require("username", errs);
+            require("password", errs);
         }
-        "kubernetes.io/ssh-auth" => {
-            if data.get("ssh-privatekey").is_none_or(|k| k.0.is_empty()) {
-                errs.required(data_path.key("ssh-privatekey"), "");
-            }
+        "kubernetes.io/ssh-auth" if data.get("ssh-privatekey").is_none_or(|k| k.0.is_empty()) => {
+            errs.required(data_path.key("ssh-privatekey"), "");
         }
         "kubernetes.io/tls" => {
             require("tls.crt", errs);
