@@ -259,6 +259,46 @@ fn stored_objects_of_the_real_server_are_valid() {
     valid::<PriorityClass>("scheduling/priorityclass.json");
 }
 
+#[test]
+fn create_only_rules_are_lifted_on_update() {
+    use kapi_runtime::{DynObject, Resource};
+    let pod: Pod = serde_json::from_value(json!({
+        "metadata": {"name": "p"},
+        "spec": {
+            "containers": [{"name": "web", "image": "nginx"}],
+            "ephemeralContainers": [{"name": "debug", "image": "busybox"}]
+        }
+    }))
+    .expect("a pod");
+    let mut new = pod.clone();
+    let mut errs = DynObject::admit(&mut new);
+    assert_eq!(
+        errs.summary(),
+        "spec.ephemeralContainers: Forbidden: cannot be set on create"
+    );
+    let mut old = pod;
+    // The stored object went through the same admission.
+    let _ = DynObject::admit(&mut old);
+    Resource::validate_update(&new, &old, &mut errs);
+    assert!(errs.is_empty(), "{}", errs.summary());
+
+    // A schedule that already had a TZ= prefix may keep it.
+    let cron: CronJob = serde_json::from_value(json!({
+        "metadata": {"name": "c"},
+        "spec": {"schedule": "TZ=UTC 0 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+            "restartPolicy": "Never", "containers": [{"name": "w", "image": "busybox"}]
+        }}}}}
+    }))
+    .expect("a cron job");
+    let mut new = cron.clone();
+    let mut errs = DynObject::admit(&mut new);
+    assert_eq!(errs.0.len(), 1, "{}", errs.summary());
+    let mut old = cron;
+    let _ = DynObject::admit(&mut old);
+    Resource::validate_update(&new, &old, &mut errs);
+    assert!(errs.is_empty(), "{}", errs.summary());
+}
+
 /// One test per recorded case of `tests/fixtures/validation/<group>/`: the kind,
 /// the group directory, then the case names.
 macro_rules! upstream_cases {
@@ -276,6 +316,7 @@ upstream_cases!(Pod, "core":
     pod_container_names,
     pod_container_ports,
     pod_env,
+    pod_ephemeral,
     pod_env_refs,
     pod_init_containers,
     pod_probe_ports,
@@ -303,6 +344,7 @@ upstream_cases!(Service, "core":
 
 upstream_cases!(Deployment, "apps":
     deployment_counts,
+    deployment_ephemeral,
     deployment_recreate,
     deployment_selector_empty,
     deployment_selector_mismatch,
@@ -348,6 +390,7 @@ upstream_cases!(CronJob, "batch":
     cronjob_missing,
     cronjob_schedule,
     cronjob_tz_in_schedule,
+    cronjob_tz_update,
 );
 
 upstream_cases!(PodDisruptionBudget, "policy": pdb_negative, pdb_percent, pdb_values);

@@ -42,7 +42,8 @@ use crate::labels::format_selector;
     printer_column(name = "Selector", type = "string",
         json_path = ".spec.jobTemplate.spec.selector", priority = 1,
         description = "Label selector of the job template."),
-    table_cells = cronjob_cells
+    table_cells = cronjob_cells,
+    validate_update = super::validation::validate_cron_job_update
 )]
 pub struct CronJob {
     /// Name, namespace, labels and other metadata.

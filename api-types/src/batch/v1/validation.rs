@@ -6,10 +6,13 @@ mod schedule;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
-use super::cronjob::CronJobSpec;
+use super::cronjob::{CronJob, CronJobSpec};
 use super::job::{Job, JobSpec};
 use crate::labels::{GoMap, selector_matches};
 use crate::validation::{GoSelector, Raw, nonnegative, validate_label_selector};
+
+/// The error of a `TZ=` prefix in a schedule.
+const TZ_IN_SCHEDULE: &str = "cannot use TZ or CRON_TZ in schedule, use timeZone field instead";
 
 /// The most pods an indexed job may run at once.
 const MAX_PARALLELISM_INDEXED: i32 = 100_000;
@@ -142,11 +145,7 @@ pub(crate) fn validate_cron_job_spec(spec: &CronJobSpec, path: &FieldPath, errs:
             errs.invalid(schedule_path.clone(), spec.schedule.as_str(), &e);
         }
         if spec.schedule.contains("TZ") {
-            errs.invalid(
-                schedule_path,
-                spec.schedule.as_str(),
-                "cannot use TZ or CRON_TZ in schedule, use timeZone field instead",
-            );
+            errs.invalid(schedule_path, spec.schedule.as_str(), TZ_IN_SCHEDULE);
         }
     }
     nonnegative(
@@ -172,6 +171,32 @@ pub(crate) fn validate_cron_job_spec(spec: &CronJobSpec, path: &FieldPath, errs:
     ];
     for (field, value) in limits {
         nonnegative(value.map(i64::from), &path.child(field), errs);
+    }
+}
+
+/// The `CronJob` update hook: a schedule that already used `TZ=` may keep it,
+/// and an unchanged time zone is not checked again (`ValidateCronJobSpec`
+/// with the old spec), so the create-time errors for those are dropped.
+pub(crate) fn validate_cron_job_update(
+    new: &CronJob,
+    old: &CronJob,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let spec_path = path.child("spec");
+    let (schedule_path, zone_path) = (spec_path.child("schedule"), spec_path.child("timeZone"));
+    let keep_tz = old.spec.schedule.contains("TZ");
+    let same_zone = new.spec.time_zone == old.spec.time_zone;
+    errs.0.retain(|e| {
+        let tz_in_schedule = e.path == schedule_path && e.message.ends_with(TZ_IN_SCHEDULE);
+        !(keep_tz && tz_in_schedule) && !(same_zone && e.path == zone_path)
+    });
+    if keep_tz && new.spec.schedule.contains("TZ") && new.spec.time_zone.is_some() {
+        errs.invalid(
+            schedule_path,
+            new.spec.schedule.as_str(),
+            "cannot use both timeZone field and TZ or CRON_TZ in schedule",
+        );
     }
 }
 

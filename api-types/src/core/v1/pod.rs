@@ -73,6 +73,7 @@ use crate::go_json::null_as_default;
     table_cells = table::pod_cells,
     grace_period = deletion_grace_period
 )]
+#[api(validate = validation::validate_pod)]
 pub struct Pod {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]

@@ -242,7 +242,7 @@ pub(crate) fn validate_security(ctx: &SecurityContext, path: &FieldPath, errs: &
 
 /// The `PodTemplateSpec` hook (`ValidatePodTemplateSpec`): the template's
 /// labels and annotation keys, reported under `labels` and `annotations`
-/// directly, as upstream does.
+/// directly, as upstream does; no ephemeral containers.
 pub(crate) fn validate_template(
     template: &PodTemplateSpec,
     path: &FieldPath,
@@ -253,6 +253,17 @@ pub(crate) fn validate_template(
         &path.child("labels"),
         errs,
     );
+    if template
+        .spec
+        .ephemeral_containers
+        .as_ref()
+        .is_some_and(|e| !e.is_empty())
+    {
+        errs.forbidden(
+            path.child("spec").child("ephemeralContainers"),
+            "ephemeral containers not allowed in pod template",
+        );
+    }
     for key in template
         .metadata
         .annotations

@@ -5,6 +5,25 @@ use kapi_runtime::validation::{FieldErrors, FieldPath, inclusive_range_error};
 use crate::core::v1::pod::Pod;
 use crate::core::v1::pod::container::Container;
 
+/// `ValidatePodCreate`'s rule, which an update lifts.
+const EPHEMERAL_ON_CREATE: &str = "Forbidden: cannot be set on create";
+
+/// The `Pod` hook: ephemeral containers are added through their own
+/// subresource, never on create. (An update drops this error again.)
+pub(crate) fn validate_pod(pod: &Pod, path: &FieldPath, errs: &mut FieldErrors) {
+    if pod
+        .spec
+        .ephemeral_containers
+        .as_ref()
+        .is_some_and(|e| !e.is_empty())
+    {
+        errs.forbidden(
+            path.child("spec").child("ephemeralContainers"),
+            "cannot be set on create",
+        );
+    }
+}
+
 /// The fields an update may change, as upstream lists them in its message.
 const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,\
 `spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),\
@@ -16,6 +35,9 @@ const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].imag
 /// of the two specs to the message; we give the sentence only.
 pub(crate) fn validate_pod_update(new: &Pod, old: &Pod, path: &FieldPath, errs: &mut FieldErrors) {
     let spec_path = path.child("spec");
+    let ephemeral_path = spec_path.child("ephemeralContainers");
+    errs.0
+        .retain(|e| !(e.path == ephemeral_path && e.message == EPHEMERAL_ON_CREATE));
     let (new_spec, old_spec) = (&new.spec, &old.spec);
     let lists = [
         (
