@@ -189,7 +189,8 @@ pub(crate) fn validate_cron_job_update(
     let same_zone = new.spec.time_zone == old.spec.time_zone;
     errs.0.retain(|e| {
         let tz_in_schedule = e.path == schedule_path && e.message.ends_with(TZ_IN_SCHEDULE);
-        !(keep_tz && tz_in_schedule) && !(same_zone && e.path == zone_path)
+        let lifted = (keep_tz && tz_in_schedule) || (same_zone && e.path == zone_path);
+        !lifted
     });
     if keep_tz && new.spec.schedule.contains("TZ") && new.spec.time_zone.is_some() {
         errs.invalid(
