@@ -85,10 +85,9 @@ pub(crate) fn validate_job_spec(spec: &JobSpec, path: &FieldPath, errs: &mut Fie
     }
 }
 
-/// The `Job` update hook (`ValidateJobSpecUpdate`): selector and completion
-/// mode are immutable; completions too, except on an indexed job where they
-/// change together with parallelism. The pod template's immutability is not
-/// checked yet.
+/// The `Job` update hook (`ValidateJobSpecUpdate`): selector, completion
+/// mode and pod template are immutable; completions too, except on an indexed
+/// job where they change together with parallelism.
 pub(crate) fn validate_job_update(new: &Job, old: &Job, path: &FieldPath, errs: &mut FieldErrors) {
     let spec_path = path.child("spec");
     let (new_spec, old_spec) = (&new.spec, &old.spec);
@@ -117,12 +116,73 @@ pub(crate) fn validate_job_update(new: &Job, old: &Job, path: &FieldPath, errs: 
             None => errs.invalid(selector_path, Raw("\"null\""), "field is immutable"),
         }
     }
+    template_update(new, old, &spec_path, errs);
     if new_spec.completion_mode != old_spec.completion_mode {
         let mode_path = spec_path.child("completionMode");
         match new_spec.completion_mode.as_deref() {
             Some(mode) => errs.invalid(mode_path, mode, "field is immutable"),
             None => errs.invalid(mode_path, Raw("\"null\""), "field is immutable"),
         }
+    }
+}
+
+/// `validatePodTemplateUpdate`: the template is immutable, except the
+/// scheduling directives (node selector and affinity, tolerations, gates,
+/// labels, annotations) of a suspended job that never started. Upstream
+/// prints the whole Go template as the value; we print its type only.
+fn template_update(new: &Job, old: &Job, spec_path: &FieldPath, errs: &mut FieldErrors) {
+    let template = &new.spec.template;
+    let mut old_template = old.spec.template.clone();
+    let not_started = old.status.start_time.is_none();
+    if old.spec.suspend == Some(true) && not_started {
+        let node_affinity = template
+            .spec
+            .affinity
+            .as_ref()
+            .and_then(|a| a.node_affinity.clone());
+        match (&template.spec.affinity, old_template.spec.affinity.as_mut()) {
+            (None, Some(old_affinity)) => {
+                old_affinity.node_affinity = None;
+                if *old_affinity == Default::default() {
+                    old_template.spec.affinity = None;
+                }
+            }
+            (Some(_), None) => {
+                old_template.spec.affinity = Some(crate::core::v1::pod::affinity::Affinity {
+                    node_affinity,
+                    ..Default::default()
+                });
+            }
+            (Some(_), Some(old_affinity)) => old_affinity.node_affinity = node_affinity,
+            (None, None) => {}
+        }
+        old_template
+            .spec
+            .node_selector
+            .clone_from(&template.spec.node_selector);
+        old_template
+            .spec
+            .tolerations
+            .clone_from(&template.spec.tolerations);
+        old_template
+            .spec
+            .scheduling_gates
+            .clone_from(&template.spec.scheduling_gates);
+        old_template
+            .metadata
+            .annotations
+            .clone_from(&template.metadata.annotations);
+        old_template
+            .metadata
+            .labels
+            .clone_from(&template.metadata.labels);
+    }
+    if *template != old_template {
+        errs.invalid(
+            spec_path.child("template"),
+            Raw("core.PodTemplateSpec{...}"),
+            "field is immutable",
+        );
     }
 }
 
