@@ -372,10 +372,13 @@ upstream_cases!(Pod, "core":
 
 upstream_cases!(Service, "core":
     service_affinity,
+    service_cluster_ip_bad,
     service_cluster_ip_node_port,
     service_cluster_ip_update,
     service_external_name,
     service_external_name_missing,
+    service_headless_np,
+    service_lb_ranges,
     service_no_ports,
     service_ports,
     service_type,

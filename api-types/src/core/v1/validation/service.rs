@@ -6,7 +6,9 @@ use std::net::IpAddr;
 use kapi_runtime::validation::{FieldErrors, FieldPath, port_number_errors, qualified_name_errors};
 
 use crate::core::v1::service::{Service, ServicePort, ServiceSpec};
-use crate::validation::{GoStrings, Raw, dns1123_subdomain, port_num_or_name, validate_labels};
+use crate::validation::{
+    GoStrings, Raw, cidr, dns1123_subdomain, port_num_or_name, validate_labels,
+};
 
 /// The kubelet's port, which a load balancer may not expose.
 const KUBELET_PORT: i32 = 10250;
@@ -76,17 +78,26 @@ pub(crate) fn validate_service_spec(spec: &ServiceSpec, path: &FieldPath, errs: 
     }
     duplicate_ports(ports, type_, &ports_path, errs);
     let not_lb = type_ != "LoadBalancer";
-    if not_lb
-        && spec
-            .load_balancer_source_ranges
-            .as_ref()
-            .is_some_and(|r| !r.is_empty())
-    {
-        // Upstream names this path in Go's spelling.
+    let ranges = spec
+        .load_balancer_source_ranges
+        .as_deref()
+        .unwrap_or_default();
+    // Upstream names this path in Go's spelling.
+    let ranges_path = path.child("LoadBalancerSourceRanges");
+    if not_lb && !ranges.is_empty() {
         errs.forbidden(
-            path.child("LoadBalancerSourceRanges"),
+            ranges_path.clone(),
             "may only be used when `type` is 'LoadBalancer'",
         );
+    } else {
+        for (i, range) in ranges.iter().enumerate() {
+            // Blanks around a range are tolerated (it once came from an
+            // annotation).
+            cidr(range.trim(), &ranges_path.index(i), errs);
+        }
+    }
+    if type_ != "ExternalName" {
+        cluster_ips(spec, path, errs);
     }
     if not_lb && spec.allocate_load_balancer_node_ports.is_some() {
         errs.forbidden(
@@ -123,6 +134,31 @@ fn external_name(spec: &ServiceSpec, path: &FieldPath, errs: &mut FieldErrors) {
         errs.required(path.child("externalName"), "");
     } else {
         dns1123_subdomain(name, &path.child("externalName"), errs);
+    }
+}
+
+/// The cluster IPs: addresses, or `None` alone.
+fn cluster_ips(spec: &ServiceSpec, path: &FieldPath, errs: &mut FieldErrors) {
+    let ips = spec.cluster_ips.as_deref().unwrap_or_default();
+    let ips_path = path.child("clusterIPs");
+    for (i, ip) in ips.iter().enumerate() {
+        if i == 0 && ip == "None" {
+            if ips.len() > 1 {
+                errs.invalid(
+                    ips_path.clone(),
+                    GoStrings(Some(ips)),
+                    "'None' must be the first and only value",
+                );
+            }
+            continue;
+        }
+        if ip.parse::<IpAddr>().is_err() {
+            errs.invalid(
+                ips_path.index(i),
+                ip.as_str(),
+                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+            );
+        }
     }
 }
 
