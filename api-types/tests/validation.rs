@@ -358,6 +358,7 @@ upstream_cases!(Pod, "core":
     pod_ephemeral,
     pod_env_refs,
     pod_init_containers,
+    pod_probe_details,
     pod_probe_ports,
     pod_update_deadline,
     pod_update_forbidden,

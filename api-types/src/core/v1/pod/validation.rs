@@ -22,7 +22,9 @@ pub(crate) use update::{validate_pod, validate_pod_update};
 
 use super::affinity::Toleration;
 use super::container::{Container, ContainerPort, VolumeMount};
-use super::probe::{GRPCAction, HTTPGetAction, LifecycleHandler, Probe, TCPSocketAction};
+use super::probe::{
+    ExecAction, GRPCAction, HTTPGetAction, LifecycleHandler, Probe, TCPSocketAction,
+};
 use super::spec::PodSpec;
 use super::volume::Volume;
 use crate::validation::{label_name, port_num_or_name, validate_labels};
@@ -318,6 +320,13 @@ fn lifecycle_probes(container: &Container, path: &FieldPath, errs: &mut FieldErr
     }
 }
 
+/// `validateExecAction`: a command to run.
+fn exec_command(exec: Option<&ExecAction>, path: &FieldPath, errs: &mut FieldErrors) {
+    if exec.is_some_and(|e| e.command.as_ref().is_none_or(Vec::is_empty)) {
+        errs.required(path.child("exec").child("command"), "");
+    }
+}
+
 /// `validateHandler` over the handlers set, in upstream's order: exactly one.
 fn one_handler(set: &[(&str, bool)], path: &FieldPath, errs: &mut FieldErrors) {
     let mut count = 0;
@@ -345,6 +354,7 @@ fn validate_probe(probe: &Probe, path: &FieldPath, errs: &mut FieldErrors) {
         ("grpc", probe.grpc.is_some()),
     ];
     one_handler(&handlers, path, errs);
+    exec_command(probe.exec.as_ref(), path, errs);
     if let Some(grace) = probe.termination_grace_period_seconds
         && grace <= 0
     {
@@ -365,11 +375,28 @@ fn lifecycle_handler(handler: &LifecycleHandler, path: &FieldPath, errs: &mut Fi
         ("sleep", handler.sleep.is_some()),
     ];
     one_handler(&handlers, path, errs);
+    exec_command(handler.exec.as_ref(), path, errs);
 }
 
-/// The `HTTPGetAction` hook: the port is a number or a port name.
+/// The `HTTPGetAction` hook: the port is a number or a port name, header
+/// names are HTTP header names.
 pub(crate) fn validate_http_get(action: &HTTPGetAction, path: &FieldPath, errs: &mut FieldErrors) {
     port_num_or_name(&action.port, &path.child("port"), errs);
+    for header in action.http_headers.iter().flatten() {
+        let name_ok = !header.name.is_empty()
+            && header
+                .name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-');
+        if !name_ok {
+            errs.invalid(
+                path.child("httpHeaders"),
+                header.name.as_str(),
+                "a valid HTTP header must consist of alphanumeric characters or '-' (e.g. \
+                 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')",
+            );
+        }
+    }
 }
 
 /// The `TCPSocketAction` hook: the port is a number or a port name.

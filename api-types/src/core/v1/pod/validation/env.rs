@@ -7,9 +7,9 @@ use kapi_runtime::validation::{
 
 use crate::core::v1::pod::container::Container;
 use crate::core::v1::pod::env::{
-    ConfigMapKeySelector, EnvVar, ObjectFieldSelector, SecretKeySelector,
+    ConfigMapKeySelector, EnvVar, ObjectFieldSelector, ResourceFieldSelector, SecretKeySelector,
 };
-use crate::validation::dns1123_subdomain;
+use crate::validation::{dns1123_subdomain, quantity_value};
 
 /// Pod fields an environment variable can read without a subscript.
 const ENV_FIELD_PATHS: [&str; 9] = [
@@ -64,6 +64,9 @@ pub(crate) fn validate_env_var(var: &EnvVar, path: &FieldPath, errs: &mut FieldE
     .count();
     if let Some(field_ref) = &from.field_ref {
         object_field_selector(field_ref, &from_path.child("fieldRef"), errs);
+    }
+    if let Some(resource_ref) = &from.resource_field_ref {
+        resource_field_selector(resource_ref, &from_path.child("resourceFieldRef"), errs);
     }
     if sources == 0 {
         errs.invalid(
@@ -145,6 +148,57 @@ fn object_field_selector(sel: &ObjectFieldSelector, path: &FieldPath, errs: &mut
             errs.not_supported_sorted(path.child("fieldPath"), internal, &ENV_FIELD_PATHS)
         }
         None => {}
+    }
+}
+
+/// Container resources an environment variable can read.
+const ENV_RESOURCES: [&str; 6] = [
+    "limits.cpu",
+    "limits.ephemeral-storage",
+    "limits.memory",
+    "requests.cpu",
+    "requests.ephemeral-storage",
+    "requests.memory",
+];
+
+/// `validateContainerResourceFieldSelector` for environment variables: a
+/// known resource (or huge pages), and a divisor the resource supports.
+fn resource_field_selector(sel: &ResourceFieldSelector, path: &FieldPath, errs: &mut FieldErrors) {
+    let resource = sel.resource.as_str();
+    let hugepages =
+        resource.starts_with("requests.hugepages-") || resource.starts_with("limits.hugepages-");
+    // An empty resource is the field rule's `Required`.
+    if !resource.is_empty() && !ENV_RESOURCES.contains(&resource) && !hugepages {
+        errs.not_supported(path.child("resource"), resource, &ENV_RESOURCES);
+    }
+    let Some(divisor) = sel.divisor.as_ref().and_then(quantity_value) else {
+        return;
+    };
+    if divisor == 0.0 {
+        return;
+    }
+    let binary = (0..=6).map(|i| 1024f64.powi(i));
+    let decimal = (0..=6).map(|i| 1000f64.powi(i));
+    let bytes: Vec<f64> = binary.chain(decimal).collect();
+    let (allowed, what): (Vec<f64>, &str) = match resource {
+        "limits.cpu" | "requests.cpu" => (vec![0.001, 1.0], "cpu"),
+        "limits.memory" | "requests.memory" => (bytes, "memory"),
+        "limits.ephemeral-storage" | "requests.ephemeral-storage" => {
+            (bytes, "local ephemeral storage")
+        }
+        _ if hugepages => (bytes, "hugepages"),
+        _ => return,
+    };
+    if !allowed.contains(&divisor) {
+        let detail = if what == "cpu" {
+            "only divisor's values 1m and 1 are supported with the cpu resource".to_owned()
+        } else {
+            format!(
+                "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei \
+                 are supported with the {what} resource"
+            )
+        };
+        errs.invalid(path.child("divisor"), resource, &detail);
     }
 }
 
