@@ -34,6 +34,7 @@ pub mod policy;
 pub mod rbac;
 pub mod scheduling;
 pub mod storage;
+mod validation;
 
 pub use kapi_runtime::meta;
 

@@ -7,6 +7,7 @@ mod defaults;
 pub mod deployment;
 pub mod replicaset;
 pub mod statefulset;
+mod validation;
 
 pub use controllerrevision::ControllerRevision;
 pub use daemonset::DaemonSet;

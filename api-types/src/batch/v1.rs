@@ -4,6 +4,7 @@ pub mod cronjob;
 mod defaults;
 pub mod job;
 mod job_selector;
+mod validation;
 
 pub use cronjob::CronJob;
 pub use job::Job;

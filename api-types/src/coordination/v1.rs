@@ -1,5 +1,6 @@
 //! `coordination.k8s.io/v1`.
 
 pub mod lease;
+mod validation;
 
 pub use lease::Lease;

@@ -4,6 +4,7 @@ mod defaults;
 pub mod ingress;
 pub mod ingressclass;
 pub mod networkpolicy;
+mod validation;
 
 pub use ingress::Ingress;
 pub use ingressclass::IngressClass;

@@ -5,6 +5,7 @@ pub mod clusterrolebinding;
 mod defaults;
 pub mod role;
 pub mod rolebinding;
+mod validation;
 
 pub use clusterrole::ClusterRole;
 pub use clusterrolebinding::ClusterRoleBinding;

@@ -1,5 +1,6 @@
 //! `scheduling.k8s.io/v1`.
 
 pub mod priorityclass;
+mod validation;
 
 pub use priorityclass::PriorityClass;

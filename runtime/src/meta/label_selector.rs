@@ -30,7 +30,7 @@ pub struct LabelSelectorRequirement {
     #[api(proto = 1)]
     pub key: String,
     /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub operator: String,
     /// Values for `In` and `NotIn`; empty for the others.
@@ -53,12 +53,11 @@ fn validate_requirement(req: &LabelSelectorRequirement, path: &FieldPath, errs: 
                 path.child("values"),
                 "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
             ),
-            // An empty operator is the `required` rule's error.
-            "" | "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => errs.not_supported(
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errs.invalid(
                 path.child("operator"),
                 other,
-                &["DoesNotExist", "Exists", "In", "NotIn"],
+                "not a valid selector operator",
             ),
         }
     }

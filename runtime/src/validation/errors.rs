@@ -62,6 +62,9 @@ pub enum FieldErrorKind {
     Duplicate,
     /// A value longer than allowed.
     TooLong,
+    /// A reference to something that does not exist (a volume mount naming no
+    /// volume of the pod).
+    NotFound,
 }
 
 impl FieldErrorKind {
@@ -74,6 +77,7 @@ impl FieldErrorKind {
             FieldErrorKind::Forbidden => "FieldValueForbidden",
             FieldErrorKind::Duplicate => "FieldValueDuplicate",
             FieldErrorKind::TooLong => "FieldValueTooLong",
+            FieldErrorKind::NotFound => "FieldValueNotFound",
         }
     }
 }
@@ -156,6 +160,44 @@ impl FieldErrors {
     pub fn too_long(&mut self, path: FieldPath, max: usize) {
         let message = format!("Too long: may not be more than {max} bytes");
         self.push(FieldErrorKind::TooLong, path, message);
+    }
+
+    /// `Not found: <value>`.
+    pub fn not_found(&mut self, path: FieldPath, value: impl fmt::Debug) {
+        self.push(
+            FieldErrorKind::NotFound,
+            path,
+            format!("Not found: {value:?}"),
+        );
+    }
+
+    /// `Unsupported value: <value>: supported values: ...` for a value that is
+    /// not a string (printed as Go's `%#v` would, by its `Debug`).
+    pub fn not_supported_value(
+        &mut self,
+        path: FieldPath,
+        value: impl fmt::Debug,
+        allowed: &[&str],
+    ) {
+        let allowed: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
+        let message = format!(
+            "Unsupported value: {value:?}: supported values: {}",
+            allowed.join(", ")
+        );
+        self.push(FieldErrorKind::NotSupported, path, message);
+    }
+
+    /// `Unsupported value: ...` with the allowed values sorted, as Go's callers
+    /// that pass `sets.List(...)` print them.
+    pub fn not_supported_sorted(&mut self, path: FieldPath, value: &str, allowed: &[&str]) {
+        let mut sorted = allowed.to_vec();
+        sorted.sort_unstable();
+        self.not_supported(path, value, &sorted);
+    }
+
+    /// Appends the errors of another validation.
+    pub fn extend(&mut self, other: FieldErrors) {
+        self.0.extend(other.0);
     }
 
     fn push(&mut self, kind: FieldErrorKind, path: FieldPath, message: String) {

@@ -49,6 +49,7 @@ use crate::labels::{format_labels, format_selector};
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the daemon set's pods."),
     prepare = stamp_template_generation,
+    validate_update = super::validation::validate_daemonset_update,
     table_cells = daemonset_cells
 )]
 #[api(defaults = super::defaults::default_daemon_set)]
@@ -70,11 +71,12 @@ pub struct DaemonSet {
 /// The desired state of a daemon set.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_daemonset_spec)]
 pub struct DaemonSetSpec {
     /// Labels of the pods this daemon set owns; must match the template's labels.
     #[serde(default)]
     #[api(proto = 1)]
-    #[api(required)]
+    #[api(schema_required)]
     pub selector: Option<LabelSelector>,
     /// The pod to run on each node; its restart policy must be `Always`.
     #[serde(default, deserialize_with = "null_as_default")]

@@ -3,13 +3,12 @@
 use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::IntOrString;
 use kapi_runtime::meta::{LabelSelector, ObjectMeta, Time};
-use kapi_runtime::validation::{FieldErrors, FieldPath};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::core::v1::pod::PodTemplateSpec;
 use crate::go_json::{null_as_default, omitempty};
-use crate::labels::{GoMap, format_selector, selector_is_empty, selector_matches};
+use crate::labels::format_selector;
 
 /// Keeps a number of replicas of a pod template running and rolls out changes
 /// to the template through ReplicaSets.
@@ -38,6 +37,7 @@ use crate::labels::{GoMap, format_selector, selector_is_empty, selector_matches}
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the deployment's pods."),
+    validate_update = super::validation::validate_deployment_update,
     table_cells = deployment_cells
 )]
 #[api(defaults = super::defaults::default_deployment)]
@@ -57,10 +57,10 @@ pub struct Deployment {
 }
 
 /// The desired state of a deployment. Besides the field rules, the selector must
-/// be non-empty and match the template's labels (`validate_spec`).
+/// be non-empty and match the template's labels (`validate_deployment_spec`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
-#[api(validate = validate_spec)]
+#[api(validate = super::validation::validate_deployment_spec)]
 pub struct DeploymentSpec {
     /// Number of pods wanted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,7 +99,7 @@ pub struct DeploymentSpec {
     pub paused: Option<bool>,
     /// Seconds without progress after which the rollout is reported as failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = 600, minimum = 1)]
+    #[api(default = 600)]
     #[api(proto = 9)]
     pub progress_deadline_seconds: Option<i32>,
 }
@@ -110,7 +110,7 @@ pub struct DeploymentSpec {
 pub struct DeploymentStrategy {
     /// `RollingUpdate` (gradually) or `Recreate` (all old pods first).
     #[serde(default, rename = "type", skip_serializing_if = "omitempty")]
-    #[api(default = "RollingUpdate", one_of("Recreate", "RollingUpdate"))]
+    #[api(default = "RollingUpdate")]
     #[api(proto = 1)]
     pub type_: Option<String>,
     /// Limits of a rolling update.
@@ -210,52 +210,6 @@ pub struct DeploymentCondition {
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 5)]
     pub message: Option<String>,
-}
-
-/// The cross-field rules of `ValidateDeploymentSpec`.
-fn validate_spec(spec: &DeploymentSpec, path: &FieldPath, errs: &mut FieldErrors) {
-    let template = &spec.template;
-    let template_path = path.child("template");
-    match &spec.selector {
-        // A missing selector is the `required` rule's error.
-        None => {}
-        Some(selector) if selector_is_empty(selector) => errs.invalid(
-            path.child("selector"),
-            Raw("{}"),
-            "empty selector is invalid for deployment",
-        ),
-        Some(selector) => {
-            let labels = template.metadata.labels.as_ref();
-            if !selector_matches(selector, labels) {
-                errs.invalid(
-                    template_path.child("metadata").child("labels"),
-                    GoMap(labels),
-                    "`selector` does not match template `labels`",
-                );
-            }
-        }
-    }
-    let restart_policy = template.spec.restart_policy.as_deref().unwrap_or_default();
-    if restart_policy != "Always" {
-        let policy_path = template_path.child("spec").child("restartPolicy");
-        errs.not_supported(policy_path, restart_policy, &["Always"]);
-    }
-    if spec.strategy.type_.as_deref() == Some("Recreate") && spec.strategy.rolling_update.is_some()
-    {
-        errs.forbidden(
-            path.child("strategy").child("rollingUpdate"),
-            "may not be specified when strategy `type` is 'Recreate'",
-        );
-    }
-}
-
-/// A value printed as is in a validation message.
-struct Raw(&'static str);
-
-impl std::fmt::Debug for Raw {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0)
-    }
 }
 
 /// The `kubectl get deployments` row (kube-apiserver's `printDeployment`).

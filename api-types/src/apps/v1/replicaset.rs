@@ -37,6 +37,7 @@ use crate::labels::format_selector;
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the replica set's pods."),
+    validate_update = super::validation::validate_replicaset_update,
     table_cells = replicaset_cells
 )]
 pub struct ReplicaSet {
@@ -57,6 +58,7 @@ pub struct ReplicaSet {
 /// The desired state of a replica set.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_replicaset_spec)]
 pub struct ReplicaSetSpec {
     /// Number of pods wanted; 1 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -32,6 +32,7 @@ use crate::go_json::{null_as_default, omitempty};
     printer_column(name = "Images", type = "string",
         json_path = ".spec.template.spec.containers[*].image", priority = 1,
         description = "Images of the template's containers."),
+    validate_update = super::validation::validate_statefulset_update,
     table_cells = statefulset_cells
 )]
 #[api(defaults = super::defaults::default_stateful_set)]
@@ -53,6 +54,7 @@ pub struct StatefulSet {
 /// The desired state of a stateful set.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_statefulset_spec)]
 pub struct StatefulSetSpec {
     /// Number of pods wanted; 1 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,7 +85,7 @@ pub struct StatefulSetSpec {
     /// Headless Service that gives the pods their DNS names
     /// (`<pod>.<service>.<namespace>.svc`).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 5)]
     pub service_name: String,
     /// `OrderedReady` (one pod at a time, in order; the default) or `Parallel`

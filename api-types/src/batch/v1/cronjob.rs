@@ -42,7 +42,8 @@ use crate::labels::format_selector;
     printer_column(name = "Selector", type = "string",
         json_path = ".spec.jobTemplate.spec.selector", priority = 1,
         description = "Label selector of the job template."),
-    table_cells = cronjob_cells
+    table_cells = cronjob_cells,
+    validate_update = super::validation::validate_cron_job_update
 )]
 #[api(defaults = super::defaults::default_cron_job)]
 pub struct CronJob {
@@ -63,6 +64,7 @@ pub struct CronJob {
 /// When and how a cron job runs its jobs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_cron_job_spec)]
 pub struct CronJobSpec {
     /// The schedule in cron syntax, e.g. `30 2 * * 1-5` or `@hourly`.
     #[serde(default)]

@@ -37,6 +37,7 @@ use crate::labels::format_selector;
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the job's pods."),
     prepare = super::job_selector::prepare_job,
+    validate_update = super::validation::validate_job_update,
     table_cells = job_cells
 )]
 #[api(defaults = super::defaults::default_job)]
@@ -58,6 +59,7 @@ pub struct Job {
 /// The desired run of a job.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_job_spec)]
 pub struct JobSpec {
     /// Most pods running at the same time; 1 when unset, 0 pauses the job.
     #[serde(default, skip_serializing_if = "Option::is_none")]

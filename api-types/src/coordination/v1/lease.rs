@@ -34,6 +34,7 @@ pub struct Lease {
 /// The state of a lease, written by its holder and by candidates.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_lease_spec)]
 pub struct LeaseSpec {
     /// Identity of the current holder.
     #[serde(default, skip_serializing_if = "Option::is_none")]

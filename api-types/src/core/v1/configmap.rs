@@ -22,8 +22,10 @@ use crate::go_json::omitempty;
     generation = false,
     printer_column(name = "Data", type = "integer", json_path = ".data",
         description = "Number of keys, text and binary."),
-    table_cells = configmap_cells
+    table_cells = configmap_cells,
+    validate_update = super::validation::validate_config_map_update
 )]
+#[api(validate = super::validation::validate_config_map)]
 pub struct ConfigMap {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]

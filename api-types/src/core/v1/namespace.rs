@@ -29,6 +29,7 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
     prepare = prepare_namespace
 )]
 #[api(defaults = default_namespace)]
+#[api(validate = super::validation::validate_namespace)]
 pub struct Namespace {
     /// Name, labels and other metadata.
     #[serde(default)]

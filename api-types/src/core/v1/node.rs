@@ -48,6 +48,7 @@ use crate::go_json::{null_as_default, omitempty};
     table_cells = node_cells
 )]
 #[api(defaults = super::defaults::default_node)]
+#[api(validate = super::validation::validate_node)]
 pub struct Node {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -105,7 +106,7 @@ pub struct NodeSpec {
 pub struct Taint {
     /// Taint key.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub key: String,
     /// Taint value.
@@ -114,7 +115,7 @@ pub struct Taint {
     pub value: Option<String>,
     /// `NoSchedule`, `PreferNoSchedule` or `NoExecute` (also evicts running pods).
     #[serde(default)]
-    #[api(required, one_of("NoSchedule", "PreferNoSchedule", "NoExecute"))]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub effect: String,
     /// When a `NoExecute` taint was added.

@@ -70,6 +70,7 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
     table_cells = persistent_volume_cells
 )]
 #[api(defaults = super::defaults::default_persistent_volume)]
+#[api(validate = super::validation::validate_pv)]
 pub struct PersistentVolume {
     /// Name, labels and other metadata.
     #[serde(default)]

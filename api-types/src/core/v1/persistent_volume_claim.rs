@@ -44,9 +44,11 @@ pub use crate::core::v1::pod::claim::{PersistentVolumeClaimSpec, VolumeResourceR
         description = "Time since the claim was created."),
     printer_column(name = "VolumeMode", type = "string", json_path = ".spec.volumeMode",
         priority = 1, description = "Filesystem or Block, or <unset>."),
-    table_cells = persistent_volume_claim_cells
+    table_cells = persistent_volume_claim_cells,
+    validate_update = super::validation::validate_pvc_update
 )]
 #[api(defaults = super::defaults::default_persistent_volume_claim)]
+#[api(validate = super::validation::validate_pvc)]
 pub struct PersistentVolumeClaim {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]

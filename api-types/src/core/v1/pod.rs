@@ -14,6 +14,7 @@ pub mod security;
 pub mod spec;
 pub mod status;
 mod table;
+mod validation;
 pub mod volume;
 pub mod volume_block;
 pub mod volume_shared;
@@ -68,10 +69,12 @@ use crate::go_json::null_as_default;
     printer_column(name = "Readiness Gates", type = "string", json_path = ".spec.readinessGates",
         priority = 1, description = "Readiness gates that pass out of all gates."),
     prepare = defaults::prepare_pod,
+    validate_update = validation::validate_pod_update,
     table_cells = table::pod_cells,
     grace_period = deletion_grace_period
 )]
 #[api(defaults = defaults::default_pod)]
+#[api(validate = validation::validate_pod)]
 pub struct Pod {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]

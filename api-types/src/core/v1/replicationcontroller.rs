@@ -61,6 +61,7 @@ pub struct ReplicationController {
 /// The desired state of a replication controller.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_rc_spec)]
 pub struct ReplicationControllerSpec {
     /// Number of pods wanted; 1 when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]

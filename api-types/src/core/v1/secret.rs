@@ -25,8 +25,10 @@ use crate::go_json::omitempty;
     printer_column(name = "Data", type = "integer", json_path = ".data",
         description = "Number of keys."),
     prepare = fold_string_data,
-    table_cells = secret_cells
+    table_cells = secret_cells,
+    validate_update = super::validation::validate_secret_update
 )]
+#[api(validate = super::validation::validate_secret)]
 pub struct Secret {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]

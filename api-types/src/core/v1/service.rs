@@ -42,6 +42,7 @@ use crate::go_json::null_as_default;
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector",
         priority = 1, description = "Labels of the pods behind the service."),
     prepare = prepare_service,
+    validate_update = super::validation::validate_service_update,
     table_cells = table::service_cells
 )]
 #[api(defaults = default_service)]

@@ -49,6 +49,7 @@ pub struct Ingress {
 /// What an ingress routes and how.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_ingress_spec)]
 pub struct IngressSpec {
     /// Name of the IngressClass whose controller serves this ingress; unset
     /// means the default class, if any.
@@ -191,7 +192,7 @@ pub struct HTTPIngressPath {
     /// How the path matches: `Exact`, `Prefix` (by `/`-separated elements) or
     /// `ImplementationSpecific` (the controller decides).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub path_type: Option<String>,
     /// Where matching requests go.

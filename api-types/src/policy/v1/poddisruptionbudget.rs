@@ -52,6 +52,7 @@ pub struct PodDisruptionBudget {
 /// `minAvailable` and `maxUnavailable` is set.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_pdb_spec)]
 pub struct PodDisruptionBudgetSpec {
     /// Pods that must remain available after an eviction: a number or a
     /// percentage of the expected pods.

@@ -24,6 +24,7 @@ use crate::go_json::omitempty;
         description = "When the cluster role was created."
     )
 )]
+#[api(validate = super::validation::validate_cluster_role)]
 pub struct ClusterRole {
     /// Name, labels and other metadata.
     #[serde(default)]

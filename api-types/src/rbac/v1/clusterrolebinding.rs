@@ -28,8 +28,10 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Groups the binding grants the cluster role to."),
     printer_column(name = "ServiceAccounts", type = "string", json_path = ".subjects",
         priority = 1, description = "Service accounts (namespace/name) the binding grants the cluster role to."),
-    table_cells = clusterrolebinding_cells
+    table_cells = clusterrolebinding_cells,
+    validate_update = super::validation::validate_cluster_role_binding_update
 )]
+#[api(validate = super::validation::validate_cluster_role_binding)]
 pub struct ClusterRoleBinding {
     /// Name, labels and other metadata.
     #[serde(default)]

@@ -22,6 +22,7 @@ use crate::go_json::omitempty;
         description = "When the role was created."
     )
 )]
+#[api(validate = super::validation::validate_role)]
 pub struct Role {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -42,7 +43,7 @@ pub struct Role {
 pub struct PolicyRule {
     /// Allowed verbs such as `get`, `list`, `create`; `*` allows every verb.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub verbs: Vec<String>,
     /// API groups of the resources; `""` is the core group, `*` every group.

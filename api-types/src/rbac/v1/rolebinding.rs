@@ -26,8 +26,10 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Groups the binding grants the role to."),
     printer_column(name = "ServiceAccounts", type = "string", json_path = ".subjects",
         priority = 1, description = "Service accounts (namespace/name) the binding grants the role to."),
-    table_cells = rolebinding_cells
+    table_cells = rolebinding_cells,
+    validate_update = super::validation::validate_role_binding_update
 )]
+#[api(validate = super::validation::validate_role_binding)]
 pub struct RoleBinding {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -53,7 +55,7 @@ pub struct RoleBinding {
 pub struct Subject {
     /// `User`, `Group` or `ServiceAccount`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub kind: String,
     /// API group of the kind: `rbac.authorization.k8s.io` for users and groups,
@@ -79,12 +81,12 @@ pub struct Subject {
 pub struct RoleRef {
     /// API group of the role, `rbac.authorization.k8s.io`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub api_group: String,
     /// `Role` or `ClusterRole`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub kind: String,
     /// Name of the role.

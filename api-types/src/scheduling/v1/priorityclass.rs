@@ -25,8 +25,10 @@ use crate::go_json::omitempty;
         description = "Time since the priority class was created."),
     printer_column(name = "PreemptionPolicy", type = "string", json_path = ".preemptionPolicy",
         description = "Whether pods of this class may preempt lower-priority pods."),
-    table_cells = priorityclass_cells
+    table_cells = priorityclass_cells,
+    validate_update = super::validation::validate_priority_class_update
 )]
+#[api(validate = super::validation::validate_priority_class)]
 pub struct PriorityClass {
     /// Name, labels and other metadata.
     #[serde(default)]

@@ -194,6 +194,7 @@ pub struct WeightedPodAffinityTerm {
 /// Allows a pod onto nodes with a matching taint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_toleration)]
 pub struct Toleration {
     /// Taint key matched; empty with `Exists` matches every taint.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -201,7 +202,6 @@ pub struct Toleration {
     pub key: Option<String>,
     /// `Equal` (key and value match) or `Exists` (key matches).
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(one_of("Exists", "Equal"))]
     #[api(proto = 2)]
     pub operator: Option<String>,
     /// Taint value matched by `Equal`.
@@ -227,18 +227,18 @@ pub struct Toleration {
 pub struct TopologySpreadConstraint {
     /// Largest allowed difference in matching pods between two domains.
     #[serde(default)]
-    #[api(required, minimum = 1)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub max_skew: i32,
     /// Node label whose value defines a domain.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub topology_key: String,
     /// What to do when no node satisfies the constraint: `DoNotSchedule` or
     /// `ScheduleAnyway`.
     #[serde(default)]
-    #[api(required, one_of("DoNotSchedule", "ScheduleAnyway"))]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub when_unsatisfiable: String,
     /// Which pods are counted.

@@ -64,7 +64,7 @@ pub struct PersistentVolumeClaimSpec {
     pub storage_class_name: Option<String>,
     /// `Filesystem` or `Block`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = "Filesystem", one_of("Filesystem", "Block"))]
+    #[api(default = "Filesystem", one_of("Block", "Filesystem"))]
     #[api(proto = 6)]
     pub volume_mode: Option<String>,
     /// Object to fill the volume from (a snapshot or another claim).

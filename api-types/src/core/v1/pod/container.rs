@@ -161,17 +161,16 @@ pub struct ContainerPort {
     pub name: Option<String>,
     /// Port on the node forwarded to the container port; rarely needed.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(minimum = 0, maximum = 65535)]
     #[api(proto = 2)]
     pub host_port: Option<i32>,
     /// Port number the container listens on.
     #[serde(default)]
-    #[api(required, minimum = 1, maximum = 65535)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub container_port: i32,
     /// `TCP`, `UDP` or `SCTP`.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(default = "TCP", one_of("TCP", "UDP", "SCTP"))]
+    #[api(default = "TCP")]
     #[api(proto = 4)]
     pub protocol: Option<String>,
     /// Node address the host port binds to.
@@ -185,6 +184,7 @@ pub struct ContainerPort {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::round_resources)]
+#[api(validate = super::validation::validate_resources)]
 pub struct ResourceRequirements {
     /// Most of each resource that may be used, e.g. `cpu: 500m`, `memory: 1Gi`.
     #[serde(default, skip_serializing_if = "omitempty")]

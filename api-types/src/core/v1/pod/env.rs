@@ -9,6 +9,7 @@ use crate::go_json::omitempty;
 /// One environment variable of a container.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_env_var)]
 pub struct EnvVar {
     /// Variable name.
     #[serde(default)]
@@ -91,6 +92,7 @@ pub struct ResourceFieldSelector {
     number = 1,
     message = "LocalObjectReference"
 ))]
+#[api(validate = super::validation::validate_config_map_key)]
 pub struct ConfigMapKeySelector {
     /// Name of the ConfigMap.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -115,6 +117,7 @@ pub struct ConfigMapKeySelector {
     number = 1,
     message = "LocalObjectReference"
 ))]
+#[api(validate = super::validation::validate_secret_key)]
 pub struct SecretKeySelector {
     /// Name of the Secret.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -55,7 +55,6 @@ pub struct Probe {
     pub failure_threshold: Option<i32>,
     /// Grace period for a container killed by this probe, over the pod's value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 1)]
     #[api(proto = 7)]
     pub termination_grace_period_seconds: Option<i64>,
 }
@@ -74,6 +73,7 @@ pub struct ExecAction {
 /// Sends an HTTP GET request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_http_get)]
 pub struct HTTPGetAction {
     /// Request path.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -121,6 +121,7 @@ pub struct HTTPHeader {
 /// Opens a TCP connection.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_tcp_socket)]
 pub struct TCPSocketAction {
     /// Port number, or the name of a container port.
     #[serde(default)]
@@ -136,10 +137,11 @@ pub struct TCPSocketAction {
 /// Calls the gRPC health checking protocol.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_grpc)]
 pub struct GRPCAction {
     /// Port of the gRPC server.
     #[serde(default)]
-    #[api(required, minimum = 1, maximum = 65535)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub port: i32,
     /// Service name sent in the health request; empty asks about the server.

@@ -9,6 +9,7 @@ use crate::go_json::omitempty;
 /// pod's [`PodSecurityContext`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_security)]
 pub struct SecurityContext {
     /// Linux capabilities added to or dropped from the runtime's default set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -28,12 +29,10 @@ pub struct SecurityContext {
     pub windows_options: Option<WindowsSecurityContextOptions>,
     /// UID the entrypoint runs as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 0)]
     #[api(proto = 4)]
     pub run_as_user: Option<i64>,
     /// Primary GID the entrypoint runs as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 0)]
     #[api(proto = 8)]
     pub run_as_group: Option<i64>,
     /// Refuse to start the container if it would run as UID 0.
@@ -156,6 +155,7 @@ pub struct WindowsSecurityContextOptions {
 /// Security settings that apply to every container of a pod, and to its volumes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_pod_security)]
 pub struct PodSecurityContext {
     /// SELinux context of all containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -167,12 +167,10 @@ pub struct PodSecurityContext {
     pub windows_options: Option<WindowsSecurityContextOptions>,
     /// UID the containers run as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 0)]
     #[api(proto = 2)]
     pub run_as_user: Option<i64>,
     /// Primary GID the containers run as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 0)]
     #[api(proto = 6)]
     pub run_as_group: Option<i64>,
     /// Refuse to start containers that would run as UID 0.

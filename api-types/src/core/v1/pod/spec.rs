@@ -20,6 +20,7 @@ use crate::go_json::{null_as_default, omitempty};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::default_pod_spec)]
+#[api(validate = super::validation::validate_pod_spec)]
 pub struct PodSpec {
     /// Volumes the containers can mount.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -75,7 +76,6 @@ pub struct PodSpec {
     pub termination_grace_period_seconds: Option<i64>,
     /// Seconds the pod may run, counted from its start, before it is failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 1)]
     #[api(proto = 5)]
     pub active_deadline_seconds: Option<i64>,
     /// DNS setup: `ClusterFirst`, `ClusterFirstWithHostNet`, `Default` (the
@@ -264,6 +264,7 @@ pub struct PodSpec {
 /// Labels and spec of the pods a controller creates.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_template)]
 pub struct PodTemplateSpec {
     /// Labels and annotations of the pods.
     #[serde(default)]

@@ -11,6 +11,7 @@ use crate::go_json::omitempty;
 /// How a service is exposed and which pods receive its traffic.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = crate::core::v1::validation::validate_service_spec)]
 pub struct ServiceSpec {
     /// Ports the service serves.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -45,7 +46,7 @@ pub struct ServiceSpec {
     #[serde(default, rename = "type", skip_serializing_if = "omitempty")]
     #[api(
         default = "ClusterIP",
-        one_of("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+        one_of("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
     )]
     #[api(proto = 4)]
     pub type_: Option<String>,
@@ -75,12 +76,10 @@ pub struct ServiceSpec {
     /// For external traffic: `Cluster` (any endpoint) or `Local` (endpoints on the
     /// receiving node only, keeping the client IP).
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(one_of("Cluster", "Local"))]
     #[api(proto = 11)]
     pub external_traffic_policy: Option<String>,
     /// Node port answering load balancer health checks for the `Local` policy.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(minimum = 0, maximum = 65535)]
     #[api(proto = 12)]
     pub health_check_node_port: Option<i32>,
     /// Publish addresses of pods that are not ready, e.g. for peer discovery.
@@ -98,7 +97,7 @@ pub struct ServiceSpec {
     pub ip_families: Option<Vec<String>>,
     /// `SingleStack`, `PreferDualStack` or `RequireDualStack`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(one_of("SingleStack", "PreferDualStack", "RequireDualStack"))]
+    #[api(one_of("PreferDualStack", "RequireDualStack", "SingleStack"))]
     #[api(proto = 17)]
     pub ip_family_policy: Option<String>,
     /// For `LoadBalancer`: whether node ports are allocated.
@@ -131,7 +130,7 @@ pub struct ServicePort {
     pub name: Option<String>,
     /// `TCP`, `UDP` or `SCTP`.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(default = "TCP", one_of("TCP", "UDP", "SCTP"))]
+    #[api(default = "TCP")]
     #[api(proto = 2)]
     pub protocol: Option<String>,
     /// Application protocol, e.g. `http` or `kubernetes.io/h2c`, as a hint.
@@ -140,7 +139,7 @@ pub struct ServicePort {
     pub app_protocol: Option<String>,
     /// Port the service listens on.
     #[serde(default)]
-    #[api(required, minimum = 1, maximum = 65535)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub port: i32,
     /// Port number or named container port on the pods; `port` when unset.
@@ -150,7 +149,6 @@ pub struct ServicePort {
     /// Port on every node, for `NodePort` and `LoadBalancer`; allocated unless
     /// given.
     #[serde(default, skip_serializing_if = "omitempty")]
-    #[api(minimum = 0, maximum = 65535)]
     #[api(proto = 5)]
     pub node_port: Option<i32>,
 }
@@ -171,7 +169,6 @@ pub struct SessionAffinityConfig {
 pub struct ClientIPConfig {
     /// Seconds a session sticks, from 1 to 86400.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 1, maximum = 86400)]
     #[api(proto = 1)]
     pub timeout_seconds: Option<i32>,
 }

@@ -1,0 +1,154 @@
+//! `ValidatePodUpdate`: what an update may change in a pod's spec.
+
+use kapi_runtime::validation::{FieldErrors, FieldPath, inclusive_range_error};
+
+use crate::core::v1::pod::Pod;
+use crate::core::v1::pod::container::Container;
+
+/// `ValidatePodCreate`'s rule, which an update lifts.
+const EPHEMERAL_ON_CREATE: &str = "Forbidden: cannot be set on create";
+
+/// The `Pod` hook: ephemeral containers are added through their own
+/// subresource, never on create. (An update drops this error again.)
+pub(crate) fn validate_pod(pod: &Pod, path: &FieldPath, errs: &mut FieldErrors) {
+    if pod
+        .spec
+        .ephemeral_containers
+        .as_ref()
+        .is_some_and(|e| !e.is_empty())
+    {
+        errs.forbidden(
+            path.child("spec").child("ephemeralContainers"),
+            "cannot be set on create",
+        );
+    }
+}
+
+/// The fields an update may change, as upstream lists them in its message.
+const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,\
+`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),\
+`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// The `Pod` update hook: images may change, the deadline may shrink,
+/// tolerations may be added (or change their seconds), scheduling gates may be
+/// removed; anything else is `Forbidden` on `spec`. Upstream appends a Go diff
+/// of the two specs to the message; we give the sentence only.
+pub(crate) fn validate_pod_update(new: &Pod, old: &Pod, path: &FieldPath, errs: &mut FieldErrors) {
+    let spec_path = path.child("spec");
+    let ephemeral_path = spec_path.child("ephemeralContainers");
+    errs.0
+        .retain(|e| !(e.path == ephemeral_path && e.message == EPHEMERAL_ON_CREATE));
+    let (new_spec, old_spec) = (&new.spec, &old.spec);
+    let lists = [
+        (
+            "containers",
+            &new_spec.containers[..],
+            &old_spec.containers[..],
+        ),
+        (
+            "initContainers",
+            new_spec.init_containers.as_deref().unwrap_or_default(),
+            old_spec.init_containers.as_deref().unwrap_or_default(),
+        ),
+    ];
+    for (field, new_list, old_list) in lists {
+        if !container_images(new_list, old_list, &spec_path.child(field), errs) {
+            return;
+        }
+    }
+    let deadline_path = spec_path.child("activeDeadlineSeconds");
+    match (
+        new_spec.active_deadline_seconds,
+        old_spec.active_deadline_seconds,
+    ) {
+        (Some(n), _) if !(0..=i64::from(i32::MAX)).contains(&n) => {
+            let detail = inclusive_range_error(0, i64::from(i32::MAX));
+            errs.invalid(deadline_path, n, &detail);
+            return;
+        }
+        (Some(n), Some(o)) if o < n => {
+            errs.invalid(
+                deadline_path,
+                n,
+                "must be less than or equal to previous value",
+            );
+            return;
+        }
+        (None, Some(_)) => errs.invalid(
+            deadline_path,
+            crate::validation::Raw("nil"),
+            "must not update from a positive integer to nil value",
+        ),
+        _ => {}
+    }
+    let new_tolerations = new_spec.tolerations.as_deref().unwrap_or_default();
+    for old_toleration in old_spec.tolerations.iter().flatten() {
+        let kept = new_tolerations.iter().any(|t| {
+            let mut same = old_toleration.clone();
+            same.toleration_seconds = t.toleration_seconds;
+            &same == t
+        });
+        if !kept {
+            errs.forbidden(
+                spec_path.child("tolerations"),
+                "existing toleration can not be modified except its tolerationSeconds",
+            );
+            break;
+        }
+    }
+    if new_spec == old_spec {
+        return;
+    }
+    let mut munged = new_spec.clone();
+    for (c, o) in munged.containers.iter_mut().zip(&old_spec.containers) {
+        c.image.clone_from(&o.image);
+    }
+    let old_init = old_spec.init_containers.iter().flatten();
+    for (c, o) in munged.init_containers.iter_mut().flatten().zip(old_init) {
+        c.image.clone_from(&o.image);
+    }
+    munged.active_deadline_seconds = old_spec.active_deadline_seconds;
+    munged
+        .scheduling_gates
+        .clone_from(&old_spec.scheduling_gates);
+    munged.tolerations.clone_from(&old_spec.tolerations);
+    if old_spec
+        .termination_grace_period_seconds
+        .is_some_and(|s| s < 0)
+        && munged.termination_grace_period_seconds == Some(1)
+    {
+        munged.termination_grace_period_seconds = old_spec.termination_grace_period_seconds;
+    }
+    if &munged != old_spec {
+        let detail = format!("pod updates may not change fields other than {UPDATABLE}");
+        errs.forbidden(spec_path, &detail);
+    }
+}
+
+/// `ValidateContainerUpdates`: the same number of containers, each with an
+/// image without surrounding blanks; `false` stops the update checks.
+fn container_images(
+    new: &[Container],
+    old: &[Container],
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) -> bool {
+    if new.len() != old.len() {
+        errs.forbidden(path.clone(), "pod updates may not add or remove containers");
+        return false;
+    }
+    for (i, container) in new.iter().enumerate() {
+        let image = container.image.as_deref().unwrap_or_default();
+        if image.is_empty() {
+            errs.required(path.index(i).child("image"), "");
+        }
+        if image.trim() != image {
+            errs.invalid(
+                path.index(i).child("image"),
+                image,
+                "must not have leading or trailing whitespace",
+            );
+        }
+    }
+    true
+}

@@ -1,0 +1,16 @@
+//! The checks of pkg/apis/core/validation for the core kinds other than pods
+//! (those are in `pod/validation.rs`): what the field rules cannot say.
+
+mod cluster;
+mod config;
+mod controller;
+mod service;
+mod volume;
+
+pub(crate) use cluster::{validate_namespace, validate_node, validate_pvc, validate_pvc_update};
+pub(crate) use config::{
+    validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
+};
+pub(crate) use controller::validate_rc_spec;
+pub(crate) use service::{validate_service_spec, validate_service_update};
+pub(crate) use volume::validate_pv;

@@ -1,0 +1,315 @@
+//! Checks that several kinds' validation hooks share, as
+//! k8s.io/kubernetes/pkg/apis/core/validation and apimachinery's
+//! `metav1validation` define them: label maps, label selectors, quantities and
+//! ports. The kinds' own rules live in `<group>/v1/validation.rs`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use kapi_runtime::meta::LabelSelector;
+use kapi_runtime::validation::{
+    FieldErrors, FieldPath, dns1123_subdomain_errors, is_percent, label_value_errors,
+    port_name_errors, port_number_errors, qualified_name_errors,
+};
+use kapi_runtime::{IntOrString, Quantity};
+
+/// A value printed as is in a message (Go prints some typed strings and
+/// structs without quotes).
+pub(crate) struct Raw<'a>(pub &'a str);
+
+impl fmt::Debug for Raw<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// A name validated as a DNS subdomain (`ValidateNameFunc` of most kinds).
+pub(crate) fn dns1123_subdomain(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    for detail in dns1123_subdomain_errors(value) {
+        errs.invalid(path.clone(), value, &detail);
+    }
+}
+
+/// `ValidateLabels`: every key a qualified name and every value a label value;
+/// the errors point at the map itself, not at the entry.
+pub(crate) fn validate_labels(
+    labels: Option<&BTreeMap<String, String>>,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    for (key, value) in labels.into_iter().flatten() {
+        label_name(key, path, errs);
+        for detail in label_value_errors(value) {
+            errs.invalid(path.clone(), value, &detail);
+        }
+    }
+}
+
+/// `ValidateLabelName`: a qualified name.
+pub(crate) fn label_name(key: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    for detail in qualified_name_errors(key) {
+        errs.invalid(path.clone(), key, &detail);
+    }
+}
+
+/// `metav1validation.ValidateLabelSelector` with the options the workload
+/// kinds use: label syntax of `matchLabels`, operators and values of
+/// `matchExpressions`.
+pub(crate) fn validate_label_selector(
+    selector: &LabelSelector,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    for (i, req) in selector.match_expressions.iter().flatten().enumerate() {
+        let req_path = path.child("matchExpressions").index(i);
+        // Operator and values are the requirement's own rule (runtime meta);
+        // the key's syntax is checked here.
+        label_name(&req.key, &req_path.child("key"), errs);
+        for (j, value) in req.values.iter().flatten().enumerate() {
+            for detail in label_value_errors(value) {
+                errs.invalid(req_path.child("values").index(j), value.as_str(), &detail);
+            }
+        }
+    }
+    validate_labels(
+        selector.match_labels.as_ref(),
+        &path.child("matchLabels"),
+        errs,
+    );
+}
+
+/// `ValidatePortNumOrName`: a number in 1-65535 or an IANA service name.
+pub(crate) fn port_num_or_name(port: &IntOrString, path: &FieldPath, errs: &mut FieldErrors) {
+    match port {
+        IntOrString::Int(n) => {
+            for detail in port_number_errors(i64::from(*n)) {
+                errs.invalid(path.clone(), n, &detail);
+            }
+        }
+        IntOrString::String(name) => {
+            for detail in port_name_errors(name) {
+                errs.invalid(path.clone(), name.as_str(), &detail);
+            }
+        }
+    }
+}
+
+/// `ValidatePositiveIntOrPercent` (apps): a non-negative number or `N%`.
+pub(crate) fn int_or_percent(value: &IntOrString, path: &FieldPath, errs: &mut FieldErrors) {
+    match value {
+        IntOrString::Int(n) if *n < 0 => {
+            errs.invalid(path.clone(), n, "must be greater than or equal to 0")
+        }
+        IntOrString::Int(_) => {}
+        IntOrString::String(s) if is_percent(s) => {}
+        IntOrString::String(_) => errs.invalid(
+            path.clone(),
+            GoIntOrString(value),
+            "a valid percent string must be a numeric string followed by an ending '%' (e.g. \
+             '1%',  or '93%', regex used for validation is '[0-9]+%')",
+        ),
+    }
+}
+
+/// The value of a quantity as a float, good enough to compare two quantities
+/// (`None` when the text is not a quantity).
+pub(crate) fn quantity_value(quantity: &Quantity) -> Option<f64> {
+    let text = quantity.0.as_str();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '+' | '-')))
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let factor = match suffix {
+        "" => 1.0,
+        "n" => 1e-9,
+        "u" => 1e-6,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        exp => {
+            let digits = exp.strip_prefix(['e', 'E'])?;
+            10f64.powi(digits.parse().ok()?)
+        }
+    };
+    Some(number * factor)
+}
+
+/// `ValidateNonnegativeQuantity`.
+pub(crate) fn nonnegative_quantity(quantity: &Quantity, path: &FieldPath, errs: &mut FieldErrors) {
+    if quantity_value(quantity).is_some_and(|v| v < 0.0) {
+        errs.invalid(
+            path.clone(),
+            quantity.0.as_str(),
+            "must be greater than or equal to 0",
+        );
+    }
+}
+
+/// `ValidateNonnegativeField`.
+pub(crate) fn nonnegative(value: Option<i64>, path: &FieldPath, errs: &mut FieldErrors) {
+    if let Some(n) = value
+        && n < 0
+    {
+        errs.invalid(path.clone(), n, "must be greater than or equal to 0");
+    }
+}
+
+/// `IsValidCIDR` (legacy field form): `address/prefix`.
+pub(crate) fn cidr(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    let valid = value.split_once('/').is_some_and(|(addr, bits)| {
+        let max = match addr.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V4(_)) => 32,
+            Ok(std::net::IpAddr::V6(_)) => 128,
+            Err(_) => return false,
+        };
+        !bits.is_empty()
+            && bits.bytes().all(|c| c.is_ascii_digit())
+            && bits.parse::<u32>().is_ok_and(|b| b <= max)
+    });
+    if !valid {
+        errs.invalid(
+            path.clone(),
+            value,
+            "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+        );
+    }
+}
+
+/// A label selector as Go's `%#v` prints it in validation messages:
+/// `v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, ...}`.
+pub(crate) struct GoSelector<'a>(pub &'a LabelSelector);
+
+impl fmt::Debug for GoSelector<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let labels = crate::labels::GoMap(self.0.match_labels.as_ref());
+        write!(
+            f,
+            "v1.LabelSelector{{MatchLabels:{labels:?}, MatchExpressions:"
+        )?;
+        let Some(exprs) = &self.0.match_expressions else {
+            return f.write_str("[]v1.LabelSelectorRequirement(nil)}");
+        };
+        let items: Vec<String> = exprs
+            .iter()
+            .map(|r| {
+                format!(
+                    "v1.LabelSelectorRequirement{{Key:{:?}, Operator:{:?}, Values:{:?}}}",
+                    r.key,
+                    r.operator,
+                    GoStrings(r.values.as_deref())
+                )
+            })
+            .collect();
+        write!(f, "[]v1.LabelSelectorRequirement{{{}}}}}", items.join(", "))
+    }
+}
+
+/// A string slice as Go's `%#v` prints it: `[]string{"a", "b"}`.
+pub(crate) struct GoStrings<'a>(pub Option<&'a [String]>);
+
+impl fmt::Debug for GoStrings<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("[]string(nil)"),
+            Some(items) => {
+                let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+                write!(f, "[]string{{{}}}", quoted.join(", "))
+            }
+        }
+    }
+}
+
+/// An `IntOrString` as Go's `%#v` prints it:
+/// `intstr.IntOrString{Type:1, IntVal:0, StrVal:"25%"}`.
+pub(crate) struct GoIntOrString<'a>(pub &'a IntOrString);
+
+impl fmt::Debug for GoIntOrString<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            IntOrString::Int(n) => {
+                write!(f, "intstr.IntOrString{{Type:0, IntVal:{n}, StrVal:\"\"}}")
+            }
+            IntOrString::String(s) => {
+                write!(f, "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{s:?}}}")
+            }
+        }
+    }
+}
+
+/// The number an `IntOrString` stands for in the rollout checks
+/// (`getIntOrPercentValue`): the percentage, the int, or a string's integer
+/// value (0 when it is none).
+pub(crate) fn int_or_percent_value(value: &IntOrString) -> i64 {
+    match value {
+        IntOrString::Int(n) => i64::from(*n),
+        IntOrString::String(s) => match percent_value(value) {
+            Some(p) => p,
+            None => s.parse().unwrap_or(0),
+        },
+    }
+}
+
+/// The percentage of a valid `N%` string.
+fn percent_value(value: &IntOrString) -> Option<i64> {
+    match value {
+        IntOrString::String(s) if is_percent(s) => s.trim_end_matches('%').parse().ok(),
+        _ => None,
+    }
+}
+
+/// `IsNotMoreThan100Percent`.
+pub(crate) fn not_more_than_100_percent(
+    value: &IntOrString,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    if percent_value(value).is_some_and(|p| p > 100) {
+        errs.invalid(
+            path.clone(),
+            GoIntOrString(value),
+            "must not be greater than 100%",
+        );
+    }
+}
+
+/// Whether `labels_of_selector` can become a selector (`LabelSelectorAsSelector`
+/// succeeds): known operators with the values they need, valid keys and values.
+pub(crate) fn selector_converts(selector: &LabelSelector) -> bool {
+    let mut errs = FieldErrors::default();
+    validate_label_selector(selector, &FieldPath::root(), &mut errs);
+    let exprs_ok = selector.match_expressions.iter().flatten().all(|r| {
+        let values = r.values.as_deref().unwrap_or_default();
+        match r.operator.as_str() {
+            "In" | "NotIn" => !values.is_empty(),
+            "Exists" | "DoesNotExist" => values.is_empty(),
+            _ => false,
+        }
+    });
+    errs.is_empty() && exprs_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities_compare_by_value() {
+        let q = |s: &str| quantity_value(&Quantity(s.to_owned()));
+        assert_eq!(q("500m"), Some(0.5));
+        assert_eq!(q("1Ki"), Some(1024.0));
+        assert_eq!(q("-1Gi"), Some(-1073741824.0));
+        assert_eq!(q("2e3"), Some(2000.0));
+        assert_eq!(q("lots"), None);
+    }
+}
