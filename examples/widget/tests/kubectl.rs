@@ -99,11 +99,20 @@ fn kubectl_creates_lists_and_patches_widgets() {
 fn kubectl_explain_prints_the_widget_docs_in_each_version() {
     let s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi-example-widget")));
     let out = s.kubectl_ok(&["explain", "widgets.spec"]);
-    assert!(out.contains("VERSION:    v1"), "the preferred version: {out}");
+    assert!(
+        out.contains("VERSION:    v1"),
+        "the preferred version: {out}"
+    );
     assert!(out.contains("The desired state of a widget."), "{out}");
     assert!(out.contains("color\t<string> -required-"), "{out}");
-    assert!(out.contains("The color; one of red, green and blue."), "{out}");
-    assert!(out.contains("Number of parts, 1 to 100; 1 when unset."), "{out}");
+    assert!(
+        out.contains("The color; one of red, green and blue."),
+        "{out}"
+    );
+    assert!(
+        out.contains("Number of parts, 1 to 100; 1 when unset."),
+        "{out}"
+    );
     let alpha = s.kubectl_ok(&[
         "explain",
         "widgets.spec",

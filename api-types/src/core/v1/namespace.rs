@@ -111,11 +111,15 @@ pub struct NamespaceCondition {
 const KUBERNETES_FINALIZER: &str = "kubernetes";
 
 /// The namespace strategy: a namespace is created with the `kubernetes`
-/// finalizer, and writes through the main endpoint keep it (upstream takes the
-/// stored list on update, which only the `finalize` subresource changes; kapi
-/// has none yet, and one must not run this hook).
+/// finalizer added to those it asks for, and writes through the main endpoint
+/// keep it (upstream takes the stored list on update, which only the
+/// `finalize` subresource changes; kapi has none yet, and one must not run this
+/// hook).
 fn prepare_namespace(ns: &mut Namespace) {
-    ns.spec.finalizers = Some(vec![KUBERNETES_FINALIZER.to_owned()]);
+    let finalizers = ns.spec.finalizers.get_or_insert_with(Vec::new);
+    if !finalizers.iter().any(|f| f == KUBERNETES_FINALIZER) {
+        finalizers.push(KUBERNETES_FINALIZER.to_owned());
+    }
 }
 
 /// Kubernetes' namespace defaults: phase `Active` (`SetDefaults_NamespaceStatus`)
