@@ -54,9 +54,7 @@ pub fn table(
     include: IncludeObject,
     no_headers: bool,
 ) -> Table {
-    // A version served through its hub prints as the hub does (upstream prints
-    // every version from its internal object, so both Tables are the same).
-    let printed = entry.hub.map_or(entry.info, |hub| hub.info);
+    let printed = printed_as(entry);
     let columns = columns(printed);
     let mut definitions = vec![TableColumnDefinition {
         name: "Name".into(),
@@ -86,6 +84,17 @@ pub fn table(
     }
 }
 
+/// The version whose printer columns and cells a Table of `entry` shows: its
+/// hub when it is served through one and declares no columns of its own
+/// (upstream prints a built-in kind's every version from its internal
+/// object); itself otherwise, as a custom resource's version prints.
+pub fn printed_as(entry: &KindEntry) -> &'static ResourceInfo {
+    match entry.hub {
+        Some(hub) if entry.info.printer_columns.is_empty() => hub.info,
+        _ => entry.info,
+    }
+}
+
 fn columns(info: &ResourceInfo) -> Vec<PrinterColumn> {
     let mut columns = info.printer_columns.to_vec();
     if info.age_column && !columns.iter().any(|c| c.name.eq_ignore_ascii_case("age")) {
@@ -98,16 +107,17 @@ fn row(
     entry: &KindEntry,
     printed: &ResourceInfo,
     columns: &[PrinterColumn],
-    served: &Object,
+    given: &Object,
     include: IncludeObject,
     now: Timestamp,
 ) -> TableRow {
-    // The cells come from the object as its printed version holds it.
-    let hub_object = entry
-        .hub
-        .and_then(|hub| (hub.to_hub)(served.clone().into_typed()).ok())
-        .map(Object::new);
-    let object = hub_object.as_ref().unwrap_or(served);
+    // The cells come from the object as its printed version holds it, and the
+    // embedded object is the served version (the registry may hand over
+    // objects in either: stored ones print without a lossy round trip).
+    let print_as = converted(entry, given, printed);
+    let embed_as = converted(entry, given, entry.info);
+    let object = print_as.as_ref().unwrap_or(given);
+    let embedded = embed_as.as_ref().unwrap_or(given);
     // The JSON form, built only if a column path or includeObject=Object needs
     // it (cells computed by the kind and the age come from the typed object).
     let json = std::cell::OnceCell::new();
@@ -131,13 +141,28 @@ fn row(
     }
     let object = match include {
         IncludeObject::None => None,
-        IncludeObject::Metadata => Some(partial_metadata(served)),
-        IncludeObject::Object if hub_object.is_some() => {
-            Some(served.to_value().unwrap_or(Value::Null))
-        }
-        IncludeObject::Object => Some(value().clone()),
+        IncludeObject::Metadata => Some(partial_metadata(embedded)),
+        IncludeObject::Object if std::ptr::eq(object, embedded) => Some(value().clone()),
+        IncludeObject::Object => Some(embedded.to_value().unwrap_or(Value::Null)),
     };
     TableRow { cells, object }
+}
+
+/// `object` as the version `want` (the served one or its hub), when it is the
+/// other of the two; `None` when it already is `want` or cannot be converted.
+fn converted(entry: &KindEntry, object: &Object, want: &ResourceInfo) -> Option<Object> {
+    let hub = entry.hub?;
+    let have = object.typed().info();
+    if std::ptr::eq(have, want) || have == want {
+        return None;
+    }
+    let typed = object.clone().into_typed();
+    let out = if std::ptr::eq(want, hub.info) {
+        (hub.to_hub)(typed)
+    } else {
+        (hub.from_hub)(typed)
+    };
+    out.ok().map(Object::new)
 }
 
 /// PartialObjectMetadata of an object.

@@ -470,7 +470,8 @@ async fn tables_partial_metadata_and_aggregated_discovery() {
         Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
     );
     assert_eq!(v["kind"], "APIGroupDiscoveryList");
-    assert_eq!(v["items"][0]["metadata"]["name"], "apps");
+    // kube-apiserver's group order: apiregistration.k8s.io first.
+    assert_eq!(v["items"][0]["metadata"]["name"], "apiregistration.k8s.io");
     let (_, v, _) = h.send("GET", "/api", "", Vec::new(), None).await;
     assert_eq!(v["kind"], "APIVersions");
 }

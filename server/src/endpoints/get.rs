@@ -9,7 +9,7 @@ use crate::registry::{COMPONENT_STATUS_DEPRECATED, is_component_status};
 
 /// Handles GET `.../<resource>/<name>`.
 pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
-    let object = ctx.app.registry.get(ctx.scope(), ctx.name()).await?;
+    let object = ctx.app.registry.get(ctx.read_scope(), ctx.name()).await?;
     let mut response = respond::object(ctx, StatusCode::OK, &object, &[])?;
     if is_component_status(ctx.scope()) {
         respond::warn(&mut response, COMPONENT_STATUS_DEPRECATED);

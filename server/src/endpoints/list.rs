@@ -11,7 +11,7 @@ pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
     let page = ctx
         .app
         .registry
-        .list(ctx.scope(), ctx.query.list_options()?)
+        .list(ctx.read_scope(), ctx.query.list_options()?)
         .await?;
     let mut response = respond::list(ctx, &page)?;
     if is_component_status(ctx.scope()) {

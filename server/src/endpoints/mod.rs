@@ -62,6 +62,22 @@ impl Ctx<'_> {
         }
     }
 
+    /// The scope of a read: as [`Ctx::scope`], except that a Table printed
+    /// through the kind's hub reads the stored objects as they are (the Table
+    /// embeds them in the served version), sparing them a round trip through
+    /// the served version, which need not be lossless.
+    pub fn read_scope(&self) -> Scope<'_> {
+        let through_hub = !std::ptr::eq(crate::table::printed_as(self.entry), self.entry.info);
+        if self.output.shape == crate::negotiation::Shape::Table && through_hub {
+            Scope {
+                served: self.storage,
+                ..self.scope()
+            }
+        } else {
+            self.scope()
+        }
+    }
+
     /// The object name from the path (verbs that need one).
     pub fn name(&self) -> &str {
         self.req.name.as_deref().unwrap_or_default()

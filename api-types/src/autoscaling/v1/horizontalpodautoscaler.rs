@@ -5,17 +5,12 @@
 use kapi_codegen::{ApiType, Convert, Resource};
 use kapi_runtime::meta::{ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
-use crate::autoscaling::v2::horizontalpodautoscaler::format_metrics;
-use crate::autoscaling::v2::metric::{
-    MetricSpec, MetricStatus, MetricTarget, MetricValueStatus, ResourceMetricSource,
-    ResourceMetricStatus,
-};
 use crate::go_json::{null_as_default, omitempty};
 
 /// Adjusts the replica count of a scalable object through its `/scale`
-/// subresource to hold the pods' average CPU utilization at a target.
+/// subresource to hold the pods' average CPU utilization at a target. Served
+/// from the autoscaling/v2 object (the hub), and printed as v2 prints it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource, Convert)]
 #[serde(rename_all = "camelCase")]
 #[convert(hub = crate::autoscaling::v2::HorizontalPodAutoscaler, with = super::conversion)]
@@ -28,21 +23,7 @@ use crate::go_json::{null_as_default, omitempty};
     short_names("hpa"),
     categories("all"),
     status,
-    generation = false,
-    printer_column(name = "Reference", type = "string", json_path = ".spec.scaleTargetRef",
-        description = "Kind and name of the scaled object."),
-    printer_column(name = "Targets", type = "string",
-        json_path = ".spec.targetCPUUtilizationPercentage",
-        description = "Current and target CPU utilization."),
-    printer_column(name = "MinPods", type = "string", json_path = ".spec.minReplicas",
-        description = "Lowest replica count allowed."),
-    printer_column(name = "MaxPods", type = "integer", json_path = ".spec.maxReplicas",
-        description = "Highest replica count allowed."),
-    printer_column(name = "Replicas", type = "integer", json_path = ".status.currentReplicas",
-        description = "Replica count the autoscaler last saw."),
-    printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
-        description = "Time since the autoscaler was created."),
-    table_cells = hpa_cells
+    generation = false
 )]
 pub struct HorizontalPodAutoscaler {
     /// Name, namespace, labels and other metadata.
@@ -140,61 +121,4 @@ pub struct HorizontalPodAutoscalerStatus {
     )]
     #[api(proto = 5)]
     pub current_cpu_utilization_percentage: Option<i32>,
-}
-
-/// The `kubectl get hpa` row, from the v1 fields alone: the CPU target is the
-/// only metric (the annotations holding the others are not read here).
-fn hpa_cells(hpa: &HorizontalPodAutoscaler) -> Vec<Value> {
-    let spec = &hpa.spec;
-    let target = &spec.scale_target_ref;
-    let min_pods = spec
-        .min_replicas
-        .map_or_else(|| "<unset>".to_owned(), |n| n.to_string());
-    let targets = cpu_targets(
-        spec.target_cpu_utilization_percentage,
-        hpa.status.current_cpu_utilization_percentage,
-    );
-    vec![
-        json!(format!("{}/{}", target.kind, target.name)),
-        json!(targets),
-        json!(min_pods),
-        json!(spec.max_replicas),
-        json!(hpa.status.current_replicas),
-        json!(hpa.metadata.creation_timestamp.map(|t| t.to_string())),
-    ]
-}
-
-/// The Targets cell of a CPU target in percent and the last measurement, as
-/// the v2 printer shows the equivalent resource metric.
-fn cpu_targets(target: Option<i32>, current: Option<i32>) -> String {
-    let specs: Vec<MetricSpec> = target
-        .map(|p| MetricSpec {
-            type_: "Resource".to_owned(),
-            resource: Some(ResourceMetricSource {
-                name: "cpu".to_owned(),
-                target: MetricTarget {
-                    type_: "Utilization".to_owned(),
-                    average_utilization: Some(p),
-                    ..MetricTarget::default()
-                },
-            }),
-            ..MetricSpec::default()
-        })
-        .into_iter()
-        .collect();
-    let statuses: Vec<MetricStatus> = current
-        .map(|p| MetricStatus {
-            type_: "Resource".to_owned(),
-            resource: Some(ResourceMetricStatus {
-                name: "cpu".to_owned(),
-                current: MetricValueStatus {
-                    average_utilization: Some(p),
-                    ..MetricValueStatus::default()
-                },
-            }),
-            ..MetricStatus::default()
-        })
-        .into_iter()
-        .collect();
-    format_metrics(&specs, &statuses)
 }
