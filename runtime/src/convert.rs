@@ -81,6 +81,9 @@ impl<A: Convert<B>, B> Convert<Box<B>> for Box<A> {
     }
 }
 
+/// A type-erased conversion of an object to another version of its kind.
+pub type DynConversion = fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
+
 /// How a kind's served version reaches its hub version and back, type-erased
 /// (`#[resource(hub = Path)]` sets it; a hub version has none).
 #[derive(Clone, Copy, Debug)]
@@ -88,9 +91,9 @@ pub struct HubLink {
     /// The hub's facts; its version is the kind's storage version, e.g. `v2`.
     pub info: &'static crate::ResourceInfo,
     /// An object of the served version as the hub's type.
-    pub to_hub: fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>,
+    pub to_hub: DynConversion,
     /// An object of the hub's type as the served version.
-    pub from_hub: fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>,
+    pub from_hub: DynConversion,
 }
 
 /// The type-erased conversion of a `T` object to its hub `H`.
