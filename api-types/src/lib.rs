@@ -64,4 +64,8 @@ pub fn install(scheme: &mut kapi_runtime::scheme::Scheme) {
     scheme.install_group("rbac.authorization.k8s.io");
     scheme.install_group("scheduling.k8s.io");
     scheme.install_group("storage.k8s.io");
+    // The body of the `/scale` subresources.
+    scheme.add_body(
+        kapi_runtime::scheme::BodyEntry::of::<autoscaling::v1::Scale>("autoscaling", "v1", "Scale"),
+    );
 }

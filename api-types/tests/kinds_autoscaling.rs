@@ -251,6 +251,14 @@ fn scale_of_a_deployment() {
     assert_eq!(scale.status.replicas, 2);
     assert_eq!(scale.status.selector.as_deref(), Some("app=web"));
 
+    // The server reads and writes Scale through its body entry, as JSON.
+    let entry = kapi_runtime::scheme::BodyEntry::of::<v1::Scale>("autoscaling", "v1", "Scale");
+    assert_eq!((entry.normalize)(go.clone()).expect("normalizes"), go);
+    let raw_body = fixture("scale.pb");
+    let raw = envelope::decode(&raw_body).expect("envelope").raw;
+    let as_json = (entry.decode_proto)(raw).expect("decodes");
+    assert_eq!((entry.encode_proto)(as_json).expect("encodes"), raw);
+
     // Protobuf: Go's bytes, envelope included.
     let body = fixture("scale.pb");
     let unknown = envelope::decode(&body).expect("envelope");

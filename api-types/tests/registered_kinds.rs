@@ -96,6 +96,14 @@ fn registered_kinds_are_upstreams() {
             i.status_subresource.to_string(),
             status.to_string(),
         );
+        let scale = upstream.contains_key(&(gv.clone(), format!("{}/scale", i.plural)));
+        check(
+            "scale subresource",
+            i.scale.is_some().to_string(),
+            scale.to_string(),
+        );
+        let verbs = strings(&r["verbs"]).join(",");
+        check("verbs", i.verbs.join(","), verbs);
     }
     let missing: Vec<String> = upstream
         .keys()

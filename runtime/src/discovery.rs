@@ -177,6 +177,18 @@ pub fn resource_list(scheme: &Scheme, group: &str, version: &str) -> Option<APIR
         .filter(|i| i.group == group && i.version == version)
     {
         resources.push(api_resource(info));
+        if info.scale.is_some() {
+            resources.push(APIResource {
+                name: format!("{}/scale", info.plural),
+                singular_name: String::new(),
+                namespaced: info.namespaced,
+                group: Some("autoscaling".into()),
+                version: Some("v1".into()),
+                kind: "Scale".into(),
+                verbs: strings(STATUS_VERBS),
+                ..APIResource::default()
+            });
+        }
         if info.status_subresource {
             resources.push(APIResource {
                 name: format!("{}/status", info.plural),
@@ -248,13 +260,26 @@ fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionD
                 version: version.into(),
                 kind: info.kind.into(),
             };
-            let subresources = info.status_subresource.then(|| {
-                vec![APISubresourceDiscovery {
+            let mut subresources = Vec::new();
+            if info.scale.is_some() {
+                subresources.push(APISubresourceDiscovery {
+                    subresource: "scale".into(),
+                    response_kind: Some(GroupVersionKind {
+                        group: "autoscaling".into(),
+                        version: "v1".into(),
+                        kind: "Scale".into(),
+                    }),
+                    verbs: strings(STATUS_VERBS),
+                });
+            }
+            if info.status_subresource {
+                subresources.push(APISubresourceDiscovery {
                     subresource: "status".into(),
                     response_kind: Some(kind.clone()),
                     verbs: strings(STATUS_VERBS),
-                }]
-            });
+                });
+            }
+            let subresources = (!subresources.is_empty()).then_some(subresources);
             APIResourceDiscovery {
                 resource: info.plural.into(),
                 response_kind: kind,

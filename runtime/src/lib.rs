@@ -29,7 +29,7 @@ pub use bytes::ByteString;
 pub use convert::Convert;
 pub use intstr::{IntOrString, Quantity};
 pub use object::DynObject;
-pub use resource::{PrinterColumn, Resource, ResourceInfo};
+pub use resource::{PrinterColumn, Resource, ResourceInfo, ScaleSubresource};
 
 /// Re-exported for the registration code the derive emits.
 #[doc(hidden)]

@@ -66,6 +66,21 @@ pub struct ResourceInfo {
     /// Whether `kubectl get` tables end with an AGE column (all kinds but
     /// ComponentStatus).
     pub age_column: bool,
+    /// The `/scale` subresource, when the kind has one.
+    pub scale: Option<ScaleSubresource>,
+}
+
+/// Where a kind keeps what its `/scale` subresource (an autoscaling/v1 Scale)
+/// shows and changes, as kubectl-style paths into the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScaleSubresource {
+    /// The desired replica count, e.g. `.spec.replicas`.
+    pub spec_replicas: &'static str,
+    /// The observed replica count, e.g. `.status.replicas`.
+    pub status_replicas: &'static str,
+    /// The pods' label selector, e.g. `.spec.selector` (a LabelSelector, or
+    /// already selector text).
+    pub label_selector: &'static str,
 }
 
 /// The name validation of a kind (Kubernetes' per-kind `ValidateName`).

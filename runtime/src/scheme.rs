@@ -188,10 +188,87 @@ fn json_path(path: &serde_ignored::Path<'_>) -> String {
     }
 }
 
-/// The kinds a server serves, looked up by group, version and plural.
+/// A body that is no kind of its own, such as autoscaling/v1 `Scale` (what
+/// the `/scale` subresources take and answer): how the generic server reads
+/// and writes it. The server builds and reads it as JSON (it is small and
+/// off the hot path); the type decides which fields exist and the protobuf.
+#[derive(Clone, Copy)]
+pub struct BodyEntry {
+    /// API group, `""` for core.
+    pub group: &'static str,
+    /// Version.
+    pub version: &'static str,
+    /// Kind, e.g. `Scale`.
+    pub kind: &'static str,
+    /// A JSON body as the type reads and writes it (unknown fields dropped).
+    pub normalize: fn(Value) -> Result<Value, String>,
+    /// A protobuf message (an envelope's `raw`) as JSON.
+    pub decode_proto: fn(&[u8]) -> Result<Value, String>,
+    /// The body as its protobuf message.
+    pub encode_proto: fn(Value) -> Result<Vec<u8>, String>,
+}
+
+impl std::fmt::Debug for BodyEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "BodyEntry({}/{} {})",
+            self.group, self.version, self.kind
+        )
+    }
+}
+
+impl BodyEntry {
+    /// The entry of `T`, a body of `group/version` `kind`.
+    pub fn of<T>(group: &'static str, version: &'static str, kind: &'static str) -> BodyEntry
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + proto::Message,
+    {
+        BodyEntry {
+            group,
+            version,
+            kind,
+            normalize: normalize::<T>,
+            decode_proto: decode_body_proto::<T>,
+            encode_proto: encode_body_proto::<T>,
+        }
+    }
+
+    /// `apiVersion` of the body.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_owned()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+fn normalize<T: serde::Serialize + serde::de::DeserializeOwned>(
+    value: Value,
+) -> Result<Value, String> {
+    let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    serde_json::to_value(typed).map_err(|e| e.to_string())
+}
+
+fn decode_body_proto<T: serde::Serialize + proto::Message>(raw: &[u8]) -> Result<Value, String> {
+    let typed = T::decode(raw).map_err(|e| format!("{e:?}"))?;
+    serde_json::to_value(typed).map_err(|e| e.to_string())
+}
+
+fn encode_body_proto<T: serde::de::DeserializeOwned + proto::Message>(
+    value: Value,
+) -> Result<Vec<u8>, String> {
+    let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    Ok(typed.encode_to_vec())
+}
+
+/// The kinds a server serves, looked up by group, version and plural, and the
+/// bodies of its subresources, by group, version and kind.
 #[derive(Clone, Debug, Default)]
 pub struct Scheme {
     kinds: BTreeMap<(String, String, String), KindEntry>,
+    bodies: BTreeMap<(String, String, String), BodyEntry>,
 }
 
 impl Scheme {
@@ -214,6 +291,20 @@ impl Scheme {
         let i = entry.info;
         self.kinds
             .insert((i.group.into(), i.version.into(), i.plural.into()), entry);
+    }
+
+    /// Adds a subresource body.
+    pub fn add_body(&mut self, body: BodyEntry) {
+        self.bodies.insert(
+            (body.group.into(), body.version.into(), body.kind.into()),
+            body,
+        );
+    }
+
+    /// The subresource body `group/version` `kind`, if installed.
+    pub fn body(&self, group: &str, version: &str, kind: &str) -> Option<&BodyEntry> {
+        self.bodies
+            .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
     }
 
     /// The kind served at `group/version/plural`.

@@ -105,7 +105,13 @@ impl ApiError {
 
     /// 422 `ConfigMap "x" is invalid: <field errors>` with one cause per error.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: &FieldErrors) -> ApiError {
-        let msg = format!("{kind} {name:?} is invalid: {}", errors.summary());
+        // `Deployment.apps "x"`, `ConfigMap "x"`: the kind qualified by its group.
+        let qualified = if group.is_empty() {
+            kind.to_owned()
+        } else {
+            format!("{kind}.{group}")
+        };
+        let msg = format!("{qualified} {name:?} is invalid: {}", errors.summary());
         let causes = errors
             .0
             .iter()

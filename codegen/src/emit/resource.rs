@@ -73,6 +73,16 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
     };
     let short_names = &model.short_names;
     let verbs = &model.verbs;
+    let scale = match &model.scale {
+        None => quote!(::core::option::Option::None),
+        Some((spec, status, selector)) => quote! {
+            ::core::option::Option::Some(::kapi_runtime::ScaleSubresource {
+                spec_replicas: #spec,
+                status_replicas: #status,
+                label_selector: #selector,
+            })
+        },
+    };
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
     let columns = model.printer_columns.iter().map(emit_column);
@@ -121,6 +131,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 return_deleted_object: #return_deleted_object,
                 tracks_generation: #tracks_generation,
                 age_column: #age_column,
+                scale: #scale,
                 name_format: ::kapi_runtime::resource::NameFormat::#name_format,
             };
 

@@ -35,6 +35,8 @@ pub struct ResourceModel {
     pub tracks_generation: bool,
     /// Whether the Table ends with an AGE column.
     pub age_column: bool,
+    /// The `/scale` paths: desired replicas, observed replicas, selector.
+    pub scale: Option<(String, String, String)>,
     /// The `NameFormat` variant validating object names.
     pub name_format: NameFormat,
     /// Extra selectable fields.
@@ -266,6 +268,13 @@ impl ResourceModel {
             return_deleted_object: input.return_deleted_object.is_present(),
             tracks_generation: input.generation.as_ref().is_none_or(syn::LitBool::value),
             age_column: input.age_column.as_ref().is_none_or(syn::LitBool::value),
+            scale: input.scale.as_ref().map(|s| {
+                (
+                    s.spec_replicas.value(),
+                    s.status_replicas.value(),
+                    s.label_selector.value(),
+                )
+            }),
             name_format,
             selectable_fields: input.selectable_fields.values(),
             printer_columns,

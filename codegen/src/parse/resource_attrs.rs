@@ -56,6 +56,11 @@ pub struct ResourceInput {
     /// Secret, Pod in 1.32...); tracked by default, as for custom resources.
     #[darling(default)]
     pub generation: Option<syn::LitBool>,
+    /// `scale(spec_replicas = ".spec.replicas", status_replicas =
+    /// ".status.replicas", label_selector = ".spec.selector")`: the kind has a
+    /// `/scale` subresource showing and changing these.
+    #[darling(default)]
+    pub scale: Option<ScaleAttr>,
     /// `age_column = false`: the Table has no AGE column after the kind's own
     /// (ComponentStatus, whose objects have no creation time); on by default.
     #[darling(default)]
@@ -128,6 +133,17 @@ impl ResourceField {
             found
         })
     }
+}
+
+/// `scale(spec_replicas = "...", status_replicas = "...", label_selector = "...")`.
+#[derive(Debug, FromMeta)]
+pub struct ScaleAttr {
+    /// Path of the desired replica count.
+    pub spec_replicas: LitStr,
+    /// Path of the observed replica count.
+    pub status_replicas: LitStr,
+    /// Path of the pods' label selector.
+    pub label_selector: LitStr,
 }
 
 /// `printer_column(name = "Ready", type = "string", json_path = ".status.ready")`.

@@ -62,3 +62,74 @@ fn validate_requirement(req: &LabelSelectorRequirement, path: &FieldPath, errs: 
         }
     }
 }
+
+impl LabelSelector {
+    /// The selector in the label-selector text syntax, as Kubernetes prints
+    /// it (`labels.Selector.String()`, e.g. a Scale's `status.selector`):
+    /// requirements sorted by key, `k=v` for each matched label, `k in (a,b)`,
+    /// `k notin (a,b)`, `k` and `!k` for the expressions; `""` when empty.
+    pub fn to_selector_string(&self) -> String {
+        let mut requirements: Vec<(&str, String)> = Vec::new();
+        for (key, value) in self.match_labels.iter().flatten() {
+            requirements.push((key, format!("{key}={value}")));
+        }
+        for req in self.match_expressions.iter().flatten() {
+            let key = req.key.as_str();
+            let mut values: Vec<&str> = req.values.iter().flatten().map(String::as_str).collect();
+            values.sort_unstable();
+            let text = match req.operator.as_str() {
+                "In" => format!("{key} in ({})", values.join(",")),
+                "NotIn" => format!("{key} notin ({})", values.join(",")),
+                "Exists" => key.to_owned(),
+                "DoesNotExist" => format!("!{key}"),
+                other => format!("{key} {other} ({})", values.join(",")),
+            };
+            requirements.push((key, text));
+        }
+        requirements.sort_by(|a, b| a.0.cmp(b.0));
+        requirements
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors_print_as_kubernetes_prints_them() {
+        let selector = LabelSelector {
+            match_labels: Some([("app".to_owned(), "web".to_owned())].into()),
+            match_expressions: Some(vec![
+                LabelSelectorRequirement {
+                    key: "tier".into(),
+                    operator: "In".into(),
+                    values: Some(vec!["front".into(), "back".into()]),
+                },
+                LabelSelectorRequirement {
+                    key: "canary".into(),
+                    operator: "DoesNotExist".into(),
+                    values: None,
+                },
+                LabelSelectorRequirement {
+                    key: "env".into(),
+                    operator: "NotIn".into(),
+                    values: Some(vec!["prod".into()]),
+                },
+                LabelSelectorRequirement {
+                    key: "zone".into(),
+                    operator: "Exists".into(),
+                    values: None,
+                },
+            ]),
+        };
+        assert_eq!(
+            selector.to_selector_string(),
+            "app=web,!canary,env notin (prod),tier in (back,front),zone"
+        );
+        assert_eq!(LabelSelector::default().to_selector_string(), "");
+    }
+}

@@ -8,6 +8,7 @@ mod list;
 mod patch;
 mod query;
 mod respond;
+mod scale;
 mod update;
 mod watch;
 
@@ -178,6 +179,13 @@ async fn dispatch(
         headers,
         output,
     };
+    if req.subresource.as_deref() == Some("scale") {
+        let body = match req.verb {
+            Verb::Update | Verb::Patch => read_body(headers, body).await?,
+            _ => bytes::Bytes::new(),
+        };
+        return scale::handle(&ctx, body).await;
+    }
     match req.verb {
         Verb::Get => get::handle(&ctx).await,
         Verb::List => list::handle(&ctx).await,
@@ -208,6 +216,13 @@ fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
     }
     match (&req.subresource, info.status_subresource) {
         (None, _) => {}
+        (Some(sub), _)
+            if sub == "scale"
+                && info.scale.is_some()
+                && matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch) => {}
+        (Some(sub), _) if sub == "scale" && info.scale.is_some() => {
+            return Err(ApiError::method_not_allowed());
+        }
         (Some(sub), _)
             if sub == "binding"
                 && info.group.is_empty()

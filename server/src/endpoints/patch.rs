@@ -12,30 +12,7 @@ use crate::registry::PatchKind;
 
 /// Handles PATCH `.../<resource>/<name>[/status]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
-    let content_type = ctx
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    let mime = content_type.split(';').next().unwrap_or_default().trim();
-    let kind = match mime {
-        "application/json-patch+json" => PatchKind::Json,
-        "application/merge-patch+json" => PatchKind::Merge,
-        "application/strategic-merge-patch+json"
-        | "application/apply-patch+yaml"
-        | "application/apply-patch+cbor" => {
-            return Err(ApiError::unsupported_media_type(format!(
-                "the patch type {mime:?} is not supported yet by this server; use a JSON patch \
-                 (kubectl patch --type=json) or a merge patch (--type=merge)"
-            )));
-        }
-        other => {
-            return Err(ApiError::unsupported_media_type(format!(
-                "the body of the request was in an unknown format ({other}) - accepted media types include: \
-                 application/json-patch+json, application/merge-patch+json"
-            )));
-        }
-    };
+    let kind = patch_kind(ctx)?;
     let patch = decode_json(&body)?;
     let written = ctx
         .app
@@ -50,4 +27,28 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
         )
         .await?;
     respond::object(ctx, StatusCode::OK, &written.object, &written.warnings)
+}
+
+/// The patch format the request's Content-Type names.
+pub fn patch_kind(ctx: &Ctx<'_>) -> ApiResult<PatchKind> {
+    let content_type = ctx
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let mime = content_type.split(';').next().unwrap_or_default().trim();
+    match mime {
+        "application/json-patch+json" => Ok(PatchKind::Json),
+        "application/merge-patch+json" => Ok(PatchKind::Merge),
+        "application/strategic-merge-patch+json"
+        | "application/apply-patch+yaml"
+        | "application/apply-patch+cbor" => Err(ApiError::unsupported_media_type(format!(
+            "the patch type {mime:?} is not supported yet by this server; use a JSON patch \
+                 (kubectl patch --type=json) or a merge patch (--type=merge)"
+        ))),
+        other => Err(ApiError::unsupported_media_type(format!(
+            "the body of the request was in an unknown format ({other}) - accepted media types include: \
+                 application/json-patch+json, application/merge-patch+json"
+        ))),
+    }
 }

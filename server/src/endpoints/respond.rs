@@ -27,7 +27,7 @@ pub fn body<T: serde::Serialize>(
 }
 
 /// A response already encoded as protobuf.
-fn protobuf(code: StatusCode, bytes: Vec<u8>, warnings: &[String]) -> Response {
+pub fn protobuf(code: StatusCode, bytes: Vec<u8>, warnings: &[String]) -> Response {
     with_headers(code, bytes, envelope::MEDIA_TYPE, warnings)
 }
 

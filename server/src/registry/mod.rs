@@ -14,14 +14,13 @@
 mod binding;
 mod codec;
 mod component_status;
-pub use binding::is_binding;
-pub use component_status::{DEPRECATED as COMPONENT_STATUS_DEPRECATED, is_component_status};
 mod create;
 mod delete;
 mod input;
 mod keys;
 mod list;
 mod object;
+mod scale;
 mod strategy;
 mod update;
 mod watch;
@@ -32,11 +31,14 @@ use kapi_runtime::ResourceInfo;
 use kapi_runtime::scheme::{KindEntry, Scheme};
 use kapi_storage::{KeyValue, Storage};
 
+pub use binding::is_binding;
 pub use codec::{StorageMediaType, decode_stored};
+pub use component_status::{DEPRECATED as COMPONENT_STATUS_DEPRECATED, is_component_status};
 pub use delete::Deleted;
 pub use input::Input;
 pub use list::{ListOptions, ListPage};
 pub use object::Object;
+pub use scale::ScaleAnswer;
 pub use update::PatchKind;
 pub use watch::{WatchOptions, WatchStart};
 

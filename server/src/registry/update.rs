@@ -224,23 +224,29 @@ fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<(
 fn apply_patch(scope: Scope<'_>, old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Input> {
     let served = scope.to_served(old.clone())?;
     let mut doc = served.to_value().map_err(ApiError::internal)?;
-    match kind {
-        PatchKind::Merge => {
-            if !patch.is_object() {
-                return Err(ApiError::bad_request("a merge patch must be a JSON object"));
-            }
-            json_patch::merge(&mut doc, patch);
-        }
-        PatchKind::Json => {
-            let ops: json_patch::Patch = serde_json::from_value(patch.clone())
-                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
-            json_patch::patch(&mut doc, &ops)
-                .map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
-        }
-    }
+    apply_patch_to(&mut doc, kind, patch)?;
     let input = Input::from_value(scope.served, doc)?;
     Ok(Input {
         object: scope.to_storage(input.object)?,
         unknown_fields: input.unknown_fields,
     })
+}
+
+/// Applies a JSON or merge patch to a JSON document.
+pub(super) fn apply_patch_to(doc: &mut Value, kind: PatchKind, patch: &Value) -> ApiResult<()> {
+    match kind {
+        PatchKind::Merge => {
+            if !patch.is_object() {
+                return Err(ApiError::bad_request("a merge patch must be a JSON object"));
+            }
+            json_patch::merge(doc, patch);
+        }
+        PatchKind::Json => {
+            let ops: json_patch::Patch = serde_json::from_value(patch.clone())
+                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+            json_patch::patch(doc, &ops)
+                .map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
+        }
+    }
+    Ok(())
 }

@@ -21,6 +21,11 @@ use crate::labels::format_selector;
     short_names("deploy"),
     categories("all"),
     status,
+    scale(
+        spec_replicas = ".spec.replicas",
+        status_replicas = ".status.replicas",
+        label_selector = ".spec.selector"
+    ),
     printer_column(name = "Ready", type = "string", json_path = ".status.readyReplicas",
         description = "Ready pods out of the desired number."),
     printer_column(name = "Up-to-date", type = "integer", json_path = ".status.updatedReplicas",

@@ -21,6 +21,11 @@ use crate::labels::format_selector;
     short_names("rs"),
     categories("all"),
     status,
+    scale(
+        spec_replicas = ".spec.replicas",
+        status_replicas = ".status.replicas",
+        label_selector = ".spec.selector"
+    ),
     printer_column(name = "Desired", type = "integer", json_path = ".spec.replicas",
         description = "Number of pods wanted."),
     printer_column(name = "Current", type = "integer", json_path = ".status.replicas",

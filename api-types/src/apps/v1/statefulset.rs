@@ -22,6 +22,11 @@ use crate::go_json::{null_as_default, omitempty};
     short_names("sts"),
     categories("all"),
     status,
+    scale(
+        spec_replicas = ".spec.replicas",
+        status_replicas = ".status.replicas",
+        label_selector = ".spec.selector"
+    ),
     printer_column(name = "Ready", type = "string", json_path = ".status.readyReplicas",
         description = "Ready pods out of the desired number."),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",

@@ -19,6 +19,7 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
     version = "v1",
     plural = "namespaces",
     short_names("ns"),
+    verbs("create", "delete", "get", "list", "patch", "update", "watch"),
     generation = false,
     name_format = "dns1123-label",
     cluster_scoped,

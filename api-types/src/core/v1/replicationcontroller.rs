@@ -23,6 +23,11 @@ use crate::labels::format_labels;
     short_names("rc"),
     categories("all"),
     status,
+    scale(
+        spec_replicas = ".spec.replicas",
+        status_replicas = ".status.replicas",
+        label_selector = ".spec.selector"
+    ),
     selectable_fields("status.replicas"),
     printer_column(name = "Desired", type = "integer", json_path = ".spec.replicas",
         description = "Number of pods wanted."),

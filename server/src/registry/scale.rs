@@ -1,0 +1,212 @@
+//! The `/scale` subresource: an autoscaling/v1 Scale view of a kind's desired
+//! and observed replica counts and its pods' selector, read from the object
+//! and written back into it through the ordinary update path (validation,
+//! generation, optimistic concurrency), as `kubectl scale` and autoscalers use
+//! it.
+
+use kapi_runtime::ScaleSubresource;
+use kapi_runtime::meta::LabelSelector;
+use kapi_runtime::scheme::BodyEntry;
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+use serde_json::{Map, Value, json};
+
+use super::{Object, PatchKind, Registry, Scope, WriteOptions};
+use crate::api_error::{ApiError, ApiResult};
+
+/// A Scale answer: the body's JSON and the warnings of the write.
+pub struct ScaleAnswer {
+    /// The Scale, as its type writes it.
+    pub scale: Value,
+    /// `Warning` header texts.
+    pub warnings: Vec<String>,
+}
+
+impl Registry {
+    /// The Scale body type, installed with the kinds.
+    pub fn scale_body(&self) -> ApiResult<&BodyEntry> {
+        self.scheme
+            .body("autoscaling", "v1", "Scale")
+            .ok_or_else(ApiError::no_route)
+    }
+
+    /// The Scale of object `name`.
+    pub async fn get_scale(&self, scope: Scope<'_>, name: &str) -> ApiResult<Value> {
+        let facts = scope.info().scale.ok_or_else(ApiError::no_route)?;
+        let object = self.get(scope, name).await?;
+        self.scale_of(facts, &object)
+    }
+
+    /// Sets the desired replica count of object `name` from a Scale body
+    /// (and its resourceVersion, when given, as a precondition); answers the
+    /// Scale of the object written.
+    pub async fn update_scale(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        body: Value,
+        opts: WriteOptions,
+    ) -> ApiResult<ScaleAnswer> {
+        let facts = scope.info().scale.ok_or_else(ApiError::no_route)?;
+        let body = self.normalize_scale(body)?;
+        let body_name = body["metadata"]["name"].as_str().unwrap_or_default();
+        if body_name != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        let replicas = body["spec"]["replicas"].as_i64().unwrap_or(0);
+        if replicas < 0 {
+            let mut errs = FieldErrors::default();
+            errs.invalid(
+                FieldPath::new("spec").child("replicas"),
+                replicas,
+                "must be greater than or equal to 0",
+            );
+            return Err(ApiError::invalid("autoscaling", "Scale", name, &errs));
+        }
+        let mut patch = vec![json!({
+            "op": "add",
+            "path": pointer(facts.spec_replicas),
+            "value": replicas,
+        })];
+        if let Some(rv) = body["metadata"]["resourceVersion"]
+            .as_str()
+            .filter(|rv| !rv.is_empty())
+        {
+            patch.push(json!({ "op": "add", "path": "/metadata/resourceVersion", "value": rv }));
+        }
+        let written = self
+            .patch(
+                scope,
+                name,
+                PatchKind::Json,
+                &Value::Array(patch),
+                false,
+                opts,
+            )
+            .await?;
+        Ok(ScaleAnswer {
+            scale: self.scale_of(facts, &written.object)?,
+            warnings: written.warnings,
+        })
+    }
+
+    /// Applies a merge or JSON patch to the Scale of object `name`, then
+    /// writes the result as [`Registry::update_scale`] does.
+    pub async fn patch_scale(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        kind: PatchKind,
+        patch: &Value,
+        opts: WriteOptions,
+    ) -> ApiResult<ScaleAnswer> {
+        let mut scale = self.get_scale(scope, name).await?;
+        super::update::apply_patch_to(&mut scale, kind, patch)?;
+        self.update_scale(scope, name, scale, opts).await
+    }
+
+    fn normalize_scale(&self, body: Value) -> ApiResult<Value> {
+        let entry = self.scale_body()?;
+        let mut body = (entry.normalize)(body)
+            .map_err(|e| ApiError::bad_request(format!("invalid Scale: {e}")))?;
+        if let Some(map) = body.as_object_mut() {
+            map.insert("kind".into(), json!(entry.kind));
+            map.insert("apiVersion".into(), json!(entry.api_version()));
+        }
+        Ok(body)
+    }
+
+    /// The Scale of an object, as upstream builds it: the object's identity,
+    /// its desired and observed replicas, and the selector as text.
+    fn scale_of(&self, facts: ScaleSubresource, object: &Object) -> ApiResult<Value> {
+        let value = object.to_value().map_err(ApiError::internal)?;
+        let mut metadata = Map::new();
+        for key in [
+            "name",
+            "namespace",
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+        ] {
+            if let Some(v) = value["metadata"].get(key).filter(|v| !v.is_null()) {
+                metadata.insert(key.to_owned(), v.clone());
+            }
+        }
+        let replicas = |path| at_path(&value, path).as_i64().unwrap_or(0);
+        let scale = json!({
+            "kind": "Scale",
+            "apiVersion": "autoscaling/v1",
+            "metadata": metadata,
+            "spec": { "replicas": replicas(facts.spec_replicas) },
+            "status": {
+                "replicas": replicas(facts.status_replicas),
+                "selector": selector_text(at_path(&value, facts.label_selector)),
+            },
+        });
+        self.normalize_scale(scale)
+    }
+}
+
+/// The selector as text: a LabelSelector is printed, a map of labels (a
+/// ReplicationController's selector) is a set of equalities, text is kept.
+fn selector_text(selector: &Value) -> String {
+    match selector {
+        Value::String(text) => text.clone(),
+        Value::Object(map)
+            if map.contains_key("matchLabels") || map.contains_key("matchExpressions") =>
+        {
+            serde_json::from_value::<LabelSelector>(selector.clone())
+                .map(|s| s.to_selector_string())
+                .unwrap_or_default()
+        }
+        Value::Object(map) => LabelSelector {
+            match_labels: Some(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                    .collect(),
+            ),
+            match_expressions: None,
+        }
+        .to_selector_string(),
+        _ => String::new(),
+    }
+}
+
+/// The value at a kubectl-style path (`.spec.replicas`), or null.
+fn at_path<'a>(value: &'a Value, path: &str) -> &'a Value {
+    path.trim_start_matches('.')
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .try_fold(value, |v, key| v.get(key))
+        .unwrap_or(&Value::Null)
+}
+
+/// A kubectl-style path as a JSON pointer (`.spec.replicas` -> `/spec/replicas`).
+fn pointer(path: &str) -> String {
+    path.trim_start_matches('.')
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_selectors() {
+        assert_eq!(pointer(".spec.replicas"), "/spec/replicas");
+        let v = json!({"spec": {"replicas": 3}});
+        assert_eq!(at_path(&v, ".spec.replicas"), &json!(3));
+        assert_eq!(at_path(&v, ".status.replicas"), &Value::Null);
+        assert_eq!(
+            selector_text(&json!({"matchLabels": {"app": "web"}})),
+            "app=web"
+        );
+        assert_eq!(selector_text(&json!({"b": "2", "a": "1"})), "a=1,b=2");
+        assert_eq!(selector_text(&json!("x in (y)")), "x in (y)");
+        assert_eq!(selector_text(&Value::Null), "");
+    }
+}
