@@ -11,85 +11,12 @@
 
 use kapi_api_types::autoscaling::{v1, v2};
 use kapi_runtime::proto::{Message, envelope};
-use kapi_runtime::scheme::KindEntry;
 use kapi_runtime::{Convert, Resource};
 use serde_json::{Value, json};
 
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/tests/fixtures/autoscaling/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+mod support;
 
-/// The JSON fixture decodes with no unknown field and serializes back to the
-/// same value; returns the typed object.
-fn json_round_trip<K: Resource + PartialEq>(name: &str) -> K {
-    let bytes = fixture(&format!("{name}.json"));
-    let decoded = KindEntry::of::<K>()
-        .ops
-        .decode_json(&bytes)
-        .unwrap_or_else(|e| panic!("{name}.json: {e}"));
-    assert_eq!(
-        decoded.unknown_fields,
-        Vec::<String>::new(),
-        "{name}.json: unknown fields"
-    );
-    let typed: K = serde_json::from_slice(&bytes).expect("decodes");
-    let mut ours = serde_json::to_value(&typed).expect("serializes");
-    let object = ours.as_object_mut().expect("an object");
-    object.insert("kind".into(), json!(K::INFO.kind));
-    object.insert("apiVersion".into(), json!(K::INFO.api_version()));
-    let go: Value = serde_json::from_slice(&bytes).expect("fixture is JSON");
-    assert_eq!(ours, go, "{name}.json: written back differently");
-    typed
-}
-
-/// The protobuf fixture decodes and re-encodes to exactly Go's bytes, envelope
-/// included; returns the typed object.
-fn proto_round_trip<K: Resource + Message>(name: &str) -> K {
-    let body = fixture(&format!("{name}.pb"));
-    let unknown = envelope::decode(&body).expect("envelope");
-    assert_eq!(unknown.kind, K::INFO.kind, "{name}.pb");
-    assert_eq!(unknown.api_version, K::INFO.api_version(), "{name}.pb");
-    let typed = K::decode(unknown.raw).unwrap_or_else(|e| panic!("{name}.pb: {e:?}"));
-    let ours = typed.encode_to_vec();
-    assert_same_bytes(&ours, unknown.raw, name);
-    let enveloped = envelope::encode(unknown.api_version, unknown.kind, &ours);
-    assert_same_bytes(&enveloped, &body, name);
-    typed
-}
-
-#[track_caller]
-fn assert_same_bytes(ours: &[u8], go: &[u8], what: &str) {
-    if ours != go {
-        let at = ours
-            .iter()
-            .zip(go)
-            .position(|(a, b)| a != b)
-            .unwrap_or(ours.len().min(go.len()));
-        panic!(
-            "{what}: bytes differ from Go's at offset {at} (ours {} bytes, Go {} bytes)\n ours: {:02x?}\n   go: {:02x?}",
-            ours.len(),
-            go.len(),
-            &ours[at.saturating_sub(8)..(at + 24).min(ours.len())],
-            &go[at.saturating_sub(8)..(at + 24).min(go.len())],
-        );
-    }
-}
-
-/// Both fixtures of an object round-trip and describe the same object.
-fn both<K: Resource + Message + PartialEq>(name: &str) -> K {
-    let from_json = json_round_trip::<K>(name);
-    let from_proto = proto_round_trip::<K>(name);
-    assert_eq!(
-        serde_json::to_value(&from_json).expect("JSON"),
-        serde_json::to_value(&from_proto).expect("JSON"),
-        "{name}: the JSON and protobuf fixtures differ"
-    );
-    from_json
-}
+use support::go_bytes::{assert_same_bytes, both, fixture, json_round_trip};
 
 /// The printer-column names of a kind, Name excluded (the server adds it).
 fn column_names<K: Resource>() -> Vec<&'static str> {
@@ -113,7 +40,7 @@ const HPA_COLUMNS: [&str; 6] = [
 
 #[test]
 fn hpa_v2_with_every_metric_source_and_behavior() {
-    let hpa = both::<v2::HorizontalPodAutoscaler>("hpa-v2");
+    let hpa = both::<v2::HorizontalPodAutoscaler>("autoscaling/hpa-v2");
     let spec = &hpa.spec;
     let metrics = spec.metrics.as_deref().expect("metrics");
     let types: Vec<&str> = metrics.iter().map(|m| m.type_.as_str()).collect();
@@ -163,8 +90,9 @@ fn hpa_v2_with_every_metric_source_and_behavior() {
 fn hpa_v2_before_the_first_status() {
     // Go writes the nil currentMetrics as null (no omitempty) and the zero
     // desiredReplicas; the server defaulted minReplicas and the CPU metric.
-    let hpa = both::<v2::HorizontalPodAutoscaler>("hpa-v2-fresh");
-    let go: Value = serde_json::from_slice(&fixture("hpa-v2-fresh.json")).expect("JSON");
+    let hpa = both::<v2::HorizontalPodAutoscaler>("autoscaling/hpa-v2-fresh");
+    let go: Value =
+        serde_json::from_slice(&fixture("autoscaling/hpa-v2-fresh.json")).expect("JSON");
     assert_eq!(
         go["status"],
         json!({"currentMetrics": null, "desiredReplicas": 0})
@@ -184,7 +112,7 @@ fn hpa_v2_before_the_first_status() {
 
 #[test]
 fn hpa_created_in_v1_read_as_v2() {
-    let hpa = both::<v2::HorizontalPodAutoscaler>("hpa-v1-created-as-v2");
+    let hpa = both::<v2::HorizontalPodAutoscaler>("autoscaling/hpa-v1-created-as-v2");
     assert_eq!(
         cells(&hpa)[..5],
         [
@@ -199,7 +127,7 @@ fn hpa_created_in_v1_read_as_v2() {
 
 #[test]
 fn hpa_created_in_v1() {
-    let hpa = both::<v1::HorizontalPodAutoscaler>("hpa-v1-created");
+    let hpa = both::<v1::HorizontalPodAutoscaler>("autoscaling/hpa-v1-created");
     assert_eq!(hpa.spec.target_cpu_utilization_percentage, Some(80));
     assert_eq!(hpa.status.current_cpu_utilization_percentage, Some(93));
     // v1 declares no columns: the server prints it through the v2 hub.
@@ -227,7 +155,7 @@ fn hpa_created_in_v1() {
 fn hpa_created_in_v2_read_as_v1() {
     // The v2-only parts travel as annotations in v1: the other metrics, their
     // measurements, the conditions and the behavior.
-    let hpa = both::<v1::HorizontalPodAutoscaler>("hpa-as-v1");
+    let hpa = both::<v1::HorizontalPodAutoscaler>("autoscaling/hpa-as-v1");
     let annotations = hpa.metadata.annotations.as_ref().expect("annotations");
     for key in ["metrics", "current-metrics", "conditions", "behavior"] {
         let key = format!("autoscaling.alpha.kubernetes.io/{key}");
@@ -243,7 +171,7 @@ fn hpa_created_in_v2_read_as_v1() {
 fn scale_of_a_deployment() {
     // JSON: Scale carries its own kind and apiVersion (it is no registered
     // kind); every field Go wrote is written back, so none went unknown.
-    let bytes = fixture("scale.json");
+    let bytes = fixture("autoscaling/scale.json");
     let scale: v1::Scale = serde_json::from_slice(&bytes).expect("decodes");
     let go: Value = serde_json::from_slice(&bytes).expect("JSON");
     assert_eq!(serde_json::to_value(&scale).expect("JSON"), go);
@@ -254,13 +182,13 @@ fn scale_of_a_deployment() {
     // The server reads and writes Scale through its body entry, as JSON.
     let entry = kapi_runtime::scheme::BodyEntry::of::<v1::Scale>("autoscaling", "v1", "Scale");
     assert_eq!((entry.normalize)(go.clone()).expect("normalizes"), go);
-    let raw_body = fixture("scale.pb");
+    let raw_body = fixture("autoscaling/scale.pb");
     let raw = envelope::decode(&raw_body).expect("envelope").raw;
     let as_json = (entry.decode_proto)(raw).expect("decodes");
     assert_eq!((entry.encode_proto)(as_json).expect("encodes"), raw);
 
     // Protobuf: Go's bytes, envelope included.
-    let body = fixture("scale.pb");
+    let body = fixture("autoscaling/scale.pb");
     let unknown = envelope::decode(&body).expect("envelope");
     assert_eq!(
         (unknown.api_version, unknown.kind),
@@ -297,7 +225,7 @@ fn v1_annotations_hold_the_v2_only_parts() {
     use kapi_api_types::autoscaling::v1::metric::{
         HorizontalPodAutoscalerCondition, MetricSpec, MetricStatus,
     };
-    let hpa = json_round_trip::<v1::HorizontalPodAutoscaler>("hpa-as-v1");
+    let hpa = json_round_trip::<v1::HorizontalPodAutoscaler>("autoscaling/hpa-as-v1");
     // The CPU utilization metric is the v1 field; the six others are here.
     let metrics: Vec<MetricSpec> = annotation_round_trip(&hpa, "metrics");
     assert_eq!(metrics.len(), 6);
@@ -313,7 +241,7 @@ fn v1_annotations_hold_the_v2_only_parts() {
         annotation_round_trip(&hpa, "conditions");
     assert_eq!(conditions.len(), 3);
 
-    let created = json_round_trip::<v1::HorizontalPodAutoscaler>("hpa-v1-created");
+    let created = json_round_trip::<v1::HorizontalPodAutoscaler>("autoscaling/hpa-v1-created");
     let current: Vec<MetricStatus> = annotation_round_trip(&created, "current-metrics");
     let cpu = current[0].resource.as_ref().expect("resource");
     assert_eq!(cpu.current_average_utilization, Some(93));

@@ -175,7 +175,7 @@ pub fn partial_metadata(object: &Object) -> Value {
 }
 
 /// Evaluates a kubectl-style path (`.spec.replicas`, `.status.conditions[0].type`).
-fn lookup(value: &Value, path: &str) -> Value {
+pub fn lookup(value: &Value, path: &str) -> Value {
     let mut current = value;
     for part in path
         .trim_start_matches('.')

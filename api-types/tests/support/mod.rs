@@ -2,6 +2,8 @@
 //! failure names a reproducible case.
 
 #[allow(dead_code)]
+pub mod go_bytes;
+#[allow(dead_code)]
 pub mod random;
 
 /// xorshift64*: small, seeded, good enough to spread bytes and vary shapes.

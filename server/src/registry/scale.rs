@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Object, PatchKind, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
+use crate::table::lookup;
 
 /// A Scale answer: the body's JSON and the warnings of the write.
 pub struct ScaleAnswer {
@@ -133,7 +134,7 @@ impl Registry {
                 metadata.insert(key.to_owned(), v.clone());
             }
         }
-        let replicas = |path| at_path(&value, path).as_i64().unwrap_or(0);
+        let replicas = |path| lookup(&value, path).as_i64().unwrap_or(0);
         let scale = json!({
             "kind": "Scale",
             "apiVersion": "autoscaling/v1",
@@ -141,7 +142,7 @@ impl Registry {
             "spec": { "replicas": replicas(facts.spec_replicas) },
             "status": {
                 "replicas": replicas(facts.status_replicas),
-                "selector": selector_text(at_path(&value, facts.label_selector)),
+                "selector": selector_text(&lookup(&value, facts.label_selector)),
             },
         });
         self.normalize_scale(scale)
@@ -173,15 +174,6 @@ fn selector_text(selector: &Value) -> String {
     }
 }
 
-/// The value at a kubectl-style path (`.spec.replicas`), or null.
-fn at_path<'a>(value: &'a Value, path: &str) -> &'a Value {
-    path.trim_start_matches('.')
-        .split('.')
-        .filter(|p| !p.is_empty())
-        .try_fold(value, |v, key| v.get(key))
-        .unwrap_or(&Value::Null)
-}
-
 /// A kubectl-style path as a JSON pointer (`.spec.replicas` -> `/spec/replicas`).
 fn pointer(path: &str) -> String {
     path.trim_start_matches('.')
@@ -198,9 +190,6 @@ mod tests {
     #[test]
     fn paths_and_selectors() {
         assert_eq!(pointer(".spec.replicas"), "/spec/replicas");
-        let v = json!({"spec": {"replicas": 3}});
-        assert_eq!(at_path(&v, ".spec.replicas"), &json!(3));
-        assert_eq!(at_path(&v, ".status.replicas"), &Value::Null);
         assert_eq!(
             selector_text(&json!({"matchLabels": {"app": "web"}})),
             "app=web"
