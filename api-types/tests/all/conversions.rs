@@ -11,7 +11,7 @@
 //! - every kind served through a hub survives any decodable object (random
 //!   protobuf messages) through both conversions without a panic.
 
-mod support;
+use crate::support;
 
 use kapi_api_types::autoscaling::{v1, v2};
 use kapi_runtime::scheme::Scheme;

@@ -1,7 +1,7 @@
 //! Objects leave in Go's field order with Go's omission rules, and Secrets fold
 //! `stringData` into base64 `data`.
 
-mod common;
+use crate::common;
 
 use common::{admit_clean, fixture, object};
 use kapi_api_types::core::v1::pod::status::{ContainerStatus, PodCondition};

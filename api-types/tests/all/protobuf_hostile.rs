@@ -6,7 +6,7 @@
 use kapi_runtime::proto::envelope;
 use kapi_runtime::scheme::Scheme;
 
-mod support;
+use crate::support;
 
 use support::Rng;
 

@@ -14,7 +14,7 @@ use kapi_runtime::proto::{Message, envelope};
 use kapi_runtime::{Convert, Resource};
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 
 use support::go_bytes::{assert_same_bytes, both, fixture, json_round_trip};
 

@@ -10,7 +10,7 @@ use kapi_server::registry::StorageMediaType;
 use kapi_storage::Storage;
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::{Harness, harness, harness_stored_as};
 

@@ -1,7 +1,7 @@
 //! Realistic manifests go through the admit path: every field is understood, the
 //! objects are valid, and Kubernetes' defaults are applied.
 
-mod common;
+use crate::common;
 
 use common::{admit_clean, fixture, object};
 use kapi_api_types::apps::v1::Deployment;

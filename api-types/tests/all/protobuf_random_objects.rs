@@ -11,7 +11,7 @@
 
 use kapi_runtime::scheme::Scheme;
 
-mod support;
+use crate::support;
 
 use support::Rng;
 use support::random::message;

@@ -1,6 +1,6 @@
 //! Validation errors and unknown fields carry Kubernetes' field paths.
 
-mod common;
+use crate::common;
 #[path = "validation/upstream.rs"]
 mod upstream;
 

@@ -8,7 +8,7 @@
 //! `fixtures/defaults/autoscaling/` holds the server's answers for
 //! HorizontalPodAutoscaler (autoscaling/v2 and v1) for when that kind is served.
 
-mod common;
+use crate::common;
 
 use kapi_api_types::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,

@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use kapi_storage::Storage;
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::harness;
 

@@ -13,7 +13,7 @@ use kapi_runtime::Resource;
 use kapi_runtime::meta::DeleteOptions;
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 
 use kapi_runtime::proto::Message;
 use support::go_bytes::{assert_same_bytes, both, json_round_trip, proto_round_trip};

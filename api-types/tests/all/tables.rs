@@ -1,7 +1,7 @@
 //! `kubectl get` rows computed by the kinds' table hooks, and pod graceful
 //! deletion.
 
-mod common;
+use crate::common;
 
 use common::{admit_clean, fixture, object};
 use kapi_api_types::apps::v1::Deployment;

@@ -2,7 +2,7 @@
 //! -o json`, kubectl 1.32) decode and encode back to the same JSON, key order
 //! included, and pass admission.
 
-mod common;
+use crate::common;
 
 use common::{admit_clean, fixture};
 use kapi_api_types::apps::v1::Deployment;

@@ -1,0 +1,10 @@
+//! The server's HTTP behaviour, in process.
+//!
+//! One test binary per crate: each integration-test binary links the whole API, so
+//! one binary with a module per topic links once instead of once per file.
+
+mod common;
+
+mod http;
+mod protobuf;
+mod storage_media_type;

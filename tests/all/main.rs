@@ -1,0 +1,17 @@
+//! End-to-end tests of the `kapi` binary with real clients (kubectl, kube-rs) and a real etcd.
+//!
+//! One test binary per crate: each integration-test binary links the whole API, so
+//! one binary with a module per topic links once instead of once per file.
+
+mod autoscaling_versions;
+mod connections;
+mod etcd;
+mod generated_fresh;
+mod kube_client;
+mod kubectl;
+mod kubectl_protobuf;
+mod openapi;
+mod restart;
+mod scale;
+mod storage_media_type;
+mod verbs;
