@@ -64,8 +64,20 @@ pub fn install(scheme: &mut kapi_runtime::scheme::Scheme) {
     scheme.install_group("rbac.authorization.k8s.io");
     scheme.install_group("scheduling.k8s.io");
     scheme.install_group("storage.k8s.io");
-    // The body of the `/scale` subresources.
-    scheme.add_body(
-        kapi_runtime::scheme::BodyEntry::of::<autoscaling::v1::Scale>("autoscaling", "v1", "Scale"),
-    );
+    // The bodies of subresources that take another kind: `/scale`,
+    // `pods/<name>/eviction`, `serviceaccounts/<name>/token`.
+    use kapi_runtime::scheme::BodyEntry;
+    scheme.add_body(BodyEntry::of::<autoscaling::v1::Scale>(
+        "autoscaling",
+        "v1",
+        "Scale",
+    ));
+    scheme.add_body(BodyEntry::of::<policy::v1::Eviction>(
+        "policy", "v1", "Eviction",
+    ));
+    scheme.add_body(BodyEntry::of::<authentication::v1::TokenRequest>(
+        "authentication.k8s.io",
+        "v1",
+        "TokenRequest",
+    ));
 }

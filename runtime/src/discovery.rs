@@ -8,7 +8,7 @@ use crate::meta::{
     APIResourceDiscovery, APIResourceList, APISubresourceDiscovery, APIVersionDiscovery,
     GroupVersionForDiscovery, GroupVersionKind, ListMeta, ObjectMeta, TypeMeta,
 };
-use crate::resource::ResourceInfo;
+use crate::resource::{BodyKind, ResourceInfo, Subresource};
 use crate::scheme::Scheme;
 
 /// The verbs every kind serves, in the order Kubernetes lists them.
@@ -177,25 +177,22 @@ pub fn resource_list(scheme: &Scheme, group: &str, version: &str) -> Option<APIR
         .filter(|i| i.group == group && i.version == version)
     {
         resources.push(api_resource(info));
-        if info.scale.is_some() {
+        for sub in subresources(info) {
+            // Named only when they differ from the resource's own.
+            let (group, version) = match sub.body {
+                Some(b) if (b.group, b.version) != (info.group, info.version) => {
+                    (Some(b.group.to_owned()), Some(b.version.to_owned()))
+                }
+                _ => (None, None),
+            };
             resources.push(APIResource {
-                name: format!("{}/scale", info.plural),
+                name: format!("{}/{}", info.plural, sub.name),
                 singular_name: String::new(),
                 namespaced: info.namespaced,
-                group: Some("autoscaling".into()),
-                version: Some("v1".into()),
-                kind: "Scale".into(),
-                verbs: strings(STATUS_VERBS),
-                ..APIResource::default()
-            });
-        }
-        if info.status_subresource {
-            resources.push(APIResource {
-                name: format!("{}/status", info.plural),
-                singular_name: String::new(),
-                namespaced: info.namespaced,
-                kind: info.kind.to_owned(),
-                verbs: strings(STATUS_VERBS),
+                group,
+                version,
+                kind: sub.body.map_or(info.kind, |b| b.kind).to_owned(),
+                verbs: strings(sub.verbs),
                 ..APIResource::default()
             });
         }
@@ -208,6 +205,32 @@ pub fn resource_list(scheme: &Scheme, group: &str, version: &str) -> Option<APIR
         group_version: group_version(group, version).group_version,
         resources,
     })
+}
+
+/// Every subresource of a kind, `status` and `scale` included, in name order
+/// (as kube-apiserver lists them).
+pub fn subresources(info: &ResourceInfo) -> Vec<Subresource> {
+    let mut all: Vec<Subresource> = info.subresources.to_vec();
+    if info.status_subresource {
+        all.push(Subresource {
+            name: "status",
+            verbs: STATUS_VERBS,
+            body: None,
+        });
+    }
+    if info.scale.is_some() {
+        all.push(Subresource {
+            name: "scale",
+            verbs: STATUS_VERBS,
+            body: Some(BodyKind {
+                group: "autoscaling",
+                version: "v1",
+                kind: "Scale",
+            }),
+        });
+    }
+    all.sort_by_key(|s| s.name);
+    all
 }
 
 fn api_resource(info: &ResourceInfo) -> APIResource {
@@ -260,25 +283,21 @@ fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionD
                 version: version.into(),
                 kind: info.kind.into(),
             };
-            let mut subresources = Vec::new();
-            if info.scale.is_some() {
-                subresources.push(APISubresourceDiscovery {
-                    subresource: "scale".into(),
-                    response_kind: Some(GroupVersionKind {
-                        group: "autoscaling".into(),
-                        version: "v1".into(),
-                        kind: "Scale".into(),
+            let subresources: Vec<_> = subresources(info)
+                .into_iter()
+                .map(|sub| APISubresourceDiscovery {
+                    subresource: sub.name.into(),
+                    response_kind: Some(match sub.body {
+                        Some(body) => GroupVersionKind {
+                            group: body.group.into(),
+                            version: body.version.into(),
+                            kind: body.kind.into(),
+                        },
+                        None => kind.clone(),
                     }),
-                    verbs: strings(STATUS_VERBS),
-                });
-            }
-            if info.status_subresource {
-                subresources.push(APISubresourceDiscovery {
-                    subresource: "status".into(),
-                    response_kind: Some(kind.clone()),
-                    verbs: strings(STATUS_VERBS),
-                });
-            }
+                    verbs: strings(sub.verbs),
+                })
+                .collect();
             let subresources = (!subresources.is_empty()).then_some(subresources);
             APIResourceDiscovery {
                 resource: info.plural.into(),

@@ -29,7 +29,9 @@ pub use bytes::ByteString;
 pub use convert::Convert;
 pub use intstr::{IntOrString, Quantity};
 pub use object::DynObject;
-pub use resource::{PrinterColumn, Resource, ResourceInfo, ScaleSubresource};
+pub use resource::{
+    BodyKind, PrinterColumn, Resource, ResourceInfo, ScaleSubresource, Subresource,
+};
 
 /// Re-exported for the registration code the derive emits.
 #[doc(hidden)]

@@ -65,6 +65,23 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     /// kind; another kind is not checked).
     fn validate_update(&self, old: &dyn DynObject, errs: &mut FieldErrors);
 
+    /// The kind's PrepareForCreate hook.
+    fn prepare_create(&mut self);
+
+    /// The kind's PrepareForUpdate hook for a write through `subresource`
+    /// (`None`: the main endpoint), with the stored object `old`; the object
+    /// is defaulted first, so that the hook compares like with like.
+    fn prepare_update(&mut self, subresource: Option<&str>, old: &dyn DynObject);
+
+    /// The update checks of a write through `subresource` (one of
+    /// [`ResourceInfo::subresources`]) against the stored object `old`.
+    fn validate_subresource_update(
+        &self,
+        subresource: &str,
+        old: &dyn DynObject,
+        errs: &mut FieldErrors,
+    );
+
     /// The kind's answer to a create that is not stored (a review).
     fn answer(&mut self);
 
@@ -152,6 +169,32 @@ impl<T: Resource> DynObject for T {
     fn validate_update(&self, old: &dyn DynObject, errs: &mut FieldErrors) {
         if let Some(old) = old.as_any().downcast_ref::<T>() {
             Resource::validate_update(self, old, errs);
+        }
+    }
+
+    fn prepare_create(&mut self) {
+        Resource::prepare_create(self);
+    }
+
+    fn prepare_update(&mut self, subresource: Option<&str>, old: &dyn DynObject) {
+        let Some(old) = old.as_any().downcast_ref::<T>() else {
+            return;
+        };
+        crate::api_type::ApiType::apply_defaults(self);
+        match subresource {
+            None => Resource::prepare_update(self, old),
+            Some(name) => Resource::prepare_subresource_update(self, name, old),
+        }
+    }
+
+    fn validate_subresource_update(
+        &self,
+        subresource: &str,
+        old: &dyn DynObject,
+        errs: &mut FieldErrors,
+    ) {
+        if let Some(old) = old.as_any().downcast_ref::<T>() {
+            Resource::validate_subresource_update(self, subresource, old, errs);
         }
     }
 

@@ -68,6 +68,44 @@ pub struct ResourceInfo {
     pub age_column: bool,
     /// The `/scale` subresource, when the kind has one.
     pub scale: Option<ScaleSubresource>,
+    /// The other subresources (`pods/eviction`, `namespaces/finalize`...), in
+    /// name order; `status` and `scale` are the fields above.
+    pub subresources: &'static [Subresource],
+}
+
+/// A subresource other than `status` and `scale`: either a part of the object
+/// written through its own endpoint (`pods/ephemeralcontainers`,
+/// `certificatesigningrequests/approval`, `namespaces/finalize`: the body is
+/// the object, and the kind's hook decides what such a write may change), or an
+/// action taking a body of another kind (`pods/eviction` takes a policy/v1
+/// Eviction), which the server implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subresource {
+    /// The path segment, e.g. `eviction`.
+    pub name: &'static str,
+    /// The verbs served, in Kubernetes' order.
+    pub verbs: &'static [&'static str],
+    /// The body's group, version and kind when it is not the resource's own
+    /// (an action); `None` for a part of the object.
+    pub body: Option<BodyKind>,
+}
+
+/// The group, version and kind of a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyKind {
+    /// API group, `""` for core.
+    pub group: &'static str,
+    /// Version.
+    pub version: &'static str,
+    /// Kind, e.g. `Eviction`.
+    pub kind: &'static str,
+}
+
+impl Subresource {
+    /// Whether the subresource serves `verb`.
+    pub fn serves(&self, verb: &str) -> bool {
+        self.verbs.contains(&verb)
+    }
 }
 
 /// Where a kind keeps what its `/scale` subresource (an autoscaling/v1 Scale)
@@ -119,6 +157,11 @@ impl ResourceInfo {
         self.group_version
     }
 
+    /// The subresource named `name` among [`ResourceInfo::subresources`].
+    pub fn subresource(&self, name: &str) -> Option<&'static Subresource> {
+        self.subresources.iter().find(|s| s.name == name)
+    }
+
     /// The kind of lists of this kind, e.g. `ConfigMapList`.
     pub fn list_kind(&self) -> String {
         format!("{}List", self.kind)
@@ -168,6 +211,35 @@ pub trait Resource:
     /// Kind-specific normalisation before every write, e.g. a Secret folding
     /// `stringData` into `data` (`#[resource(prepare = path)]`).
     fn prepare_for_write(&mut self) {}
+
+    /// Kind-specific PrepareForCreate, after the generic one (server-owned
+    /// metadata, status cleared): `#[resource(prepare_create = path)]`.
+    fn prepare_create(&mut self) {}
+
+    /// Kind-specific PrepareForUpdate through the main endpoint, with the stored
+    /// object `old`: what the write may not change, counters bumped on a change
+    /// (`#[resource(prepare_update = path)]`). Runs after the generic steps,
+    /// on a defaulted object.
+    fn prepare_update(&mut self, _old: &Self) {}
+
+    /// PrepareForUpdate of a write through a subresource: `status`
+    /// (`#[resource(prepare_status_update = path)]`, after the status was taken
+    /// from the body) or one of [`ResourceInfo::subresources`]
+    /// (`subresource(prepare_update = path)`, given the body, which it turns
+    /// into what is written).
+    fn prepare_subresource_update(&mut self, _subresource: &str, _old: &Self) {}
+
+    /// Checks of a write through a subresource of
+    /// [`ResourceInfo::subresources`] against the stored object, replacing
+    /// [`Resource::validate_update`] for it (`subresource(validate_update =
+    /// path)`).
+    fn validate_subresource_update(
+        &self,
+        _subresource: &str,
+        _old: &Self,
+        _errs: &mut crate::validation::FieldErrors,
+    ) {
+    }
 
     /// Checks of an update against the stored object, `old` (immutable fields,
     /// allowed transitions: `#[resource(validate_update = path)]`), run after

@@ -204,6 +204,21 @@ impl ApiError {
         ApiError::new(500, "", message, None)
     }
 
+    /// 429 TooManyRequests, with a hint in seconds for the retry (0: none)
+    /// and the causes.
+    pub fn too_many_requests(
+        message: impl Into<String>,
+        retry_after_seconds: i32,
+        causes: Vec<StatusCause>,
+    ) -> ApiError {
+        let details = StatusDetails {
+            causes: (!causes.is_empty()).then_some(causes),
+            retry_after_seconds: (retry_after_seconds > 0).then_some(retry_after_seconds),
+            ..StatusDetails::default()
+        };
+        ApiError::new(429, "TooManyRequests", message, Some(details))
+    }
+
     /// 503 ServiceUnavailable.
     pub fn unavailable(message: impl Into<String>) -> ApiError {
         ApiError::new(503, "ServiceUnavailable", message, None)
@@ -256,6 +271,16 @@ impl ApiError {
             .and_then(|c| u16::try_from(c).ok())
             .unwrap_or(500)
     }
+
+    /// `Retry-After`, from the details' hint, as kube-apiserver sets it.
+    fn retry_after(&self, response: &mut Response) {
+        let seconds = self.0.details.as_ref().and_then(|d| d.retry_after_seconds);
+        if let Some(seconds) = seconds.filter(|s| *s > 0) {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+    }
 }
 
 impl ApiError {
@@ -264,6 +289,7 @@ impl ApiError {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = crate::protobuf::encode_status(&self.0);
         let mut response = (code, body).into_response();
+        self.retry_after(&mut response);
         response.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(kapi_runtime::proto::envelope::MEDIA_TYPE),
@@ -277,6 +303,7 @@ impl IntoResponse for ApiError {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = serde_json::to_vec(&self.0).unwrap_or_default();
         let mut response = (code, body).into_response();
+        self.retry_after(&mut response);
         response.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::model::{NameFormat, PrinterColumn, ResourceModel};
+use crate::model::{NameFormat, PrinterColumn, ResourceModel, SubresourceModel};
 use crate::parse::{self, ResourceInput};
 
 /// Parses, models and emits `#[derive(Resource)]` (impl + registration).
@@ -83,6 +83,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
             })
         },
     };
+    let subresources = model.subresources.iter().map(emit_subresource);
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
     let columns = model.printer_columns.iter().map(emit_column);
@@ -132,6 +133,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 tracks_generation: #tracks_generation,
                 age_column: #age_column,
                 scale: #scale,
+                subresources: &[#(#subresources),*],
                 name_format: ::kapi_runtime::resource::NameFormat::#name_format,
             };
 
@@ -150,6 +152,29 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
             #status_ops
 
             #hooks
+        }
+    }
+}
+
+fn emit_subresource(s: &SubresourceModel) -> TokenStream {
+    let SubresourceModel {
+        name, verbs, body, ..
+    } = s;
+    let body = match body {
+        None => quote!(::core::option::Option::None),
+        Some((group, version, kind)) => quote! {
+            ::core::option::Option::Some(::kapi_runtime::BodyKind {
+                group: #group,
+                version: #version,
+                kind: #kind,
+            })
+        },
+    };
+    quote! {
+        ::kapi_runtime::Subresource {
+            name: #name,
+            verbs: &[#(#verbs),*],
+            body: #body,
         }
     }
 }
@@ -233,5 +258,85 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
             }
         }
     });
-    quote!(#prepare #validate_update #answer #cells #grace)
+    let prepare_create = model.hooks.prepare_create.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self) = #f;);
+        quote! {
+            fn prepare_create(&mut self) {
+                #hook
+                hook(self)
+            }
+        }
+    });
+    let prepare_update = model.hooks.prepare_update.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self, &Self) = #f;);
+        quote! {
+            fn prepare_update(&mut self, old: &Self) {
+                #hook
+                hook(self, old)
+            }
+        }
+    });
+    let subresources = emit_subresource_hooks(model);
+    quote!(#prepare #prepare_create #prepare_update #subresources #validate_update #answer #cells #grace)
+}
+
+/// `prepare_subresource_update` and `validate_subresource_update`: a `match` on
+/// the subresource's name over the hooks declared.
+fn emit_subresource_hooks(model: &ResourceModel) -> TokenStream {
+    let status = model.hooks.prepare_status_update.as_ref().map(|f| ("status", f));
+    let prepares: Vec<_> = status
+        .into_iter()
+        .chain(model.subresources.iter().filter_map(|s| {
+            s.prepare_update.as_ref().map(|f| (s.name.as_str(), f))
+        }))
+        .map(|(name, f)| {
+            let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self, &Self) = #f;);
+            quote!(#name => { #hook hook(self, old) })
+        })
+        .collect();
+    let validates: Vec<_> = model
+        .subresources
+        .iter()
+        .filter_map(|s| s.validate_update.as_ref().map(|f| (s.name.as_str(), f)))
+        .map(|(name, f)| {
+            let hook = quote_spanned!(f.span()=>
+                let hook: fn(
+                    &Self,
+                    &Self,
+                    &::kapi_runtime::validation::FieldPath,
+                    &mut ::kapi_runtime::validation::FieldErrors,
+                ) = #f;
+            );
+            quote!(#name => {
+                #hook
+                hook(self, old, &::kapi_runtime::validation::FieldPath::root(), errs)
+            })
+        })
+        .collect();
+    let prepare = (!prepares.is_empty()).then(|| {
+        quote! {
+            fn prepare_subresource_update(&mut self, subresource: &str, old: &Self) {
+                match subresource {
+                    #(#prepares)*
+                    _ => {}
+                }
+            }
+        }
+    });
+    let validate = (!validates.is_empty()).then(|| {
+        quote! {
+            fn validate_subresource_update(
+                &self,
+                subresource: &str,
+                old: &Self,
+                errs: &mut ::kapi_runtime::validation::FieldErrors,
+            ) {
+                match subresource {
+                    #(#validates)*
+                    _ => {}
+                }
+            }
+        }
+    });
+    quote!(#prepare #validate)
 }

@@ -10,4 +10,4 @@ mod resource;
 pub use api_type::{ApiTypeModel, DefaultValue, FieldModel, MergeModel, Rule, SpannedRule};
 pub use convert::{ConvertModel, FieldMap, Mapping};
 pub use proto::{ProtoEmbed, ProtoEntry, ProtoField, ProtoMode, ProtoModel};
-pub use resource::{NameFormat, PrinterColumn, ResourceModel};
+pub use resource::{NameFormat, PrinterColumn, ResourceModel, SubresourceModel};

@@ -1,7 +1,7 @@
 use syn::{Ident, LitStr};
 
 use super::naming::pluralize;
-use crate::parse::{PrinterColumnAttr, ResourceInput};
+use crate::parse::{PrinterColumnAttr, ResourceInput, SubresourceAttr};
 
 /// A struct deriving `Resource`, checked.
 pub struct ResourceModel {
@@ -47,6 +47,8 @@ pub struct ResourceModel {
     pub protobuf: bool,
     /// Hook functions.
     pub hooks: Hooks,
+    /// Subresources besides `status` and `scale`, in name order.
+    pub subresources: Vec<SubresourceModel>,
     /// The fields besides `metadata` (and `status`, for a kind with a `/status`
     /// subresource): the desired state, whose changes bump `metadata.generation`.
     pub spec_fields: Vec<Ident>,
@@ -79,11 +81,31 @@ pub enum NameFormat {
     Dns1035Label,
 }
 
+/// A subresource besides `status` and `scale`.
+pub struct SubresourceModel {
+    /// Path segment.
+    pub name: String,
+    /// Verbs, in Kubernetes' order.
+    pub verbs: Vec<String>,
+    /// Group, version and kind of an action's body.
+    pub body: Option<(String, String, String)>,
+    /// `fn(&mut Self, &Self)` of a part of the object.
+    pub prepare_update: Option<syn::Path>,
+    /// `fn(&Self, &Self, &FieldPath, &mut FieldErrors)`.
+    pub validate_update: Option<syn::Path>,
+}
+
 /// The kind's hook functions.
 #[derive(Default)]
 pub struct Hooks {
     /// `fn(&mut Self)` before every write.
     pub prepare: Option<syn::Path>,
+    /// `fn(&mut Self)` after the generic PrepareForCreate.
+    pub prepare_create: Option<syn::Path>,
+    /// `fn(&mut Self, &Self)` after the generic PrepareForUpdate.
+    pub prepare_update: Option<syn::Path>,
+    /// `fn(&mut Self, &Self)` for writes through `/status`.
+    pub prepare_status_update: Option<syn::Path>,
     /// `fn(&Self, &Self, &FieldPath, &mut FieldErrors)` on updates.
     pub validate_update: Option<syn::Path>,
     /// `fn(&mut Self)` answering a create of a kind never stored.
@@ -93,6 +115,9 @@ pub struct Hooks {
     /// `fn(&Self, Option<i64>) -> Option<i64>`.
     pub grace_period: Option<syn::Path>,
 }
+
+/// Every verb a subresource can serve.
+const SUBRESOURCE_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
 
 /// Every verb a kind can serve, in the order Kubernetes lists them.
 const VERBS: &[&str] = &[
@@ -248,7 +273,35 @@ impl ResourceModel {
                     .collect()
             }
         };
+        if let Some(hook) = &input.prepare_status_update
+            && !input.status.is_present()
+        {
+            errors.push(
+                darling::Error::custom("`prepare_status_update` needs the `status` subresource")
+                    .with_span(hook),
+            );
+        }
+        let own_group = input.group.as_ref().map(LitStr::value).unwrap_or_default();
+        let own_version = input
+            .version
+            .as_ref()
+            .map(LitStr::value)
+            .unwrap_or_default();
+        let (own_group, own_version) = (own_group.as_str(), own_version.as_str());
+        let mut subresources: Vec<SubresourceModel> = input
+            .subresource
+            .iter()
+            .filter_map(|s| errors.handle(subresource(s, own_group, own_version)))
+            .collect();
+        subresources.sort_by(|a, b| a.name.cmp(&b.name));
+        for pair in subresources.windows(2) {
+            if pair[0].name == pair[1].name {
+                let msg = format!("subresource `{}` is declared twice", pair[0].name);
+                errors.push(darling::Error::custom(msg).with_span(&input.ident));
+            }
+        }
         errors.finish_with(ResourceModel {
+            subresources,
             hub: input.hub,
             verbs,
             ident: input.ident,
@@ -281,6 +334,9 @@ impl ResourceModel {
             protobuf,
             hooks: Hooks {
                 prepare: input.prepare,
+                prepare_create: input.prepare_create,
+                prepare_update: input.prepare_update,
+                prepare_status_update: input.prepare_status_update,
                 validate_update: input.validate_update,
                 answer: input.answer,
                 table_cells: input.table_cells,
@@ -289,6 +345,98 @@ impl ResourceModel {
             spec_fields,
         })
     }
+}
+
+fn subresource(
+    attr: &SubresourceAttr,
+    own_group: &str,
+    own_version: &str,
+) -> darling::Result<SubresourceModel> {
+    let mut errors = darling::Error::accumulator();
+    let name = attr.name.value();
+    if name == "status" || name == "scale" {
+        let msg = format!("`{name}` is declared with the `{name}` attribute, not as `subresource`");
+        errors.push(darling::Error::custom(msg).with_span(&attr.name));
+    }
+    check(
+        &mut errors,
+        &attr.name,
+        is_lower_name,
+        "subresource names are lower-case ASCII letters and digits",
+    );
+    let action = attr.kind.is_some();
+    let verbs: Vec<String> = match &attr.verbs {
+        None if action => vec!["create".to_owned()],
+        None => vec!["get".to_owned(), "patch".to_owned(), "update".to_owned()],
+        Some(list) => {
+            for lit in &list.items {
+                let v = lit.value();
+                if !SUBRESOURCE_VERBS.contains(&v.as_str()) {
+                    let msg =
+                        format!("unknown subresource verb `{v}`; expected some of {SUBRESOURCE_VERBS:?}");
+                    errors.push(darling::Error::custom(msg).with_span(lit));
+                }
+            }
+            let given = list.values();
+            SUBRESOURCE_VERBS
+                .iter()
+                .filter(|v| given.iter().any(|g| g == *v))
+                .map(|v| (*v).to_owned())
+                .collect()
+        }
+    };
+    if action {
+        for hook in [&attr.prepare_update, &attr.validate_update].into_iter().flatten() {
+            errors.push(
+                darling::Error::custom(
+                    "an action subresource (with `kind`) is implemented by the server; it takes no hooks",
+                )
+                .with_span(hook),
+            );
+        }
+    } else {
+        if attr.group.is_some() || attr.version.is_some() {
+            errors.push(
+                darling::Error::custom("`group` and `version` describe an action's body: add `kind`")
+                    .with_span(&attr.name),
+            );
+        }
+        let writes = verbs.iter().any(|v| v == "update" || v == "patch");
+        if writes && attr.prepare_update.is_none() {
+            errors.push(
+                darling::Error::custom(
+                    "a subresource writing a part of the object needs `prepare_update = path` (what such a write may change)",
+                )
+                .with_span(&attr.name),
+            );
+        }
+    }
+    if let Some(kind) = &attr.kind {
+        check(
+            &mut errors,
+            kind,
+            is_kind,
+            "kind must be CamelCase ASCII starting with an upper-case letter",
+        );
+    }
+    let body = attr.kind.as_ref().map(|kind| {
+        (
+            attr.group
+                .as_ref()
+                .map_or_else(|| own_group.to_owned(), LitStr::value),
+            attr.version
+                .as_ref()
+                .map_or_else(|| own_version.to_owned(), LitStr::value),
+            kind.value(),
+        )
+    });
+    errors.finish_with(SubresourceModel {
+        name,
+        verbs,
+        body,
+        prepare_update: attr.prepare_update.clone(),
+        validate_update: attr.validate_update.clone(),
+    })
 }
 
 fn column(attr: &PrinterColumnAttr) -> darling::Result<PrinterColumn> {

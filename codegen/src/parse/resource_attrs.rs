@@ -83,6 +83,23 @@ pub struct ResourceInput {
     /// `prepare = path::to::fn`: `fn(&mut Self)` run before every write.
     #[darling(default)]
     pub prepare: Option<syn::Path>,
+    /// `prepare_create = path::to::fn`: `fn(&mut Self)`, the kind's
+    /// PrepareForCreate after the generic one.
+    #[darling(default)]
+    pub prepare_create: Option<syn::Path>,
+    /// `prepare_update = path::to::fn`: `fn(&mut Self, &Self)` with the new
+    /// object first and the stored one second, the kind's PrepareForUpdate
+    /// through the main endpoint.
+    #[darling(default)]
+    pub prepare_update: Option<syn::Path>,
+    /// `prepare_status_update = path::to::fn`: `fn(&mut Self, &Self)`, as
+    /// `prepare_update` for writes through `/status` (needs `status`).
+    #[darling(default)]
+    pub prepare_status_update: Option<syn::Path>,
+    /// `subresource(name = "eviction", ...)`, repeated: the subresources other
+    /// than `status` and `scale`.
+    #[darling(default, multiple)]
+    pub subresource: Vec<SubresourceAttr>,
     /// `validate_update = path::to::fn`:
     /// `fn(&Self, &Self, &kapi_runtime::validation::FieldPath, &mut FieldErrors)`
     /// with the new object first and the stored one second, run on updates after
@@ -144,6 +161,37 @@ pub struct ScaleAttr {
     pub status_replicas: LitStr,
     /// Path of the pods' label selector.
     pub label_selector: LitStr,
+}
+
+/// `subresource(name = "ephemeralcontainers", prepare_update = path)` (a part
+/// of the object, written through its own endpoint) or `subresource(name =
+/// "eviction", group = "policy", version = "v1", kind = "Eviction")` (an
+/// action taking another kind, implemented by the server).
+#[derive(Debug, FromMeta)]
+pub struct SubresourceAttr {
+    /// The path segment.
+    pub name: LitStr,
+    /// `verbs("get", "update")`: by default `get`, `patch` and `update` for a
+    /// part of the object and `create` for an action.
+    #[darling(default)]
+    pub verbs: Option<StrList>,
+    /// The body's kind, for an action.
+    #[darling(default)]
+    pub kind: Option<LitStr>,
+    /// The body's group; the resource's own by default.
+    #[darling(default)]
+    pub group: Option<LitStr>,
+    /// The body's version; the resource's own by default.
+    #[darling(default)]
+    pub version: Option<LitStr>,
+    /// `fn(&mut Self, &Self)`: turns the body (first) into what is written,
+    /// given the stored object (second): a part of the object's PrepareForUpdate.
+    #[darling(default)]
+    pub prepare_update: Option<syn::Path>,
+    /// `fn(&Self, &Self, &FieldPath, &mut FieldErrors)`: the checks of a write
+    /// through the subresource, in place of the kind's `validate_update`.
+    #[darling(default)]
+    pub validate_update: Option<syn::Path>,
 }
 
 /// `printer_column(name = "Ready", type = "string", json_path = ".status.ready")`.

@@ -1,6 +1,7 @@
 //! HTTP endpoints of resources: one dispatching `match` over the verb, one file per
 //! verb (k8s.io/apiserver's handlers/{get,create,update,patch,delete,watch}.go).
 
+mod action;
 mod create;
 mod delete;
 mod get;
@@ -25,7 +26,7 @@ pub use query::Query;
 use crate::api_error::{ApiError, ApiResult};
 use crate::app::App;
 use crate::negotiation::{self, Format, Output};
-use crate::registry::{FieldValidation, Input, Scope, WriteOptions};
+use crate::registry::{Endpoint, FieldValidation, Input, Scope, WriteOptions};
 use crate::request_info::{self, ResourceRequest, Verb};
 
 /// Longest a non-watch request may take, as kube-apiserver's `--request-timeout`
@@ -84,9 +85,18 @@ impl Ctx<'_> {
         self.req.name.as_deref().unwrap_or_default()
     }
 
-    /// Whether the request goes to `/status`.
-    pub fn status_endpoint(&self) -> bool {
-        self.req.subresource.as_deref() == Some("status")
+    /// The endpoint of the object a write goes through (its shape was
+    /// checked: a subresource named in the path exists).
+    pub fn endpoint(&self) -> Endpoint {
+        match self.req.subresource.as_deref() {
+            None => Endpoint::Main,
+            Some("status") => Endpoint::Status,
+            Some(name) => self
+                .entry
+                .info
+                .subresource(name)
+                .map_or(Endpoint::Main, Endpoint::Part),
+        }
     }
 
     /// The options of a write.
@@ -186,6 +196,14 @@ async fn dispatch(
         };
         return scale::handle(&ctx, body).await;
     }
+    if let Some(action) = req
+        .subresource
+        .as_deref()
+        .and_then(|name| entry.info.subresource(name))
+        .filter(|s| s.body.is_some())
+    {
+        return action::handle(&ctx, action, read_body(headers, body).await?).await;
+    }
     match req.verb {
         Verb::Get => get::handle(&ctx).await,
         Verb::List => list::handle(&ctx).await,
@@ -201,10 +219,11 @@ async fn dispatch(
 }
 
 /// Scope, subresource and verb must fit the kind: namespaced kinds need a
-/// namespace for anything but listing/watching across namespaces; only `status`
-/// exists; a verb the kind does not serve is 405 where the path exists for
-/// another verb, and 404 for an object path of a kind with no object verbs (a
-/// create-only review kind), as kube-apiserver's routes answer.
+/// namespace for anything but listing/watching across namespaces; only the
+/// kind's subresources exist; a verb the kind (or subresource) does not serve
+/// is 405 where the path exists for another verb, and 404 for an object path
+/// of a kind with no object verbs (a create-only review kind), as
+/// kube-apiserver's routes answer.
 fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
     let info = entry.info;
     if req.subresource.is_none() && !info.serves(req.verb.as_str()) {
@@ -223,15 +242,14 @@ fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
         (Some(sub), _) if sub == "scale" && info.scale.is_some() => {
             return Err(ApiError::method_not_allowed());
         }
-        (Some(sub), _)
-            if sub == "binding"
-                && info.group.is_empty()
-                && info.plural == "pods"
-                && req.verb == Verb::Create => {}
         (Some(sub), true)
             if sub == "status" && matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch) => {}
         (Some(sub), true) if sub == "status" => return Err(ApiError::method_not_allowed()),
-        _ => return Err(ApiError::no_route()),
+        (Some(sub), _) => match info.subresource(sub) {
+            Some(s) if s.serves(req.verb.as_str()) => {}
+            Some(_) => return Err(ApiError::method_not_allowed()),
+            None => return Err(ApiError::no_route()),
+        },
     }
     let across_namespaces = matches!(req.verb, Verb::List | Verb::Watch);
     match (info.namespaced, req.namespace.is_some()) {
@@ -255,6 +273,43 @@ fn decode_object_as(ctx: &Ctx<'_>, entry: &KindEntry, body: &[u8]) -> ApiResult<
         Format::Json => Input::from_json(entry, body),
         Format::Yaml => Input::from_value(entry, negotiation::decode_yaml(body)?),
     }
+}
+
+/// A body of a kind that is no resource (a Scale, an Eviction), in JSON, YAML
+/// or protobuf, as the JSON its type reads and writes (unknown fields
+/// dropped). A body naming another kind is refused, as kube-apiserver's
+/// decoder refuses what it cannot convert.
+fn decode_body(
+    ctx: &Ctx<'_>,
+    entry: &kapi_runtime::scheme::BodyEntry,
+    body: &[u8],
+) -> ApiResult<serde_json::Value> {
+    let value = match negotiation::body_format(ctx.headers)? {
+        Format::Protobuf => {
+            let unknown = kapi_runtime::proto::envelope::decode(body)
+                .map_err(|e| ApiError::bad_request(format!("invalid protobuf body: {e}")))?;
+            return (entry.decode_proto)(unknown.raw)
+                .map_err(|e| ApiError::bad_request(format!("invalid {}: {e}", entry.kind)));
+        }
+        Format::Json => negotiation::decode_json(body)?,
+        Format::Yaml => negotiation::decode_yaml(body)?,
+    };
+    let kind = value["kind"].as_str().unwrap_or(entry.kind);
+    if kind != entry.kind {
+        let version = value["apiVersion"].as_str().unwrap_or_default();
+        return Err(ApiError::bad_request(format!(
+            "{kind} in version {version:?} cannot be handled as a {}: no conversion from {version}, Kind={kind}",
+            entry.kind
+        )));
+    }
+    (entry.normalize)(value).map_err(|e| {
+        ApiError::bad_request(format!(
+            "{} in version {:?} cannot be handled as a {}: {e}",
+            entry.kind,
+            entry.api_version(),
+            entry.kind
+        ))
+    })
 }
 
 async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<bytes::Bytes> {

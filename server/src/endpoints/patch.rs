@@ -10,7 +10,7 @@ use crate::api_error::{ApiError, ApiResult};
 use crate::negotiation::decode_json;
 use crate::registry::PatchKind;
 
-/// Handles PATCH `.../<resource>/<name>[/status]`.
+/// Handles PATCH `.../<resource>/<name>[/<subresource>]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let kind = patch_kind(ctx)?;
     let patch = decode_json(&body)?;
@@ -22,7 +22,7 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
             ctx.name(),
             kind,
             &patch,
-            ctx.status_endpoint(),
+            ctx.endpoint(),
             ctx.write_options()?,
         )
         .await?;

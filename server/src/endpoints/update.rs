@@ -7,7 +7,7 @@ use bytes::Bytes;
 use super::{Ctx, respond};
 use crate::api_error::ApiResult;
 
-/// Handles PUT `.../<resource>/<name>[/status]`.
+/// Handles PUT `.../<resource>/<name>[/<subresource>]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let value = super::decode_object(ctx, &body)?;
     let written = ctx
@@ -17,7 +17,7 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
             ctx.scope(),
             ctx.name(),
             value,
-            ctx.status_endpoint(),
+            ctx.endpoint(),
             ctx.write_options()?,
         )
         .await?;

@@ -16,6 +16,7 @@ mod codec;
 mod component_status;
 mod create;
 mod delete;
+mod eviction;
 mod input;
 mod keys;
 mod list;
@@ -39,7 +40,7 @@ pub use input::Input;
 pub use list::{ListOptions, ListPage};
 pub use object::Object;
 pub use scale::ScaleAnswer;
-pub use update::PatchKind;
+pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
 use crate::api_error::{ApiError, ApiResult, Target};
@@ -63,6 +64,19 @@ pub struct WriteOptions {
     pub dry_run: bool,
     /// `fieldValidation`.
     pub field_validation: FieldValidation,
+}
+
+/// The endpoint of an object a write goes through: each may change a
+/// different part of the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The object itself (`.../pods/<name>`).
+    Main,
+    /// `/status`.
+    Status,
+    /// A part of the object with an endpoint of its own
+    /// (`pods/<name>/ephemeralcontainers`, `namespaces/<name>/finalize`).
+    Part(&'static kapi_runtime::Subresource),
 }
 
 /// The result of a write: the object as stored, and warnings for the client.

@@ -10,7 +10,7 @@ use kapi_runtime::scheme::BodyEntry;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 use serde_json::{Map, Value, json};
 
-use super::{Object, PatchKind, Registry, Scope, WriteOptions};
+use super::{Endpoint, Object, PatchKind, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
 use crate::table::lookup;
 
@@ -82,7 +82,7 @@ impl Registry {
                 name,
                 PatchKind::Json,
                 &Value::Array(patch),
-                false,
+                Endpoint::Main,
                 opts,
             )
             .await?;

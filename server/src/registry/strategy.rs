@@ -6,7 +6,7 @@ use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::{ObjectMeta, Time};
 use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, qualified_name_errors};
 
-use super::{FieldValidation, Object, Scope};
+use super::{Endpoint, FieldValidation, Object, Scope};
 use crate::api_error::{ApiError, ApiResult};
 
 /// Checks the `kind`/`apiVersion` a body names against the endpoint; absent ones
@@ -90,12 +90,14 @@ pub fn prepare_create(scope: Scope<'_>, object: &mut Object) {
     if scope.info().status_subresource {
         object.typed_mut().reset_status();
     }
+    object.typed_mut().prepare_create();
 }
 
 /// PrepareForUpdate: keep what clients may not change, copy status or spec from
-/// the old object depending on the endpoint.
-pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_endpoint: bool) {
-    if status_endpoint {
+/// the old object depending on the endpoint, run the kind's hook for the
+/// endpoint, then keep the server-owned metadata.
+pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, endpoint: Endpoint) {
+    if endpoint == Endpoint::Status {
         // Only status (and labels/annotations) change through /status.
         let mut merged = old.clone();
         merged.typed_mut().copy_status_from(new.typed());
@@ -104,9 +106,15 @@ pub fn prepare_update(scope: Scope<'_>, old: &Object, new: &mut Object, status_e
         meta.owner_references = old.metadata().owner_references.clone();
         *merged.metadata_mut() = meta;
         *new = merged;
-    } else if scope.info().status_subresource {
+    } else if endpoint == Endpoint::Main && scope.info().status_subresource {
         new.typed_mut().copy_status_from(old.typed());
     }
+    let hook = match endpoint {
+        Endpoint::Main => None,
+        Endpoint::Status => Some("status"),
+        Endpoint::Part(subresource) => Some(subresource.name),
+    };
+    new.typed_mut().prepare_update(hook, old.typed());
     let old_meta = old.metadata();
     let meta = new.metadata_mut();
     meta.uid = old_meta.uid.clone();
@@ -134,13 +142,23 @@ pub fn bump_generation(scope: Scope<'_>, old: &Object, new: &mut Object) {
 }
 
 /// Runs the kind's prepare hook, defaults and validation, plus metadata
-/// validation, and on an update (`old` is the stored object) the kind's
-/// update checks.
-pub fn admit(scope: Scope<'_>, object: &mut Object, old: Option<&Object>) -> ApiResult<()> {
+/// validation, and on an update (`old` is the stored object, written through
+/// the endpoint) the update checks of the endpoint.
+pub fn admit(
+    scope: Scope<'_>,
+    object: &mut Object,
+    old: Option<(&Object, Endpoint)>,
+) -> ApiResult<()> {
     let mut errors = object.typed_mut().admit();
     validate_metadata(scope, object.metadata(), &mut errors);
-    if let Some(old) = old {
-        object.typed().validate_update(old.typed(), &mut errors);
+    match old {
+        None => {}
+        Some((old, Endpoint::Part(subresource))) => {
+            object
+                .typed()
+                .validate_subresource_update(subresource.name, old.typed(), &mut errors);
+        }
+        Some((old, _)) => object.typed().validate_update(old.typed(), &mut errors),
     }
     if !errors.is_empty() {
         let info = scope.info();

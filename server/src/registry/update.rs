@@ -5,7 +5,7 @@
 use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
-use super::{Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
+use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
 /// The patch formats served.
@@ -17,10 +17,16 @@ pub enum PatchKind {
     Merge,
 }
 
+/// A change the server itself makes to an object's JSON (in the served
+/// version), given the current object: what an eviction does to a budget's
+/// status, for instance. Errors abort the update.
+pub type Edit<'a> = &'a (dyn Fn(&mut Value) -> ApiResult<()> + Sync);
+
 /// Where the new object of an update comes from.
 enum Source<'a> {
     Body(&'a Object),
     Patch(PatchKind, &'a Value),
+    Edit(Edit<'a>),
 }
 
 impl Registry {
@@ -31,7 +37,7 @@ impl Registry {
         scope: Scope<'_>,
         name: &str,
         input: Input,
-        status: bool,
+        endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
@@ -48,7 +54,7 @@ impl Registry {
             )));
         }
         let mut written = self
-            .guaranteed_update(scope, name, Source::Body(&object), status, opts)
+            .guaranteed_update(scope, name, Source::Body(&object), endpoint, opts)
             .await?;
         warnings.append(&mut written.warnings);
         written.warnings = warnings;
@@ -63,10 +69,25 @@ impl Registry {
         name: &str,
         kind: PatchKind,
         patch: &Value,
-        status: bool,
+        endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        self.guaranteed_update(scope, name, Source::Patch(kind, patch), status, opts)
+        self.guaranteed_update(scope, name, Source::Patch(kind, patch), endpoint, opts)
+            .await
+    }
+
+    /// Changes the current object with `edit` and writes it through
+    /// `endpoint`, as a patch would (prepare, admission, validation), retried
+    /// on conflict: the server's own read-modify-write of an object.
+    pub async fn edit(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        endpoint: Endpoint,
+        edit: Edit<'_>,
+        opts: WriteOptions,
+    ) -> ApiResult<Written> {
+        self.guaranteed_update(scope, name, Source::Edit(edit), endpoint, opts)
             .await
     }
 
@@ -75,7 +96,7 @@ impl Registry {
         scope: Scope<'_>,
         name: &str,
         source: Source<'_>,
-        status: bool,
+        endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let key = scope.key(name);
@@ -86,7 +107,7 @@ impl Registry {
             .storage
             .guaranteed_update(&key, &mut |current| {
                 warnings.clear();
-                let step = next_object(scope, name, current, &source, status, opts, &mut warnings);
+                let step = next_object(scope, name, current, &source, endpoint, opts, &mut warnings);
                 match step {
                     Ok((mut object, delete_after)) => {
                         let bytes = self.media_type.encode(scope.entry, &mut object);
@@ -141,7 +162,7 @@ fn next_object(
     name: &str,
     current: Option<&KeyValue>,
     source: &Source<'_>,
-    status: bool,
+    endpoint: Endpoint,
     opts: WriteOptions,
     warnings: &mut Vec<String>,
 ) -> ApiResult<(Object, bool)> {
@@ -153,6 +174,13 @@ fn next_object(
             let input = apply_patch(scope, &old, *kind, patch)?;
             strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, warnings)?;
             input.object
+        }
+        Source::Edit(edit) => {
+            let served = scope.to_served(old.clone())?;
+            let mut doc = served.to_value().map_err(ApiError::internal)?;
+            edit(&mut doc)?;
+            let input = Input::from_value(scope.served, doc)?;
+            scope.to_storage(input.object)?
         }
     };
     if let Some(rv) = new
@@ -176,9 +204,9 @@ fn next_object(
         ));
     }
     strategy::check_namespace(scope, new.metadata_mut())?;
-    strategy::prepare_update(scope, &old, &mut new, status);
+    strategy::prepare_update(scope, &old, &mut new, endpoint);
     check_finalizers(scope, &old, &new)?;
-    strategy::admit(scope, &mut new, Some(&old))?;
+    strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
     let delete_after = meta.deletion_timestamp.is_some()

@@ -35,6 +35,9 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Validity asked for the certificate, or <none>."),
     printer_column(name = "Condition", type = "string", json_path = ".status.conditions",
         description = "Approved, Denied or Pending, then Failed and Issued when they apply."),
+    subresource(name = "approval", prepare_update = take_conditions),
+    prepare_update = keep_spec,
+    prepare_status_update = keep_conditions,
     table_cells = csr_cells
 )]
 pub struct CertificateSigningRequest {
@@ -164,6 +167,28 @@ pub struct CertificateSigningRequestCondition {
     #[serde(default)]
     #[api(proto = 5, proto_value)]
     pub last_transition_time: Option<Time>,
+}
+
+/// PrepareForUpdate through the main endpoint: a request cannot change once
+/// made (the status is kept as for every kind with `/status`).
+fn keep_spec(new: &mut CertificateSigningRequest, old: &CertificateSigningRequest) {
+    new.spec.clone_from(&old.spec);
+}
+
+/// PrepareForUpdate of `certificatesigningrequests/<name>/approval`: only the
+/// conditions (Approved, Denied...) change; spec and the rest of the status
+/// are the stored ones. Approval and issuance are separate concerns upstream.
+fn take_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigningRequest) {
+    new.spec.clone_from(&old.spec);
+    let conditions = new.status.conditions.take();
+    new.status.clone_from(&old.status);
+    new.status.conditions = conditions;
+}
+
+/// PrepareForUpdate of `/status`: the certificate may be issued, but the
+/// conditions change only through `approval`.
+fn keep_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigningRequest) {
+    new.status.conditions.clone_from(&old.status.conditions);
 }
 
 /// The `kubectl get csr` row (kube-apiserver's

@@ -27,7 +27,9 @@ pub const METADATA_NAME_LABEL: &str = "kubernetes.io/metadata.name";
     selectable_fields("status.phase"),
     printer_column(name = "Status", type = "string", json_path = ".status.phase",
         description = "Whether the namespace is Active or Terminating."),
-    prepare = prepare_namespace
+    subresource(name = "finalize", verbs("update"), prepare_update = take_finalizers),
+    prepare_create = add_kubernetes_finalizer,
+    prepare_update = keep_finalizers
 )]
 #[api(defaults = default_namespace)]
 #[api(validate = super::validation::validate_namespace)]
@@ -111,16 +113,25 @@ pub struct NamespaceCondition {
 /// deleted.
 const KUBERNETES_FINALIZER: &str = "kubernetes";
 
-/// The namespace strategy: a namespace is created with the `kubernetes`
-/// finalizer added to those it asks for, and writes through the main endpoint
-/// keep it (upstream takes the stored list on update, which only the
-/// `finalize` subresource changes; kapi has none yet, and one must not run this
-/// hook).
-fn prepare_namespace(ns: &mut Namespace) {
+/// PrepareForCreate: a namespace is created with the `kubernetes` finalizer
+/// added to those it asks for.
+fn add_kubernetes_finalizer(ns: &mut Namespace) {
     let finalizers = ns.spec.finalizers.get_or_insert_with(Vec::new);
     if !finalizers.iter().any(|f| f == KUBERNETES_FINALIZER) {
         finalizers.push(KUBERNETES_FINALIZER.to_owned());
     }
+}
+
+/// PrepareForUpdate through the main endpoint: the finalizers stay as stored;
+/// only `namespaces/<name>/finalize` changes them.
+fn keep_finalizers(new: &mut Namespace, old: &Namespace) {
+    new.spec.finalizers.clone_from(&old.spec.finalizers);
+}
+
+/// PrepareForUpdate of `namespaces/<name>/finalize`: the body's spec (its
+/// finalizers) and metadata, the stored status.
+fn take_finalizers(new: &mut Namespace, old: &Namespace) {
+    new.status.clone_from(&old.status);
 }
 
 /// Kubernetes' namespace defaults: phase `Active` (`SetDefaults_NamespaceStatus`)

@@ -68,6 +68,13 @@ use crate::go_json::null_as_default;
         description = "Node the scheduler preempted pods on for this pod."),
     printer_column(name = "Readiness Gates", type = "string", json_path = ".spec.readinessGates",
         priority = 1, description = "Readiness gates that pass out of all gates."),
+    subresource(name = "binding", kind = "Binding"),
+    subresource(name = "eviction", group = "policy", version = "v1", kind = "Eviction"),
+    subresource(
+        name = "ephemeralcontainers",
+        prepare_update = keep_all_but_ephemeral_containers,
+        validate_update = validation::validate_ephemeral_containers_update
+    ),
     prepare = defaults::prepare_pod,
     validate_update = validation::validate_pod_update,
     table_cells = table::pod_cells,
@@ -88,6 +95,20 @@ pub struct Pod {
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 3)]
     pub status: PodStatus,
+}
+
+/// A write through `pods/<name>/ephemeralcontainers` changes only the
+/// ephemeral containers: everything else is the stored pod's, but for the
+/// identity the body names (checked against the stored one afterwards).
+fn keep_all_but_ephemeral_containers(new: &mut Pod, old: &Pod) {
+    let mut pod = old.clone();
+    let meta = &mut new.metadata;
+    pod.metadata.name = meta.name.take();
+    pod.metadata.namespace = meta.namespace.take();
+    pod.metadata.resource_version = meta.resource_version.take();
+    pod.metadata.uid = meta.uid.take();
+    pod.spec.ephemeral_containers = new.spec.ephemeral_containers.take();
+    *new = pod;
 }
 
 /// How long a deleted pod stays terminating (pod strategy `CheckGracefulDelete`):

@@ -22,6 +22,8 @@ use crate::go_json::omitempty;
         description = "Number of secrets listed by the service account."),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
         description = "Time since the service account was created."),
+    subresource(name = "token", group = "authentication.k8s.io", version = "v1",
+        kind = "TokenRequest"),
     table_cells = serviceaccount_cells
 )]
 pub struct ServiceAccount {

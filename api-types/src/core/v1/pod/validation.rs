@@ -18,7 +18,7 @@ use kapi_runtime::validation::{
 pub(crate) use env::{validate_config_map_key, validate_env_var, validate_secret_key};
 pub(crate) use extras::{validate_pod_security, validate_security, validate_template};
 pub(crate) use resources::validate_resources;
-pub(crate) use update::{validate_pod, validate_pod_update};
+pub(crate) use update::{validate_ephemeral_containers_update, validate_pod, validate_pod_update};
 
 use super::affinity::Toleration;
 use super::container::{Container, ContainerPort, VolumeMount};

@@ -152,3 +152,46 @@ fn container_images(
     }
     true
 }
+
+/// The annotation the kubelet sets on the API mirror of a static pod.
+const MIRROR_POD_ANNOTATION: &str = "kubernetes.io/config.mirror";
+
+/// `ValidatePodEphemeralContainersUpdate`, the checks of a write through
+/// `pods/<name>/ephemeralcontainers` (after the pod's own validation):
+/// ephemeral containers may be added, never removed or changed, and never to a
+/// static pod. Upstream appends a Go diff to the "may not be changed" message;
+/// we give the sentence only.
+pub(crate) fn validate_ephemeral_containers_update(
+    new: &Pod,
+    old: &Pod,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let list_path = path.child("spec").child("ephemeralContainers");
+    errs.0
+        .retain(|e| !(e.path == list_path && e.message == EPHEMERAL_ON_CREATE));
+    let static_pod = old
+        .metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(MIRROR_POD_ANNOTATION));
+    if static_pod {
+        *errs = FieldErrors::default();
+        errs.forbidden(path.clone(), "static pods do not support ephemeral containers");
+        return;
+    }
+    let new_list = new.spec.ephemeral_containers.as_deref().unwrap_or_default();
+    for existing in old.spec.ephemeral_containers.iter().flatten() {
+        match new_list.iter().find(|c| c.name == existing.name) {
+            None => errs.forbidden(
+                list_path.clone(),
+                &format!("existing ephemeral containers {:?} may not be removed\n", existing.name),
+            ),
+            Some(container) if container != existing => errs.forbidden(
+                list_path.key(&existing.name),
+                &format!("existing ephemeral containers {:?} may not be changed\n", existing.name),
+            ),
+            Some(_) => {}
+        }
+    }
+}
