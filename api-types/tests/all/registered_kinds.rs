@@ -126,7 +126,10 @@ fn registered_kinds_are_upstreams() {
                     _ => gv.clone(),
                 };
                 let kind = r["kind"].as_str().unwrap_or_default();
-                Some(format!("{sub} {body_gv} {kind} {}", strings(&r["verbs"]).join(",")))
+                Some(format!(
+                    "{sub} {body_gv} {kind} {}",
+                    strings(&r["verbs"]).join(",")
+                ))
             })
             .collect();
         check("subresources", ours.join("; "), theirs.join("; "));

@@ -283,12 +283,19 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
 /// `prepare_subresource_update` and `validate_subresource_update`: a `match` on
 /// the subresource's name over the hooks declared.
 fn emit_subresource_hooks(model: &ResourceModel) -> TokenStream {
-    let status = model.hooks.prepare_status_update.as_ref().map(|f| ("status", f));
+    let status = model
+        .hooks
+        .prepare_status_update
+        .as_ref()
+        .map(|f| ("status", f));
     let prepares: Vec<_> = status
         .into_iter()
-        .chain(model.subresources.iter().filter_map(|s| {
-            s.prepare_update.as_ref().map(|f| (s.name.as_str(), f))
-        }))
+        .chain(
+            model
+                .subresources
+                .iter()
+                .filter_map(|s| s.prepare_update.as_ref().map(|f| (s.name.as_str(), f))),
+        )
         .map(|(name, f)| {
             let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self, &Self) = #f;);
             quote!(#name => { #hook hook(self, old) })

@@ -372,8 +372,9 @@ fn subresource(
             for lit in &list.items {
                 let v = lit.value();
                 if !SUBRESOURCE_VERBS.contains(&v.as_str()) {
-                    let msg =
-                        format!("unknown subresource verb `{v}`; expected some of {SUBRESOURCE_VERBS:?}");
+                    let msg = format!(
+                        "unknown subresource verb `{v}`; expected some of {SUBRESOURCE_VERBS:?}"
+                    );
                     errors.push(darling::Error::custom(msg).with_span(lit));
                 }
             }
@@ -386,7 +387,10 @@ fn subresource(
         }
     };
     if action {
-        for hook in [&attr.prepare_update, &attr.validate_update].into_iter().flatten() {
+        for hook in [&attr.prepare_update, &attr.validate_update]
+            .into_iter()
+            .flatten()
+        {
             errors.push(
                 darling::Error::custom(
                     "an action subresource (with `kind`) is implemented by the server; it takes no hooks",
@@ -397,8 +401,10 @@ fn subresource(
     } else {
         if attr.group.is_some() || attr.version.is_some() {
             errors.push(
-                darling::Error::custom("`group` and `version` describe an action's body: add `kind`")
-                    .with_span(&attr.name),
+                darling::Error::custom(
+                    "`group` and `version` describe an action's body: add `kind`",
+                )
+                .with_span(&attr.name),
             );
         }
         let writes = verbs.iter().any(|v| v == "update" || v == "patch");

@@ -27,6 +27,16 @@ pub async fn handle(ctx: &Ctx<'_>, action: &Subresource, body: Bytes) -> ApiResu
                 .await?;
             created(ctx)
         }
+        ("", "serviceaccounts", "token") => {
+            let entry = body_entry(ctx, action)?;
+            let request = super::decode_body(ctx, entry, &body)?;
+            let answer = ctx
+                .app
+                .registry
+                .issue_token(ctx.scope(), ctx.name(), request)
+                .await?;
+            respond::body_of(ctx, entry, StatusCode::CREATED, answer, &[])
+        }
         // Declared by a kind, but an action this server does not implement.
         _ => Err(ApiError::no_route()),
     }

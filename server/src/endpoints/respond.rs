@@ -27,6 +27,25 @@ pub fn body<T: serde::Serialize>(
 }
 
 /// A response already encoded as protobuf.
+/// A body of a kind that is no resource (a Scale, a TokenRequest), given as
+/// its JSON, in the format the client asked for.
+pub fn body_of(
+    ctx: &Ctx<'_>,
+    entry: &kapi_runtime::scheme::BodyEntry,
+    code: StatusCode,
+    value: serde_json::Value,
+    warnings: &[String],
+) -> ApiResult<Response> {
+    match ctx.output.format {
+        Format::Protobuf => {
+            let raw = (entry.encode_proto)(value).map_err(crate::api_error::ApiError::internal)?;
+            let bytes = envelope::encode(&entry.api_version(), entry.kind, &raw);
+            Ok(protobuf(code, bytes, warnings))
+        }
+        _ => body(ctx, code, &value, warnings),
+    }
+}
+
 pub fn protobuf(code: StatusCode, bytes: Vec<u8>, warnings: &[String]) -> Response {
     with_headers(code, bytes, envelope::MEDIA_TYPE, warnings)
 }

@@ -4,12 +4,11 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
-use kapi_runtime::proto::envelope;
 use serde_json::Value;
 
 use super::{Ctx, respond};
 use crate::api_error::{ApiError, ApiResult};
-use crate::negotiation::{self, Format};
+use crate::negotiation;
 use crate::request_info::Verb;
 
 /// Handles a request for `.../<resource>/<name>/scale`.
@@ -41,28 +40,16 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
         }
         _ => return Err(ApiError::method_not_allowed()),
     };
-    match ctx.output.format {
-        Format::Protobuf => {
-            let entry = registry.scale_body()?;
-            let raw = (entry.encode_proto)(scale).map_err(ApiError::internal)?;
-            let bytes = envelope::encode(&entry.api_version(), entry.kind, &raw);
-            Ok(respond::protobuf(StatusCode::OK, bytes, &warnings))
-        }
-        _ => respond::body(ctx, StatusCode::OK, &scale, &warnings),
-    }
+    respond::body_of(
+        ctx,
+        registry.scale_body()?,
+        StatusCode::OK,
+        scale,
+        &warnings,
+    )
 }
 
 /// A Scale body in JSON, YAML or protobuf, as JSON.
 fn decode(ctx: &Ctx<'_>, body: &[u8]) -> ApiResult<Value> {
-    match negotiation::body_format(ctx.headers)? {
-        Format::Protobuf => {
-            let entry = ctx.app.registry.scale_body()?;
-            let unknown = envelope::decode(body)
-                .map_err(|e| ApiError::bad_request(format!("invalid protobuf body: {e}")))?;
-            (entry.decode_proto)(unknown.raw)
-                .map_err(|e| ApiError::bad_request(format!("invalid Scale: {e}")))
-        }
-        Format::Json => negotiation::decode_json(body),
-        Format::Yaml => negotiation::decode_yaml(body),
-    }
+    super::decode_body(ctx, ctx.app.registry.scale_body()?, body)
 }

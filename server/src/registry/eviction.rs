@@ -221,7 +221,9 @@ fn enforces_resource_version(pod: &Value) -> bool {
 }
 
 fn pin_resource_version(options: &mut DeleteOptions, pod: &Value) {
-    let rv = pod["metadata"]["resourceVersion"].as_str().map(str::to_owned);
+    let rv = pod["metadata"]["resourceVersion"]
+        .as_str()
+        .map(str::to_owned);
     options
         .preconditions
         .get_or_insert_with(Preconditions::default)
@@ -268,7 +270,10 @@ fn check_and_decrement(budget: &mut Value, pod: &str, dry_run: bool) -> ApiResul
     };
     let allowed = status["disruptionsAllowed"].as_i64().unwrap_or(0);
     if allowed < 0 {
-        return Err(ApiError::forbidden(target, "pdb disruptions allowed is negative"));
+        return Err(ApiError::forbidden(
+            target,
+            "pdb disruptions allowed is negative",
+        ));
     }
     let disrupted = status["disruptedPods"].as_object().map_or(0, Map::len);
     if disrupted > MAX_DISRUPTED_PODS {
@@ -283,7 +288,11 @@ fn check_and_decrement(budget: &mut Value, pod: &str, dry_run: bool) -> ApiResul
             status["desiredHealthy"].as_i64().unwrap_or(0),
             status["currentHealthy"].as_i64().unwrap_or(0)
         );
-        return Err(ApiError::too_many_requests(VIOLATION, 0, vec![budget_cause(cause)]));
+        return Err(ApiError::too_many_requests(
+            VIOLATION,
+            0,
+            vec![budget_cause(cause)],
+        ));
     }
     let observed = status["observedGeneration"].clone();
     let Some(status) = object_at(budget, "status") else {
@@ -424,9 +433,7 @@ fn budget_cause(message: String) -> StatusCause {
 /// `doc[key]` as a JSON object, created when absent or null.
 fn object_at<'v>(doc: &'v mut Value, key: &str) -> Option<&'v mut Map<String, Value>> {
     let map = doc.as_object_mut()?;
-    let slot = map
-        .entry(key)
-        .or_insert_with(|| Value::Object(Map::new()));
+    let slot = map.entry(key).or_insert_with(|| Value::Object(Map::new()));
     if slot.is_null() {
         *slot = Value::Object(Map::new());
     }

@@ -23,6 +23,7 @@ mod list;
 mod object;
 mod scale;
 mod strategy;
+mod token;
 mod update;
 mod watch;
 
@@ -156,6 +157,9 @@ pub struct Registry {
     storage: Arc<dyn Storage>,
     scheme: Arc<Scheme>,
     media_type: StorageMediaType,
+    /// The service account token signer, loaded from the store (or made and
+    /// stored) on first use.
+    signer: Arc<tokio::sync::OnceCell<token::Signer>>,
 }
 
 impl Registry {
@@ -166,6 +170,7 @@ impl Registry {
             storage,
             scheme,
             media_type: StorageMediaType::default(),
+            signer: Arc::default(),
         }
     }
 

@@ -107,7 +107,8 @@ impl Registry {
             .storage
             .guaranteed_update(&key, &mut |current| {
                 warnings.clear();
-                let step = next_object(scope, name, current, &source, endpoint, opts, &mut warnings);
+                let step =
+                    next_object(scope, name, current, &source, endpoint, opts, &mut warnings);
                 match step {
                     Ok((mut object, delete_after)) => {
                         let bytes = self.media_type.encode(scope.entry, &mut object);

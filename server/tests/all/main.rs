@@ -8,3 +8,4 @@ mod common;
 mod http;
 mod protobuf;
 mod storage_media_type;
+mod subresources;

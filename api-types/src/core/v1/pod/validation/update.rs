@@ -177,7 +177,10 @@ pub(crate) fn validate_ephemeral_containers_update(
         .is_some_and(|a| a.contains_key(MIRROR_POD_ANNOTATION));
     if static_pod {
         *errs = FieldErrors::default();
-        errs.forbidden(path.clone(), "static pods do not support ephemeral containers");
+        errs.forbidden(
+            path.clone(),
+            "static pods do not support ephemeral containers",
+        );
         return;
     }
     let new_list = new.spec.ephemeral_containers.as_deref().unwrap_or_default();
@@ -185,11 +188,17 @@ pub(crate) fn validate_ephemeral_containers_update(
         match new_list.iter().find(|c| c.name == existing.name) {
             None => errs.forbidden(
                 list_path.clone(),
-                &format!("existing ephemeral containers {:?} may not be removed\n", existing.name),
+                &format!(
+                    "existing ephemeral containers {:?} may not be removed\n",
+                    existing.name
+                ),
             ),
             Some(container) if container != existing => errs.forbidden(
                 list_path.key(&existing.name),
-                &format!("existing ephemeral containers {:?} may not be changed\n", existing.name),
+                &format!(
+                    "existing ephemeral containers {:?} may not be changed\n",
+                    existing.name
+                ),
             ),
             Some(_) => {}
         }

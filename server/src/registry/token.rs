@@ -1,0 +1,376 @@
+//! Service account tokens (`serviceaccounts/<name>/token`, an
+//! authentication.k8s.io/v1 TokenRequest), as kube-apiserver's token REST
+//! issues them: a JWT for the service account, for the requested audiences
+//! (the issuer by default) and lifetime (an hour by default, ten minutes at
+//! least), optionally bound to a pod, secret or node that must exist.
+//!
+//! Tokens are signed with ES256 by a P-256 key kept in the store, made on
+//! first use, so that every replica on one etcd signs with the same key. The
+//! claims are upstream's: `iss`, `sub`, `aud`, `iat`, `nbf`, `exp`, `jti` and
+//! the `kubernetes.io` claim naming the namespace, the service account and
+//! the bound objects.
+
+use std::collections::BTreeMap;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jiff::{SignedDuration, Timestamp};
+use kapi_runtime::meta::Time;
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+use kapi_storage::StorageError;
+use ring::rand::SystemRandom;
+use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::{Registry, Scope};
+use crate::api_error::{ApiError, ApiResult, Target};
+
+/// The issuer (`iss`) of the tokens, and their audience by default: what
+/// kube-apiserver is commonly started with (`--service-account-issuer`).
+pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+
+/// Where the signing key (PKCS#8) lives in the store: outside every
+/// resource's prefix (resource names have no dashes).
+const KEY: &str = "/registry/kapi.dev/serviceaccount-signing-key";
+
+const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
+const MIN_EXPIRATION_SECONDS: i64 = 600;
+const MAX_EXPIRATION_SECONDS: i64 = u32::MAX as i64;
+/// The lifetime kubelets ask for pod tokens: such a token is valid for a
+/// year but says when the client should have refreshed it (`warnafter`), as
+/// kube-apiserver's `--service-account-extend-token-expiration` does.
+const WARN_ONLY_EXPIRATION_SECONDS: i64 = 3607;
+const EXTENDED_EXPIRATION_SECONDS: i64 = 365 * 24 * 3600;
+
+/// DER prefix of a P-256 public key's SubjectPublicKeyInfo, before the
+/// uncompressed point: the key id hashes the whole structure, as Go's.
+const P256_SPKI_PREFIX: [u8; 26] = [
+    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
+    0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+];
+
+/// Signs tokens with the key from the store.
+pub struct Signer {
+    pair: EcdsaKeyPair,
+    kid: String,
+    rng: SystemRandom,
+}
+
+impl Signer {
+    fn from_pkcs8(der: &[u8]) -> Result<Signer, String> {
+        let rng = SystemRandom::new();
+        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &rng)
+            .map_err(|e| format!("the service account signing key is unusable: {e}"))?;
+        let mut spki = P256_SPKI_PREFIX.to_vec();
+        spki.extend_from_slice(pair.public_key().as_ref());
+        let kid = URL_SAFE_NO_PAD.encode(Sha256::digest(&spki));
+        Ok(Signer { pair, kid, rng })
+    }
+
+    /// A compact JWS of `claims`.
+    fn sign(&self, claims: &Value) -> Result<String, String> {
+        let header = json!({ "alg": "ES256", "kid": self.kid });
+        let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+        let payload = serde_json::to_vec(claims).map_err(|e| e.to_string())?;
+        let input = format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(header),
+            URL_SAFE_NO_PAD.encode(payload)
+        );
+        let signature = self
+            .pair
+            .sign(&self.rng, input.as_bytes())
+            .map_err(|e| format!("signing failed: {e}"))?;
+        Ok(format!(
+            "{input}.{}",
+            URL_SAFE_NO_PAD.encode(signature.as_ref())
+        ))
+    }
+}
+
+/// What a token is bound to, besides the service account.
+#[derive(Default)]
+struct Bound {
+    pod: Option<(String, String)>,
+    secret: Option<(String, String)>,
+    /// Name, and uid when the node exists.
+    node: Option<(String, Option<String>)>,
+}
+
+impl Registry {
+    /// The signer, loaded from the store or, the first time, made and stored
+    /// (a replica that loses the race to store it loads the winner's).
+    async fn signer(&self) -> ApiResult<&Signer> {
+        self.signer
+            .get_or_try_init(|| async {
+                if let Some(kv) = self.storage.get(KEY).await.map_err(storage_error)? {
+                    return Signer::from_pkcs8(&kv.value).map_err(ApiError::internal);
+                }
+                let rng = SystemRandom::new();
+                let made = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+                    .map_err(|e| ApiError::internal(format!("cannot make a signing key: {e}")))?;
+                let der = bytes::Bytes::copy_from_slice(made.as_ref());
+                match self.storage.create(KEY, der.clone()).await {
+                    Ok(_) => Signer::from_pkcs8(&der).map_err(ApiError::internal),
+                    Err(StorageError::AlreadyExists(_)) => {
+                        let kv = self
+                            .storage
+                            .get(KEY)
+                            .await
+                            .map_err(storage_error)?
+                            .ok_or_else(|| ApiError::internal("the signing key vanished"))?;
+                        Signer::from_pkcs8(&kv.value).map_err(ApiError::internal)
+                    }
+                    Err(e) => Err(storage_error(e)),
+                }
+            })
+            .await
+    }
+
+    /// Answers a TokenRequest (JSON) for service account `name` in
+    /// `accounts`' namespace: the request, completed, with the token.
+    pub async fn issue_token(
+        &self,
+        accounts: Scope<'_>,
+        name: &str,
+        mut request: Value,
+    ) -> ApiResult<Value> {
+        let namespace = accounts.namespace.unwrap_or_default().to_owned();
+        let mut errs = FieldErrors::default();
+        let meta = FieldPath::new("metadata");
+        for (field, want) in [("name", name), ("namespace", namespace.as_str())] {
+            let given = request["metadata"][field].as_str().unwrap_or_default();
+            if !given.is_empty() && given != want {
+                let detail = format!("must match the service account {field} if specified");
+                errs.invalid(meta.child(field), given, &detail);
+            }
+        }
+        if !errs.is_empty() {
+            return Err(ApiError::invalid(
+                "authentication.k8s.io",
+                "TokenRequest",
+                name,
+                &errs,
+            ));
+        }
+        let account = self
+            .get(accounts, name)
+            .await?
+            .to_value()
+            .map_err(ApiError::internal)?;
+        let spec = &mut request["spec"];
+        if spec["audiences"].as_array().is_none_or(Vec::is_empty) {
+            spec["audiences"] = json!([ISSUER]);
+        }
+        if spec["expirationSeconds"].is_null() {
+            spec["expirationSeconds"] = json!(DEFAULT_EXPIRATION_SECONDS);
+        }
+        let now = Time::now();
+        request["metadata"] = json!({
+            "name": name,
+            "namespace": namespace,
+            "creationTimestamp": now,
+        });
+        request["status"] = json!({});
+        let expiration = request["spec"]["expirationSeconds"].as_i64().unwrap_or(0);
+        let path = FieldPath::new("spec").child("expirationSeconds");
+        if expiration < MIN_EXPIRATION_SECONDS {
+            errs.invalid(
+                path,
+                expiration,
+                "may not specify a duration less than 10 minutes",
+            );
+        } else if expiration > MAX_EXPIRATION_SECONDS {
+            errs.invalid(
+                path,
+                expiration,
+                "may not specify a duration larger than 2^32 seconds",
+            );
+        }
+        if !errs.is_empty() {
+            return Err(ApiError::invalid(
+                "authentication.k8s.io",
+                "TokenRequest",
+                "",
+                &errs,
+            ));
+        }
+        let bound = self
+            .bound_objects(&request["spec"]["boundObjectRef"], name, &namespace)
+            .await?;
+        let audiences: Vec<String> =
+            serde_json::from_value(request["spec"]["audiences"].clone()).unwrap_or_default();
+        let mut lifetime = expiration;
+        let mut warn_after = None;
+        let kube_audiences = audiences.iter().all(|a| a == ISSUER);
+        if bound.pod.is_some() && expiration == WARN_ONLY_EXPIRATION_SECONDS && kube_audiences {
+            warn_after = Some(expiration);
+            lifetime = EXTENDED_EXPIRATION_SECONDS;
+        }
+        let claims = claims(&account, &bound, &audiences, now.0, lifetime, warn_after);
+        let token = self
+            .signer()
+            .await?
+            .sign(&claims)
+            .map_err(|e| ApiError::internal(format!("failed to generate token: {e}")))?;
+        request["status"] = json!({
+            "token": token,
+            "expirationTimestamp": Time(after(now.0, expiration)),
+        });
+        Ok(request)
+    }
+
+    /// The objects a `boundObjectRef` names: a pod of the service account
+    /// (with its node), a secret or a node, which must exist (and have the
+    /// uid given, if one is).
+    async fn bound_objects(
+        &self,
+        reference: &Value,
+        account: &str,
+        namespace: &str,
+    ) -> ApiResult<Bound> {
+        let mut bound = Bound::default();
+        if reference.is_null() {
+            return Ok(bound);
+        }
+        let api_version = reference["apiVersion"].as_str().unwrap_or_default();
+        let kind = reference["kind"].as_str().unwrap_or_default();
+        let name = reference["name"].as_str().unwrap_or_default();
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let core = |plural: &str| {
+            self.scheme
+                .get("", "v1", plural)
+                .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
+        };
+        let uid = match (group, kind) {
+            ("", "Pod") => {
+                let pod = self
+                    .get(Scope::new(core("pods")?, Some(namespace)), name)
+                    .await?;
+                let pod = pod.to_value().map_err(ApiError::internal)?;
+                if pod["spec"]["serviceAccountName"]
+                    .as_str()
+                    .unwrap_or_default()
+                    != account
+                {
+                    return Err(ApiError::bad_request(format!(
+                        "cannot bind token for serviceaccount {account:?} to pod running with different serviceaccount name."
+                    )));
+                }
+                let uid = uid_of(&pod);
+                bound.pod = Some((name.to_owned(), uid.clone()));
+                if let Some(node) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+                    let found = match self.get(Scope::new(core("nodes")?, None), node).await {
+                        Ok(found) => Some(uid_of(&found.to_value().map_err(ApiError::internal)?)),
+                        Err(e) if e.code() == 404 => None,
+                        Err(e) => return Err(e),
+                    };
+                    bound.node = Some((node.to_owned(), found));
+                }
+                uid
+            }
+            ("", "Node") => {
+                let node = self.get(Scope::new(core("nodes")?, None), name).await?;
+                let uid = uid_of(&node.to_value().map_err(ApiError::internal)?);
+                bound.node = Some((name.to_owned(), Some(uid.clone())));
+                uid
+            }
+            ("", "Secret") => {
+                let secret = self
+                    .get(Scope::new(core("secrets")?, Some(namespace)), name)
+                    .await?;
+                let uid = uid_of(&secret.to_value().map_err(ApiError::internal)?);
+                bound.secret = Some((name.to_owned(), uid.clone()));
+                uid
+            }
+            _ => {
+                return Err(ApiError::bad_request(format!(
+                    "cannot bind token to object of type {group}/{version}, Kind={kind}"
+                )));
+            }
+        };
+        let wanted = reference["uid"].as_str().unwrap_or_default();
+        if !wanted.is_empty() && wanted != uid {
+            let target = Target {
+                group,
+                resource: kind,
+                name,
+            };
+            return Err(ApiError::conflict(
+                target,
+                &format!(
+                    "the UID in the bound object reference ({wanted}) does not match the UID in record. The object might have been deleted and then recreated"
+                ),
+            ));
+        }
+        Ok(bound)
+    }
+}
+
+/// The token's claims; every object's keys in order, as Go writes the merged
+/// claim maps.
+fn claims(
+    account: &Value,
+    bound: &Bound,
+    audiences: &[String],
+    now: Timestamp,
+    lifetime: i64,
+    warn_after: Option<i64>,
+) -> Value {
+    let namespace = account["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or_default();
+    let name = account["metadata"]["name"].as_str().unwrap_or_default();
+    let reference = |name: &str, uid: &str| json!({ "name": name, "uid": uid });
+    let mut kubernetes: BTreeMap<&str, Value> = BTreeMap::new();
+    kubernetes.insert("namespace", json!(namespace));
+    kubernetes.insert("serviceaccount", reference(name, &uid_of(account)));
+    if let Some((name, uid)) = &bound.pod {
+        kubernetes.insert("pod", reference(name, uid));
+    }
+    if let Some((name, uid)) = &bound.secret {
+        kubernetes.insert("secret", reference(name, uid));
+    }
+    if let Some((name, uid)) = &bound.node {
+        kubernetes.insert(
+            "node",
+            match uid {
+                Some(uid) => reference(name, uid),
+                None => json!({ "name": name }),
+            },
+        );
+    }
+    if let Some(seconds) = warn_after {
+        kubernetes.insert("warnafter", json!(after(now, seconds).as_second()));
+    }
+    let mut claims: BTreeMap<&str, Value> = BTreeMap::new();
+    claims.insert("aud", json!(audiences));
+    claims.insert("exp", json!(after(now, lifetime).as_second()));
+    claims.insert("iat", json!(now.as_second()));
+    claims.insert("iss", json!(ISSUER));
+    claims.insert("jti", json!(uuid::Uuid::new_v4().to_string()));
+    claims.insert("kubernetes.io", json!(kubernetes));
+    claims.insert("nbf", json!(now.as_second()));
+    claims.insert(
+        "sub",
+        json!(format!("system:serviceaccount:{namespace}:{name}")),
+    );
+    json!(claims)
+}
+
+fn uid_of(object: &Value) -> String {
+    object["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn after(now: Timestamp, seconds: i64) -> Timestamp {
+    now.checked_add(SignedDuration::from_secs(seconds))
+        .unwrap_or(now)
+}
+
+fn storage_error(e: StorageError) -> ApiError {
+    ApiError::from_storage(e, Target::NONE)
+}
