@@ -206,6 +206,8 @@ pub struct BodyEntry {
     pub decode_proto: fn(&[u8]) -> Result<Value, String>,
     /// The body as its protobuf message.
     pub encode_proto: fn(Value) -> Result<Vec<u8>, String>,
+    /// The type's OpenAPI schema (a `$ref`, its definitions added).
+    pub schema: fn(&mut crate::openapi::Definitions) -> Value,
 }
 
 impl std::fmt::Debug for BodyEntry {
@@ -222,7 +224,10 @@ impl BodyEntry {
     /// The entry of `T`, a body of `group/version` `kind`.
     pub fn of<T>(group: &'static str, version: &'static str, kind: &'static str) -> BodyEntry
     where
-        T: serde::Serialize + serde::de::DeserializeOwned + proto::Message,
+        T: serde::Serialize
+            + serde::de::DeserializeOwned
+            + proto::Message
+            + crate::openapi::OpenApi,
     {
         BodyEntry {
             group,
@@ -231,6 +236,7 @@ impl BodyEntry {
             normalize: normalize::<T>,
             decode_proto: decode_body_proto::<T>,
             encode_proto: encode_body_proto::<T>,
+            schema: <T as crate::openapi::OpenApi>::schema,
         }
     }
 
@@ -302,6 +308,11 @@ impl Scheme {
     }
 
     /// The subresource body `group/version` `kind`, if installed.
+    pub fn bodies(&self) -> impl Iterator<Item = &BodyEntry> {
+        self.bodies.values()
+    }
+
+    /// The body entry of `group/version` `kind`.
     pub fn body(&self, group: &str, version: &str, kind: &str) -> Option<&BodyEntry> {
         self.bodies
             .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))

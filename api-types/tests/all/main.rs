@@ -19,6 +19,7 @@ mod kinds_storage_net;
 mod kinds_workloads;
 mod kubectl_output;
 mod manifests;
+mod openapi_routes;
 mod openapi_upstream;
 mod protobuf_go_bytes;
 mod protobuf_hostile;

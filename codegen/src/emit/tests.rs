@@ -77,7 +77,18 @@ fn resource_with_every_key() {
                 description = "Time since creation",
                 format = "date-time"
             ),
+            subresource(name = "eviction", group = "policy", version = "v1", kind = "Eviction"),
+            subresource(
+                name = "approval",
+                verbs("get", "update"),
+                prepare_update = hooks::take_approval,
+                validate_update = hooks::validate_approval
+            ),
             prepare = hooks::prepare,
+            prepare_create = hooks::prepare_create,
+            prepare_update = hooks::prepare_update,
+            prepare_status_update = hooks::prepare_status_update,
+            validate_update = hooks::validate_update,
             table_cells = hooks::cells,
             grace_period = hooks::grace
         )]

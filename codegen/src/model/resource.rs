@@ -116,9 +116,6 @@ pub struct Hooks {
     pub grace_period: Option<syn::Path>,
 }
 
-/// Every verb a subresource can serve.
-const SUBRESOURCE_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
-
 /// Every verb a kind can serve, in the order Kubernetes lists them.
 const VERBS: &[&str] = &[
     "create",
@@ -365,21 +362,29 @@ fn subresource(
         "subresource names are lower-case ASCII letters and digits",
     );
     let action = attr.kind.is_some();
+    // A part of the object is read and written; an action is posted to.
+    let allowed: &[&str] = if action {
+        &["create"]
+    } else {
+        &["get", "patch", "update"]
+    };
     let verbs: Vec<String> = match &attr.verbs {
-        None if action => vec!["create".to_owned()],
-        None => vec!["get".to_owned(), "patch".to_owned(), "update".to_owned()],
+        None => allowed.iter().map(|v| (*v).to_owned()).collect(),
         Some(list) => {
             for lit in &list.items {
                 let v = lit.value();
-                if !SUBRESOURCE_VERBS.contains(&v.as_str()) {
-                    let msg = format!(
-                        "unknown subresource verb `{v}`; expected some of {SUBRESOURCE_VERBS:?}"
-                    );
+                if !allowed.contains(&v.as_str()) {
+                    let what = if action {
+                        "an action"
+                    } else {
+                        "a part of the object"
+                    };
+                    let msg = format!("`{v}` is no verb of {what}; expected some of {allowed:?}");
                     errors.push(darling::Error::custom(msg).with_span(lit));
                 }
             }
             let given = list.values();
-            SUBRESOURCE_VERBS
+            allowed
                 .iter()
                 .filter(|v| given.iter().any(|g| g == *v))
                 .map(|v| (*v).to_owned())

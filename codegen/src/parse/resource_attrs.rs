@@ -171,8 +171,8 @@ pub struct ScaleAttr {
 pub struct SubresourceAttr {
     /// The path segment.
     pub name: LitStr,
-    /// `verbs("get", "update")`: by default `get`, `patch` and `update` for a
-    /// part of the object and `create` for an action.
+    /// `verbs("update")`: some of `get`, `patch` and `update` (all by
+    /// default) for a part of the object; `create` for an action.
     #[darling(default)]
     pub verbs: Option<StrList>,
     /// The body's kind, for an action.

@@ -55,9 +55,20 @@ pub fn documents(scheme: &Scheme) -> Documents {
         let paths = paths(&definitions, infos, true);
         let roots = infos.iter().flat_map(|info| {
             let name = kind_definition(&definitions, info);
+            let bodies = info.subresources.iter().filter_map(|s| {
+                let b = s.body?;
+                definition_of(&definitions, b.group, b.version, b.kind)
+            });
+            let scale = info
+                .scale
+                .and_then(|_| definition_of(&definitions, "autoscaling", "v1", "Scale"));
             [name.clone(), format!("{name}List")]
+                .into_iter()
+                .chain(bodies)
+                .chain(scale)
+                .collect::<Vec<_>>()
         });
-        let request_types = ["DeleteOptions", "Status", "Patch"]
+        let request_types = ["DeleteOptions", "Status", "Patch", "WatchEvent"]
             .map(|t| format!("io.k8s.apimachinery.pkg.apis.meta.v1.{t}"));
         let schemas = reachable(&definitions, roots.chain(request_types))
             .into_iter()
@@ -85,20 +96,28 @@ pub fn documents(scheme: &Scheme) -> Documents {
 
 /// The definition name of a kind (what its schema refers to).
 fn kind_definition(definitions: &BTreeMap<String, Value>, info: &ResourceInfo) -> String {
+    definition_of(definitions, info.group, info.version, info.kind).unwrap_or_default()
+}
+
+/// The definition of the kind `group/version` `kind` (a resource's or a
+/// body's), found by its `x-kubernetes-group-version-kind`.
+fn definition_of(
+    definitions: &BTreeMap<String, Value>,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Option<String> {
     definitions
         .iter()
         .find(|(_, schema)| {
             schema
                 .get("x-kubernetes-group-version-kind")
-                .and_then(|g| g.get(0))
-                .is_some_and(|g| {
-                    g["group"] == info.group
-                        && g["version"] == info.version
-                        && g["kind"] == info.kind
-                })
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .any(|g| g["group"] == group && g["version"] == version && g["kind"] == kind)
         })
         .map(|(name, _)| name.clone())
-        .unwrap_or_default()
 }
 
 /// Every definition reachable from `roots` through `$ref`s.
@@ -179,303 +198,16 @@ fn paths(
     infos: &[&'static ResourceInfo],
     v3: bool,
 ) -> Map<String, Value> {
+    let body =
+        |group: &str, version: &str, kind: &str| definition_of(definitions, group, version, kind);
     let mut paths = Map::new();
     for info in infos {
         let kind = kind_definition(definitions, info);
-        let ops = Operations {
-            info,
-            v3,
+        let refs = super::routes::Refs {
             kind: &kind,
+            body: &body,
         };
-        let base = if info.group.is_empty() {
-            format!("/api/{}", info.version)
-        } else {
-            format!("/apis/{}/{}", info.group, info.version)
-        };
-        let scope = if info.namespaced {
-            if info.serves("list") {
-                paths.insert(format!("{base}/{}", info.plural), ops.all_namespaces());
-            }
-            format!("{base}/namespaces/{{namespace}}/{}", info.plural)
-        } else {
-            format!("{base}/{}", info.plural)
-        };
-        paths.insert(scope.clone(), ops.collection());
-        let item = ops.item("");
-        if item.as_object().is_some_and(|ops| !ops.is_empty()) {
-            paths.insert(format!("{scope}/{{name}}"), item);
-        }
-        if info.status_subresource {
-            paths.insert(format!("{scope}/{{name}}/status"), ops.item("Status"));
-        }
+        paths.extend(super::routes::kind_paths(info, &refs, v3));
     }
     paths
-}
-
-fn gvk(info: &ResourceInfo) -> Value {
-    json!({ "group": info.group, "version": info.version, "kind": info.kind })
-}
-
-/// The group and version as operation ids spell them: `CoreV1`, `AppsV1`,
-/// `RbacAuthorizationV1` (the `.k8s.io` suffix dropped, each part capitalised).
-fn id_group_version(info: &ResourceInfo) -> String {
-    let group = if info.group.is_empty() {
-        "core"
-    } else {
-        info.group.trim_end_matches(".k8s.io")
-    };
-    let mut out: String = group.split('.').map(capitalize).collect();
-    out.push_str(&capitalize(info.version));
-    out
-}
-
-fn capitalize(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
-const LIST_PARAMS: &[&str] = &[
-    "allowWatchBookmarks",
-    "continue",
-    "fieldSelector",
-    "labelSelector",
-    "limit",
-    "resourceVersion",
-    "resourceVersionMatch",
-    "sendInitialEvents",
-    "timeoutSeconds",
-    "watch",
-];
-const WRITE_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation"];
-const PATCH_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation", "force"];
-const DELETE_PARAMS: &[&str] = &[
-    "dryRun",
-    "gracePeriodSeconds",
-    "orphanDependents",
-    "propagationPolicy",
-];
-const DELETE_COLLECTION_PARAMS: &[&str] = &[
-    "continue",
-    "dryRun",
-    "fieldSelector",
-    "gracePeriodSeconds",
-    "labelSelector",
-    "limit",
-    "orphanDependents",
-    "propagationPolicy",
-    "resourceVersion",
-    "resourceVersionMatch",
-    "sendInitialEvents",
-    "timeoutSeconds",
-];
-
-/// The operations of one kind, in OpenAPI 2 or 3 form.
-struct Operations<'a> {
-    info: &'a ResourceInfo,
-    v3: bool,
-    /// The kind's definition name.
-    kind: &'a str,
-}
-
-impl Operations<'_> {
-    fn all_namespaces(&self) -> Value {
-        let id = format!(
-            "list{}{}ForAllNamespaces",
-            id_group_version(self.info),
-            self.info.kind
-        );
-        json!({ "get": self.operation(&id, "list", LIST_PARAMS, None, &self.list_ref()) })
-    }
-
-    fn collection(&self) -> Value {
-        let (gv, kind, ns) = self.names();
-        let mut ops = Map::new();
-        if self.info.serves("list") {
-            ops.insert(
-                "get".into(),
-                self.operation(
-                    &format!("list{gv}{ns}{kind}"),
-                    "list",
-                    LIST_PARAMS,
-                    None,
-                    &self.list_ref(),
-                ),
-            );
-        }
-        if self.info.serves("create") {
-            ops.insert(
-                "post".into(),
-                self.operation(
-                    &format!("create{gv}{ns}{kind}"),
-                    "post",
-                    WRITE_PARAMS,
-                    Some(self.kind_ref()),
-                    &self.kind_ref(),
-                ),
-            );
-        }
-        if self.info.serves("deletecollection") {
-            ops.insert(
-                "delete".into(),
-                self.operation(
-                    &format!("delete{gv}Collection{ns}{kind}"),
-                    "deletecollection",
-                    DELETE_COLLECTION_PARAMS,
-                    Some(delete_options()),
-                    &status_ref(),
-                ),
-            );
-        }
-        Value::Object(ops)
-    }
-
-    /// `{name}` (suffix `""`) or a subresource of it (`"Status"`).
-    fn item(&self, suffix: &str) -> Value {
-        let (gv, kind, ns) = self.names();
-        let kind = format!("{kind}{suffix}");
-        // A subresource (`/status`) serves get, put and patch whatever the kind's verbs.
-        let serves = |verb: &str| !suffix.is_empty() || self.info.serves(verb);
-        let mut ops = Map::new();
-        if serves("get") {
-            ops.insert(
-                "get".into(),
-                self.operation(
-                    &format!("read{gv}{ns}{kind}"),
-                    "get",
-                    &[],
-                    None,
-                    &self.kind_ref(),
-                ),
-            );
-        }
-        if serves("update") {
-            ops.insert(
-                "put".into(),
-                self.operation(
-                    &format!("replace{gv}{ns}{kind}"),
-                    "put",
-                    WRITE_PARAMS,
-                    Some(self.kind_ref()),
-                    &self.kind_ref(),
-                ),
-            );
-        }
-        if serves("patch") {
-            ops.insert(
-                "patch".into(),
-                self.operation(
-                    &format!("patch{gv}{ns}{kind}"),
-                    "patch",
-                    PATCH_PARAMS,
-                    Some(patch_ref()),
-                    &self.kind_ref(),
-                ),
-            );
-        }
-        if suffix.is_empty() && self.info.serves("delete") {
-            ops.insert(
-                "delete".into(),
-                self.operation(
-                    &format!("delete{gv}{ns}{kind}"),
-                    "delete",
-                    DELETE_PARAMS,
-                    Some(delete_options()),
-                    &status_ref(),
-                ),
-            );
-        }
-        Value::Object(ops)
-    }
-
-    fn names(&self) -> (String, &str, &str) {
-        let ns = if self.info.namespaced {
-            "Namespaced"
-        } else {
-            ""
-        };
-        (id_group_version(self.info), self.info.kind, ns)
-    }
-
-    fn kind_ref(&self) -> Value {
-        self.reference(self.kind)
-    }
-
-    fn list_ref(&self) -> Value {
-        self.reference(&format!("{}List", self.kind))
-    }
-
-    fn reference(&self, name: &str) -> Value {
-        let prefix = if self.v3 {
-            "#/components/schemas/"
-        } else {
-            "#/definitions/"
-        };
-        json!({ "$ref": format!("{prefix}{name}") })
-    }
-
-    fn operation(
-        &self,
-        id: &str,
-        action: &str,
-        query: &[&str],
-        body: Option<Value>,
-        response: &Value,
-    ) -> Value {
-        let mut parameters: Vec<Value> = query
-            .iter()
-            .map(|name| {
-                if self.v3 {
-                    json!({ "name": name, "in": "query", "schema": { "type": "string", "uniqueItems": true } })
-                } else {
-                    json!({ "name": name, "in": "query", "type": "string", "uniqueItems": true })
-                }
-            })
-            .collect();
-        let response = self.v3_refs(response);
-        let mut op = json!({
-            "operationId": id,
-            "x-kubernetes-action": action,
-            "x-kubernetes-group-version-kind": gvk(self.info),
-        });
-        if self.v3 {
-            op["responses"] = json!({ "200": { "description": "OK", "content": { "application/json": { "schema": response } } } });
-            if let Some(body) = body {
-                op["requestBody"] =
-                    json!({ "content": { "*/*": { "schema": self.v3_refs(&body) } } });
-            }
-        } else {
-            op["responses"] = json!({ "200": { "description": "OK", "schema": response } });
-            if let Some(body) = body {
-                parameters.insert(
-                    0,
-                    json!({ "name": "body", "in": "body", "required": true, "schema": body }),
-                );
-            }
-        }
-        op["parameters"] = Value::Array(parameters);
-        op
-    }
-
-    fn v3_refs(&self, schema: &Value) -> Value {
-        if self.v3 {
-            to_v3(schema)
-        } else {
-            schema.clone()
-        }
-    }
-}
-
-fn delete_options() -> Value {
-    json!({ "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions" })
-}
-
-fn status_ref() -> Value {
-    json!({ "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Status" })
-}
-
-fn patch_ref() -> Value {
-    json!({ "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch" })
 }

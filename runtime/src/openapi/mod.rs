@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 pub mod document;
+mod routes;
 
 pub use document::{Documents, documents};
 
@@ -259,6 +260,37 @@ pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
             "description": "A patch body: JSON patch, merge patch, strategic merge patch or apply configuration, as the request's content type says."
         }),
     );
+    defs.insert(
+        "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent".into(),
+        json!({
+            "type": "object",
+            "description": "One event of a watch: what happened, and to which object.",
+            "properties": {
+                "object": {
+                    "$ref": "#/definitions/io.k8s.apimachinery.pkg.runtime.RawExtension",
+                    "description": "The object as it is after the event (before it, for DELETED); for ERROR, a Status."
+                },
+                "type": {
+                    "type": "string",
+                    "description": "ADDED, MODIFIED, DELETED, BOOKMARK or ERROR."
+                }
+            },
+            "required": ["type", "object"],
+        }),
+    );
+    // Bodies of subresources that are no kinds (Scale, Eviction, TokenRequest).
+    for body in scheme.bodies() {
+        let body_ref = (body.schema)(&mut defs);
+        let Some(name) = referenced(&body_ref).map(str::to_owned) else {
+            continue;
+        };
+        if let Some(Value::Object(def)) = defs.get_mut(&name) {
+            def.insert(
+                "x-kubernetes-group-version-kind".into(),
+                json!([{ "group": body.group, "kind": body.kind, "version": body.version }]),
+            );
+        }
+    }
     for entry in scheme.entries() {
         let info = entry.info;
         let kind_ref = (entry.schema)(&mut defs);
@@ -305,6 +337,13 @@ pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
         }
         defs.insert(format!("{name}List"), list);
     }
+    // What a watch event embeds, unless a kind described it already.
+    defs.define("io.k8s.apimachinery.pkg.runtime.RawExtension", |_| {
+        json!({
+            "type": "object",
+            "description": "An embedded object, kept as the JSON it arrived as.",
+        })
+    });
     defs
 }
 

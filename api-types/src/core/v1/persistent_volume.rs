@@ -40,6 +40,7 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
     group = "",
     version = "v1",
     plural = "persistentvolumes",
+    return_deleted_object,
     short_names("pv"),
     cluster_scoped,
     status,

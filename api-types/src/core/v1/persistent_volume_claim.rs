@@ -24,6 +24,7 @@ pub use crate::core::v1::pod::claim::{PersistentVolumeClaimSpec, VolumeResourceR
     group = "",
     version = "v1",
     plural = "persistentvolumeclaims",
+    return_deleted_object,
     short_names("pvc"),
     status,
     generation = false,

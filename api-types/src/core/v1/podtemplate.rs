@@ -17,6 +17,7 @@ use crate::labels::format_labels;
     group = "",
     version = "v1",
     plural = "podtemplates",
+    return_deleted_object,
     printer_column(name = "Containers", type = "string",
         json_path = ".template.spec.containers[*].name",
         description = "Names of the template's containers."),

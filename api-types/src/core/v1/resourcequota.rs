@@ -18,6 +18,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "",
     version = "v1",
     plural = "resourcequotas",
+    return_deleted_object,
     short_names("quota"),
     generation = false,
     status,

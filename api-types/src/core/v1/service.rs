@@ -23,6 +23,7 @@ use crate::go_json::null_as_default;
     group = "",
     version = "v1",
     plural = "services",
+    return_deleted_object,
     short_names("svc"),
     generation = false,
     name_format = "dns1035-label",

@@ -16,6 +16,7 @@ use crate::go_json::omitempty;
     group = "",
     version = "v1",
     plural = "serviceaccounts",
+    return_deleted_object,
     short_names("sa"),
     generation = false,
     printer_column(name = "Secrets", type = "string", json_path = ".secrets",

@@ -15,6 +15,7 @@ use crate::go_json::null_as_default;
     group = "storage.k8s.io",
     version = "v1",
     plural = "csinodes",
+    return_deleted_object,
     cluster_scoped,
     generation = false,
     printer_column(name = "Drivers", type = "integer", json_path = ".spec.drivers",

@@ -28,8 +28,9 @@ pub fn fixture(name: &str) -> Map<String, Value> {
     }
 }
 
-/// Runs `object` through the kind's admit path (decode, prepare, default, validate),
-/// as the server does on every write, and encodes the result as JSON.
+/// Runs `object` through the kind's create path (decode, the kind's
+/// PrepareForCreate, prepare, default, validate), as the server does on a
+/// create, and encodes the result as JSON.
 pub fn admit<T: Resource>(object: Map<String, Value>) -> Admitted {
     try_admit::<T>(object).expect("the object decodes")
 }
@@ -40,6 +41,7 @@ pub fn try_admit<T: Resource>(object: Map<String, Value>) -> Result<Admitted, St
         .ops
         .decode_value(Value::Object(object))?;
     let mut typed = decoded.object;
+    typed.prepare_create();
     let errors = typed.admit();
     let Value::Object(object) = typed.to_json_value()? else {
         return Err("not a JSON object".into());
