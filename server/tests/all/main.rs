@@ -8,4 +8,5 @@ mod common;
 mod http;
 mod protobuf;
 mod storage_media_type;
+mod strategies;
 mod subresources;

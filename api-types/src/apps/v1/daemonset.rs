@@ -1,8 +1,8 @@
 //! DaemonSets: one pod of a template on every eligible node.
 
 use kapi_codegen::{ApiType, Resource};
-use kapi_runtime::IntOrString;
 use kapi_runtime::meta::{LabelSelector, ObjectMeta, Time};
+use kapi_runtime::{ApiType as _, IntOrString};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -48,7 +48,8 @@ use crate::labels::{format_labels, format_selector};
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the daemon set's pods."),
-    prepare = stamp_template_generation,
+    prepare_create = first_template_generation,
+    prepare_update = count_template_generation,
     validate_update = super::validation::validate_daemonset_update,
     table_cells = daemonset_cells
 )]
@@ -213,15 +214,41 @@ pub struct DaemonSetCondition {
 /// The annotation with the generation of a daemon set's template.
 const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
 
-/// The daemon set strategy: a new daemon set's template is generation 1,
-/// written in an annotation. (Upstream also counts the template changes of
-/// later updates from the stored object; kapi keeps the annotation as sent.)
-fn stamp_template_generation(ds: &mut DaemonSet) {
+/// The template generation an annotation says (0 when absent or unreadable).
+fn template_generation(ds: &DaemonSet) -> i64 {
+    ds.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn set_template_generation(ds: &mut DaemonSet, generation: i64) {
     ds.metadata
         .annotations
         .get_or_insert_with(Default::default)
-        .entry(TEMPLATE_GENERATION_ANNOTATION.to_owned())
-        .or_insert_with(|| "1".to_owned());
+        .insert(
+            TEMPLATE_GENERATION_ANNOTATION.to_owned(),
+            generation.to_string(),
+        );
+}
+
+/// PrepareForCreate: a new daemon set's template is generation 1 (or the one
+/// the client gave, if higher).
+fn first_template_generation(ds: &mut DaemonSet) {
+    let generation = template_generation(ds).max(1);
+    set_template_generation(ds, generation);
+}
+
+/// PrepareForUpdate: the template generation is the server's: the stored one,
+/// plus one when the template changes.
+fn count_template_generation(new: &mut DaemonSet, old: &DaemonSet) {
+    let mut generation = template_generation(old);
+    if !new.spec.template.semantic_eq(&old.spec.template) {
+        generation += 1;
+    }
+    set_template_generation(new, generation);
 }
 
 /// The `kubectl get daemonsets` row (kube-apiserver's `printDaemonSet`): unset

@@ -36,7 +36,7 @@ use crate::labels::format_selector;
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the job's pods."),
-    prepare = super::job_selector::prepare_job,
+    prepare_create = super::job_selector::prepare_job,
     validate_update = super::validation::validate_job_update,
     table_cells = job_cells
 )]

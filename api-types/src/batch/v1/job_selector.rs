@@ -13,7 +13,7 @@ const JOB_NAME_LABELS: [&str; 2] = ["job-name", "batch.kubernetes.io/job-name"];
 /// The label the generated selector matches.
 const SELECTOR_LABEL: &str = "batch.kubernetes.io/controller-uid";
 
-/// The `prepare` hook of Job. `manualSelector` reads as false when unset; once
+/// The `prepare_create` hook of Job (PrepareForCreate). `manualSelector` reads as false when unset; once
 /// the job has its uid, the uid label is added to the selector and the uid and
 /// name labels to the template, each unless already there (labels the client
 /// set are kept; a conflict is left to validation, as upstream).

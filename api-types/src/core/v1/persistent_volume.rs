@@ -67,7 +67,8 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
         description = "Time since the volume was created."),
     printer_column(name = "VolumeMode", type = "string", json_path = ".spec.volumeMode",
         priority = 1, description = "Filesystem or Block, or <unset>."),
-    prepare = stamp_phase_transition,
+    prepare_create = stamp_phase_transition,
+    prepare_status_update = track_phase_transition,
     table_cells = persistent_volume_cells
 )]
 #[api(defaults = super::defaults::default_persistent_volume)]
@@ -287,12 +288,24 @@ pub(crate) fn storage_text(resources: Option<&BTreeMap<String, Quantity>>) -> St
 
 /// The `kubectl get persistentvolumes` row (kube-apiserver's
 /// `printPersistentVolume`).
-/// The volume strategy: the time of the last phase change is the creation time
-/// for a volume that has none.
+/// PrepareForCreate: a new volume entered its phase (Pending) now.
 fn stamp_phase_transition(pv: &mut PersistentVolume) {
-    pv.status
-        .last_phase_transition_time
-        .get_or_insert_with(Time::now);
+    pv.status.last_phase_transition_time = Some(Time::now());
+}
+
+/// PrepareForUpdate of `/status`: a phase change moves the transition time
+/// to now, unless the writer gave a new one itself; otherwise the stored time
+/// stays when the writer gave none.
+fn track_phase_transition(new: &mut PersistentVolume, old: &PersistentVolume) {
+    let (now, before) = (&new.status, &old.status);
+    let time = now.last_phase_transition_time;
+    if now.phase == before.phase {
+        if time.is_none() {
+            new.status.last_phase_transition_time = before.last_phase_transition_time;
+        }
+    } else if time.is_none() || time == before.last_phase_transition_time {
+        new.status.last_phase_transition_time = Some(Time::now());
+    }
 }
 
 fn persistent_volume_cells(pv: &PersistentVolume) -> Vec<Value> {
