@@ -82,6 +82,10 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
         errs: &mut FieldErrors,
     );
 
+    /// The warnings of a write of this object (`old`: the stored one, on an
+    /// update).
+    fn warnings(&self, old: Option<&dyn DynObject>) -> Vec<String>;
+
     /// The kind's answer to a create that is not stored (a review).
     fn answer(&mut self);
 
@@ -196,6 +200,11 @@ impl<T: Resource> DynObject for T {
         if let Some(old) = old.as_any().downcast_ref::<T>() {
             Resource::validate_subresource_update(self, subresource, old, errs);
         }
+    }
+
+    fn warnings(&self, old: Option<&dyn DynObject>) -> Vec<String> {
+        let old = old.and_then(|o| o.as_any().downcast_ref::<T>());
+        Resource::warnings(self, old)
     }
 
     fn answer(&mut self) {

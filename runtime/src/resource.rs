@@ -246,6 +246,13 @@ pub trait Resource:
     /// the new object's own validation.
     fn validate_update(&self, _old: &Self, _errs: &mut crate::validation::FieldErrors) {}
 
+    /// What a write of this object should warn the client about (`Warning`
+    /// headers: deprecated fields, values that work but surprise); `old` is the
+    /// stored object on an update (`#[resource(warnings = path)]`).
+    fn warnings(&self, _old: Option<&Self>) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Fills in the answer of a kind that is created and answered but never
     /// stored, such as a SubjectAccessReview (`#[resource(answer = path)]`).
     fn answer(&mut self) {}

@@ -473,3 +473,43 @@ fn bad_listen_address_is_refused() {
         text(&out.stderr)
     );
 }
+
+/// The `Warning` headers of a pod and a deployment full of deprecated and
+/// surprising settings, as kubectl prints them, against what kube-apiserver
+/// 1.32 sent for the same manifests (`tests/fixtures/warnings/*.warnings.txt`).
+#[test]
+fn warnings_are_upstreams() {
+    let s = server();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/warnings");
+    for kind in ["pod", "deployment"] {
+        let manifest = std::fs::read_to_string(format!("{dir}/{kind}.yaml")).unwrap();
+        let expected = std::fs::read_to_string(format!("{dir}/{kind}.warnings.txt")).unwrap();
+        let out = s.kubectl_stdin(&["create", "-f", "-"], &manifest);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let mut warnings: Vec<String> = text(&out.stderr)
+            .lines()
+            .filter(|l| l.starts_with("Warning:"))
+            .map(str::to_owned)
+            .collect();
+        warnings.sort();
+        let expected: Vec<&str> = expected.lines().collect();
+        assert_eq!(warnings, expected, "{kind}");
+    }
+    // An update that leaves the spec alone warns about nothing.
+    let out = s.kubectl(&[
+        "patch",
+        "deployment",
+        "wd",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"labels":{"x":"y"}}}"#,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("Warning"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -276,8 +276,19 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
             }
         }
     });
+    let warnings = model.hooks.warnings.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=>
+            let hook: fn(&Self, ::core::option::Option<&Self>) -> ::std::vec::Vec<::std::string::String> = #f;
+        );
+        quote! {
+            fn warnings(&self, old: ::core::option::Option<&Self>) -> ::std::vec::Vec<::std::string::String> {
+                #hook
+                hook(self, old)
+            }
+        }
+    });
     let subresources = emit_subresource_hooks(model);
-    quote!(#prepare #prepare_create #prepare_update #subresources #validate_update #answer #cells #grace)
+    quote!(#prepare #prepare_create #prepare_update #subresources #validate_update #warnings #answer #cells #grace)
 }
 
 /// `prepare_subresource_update` and `validate_subresource_update`: a `match` on

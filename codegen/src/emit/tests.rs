@@ -89,6 +89,7 @@ fn resource_with_every_key() {
             prepare_update = hooks::prepare_update,
             prepare_status_update = hooks::prepare_status_update,
             validate_update = hooks::validate_update,
+            warnings = hooks::warnings,
             table_cells = hooks::cells,
             grace_period = hooks::grace
         )]

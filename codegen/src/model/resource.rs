@@ -110,6 +110,8 @@ pub struct Hooks {
     pub validate_update: Option<syn::Path>,
     /// `fn(&mut Self)` answering a create of a kind never stored.
     pub answer: Option<syn::Path>,
+    /// `fn(&Self, Option<&Self>) -> Vec<String>`.
+    pub warnings: Option<syn::Path>,
     /// `fn(&Self) -> Vec<serde_json::Value>`.
     pub table_cells: Option<syn::Path>,
     /// `fn(&Self, Option<i64>) -> Option<i64>`.
@@ -336,6 +338,7 @@ impl ResourceModel {
                 prepare_status_update: input.prepare_status_update,
                 validate_update: input.validate_update,
                 answer: input.answer,
+                warnings: input.warnings,
                 table_cells: input.table_cells,
                 grace_period: input.grace_period,
             },

@@ -111,6 +111,10 @@ pub struct ResourceInput {
     /// `verbs("create")`).
     #[darling(default)]
     pub answer: Option<syn::Path>,
+    /// `warnings = path::to::fn`: `fn(&Self, Option<&Self>) -> Vec<String>`,
+    /// the `Warning` headers of a write (the stored object on an update).
+    #[darling(default)]
+    pub warnings: Option<syn::Path>,
     /// `table_cells = path::to::fn`: `fn(&Self) -> Vec<serde_json::Value>`.
     #[darling(default)]
     pub table_cells: Option<syn::Path>,

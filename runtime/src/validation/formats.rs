@@ -25,7 +25,10 @@ pub fn dns1123_label_errors(s: &str) -> Vec<String> {
             "must be no more than {DNS1123_LABEL_MAX} characters"
         ));
     }
-    if !is_dns1123_label(s) {
+    if !is_dns1123_label(s) && !s.is_empty() && s.split('.').all(is_dns1123_label) {
+        // A subdomain, not a label: the dots are the only problem.
+        errs.push("must not contain dots".to_owned());
+    } else if !is_dns1123_label(s) {
         errs.push(
             "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', \
              and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', \
@@ -252,7 +255,9 @@ mod tests {
     fn labels_and_subdomains() {
         assert!(dns1123_label_errors("my-app-1").is_empty());
         assert!(!dns1123_label_errors("My-App").is_empty());
-        assert!(!dns1123_label_errors("a.b").is_empty());
+        assert_eq!(dns1123_label_errors("a.b"), ["must not contain dots"]);
+        assert_eq!(dns1123_label_errors("A.b").len(), 1);
+        assert_ne!(dns1123_label_errors("A.b"), ["must not contain dots"]);
         assert!(!dns1123_label_errors(&"a".repeat(64)).is_empty());
         assert!(dns1123_subdomain_errors("a.b-c.d").is_empty());
         assert!(!dns1123_subdomain_errors("a..b").is_empty());

@@ -26,6 +26,7 @@ impl Registry {
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
+        warnings.extend(object.typed().warnings(None));
         let namespace = object.metadata().namespace.clone();
         if let Some(ns) = namespace.as_deref() {
             self.require_namespace(ns).await?;

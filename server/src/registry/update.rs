@@ -208,6 +208,7 @@ fn next_object(
     strategy::prepare_update(scope, &old, &mut new, endpoint);
     check_finalizers(scope, &old, &new)?;
     strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
+    warnings.extend(new.typed().warnings(Some(old.typed())));
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
     let delete_after = meta.deletion_timestamp.is_some()

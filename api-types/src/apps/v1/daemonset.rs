@@ -51,6 +51,7 @@ use crate::labels::{format_labels, format_selector};
     prepare_create = first_template_generation,
     prepare_update = count_template_generation,
     validate_update = super::validation::validate_daemonset_update,
+    warnings = daemonset_warnings,
     table_cells = daemonset_cells
 )]
 #[api(defaults = super::defaults::default_daemon_set)]
@@ -269,4 +270,15 @@ fn daemonset_cells(ds: &DaemonSet) -> Vec<Value> {
         json!(images),
         json!(format_selector(ds.spec.selector.as_ref())),
     ]
+}
+
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn daemonset_warnings(d: &DaemonSet, old: Option<&DaemonSet>) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["spec", "template"],
+        Some(&d.spec.template),
+        &d.spec,
+        old.map(|o| &o.spec),
+    )
 }

@@ -43,6 +43,7 @@ use crate::labels::format_selector;
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the deployment's pods."),
     validate_update = super::validation::validate_deployment_update,
+    warnings = deployment_warnings,
     table_cells = deployment_cells
 )]
 #[api(defaults = super::defaults::default_deployment)]
@@ -236,4 +237,15 @@ fn deployment_cells(deploy: &Deployment) -> Vec<Value> {
         json!(images.join(",")),
         json!(format_selector(deploy.spec.selector.as_ref())),
     ]
+}
+
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn deployment_warnings(d: &Deployment, old: Option<&Deployment>) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["spec", "template"],
+        Some(&d.spec.template),
+        &d.spec,
+        old.map(|o| &o.spec),
+    )
 }

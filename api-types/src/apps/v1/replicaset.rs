@@ -43,6 +43,7 @@ use crate::labels::format_selector;
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Label selector of the replica set's pods."),
     validate_update = super::validation::validate_replicaset_update,
+    warnings = replicaset_warnings,
     table_cells = replicaset_cells
 )]
 pub struct ReplicaSet {
@@ -160,4 +161,15 @@ fn replicaset_cells(rs: &ReplicaSet) -> Vec<Value> {
         json!(images),
         json!(format_selector(rs.spec.selector.as_ref())),
     ]
+}
+
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn replicaset_warnings(d: &ReplicaSet, old: Option<&ReplicaSet>) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["spec", "template"],
+        Some(&d.spec.template),
+        &d.spec,
+        old.map(|o| &o.spec),
+    )
 }

@@ -38,6 +38,7 @@ use crate::go_json::{null_as_default, omitempty};
         json_path = ".spec.template.spec.containers[*].image", priority = 1,
         description = "Images of the template's containers."),
     validate_update = super::validation::validate_statefulset_update,
+    warnings = statefulset_warnings,
     table_cells = statefulset_cells
 )]
 #[api(defaults = super::defaults::default_stateful_set)]
@@ -276,4 +277,15 @@ fn statefulset_cells(set: &StatefulSet) -> Vec<Value> {
         json!(names.join(",")),
         json!(images.join(",")),
     ]
+}
+
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn statefulset_warnings(d: &StatefulSet, old: Option<&StatefulSet>) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["spec", "template"],
+        Some(&d.spec.template),
+        &d.spec,
+        old.map(|o| &o.spec),
+    )
 }

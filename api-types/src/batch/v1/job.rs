@@ -38,6 +38,7 @@ use crate::labels::format_selector;
         description = "Label selector of the job's pods."),
     prepare_create = super::job_selector::prepare_job,
     validate_update = super::validation::validate_job_update,
+    warnings = job_warnings,
     table_cells = job_cells
 )]
 #[api(defaults = super::defaults::default_job)]
@@ -450,4 +451,15 @@ mod tests {
         assert_eq!(human_duration(100 * 86400), "100d");
         assert_eq!(human_duration(3 * 365 * 86400), "3y");
     }
+}
+
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn job_warnings(d: &Job, old: Option<&Job>) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["spec", "template"],
+        Some(&d.spec.template),
+        &d.spec,
+        old.map(|o| &o.spec),
+    )
 }

@@ -18,6 +18,7 @@ mod validation;
 pub mod volume;
 pub mod volume_block;
 pub mod volume_shared;
+pub(crate) mod warnings;
 
 use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::meta::ObjectMeta;
@@ -77,6 +78,7 @@ use crate::go_json::null_as_default;
     ),
     prepare = defaults::prepare_pod,
     validate_update = validation::validate_pod_update,
+    warnings = warnings::pod_warnings,
     table_cells = table::pod_cells,
     grace_period = deletion_grace_period
 )]

@@ -26,6 +26,7 @@ use crate::labels::format_labels;
         description = "Images of the template's containers."),
     printer_column(name = "Pod Labels", type = "string", json_path = ".template.metadata.labels",
         description = "Labels the template gives its pods."),
+    warnings = podtemplate_warnings,
     table_cells = podtemplate_cells
 )]
 pub struct PodTemplate {
@@ -59,4 +60,15 @@ pub(crate) fn container_cells(containers: &[Container]) -> (String, String) {
         .map(|c| c.image.as_deref().unwrap_or_default())
         .collect();
     (names.join(","), images.join(","))
+}
+
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn podtemplate_warnings(d: &PodTemplate, old: Option<&PodTemplate>) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["template"],
+        Some(&d.template),
+        &d.template,
+        old.map(|o| &o.template),
+    )
 }

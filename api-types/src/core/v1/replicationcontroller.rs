@@ -45,6 +45,7 @@ use crate::labels::format_labels;
         description = "Images of the template's containers."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector", priority = 1,
         description = "Labels of the controller's pods."),
+    warnings = replicationcontroller_warnings,
     table_cells = replicationcontroller_cells
 )]
 #[api(defaults = super::defaults::default_replication_controller)]
@@ -168,4 +169,18 @@ fn replicationcontroller_cells(rc: &ReplicationController) -> Vec<Value> {
         json!(images),
         json!(format_labels(rc.spec.selector.as_ref())),
     ]
+}
+
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn replicationcontroller_warnings(
+    d: &ReplicationController,
+    old: Option<&ReplicationController>,
+) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["spec", "template"],
+        d.spec.template.as_ref(),
+        &d.spec,
+        old.map(|o| &o.spec),
+    )
 }
