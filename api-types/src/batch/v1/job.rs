@@ -436,6 +436,17 @@ fn human_duration(seconds: i64) -> String {
     }
 }
 
+/// The `Warning` headers of a write: those of the pod template, on create and
+/// when the spec changes.
+fn job_warnings(d: &Job, old: Option<&Job>) -> Vec<String> {
+    crate::core::v1::pod::warnings::template_warnings(
+        &["spec", "template"],
+        Some(&d.spec.template),
+        &d.spec,
+        old.map(|o| &o.spec),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::human_duration;
@@ -451,15 +462,4 @@ mod tests {
         assert_eq!(human_duration(100 * 86400), "100d");
         assert_eq!(human_duration(3 * 365 * 86400), "3y");
     }
-}
-
-/// The `Warning` headers of a write: those of the pod template, on create and
-/// when the spec changes.
-fn job_warnings(d: &Job, old: Option<&Job>) -> Vec<String> {
-    crate::core::v1::pod::warnings::template_warnings(
-        &["spec", "template"],
-        Some(&d.spec.template),
-        &d.spec,
-        old.map(|o| &o.spec),
-    )
 }

@@ -315,6 +315,10 @@ fn container_warnings(
     }
 }
 
+/// What makes two port definitions the same: number, protocol, host IP and
+/// host port.
+type PortKey<'a> = (i32, &'a str, &'a str, i32);
+
 /// Ports defined twice across the containers (same number, protocol, host IP
 /// and host port).
 fn port_warnings(
@@ -322,7 +326,7 @@ fn port_warnings(
     containers: &[(&str, &[Container])],
     warnings: &mut Vec<String>,
 ) {
-    let mut seen: Vec<(String, (i32, &str, &str, i32))> = Vec::new();
+    let mut seen: Vec<(String, PortKey<'_>)> = Vec::new();
     for (list, containers) in containers {
         for (i, container) in containers.iter().enumerate() {
             let ports_path = spec_path.child(list).index(i).child("ports");
