@@ -82,7 +82,6 @@ fn nested_pod_fields() {
     assert_eq!(
         error_paths(&admitted),
         [
-            "spec.volumes[0].configMap.defaultMode",
             "spec.containers[0].env[0].name",
             "spec.containers[0].resources.limits[cpu]",
             // Requests were defaulted from the (bad) limit.
@@ -92,6 +91,10 @@ fn nested_pod_fields() {
             "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
             "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey",
             "spec.tolerations[0].operator",
+            // The pod-wide hook: the volume's mode, then the mount of a volume
+            // with errors (as upstream, not found).
+            "spec.volumes[0].configMap.defaultMode",
+            "spec.containers[0].volumeMounts[0].name",
         ]
     );
 }
@@ -369,6 +372,8 @@ upstream_cases!(Pod, "core":
     pod_security,
     pod_spec_fields,
     pod_volumes,
+    pod_volume_projected,
+    pod_volume_sources,
 );
 
 upstream_cases!(Service, "core":

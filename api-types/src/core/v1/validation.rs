@@ -7,7 +7,9 @@ mod controller;
 mod service;
 mod volume;
 
-pub(crate) use cluster::{validate_namespace, validate_node, validate_pvc, validate_pvc_update};
+pub(crate) use cluster::{
+    validate_namespace, validate_node, validate_pvc, validate_pvc_spec, validate_pvc_update,
+};
 pub(crate) use config::{
     validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
 };

@@ -8,7 +8,7 @@ use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, quali
 
 use crate::core::v1::namespace::Namespace;
 use crate::core::v1::node::Node;
-use crate::core::v1::persistent_volume_claim::PersistentVolumeClaim;
+use crate::core::v1::persistent_volume_claim::{PersistentVolumeClaim, PersistentVolumeClaimSpec};
 use crate::validation::{Raw, cidr, label_name, quantity_value, validate_label_selector};
 
 const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
@@ -83,11 +83,18 @@ pub(crate) fn validate_namespace(ns: &Namespace, path: &FieldPath, errs: &mut Fi
     }
 }
 
-/// The `PersistentVolumeClaim` hook (`ValidatePersistentVolumeClaimSpec`):
-/// access modes, a positive storage request, the selector.
+/// The `PersistentVolumeClaim` hook.
 pub(crate) fn validate_pvc(pvc: &PersistentVolumeClaim, path: &FieldPath, errs: &mut FieldErrors) {
-    let spec = &pvc.spec;
-    let spec_path = path.child("spec");
+    validate_pvc_spec(&pvc.spec, &path.child("spec"), errs);
+}
+
+/// `ValidatePersistentVolumeClaimSpec` (a claim's, or an ephemeral volume's
+/// template's): access modes, a positive storage request, the selector.
+pub(crate) fn validate_pvc_spec(
+    spec: &PersistentVolumeClaimSpec,
+    spec_path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
     let modes = spec.access_modes.as_deref().unwrap_or_default();
     let modes_path = spec_path.child("accessModes");
     if modes.is_empty() {

@@ -1,0 +1,458 @@
+//! `validateVolumeSource`: the checks of each volume source, run on the one
+//! source a volume keeps (the others are reported as extra). Required string
+//! fields whose path matches upstream's are the structs' `required` rules;
+//! what upstream reports elsewhere (a GCE disk under `persistentDisk`) or
+//! with a message is checked here.
+
+use kapi_runtime::validation::{
+    FieldErrors, FieldPath, dns1123_label_errors, dns1123_subdomain_errors, inclusive_range_error,
+};
+
+use super::volume_files::{
+    file_mode, validate_downward_api, validate_ephemeral, validate_items, validate_projected,
+};
+use crate::core::v1::pod::volume::Volume;
+use crate::core::v1::pod::volume_block::{FCVolumeSource, ISCSIVolumeSource};
+use crate::core::v1::pod::volume_shared::{FlockerVolumeSource, QuobyteVolumeSource};
+use crate::validation::{GoStrings, quantity_value};
+
+/// Upstream's message for a disk partition out of range (it allows 0).
+const PARTITION: &str = "must be between 1 and 255, inclusive";
+
+/// The host path types, as upstream lists them (sorted, the empty one first).
+const HOST_PATH_TYPES: [&str; 8] = [
+    "",
+    "BlockDevice",
+    "CharDevice",
+    "Directory",
+    "DirectoryOrCreate",
+    "File",
+    "FileOrCreate",
+    "Socket",
+];
+
+/// Checks the source `first` (its JSON name, from `volume_sources`) of the
+/// volume at `path` (`spec.volumes[i]`).
+pub(super) fn validate_volume_source(
+    v: &Volume,
+    first: &str,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let text = |s: &Option<String>| s.clone().unwrap_or_default();
+    match first {
+        "emptyDir" => {
+            let limit = v.empty_dir.as_ref().and_then(|e| e.size_limit.as_ref());
+            if limit.and_then(quantity_value).is_some_and(|q| q < 0.0) {
+                errs.forbidden(
+                    path.child("emptyDir").child("sizeLimit"),
+                    "SizeLimit field must be a valid resource quantity",
+                );
+            }
+        }
+        "hostPath" => {
+            let Some(host) = &v.host_path else { return };
+            // An empty path is the field rule's `Required`, and the only error.
+            if host.path.is_empty() {
+                return;
+            }
+            let host_path = path.child("hostPath");
+            no_backsteps(&host.path, &host_path.child("path"), errs);
+            if let Some(kind) = host.type_.as_deref()
+                && !HOST_PATH_TYPES.contains(&kind)
+            {
+                errs.not_supported(host_path.child("type"), kind, &HOST_PATH_TYPES);
+            }
+        }
+        "gitRepo" => {
+            let dir = v.git_repo.as_ref().and_then(|g| g.directory.clone());
+            local_descending(
+                &dir.unwrap_or_default(),
+                &path.child("gitRepo").child("directory"),
+                errs,
+            );
+        }
+        "gcePersistentDisk" => {
+            let Some(pd) = &v.gce_persistent_disk else {
+                return;
+            };
+            // Upstream's path for this source.
+            let pd_path = path.child("persistentDisk");
+            if pd.pd_name.is_empty() {
+                errs.required(pd_path.child("pdName"), "");
+            }
+            partition(pd.partition, &pd_path, errs);
+        }
+        "awsElasticBlockStore" => {
+            let Some(ebs) = &v.aws_elastic_block_store else {
+                return;
+            };
+            partition(ebs.partition, &path.child("awsElasticBlockStore"), errs);
+        }
+        "secret" => {
+            let Some(secret) = &v.secret else { return };
+            let secret_path = path.child("secret");
+            if text(&secret.secret_name).is_empty() {
+                errs.required(secret_path.child("secretName"), "");
+            }
+            file_mode(secret.default_mode, &secret_path.child("defaultMode"), errs);
+            validate_items(secret.items.as_deref(), &secret_path, errs);
+        }
+        "configMap" => {
+            let Some(cm) = &v.config_map else { return };
+            let cm_path = path.child("configMap");
+            if text(&cm.name).is_empty() {
+                errs.required(cm_path.child("name"), "");
+            }
+            file_mode(cm.default_mode, &cm_path.child("defaultMode"), errs);
+            validate_items(cm.items.as_deref(), &cm_path, errs);
+        }
+        "nfs" => {
+            let nfs_path = v.nfs.as_ref().map(|n| n.path.as_str()).unwrap_or_default();
+            if !nfs_path.starts_with('/') {
+                errs.invalid(
+                    path.child("nfs").child("path"),
+                    nfs_path,
+                    "must be an absolute path",
+                );
+            }
+        }
+        "iscsi" => {
+            if let Some(iscsi) = &v.iscsi {
+                validate_iscsi(iscsi, &v.name, path, errs);
+            }
+        }
+        "flocker" => {
+            if let Some(flocker) = &v.flocker {
+                validate_flocker(flocker, &path.child("flocker"), errs);
+            }
+        }
+        "cinder" => {
+            let secret = v.cinder.as_ref().and_then(|c| c.secret_ref.as_ref());
+            secret_ref_name(secret.map(|s| &s.name), &path.child("cinder"), errs);
+        }
+        "quobyte" => {
+            if let Some(quobyte) = &v.quobyte {
+                validate_quobyte(quobyte, &path.child("quobyte"), errs);
+            }
+        }
+        "downwarAPI" => {
+            if let Some(downward) = &v.downward_api {
+                validate_downward_api(downward, &path.child("downwardAPI"), errs);
+            }
+        }
+        "fc" => {
+            if let Some(fc) = &v.fc {
+                validate_fc(fc, &path.child("fc"), errs);
+            }
+        }
+        "flexVolume" => {
+            let Some(flex) = &v.flex_volume else { return };
+            for key in flex.options.iter().flatten().map(|(k, _)| k) {
+                let domain = key.split_once('/').map_or(key.as_str(), |(d, _)| d);
+                let normalized = format!(".{}", domain.to_lowercase());
+                if normalized.ends_with(".kubernetes.io") || normalized.ends_with(".k8s.io") {
+                    errs.invalid(
+                        path.child("flexVolume").child("options").key(key),
+                        key.as_str(),
+                        "kubernetes.io and k8s.io namespaces are reserved",
+                    );
+                }
+            }
+        }
+        "azureDisk" => {
+            let Some(disk) = &v.azure_disk else { return };
+            let uri_path = path.child("azureDisk").child("diskURI");
+            let uri = disk.disk_uri.as_str();
+            match disk.kind.as_deref() {
+                Some("Managed") if !uri.starts_with("/subscriptions/") => errs.not_supported(
+                    uri_path,
+                    uri,
+                    &["/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"],
+                ),
+                Some(kind) if kind != "Managed" && !uri.starts_with("https://") => errs
+                    .not_supported(
+                        uri_path,
+                        uri,
+                        &["https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"],
+                    ),
+                _ => {}
+            }
+        }
+        "storageos" => {
+            let Some(os) = &v.storageos else { return };
+            let os_path = path.child("storageos");
+            let name = text(&os.volume_name);
+            if name.is_empty() {
+                errs.required(os_path.child("volumeName"), "");
+            } else {
+                dns_label(&name, &os_path.child("volumeName"), errs);
+            }
+            let namespace = text(&os.volume_namespace);
+            if !namespace.is_empty() {
+                dns_label(&namespace, &os_path.child("volumeNamespace"), errs);
+            }
+            secret_ref_name(os.secret_ref.as_ref().map(|s| &s.name), &os_path, errs);
+        }
+        "projected" => {
+            if let Some(projected) = &v.projected {
+                validate_projected(projected, &path.child("projected"), errs);
+            }
+        }
+        "scaleIO" => {
+            let name = v.scale_io.as_ref().and_then(|s| s.volume_name.clone());
+            if name.unwrap_or_default().is_empty() {
+                errs.required(path.child("scaleIO").child("volumeName"), "");
+            }
+        }
+        "csi" => {
+            let Some(csi) = &v.csi else { return };
+            let csi_path = path.child("csi");
+            csi_driver_name(&csi.driver, &csi_path.child("driver"), errs);
+            if let Some(secret) = &csi.node_publish_secret_ref {
+                let name = text(&secret.name);
+                if name.is_empty() {
+                    errs.required(csi_path.child("nodePublishSecretRef").child("name"), "");
+                }
+                // Upstream reports a bad secret name under `csi.name`.
+                for detail in dns1123_subdomain_errors(&name)
+                    .into_iter()
+                    .filter(|_| !name.is_empty())
+                {
+                    errs.invalid(csi_path.child("name"), name.as_str(), &detail);
+                }
+            }
+        }
+        "ephemeral" => {
+            if let Some(ephemeral) = &v.ephemeral {
+                validate_ephemeral(ephemeral, &path.child("ephemeral"), errs);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `ValidateCSIDriverName`: at most 63 characters, a DNS subdomain once
+/// lowercased. An empty name is the field rule's `Required` (and still gets
+/// the subdomain error, as upstream's does).
+pub(crate) fn csi_driver_name(driver: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    if driver.len() > 63 {
+        errs.too_long(path.clone(), 63);
+    }
+    for detail in dns1123_subdomain_errors(&driver.to_lowercase()) {
+        errs.invalid(path.clone(), driver, &detail);
+    }
+}
+
+/// `ValidateDNS1123Label` of a field.
+fn dns_label(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    for detail in dns1123_label_errors(value) {
+        errs.invalid(path.clone(), value, &detail);
+    }
+}
+
+/// A `secretRef` given must name its secret.
+fn secret_ref_name(name: Option<&Option<String>>, path: &FieldPath, errs: &mut FieldErrors) {
+    if name.is_some_and(|n| n.as_deref().unwrap_or_default().is_empty()) {
+        errs.required(path.child("secretRef").child("name"), "");
+    }
+}
+
+/// A disk partition, 0 (the whole disk) to 255.
+fn partition(value: Option<i32>, path: &FieldPath, errs: &mut FieldErrors) {
+    if let Some(n) = value
+        && !(0..=255).contains(&n)
+    {
+        errs.invalid(path.child("partition"), n, PARTITION);
+    }
+}
+
+/// `validatePathNoBacksteps`: no `..` element (one error however many).
+pub(super) fn no_backsteps(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    if value.split('/').any(|part| part == "..") {
+        errs.invalid(path.clone(), value, "must not contain '..'");
+    }
+}
+
+/// `validateLocalDescendingPath`: relative, without `..` elements.
+pub(super) fn local_descending(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    if value.starts_with('/') {
+        errs.invalid(path.clone(), value, "must be a relative path");
+    }
+    no_backsteps(value, path, errs);
+}
+
+/// `validateISCSIVolumeSource`, with the volume-wide length check of the
+/// initiator's `<volume name>:<target portal>`.
+fn validate_iscsi(iscsi: &ISCSIVolumeSource, name: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    let iscsi_path = path.child("iscsi");
+    if !iscsi.iqn.is_empty() {
+        let iqn_path = iscsi_path.child("iqn");
+        if let Some(detail) = initiator_format_error(&iscsi.iqn) {
+            errs.invalid(iqn_path, iscsi.iqn.as_str(), detail);
+        }
+    }
+    if !(0..=255).contains(&iscsi.lun) {
+        errs.invalid(
+            iscsi_path.child("lun"),
+            iscsi.lun,
+            &inclusive_range_error(0, 255),
+        );
+    }
+    let chap = iscsi.chap_auth_discovery.unwrap_or_default()
+        || iscsi.chap_auth_session.unwrap_or_default();
+    if chap && iscsi.secret_ref.is_none() {
+        errs.required(iscsi_path.child("secretRef"), "");
+    }
+    if let Some(initiator) = &iscsi.initiator_name {
+        if let Some(detail) = initiator_format_error(initiator) {
+            errs.invalid(
+                iscsi_path.child("initiatorname"),
+                initiator.as_str(),
+                detail,
+            );
+        }
+        if name.len() + 1 + iscsi.target_portal.len() > 64 {
+            errs.invalid(
+                path.child("name"),
+                name,
+                "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters \
+                 if iscsi.initiatorName is specified.",
+            );
+        }
+    }
+}
+
+/// What is wrong with an iSCSI qualified name (`iqn.`, `eui.` or `naa.`
+/// form), as upstream's patterns see it.
+fn initiator_format_error(name: &str) -> Option<&'static str> {
+    let alnum = |s: &str| s.bytes().all(|c| c.is_ascii_alphanumeric());
+    // The byte after the prefix is any character (the patterns' `.`).
+    let tail = |prefix_len: usize| {
+        name.get(prefix_len + 1..)
+            .filter(|_| name.len() > prefix_len)
+    };
+    let ok = if name.starts_with("iqn") {
+        // Unanchored at the start: any `iqn.` occurrence may begin the match.
+        name.match_indices("iqn.")
+            .any(|(at, _)| iqn_tail(&name[at + 4..]))
+    } else if name.starts_with("eui") {
+        tail(3).is_some_and(|t| t.len() == 16 && alnum(t))
+    } else if name.starts_with("naa") {
+        tail(3).is_some_and(|t| t.len() == 32 && alnum(t))
+    } else {
+        return Some("must be valid format starting with iqn, eui, or naa");
+    };
+    (!ok).then_some("must be valid format")
+}
+
+/// `yyyy-mm.<naming authority>:<name>` to the end of the text.
+fn iqn_tail(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if !(digits(0..4) && b.get(4) == Some(&b'-') && digits(5..7) && b.get(7) == Some(&b'.')) {
+        return false;
+    }
+    let Some((authority, name)) = rest[8..].split_once(':') else {
+        return false;
+    };
+    let authority_ok = !authority.is_empty()
+        && authority
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.');
+    let name_ok = !name.is_empty()
+        && !name
+            .chars()
+            .any(|c| c.is_whitespace() || ",;*&$|".contains(c));
+    authority_ok && name_ok
+}
+
+/// `validateFlockerVolumeSource`: a dataset name or UUID, not both.
+fn validate_flocker(flocker: &FlockerVolumeSource, path: &FieldPath, errs: &mut FieldErrors) {
+    let name = flocker.dataset_name.as_deref().unwrap_or_default();
+    let uuid = flocker.dataset_uuid.as_deref().unwrap_or_default();
+    if name.is_empty() && uuid.is_empty() {
+        errs.required(
+            path.clone(),
+            "one of datasetName and datasetUUID is required",
+        );
+    }
+    if !name.is_empty() && !uuid.is_empty() {
+        errs.invalid(
+            path.clone(),
+            "resource",
+            "datasetName and datasetUUID can not be specified simultaneously",
+        );
+    }
+    if name.contains('/') {
+        errs.invalid(path.child("datasetName"), name, "must not contain '/'");
+    }
+}
+
+/// `validateQuobyteVolumeSource`: `host:port` pairs, a short tenant.
+fn validate_quobyte(quobyte: &QuobyteVolumeSource, path: &FieldPath, errs: &mut FieldErrors) {
+    const PAIRS: &str = "must be a host:port pair or multiple pairs separated by commas";
+    let tenant = quobyte.tenant.as_deref().unwrap_or_default();
+    if quobyte.registry.is_empty() {
+        errs.required(path.child("registry"), PAIRS);
+    } else if tenant.len() >= 65 {
+        errs.required(
+            path.child("tenant"),
+            "must be a UUID and may not exceed a length of 64 characters",
+        );
+    } else {
+        for pair in quobyte.registry.split(',') {
+            if !is_host_port(pair) {
+                errs.invalid(path.child("registry"), quobyte.registry.as_str(), PAIRS);
+            }
+        }
+    }
+}
+
+/// Whether Go's `net.SplitHostPort` accepts the text: `host:port` or
+/// `[host]:port`, one colon outside brackets.
+fn is_host_port(pair: &str) -> bool {
+    if let Some(rest) = pair.strip_prefix('[') {
+        let Some((host, after)) = rest.split_once(']') else {
+            return false;
+        };
+        return !host.contains('[') && after.starts_with(':') && !after[1..].contains(':');
+    }
+    let mut parts = pair.splitn(3, ':');
+    let host = parts.next().unwrap_or_default();
+    matches!((parts.next(), parts.next()), (Some(_), None))
+        && !host.contains('[')
+        && !host.contains(']')
+}
+
+/// `validateFCVolumeSource`: target WWNs with a LUN, or WWIDs.
+fn validate_fc(fc: &FCVolumeSource, path: &FieldPath, errs: &mut FieldErrors) {
+    let wwns = fc.target_wwns.as_deref().unwrap_or_default();
+    let wwids = fc.wwids.as_deref().unwrap_or_default();
+    if wwns.is_empty() && wwids.is_empty() {
+        errs.required(
+            path.child("targetWWNs"),
+            "must specify either targetWWNs or wwids, but not both",
+        );
+    }
+    if !wwns.is_empty() && !wwids.is_empty() {
+        errs.invalid(
+            path.child("targetWWNs"),
+            GoStrings(Some(wwns)),
+            "targetWWNs and wwids can not be specified simultaneously",
+        );
+    }
+    if !wwns.is_empty() {
+        match fc.lun {
+            None => errs.required(
+                path.child("lun"),
+                "lun is required if targetWWNs is specified",
+            ),
+            Some(lun) if !(0..=255).contains(&lun) => {
+                errs.invalid(path.child("lun"), lun, &inclusive_range_error(0, 255))
+            }
+            Some(_) => {}
+        }
+    }
+}
