@@ -89,6 +89,9 @@ fn nested_pod_fields() {
             "spec.containers[0].volumeMounts[0].mountPath",
             "spec.containers[0].securityContext.seccompProfile.type",
             "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight",
+            // Required, then two label-name errors of "" (as upstream).
+            "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey",
+            "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey",
             "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey",
             "spec.tolerations[0].operator",
             // The pod-wide hook: the volume's mode, then the mount of a volume
@@ -374,6 +377,10 @@ upstream_cases!(Pod, "core":
     pod_volumes,
     pod_volume_projected,
     pod_volume_sources,
+    pod_node_affinity,
+    pod_node_affinity_empty,
+    pod_pod_affinity,
+    pod_spread_tolerations,
 );
 
 upstream_cases!(Service, "core":

@@ -3,6 +3,7 @@
 //! existing volumes, ports, probes by container type, and the pod-wide fields.
 //! The field rules (`#[api(...)]` on the structs) cover single values.
 
+mod affinity;
 mod env;
 mod extras;
 mod resources;
@@ -17,6 +18,7 @@ use kapi_runtime::validation::{
     port_number_errors,
 };
 
+pub(crate) use affinity::validate_affinity;
 pub(crate) use env::{validate_config_map_key, validate_env_var, validate_secret_key};
 pub(crate) use extras::{validate_pod_security, validate_security, validate_template};
 pub(crate) use resources::validate_resources;
