@@ -442,6 +442,15 @@ upstream_cases!(StatefulSet, "apps":
 );
 
 upstream_cases!(Job, "batch":
+    job_backoff_per_index,
+    job_backoff_per_index_nonindexed,
+    job_max_failed_alone,
+    job_pod_failure_policy,
+    job_pod_failure_policy_empty,
+    job_replacement_bogus,
+    job_replacement_pfp,
+    job_success_policy,
+    job_success_policy_empty,
     job_counts,
     job_indexed,
     job_manual_selector,

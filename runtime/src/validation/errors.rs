@@ -128,6 +128,16 @@ impl FieldErrors {
         );
     }
 
+    /// `Invalid value: <detail>`: an invalid field whose value upstream leaves
+    /// out of the message (Go's `field.OmitValueType`).
+    pub fn invalid_without_value(&mut self, path: FieldPath, detail: &str) {
+        self.push(
+            FieldErrorKind::Invalid,
+            path,
+            format!("Invalid value: {detail}"),
+        );
+    }
+
     /// `Unsupported value: "x": supported values: "a", "b"`.
     pub fn not_supported(&mut self, path: FieldPath, value: &str, allowed: &[&str]) {
         let allowed: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();

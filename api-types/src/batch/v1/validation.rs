@@ -1,7 +1,8 @@
 //! The checks of pkg/apis/batch/validation: job counts and completion modes,
-//! the restart policy of job pods, cron schedules and time zones, and what a
+//! failure and success policies, the restart policy of job pods, cron schedules and time zones, and what a
 //! job update may change.
 
+mod policies;
 mod schedule;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
@@ -53,6 +54,10 @@ pub(crate) fn validate_job_spec(spec: &JobSpec, path: &FieldPath, errs: &mut Fie
             &["NonIndexed", "Indexed"],
         ),
     }
+    policies::per_index_limits(spec, path, errs);
+    policies::pod_failure_policy(spec, path, errs);
+    policies::success_policy(spec, path, errs);
+    policies::pod_replacement_policy(spec, path, errs);
     let policy_path = path.child("template").child("spec").child("restartPolicy");
     match spec
         .template

@@ -1,0 +1,374 @@
+//! The failure and success policies of a job (`validatePodFailurePolicy`,
+//! `validateSuccessPolicy`), its per-index backoff limits and its pod
+//! replacement policy.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use kapi_runtime::validation::{FieldErrors, FieldPath, qualified_name_errors};
+
+use crate::batch::v1::job::{
+    JobSpec, PodFailurePolicyOnExitCodesRequirement, PodFailurePolicyOnPodConditionsPattern,
+    PodFailurePolicyRule, SuccessPolicyRule,
+};
+use crate::validation::{Raw, nonnegative};
+
+/// The actions of a pod failure rule, sorted.
+const ACTIONS: [&str; 4] = ["Count", "FailIndex", "FailJob", "Ignore"];
+
+/// The statuses a pod condition pattern may ask for, sorted.
+const CONDITION_STATUSES: [&str; 3] = ["False", "True", "Unknown"];
+
+/// Upstream's limits on indexed jobs.
+const MAX_FAILED_INDEXES: i32 = 100_000;
+const COMPLETIONS_SOFT_LIMIT: i32 = 100_000;
+const HIGH_COMPLETIONS_LIMIT: i32 = 10_000;
+
+/// A list of exit codes as Go's `%#v` prints it: `[]int32{1, 2}`.
+struct GoInts<'a>(&'a [i32]);
+
+impl fmt::Debug for GoInts<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let items: Vec<String> = self.0.iter().map(i32::to_string).collect();
+        write!(f, "[]int32{{{}}}", items.join(", "))
+    }
+}
+
+/// Go's `%q` of a string list: `["a" "b"]`.
+fn quoted_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("{i:?}")).collect();
+    format!("[{}]", quoted.join(" "))
+}
+
+/// `backoffLimitPerIndex` and `maxFailedIndexes`: non-negative, the second
+/// only with the first, both only for indexed jobs, within the limits.
+pub(super) fn per_index_limits(spec: &JobSpec, path: &FieldPath, errs: &mut FieldErrors) {
+    let per_index_path = path.child("backoffLimitPerIndex");
+    let max_path = path.child("maxFailedIndexes");
+    nonnegative(
+        spec.backoff_limit_per_index.map(i64::from),
+        &per_index_path,
+        errs,
+    );
+    if let Some(max) = spec.max_failed_indexes {
+        nonnegative(Some(i64::from(max)), &max_path, errs);
+        if spec.backoff_limit_per_index.is_none() {
+            errs.required(per_index_path.clone(), "when maxFailedIndexes is specified");
+        }
+    }
+    if spec.completion_mode.as_deref() == Some("Indexed") {
+        let max = spec.max_failed_indexes;
+        if let (Some(completions), Some(max)) = (spec.completions, max)
+            && max > completions
+        {
+            errs.invalid(
+                max_path.clone(),
+                max,
+                "must be less than or equal to completions",
+            );
+        }
+        if let Some(max) = max.filter(|m| *m > MAX_FAILED_INDEXES) {
+            let detail = format!("must be less than or equal to {MAX_FAILED_INDEXES}");
+            errs.invalid(max_path.clone(), max, &detail);
+        }
+        let high = spec.completions.is_some_and(|c| c > COMPLETIONS_SOFT_LIMIT);
+        if high && spec.backoff_limit_per_index.is_some() {
+            let detail = format!(
+                "must be less than or equal to {HIGH_COMPLETIONS_LIMIT} when completions are above \
+                 {COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index"
+            );
+            match max {
+                None => errs.required(
+                    max_path.clone(),
+                    &format!(
+                        "must be specified when completions is above {COMPLETIONS_SOFT_LIMIT}"
+                    ),
+                ),
+                Some(m) if m > HIGH_COMPLETIONS_LIMIT => errs.invalid(max_path.clone(), m, &detail),
+                Some(_) => {}
+            }
+            if let Some(p) = spec.parallelism.filter(|p| *p > HIGH_COMPLETIONS_LIMIT) {
+                errs.invalid(path.child("parallelism"), p, &detail);
+            }
+        }
+    } else {
+        if let Some(n) = spec.backoff_limit_per_index {
+            errs.invalid(per_index_path, n, "requires indexed completion mode");
+        }
+        if let Some(n) = spec.max_failed_indexes {
+            errs.invalid(max_path, n, "requires indexed completion mode");
+        }
+    }
+}
+
+/// `validatePodFailurePolicy`: each rule's action and requirement.
+pub(super) fn pod_failure_policy(spec: &JobSpec, path: &FieldPath, errs: &mut FieldErrors) {
+    let Some(policy) = &spec.pod_failure_policy else {
+        return;
+    };
+    let pod = &spec.template.spec;
+    let names: BTreeSet<&str> = pod
+        .containers
+        .iter()
+        .chain(pod.init_containers.iter().flatten())
+        .map(|c| c.name.as_str())
+        .collect();
+    let rules_path = path.child("podFailurePolicy").child("rules");
+    for (i, rule) in policy.rules.iter().enumerate() {
+        pod_failure_rule(spec, rule, &names, &rules_path.index(i), errs);
+    }
+}
+
+/// `validatePodFailurePolicyRule`.
+fn pod_failure_rule(
+    spec: &JobSpec,
+    rule: &PodFailurePolicyRule,
+    names: &BTreeSet<&str>,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let action_path = path.child("action");
+    match rule.action.as_str() {
+        "" => errs.required(
+            action_path,
+            &format!("valid values: {}", quoted_list(&ACTIONS)),
+        ),
+        "FailIndex" if spec.backoff_limit_per_index.is_none() => errs.invalid(
+            action_path,
+            "FailIndex",
+            "requires the backoffLimitPerIndex to be set",
+        ),
+        action if ACTIONS.contains(&action) => {}
+        action => errs.not_supported(action_path, action, &ACTIONS),
+    }
+    if let Some(codes) = &rule.on_exit_codes {
+        on_exit_codes(codes, names, &path.child("onExitCodes"), errs);
+    }
+    let conditions = rule.on_pod_conditions.as_deref().unwrap_or_default();
+    for (j, pattern) in conditions.iter().enumerate() {
+        on_pod_condition(pattern, &path.child("onPodConditions").index(j), errs);
+    }
+    match (rule.on_exit_codes.is_some(), conditions.is_empty()) {
+        (true, false) => errs.invalid_without_value(
+            path.clone(),
+            "specifying both OnExitCodes and OnPodConditions is not supported",
+        ),
+        (false, true) => errs.invalid_without_value(
+            path.clone(),
+            "specifying one of OnExitCodes and OnPodConditions is required",
+        ),
+        _ => {}
+    }
+}
+
+/// `validatePodFailurePolicyRuleOnPodConditions` of one pattern.
+fn on_pod_condition(
+    pattern: &PodFailurePolicyOnPodConditionsPattern,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    for detail in qualified_name_errors(&pattern.type_) {
+        errs.invalid(path.child("type"), pattern.type_.as_str(), &detail);
+    }
+    let status_path = path.child("status");
+    match pattern.status.as_str() {
+        "" => errs.required(
+            status_path,
+            &format!("valid values: {}", quoted_list(&CONDITION_STATUSES)),
+        ),
+        status if CONDITION_STATUSES.contains(&status) => {}
+        status => errs.not_supported(status_path, status, &CONDITION_STATUSES),
+    }
+}
+
+/// `validatePodFailurePolicyRuleOnExitCodes`: the operator, a container of
+/// the template, sorted distinct values (no 0 with `In`).
+fn on_exit_codes(
+    codes: &PodFailurePolicyOnExitCodesRequirement,
+    names: &BTreeSet<&str>,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    const OPERATORS: [&str; 2] = ["In", "NotIn"];
+    let operator_path = path.child("operator");
+    match codes.operator.as_str() {
+        "" => errs.required(
+            operator_path,
+            &format!("valid values: {}", quoted_list(&OPERATORS)),
+        ),
+        op if OPERATORS.contains(&op) => {}
+        op => errs.not_supported(operator_path, op, &OPERATORS),
+    }
+    if let Some(name) = &codes.container_name
+        && !names.contains(name.as_str())
+    {
+        errs.invalid(
+            path.child("containerName"),
+            name.as_str(),
+            "must be one of the container or initContainer names in the pod template",
+        );
+    }
+    let values_path = path.child("values");
+    if codes.values.is_empty() {
+        errs.invalid(
+            values_path.clone(),
+            GoInts(&codes.values),
+            "at least one value is required",
+        );
+    }
+    let mut seen = BTreeSet::new();
+    for (j, value) in codes.values.iter().enumerate() {
+        if codes.operator == "In" && *value == 0 {
+            errs.invalid(
+                values_path.index(j),
+                value,
+                "must not be 0 for the In operator",
+            );
+        }
+        if !seen.insert(value) {
+            errs.duplicate(values_path.index(j), value);
+        }
+    }
+    if codes.values.windows(2).any(|w| w[0] > w[1]) {
+        errs.invalid(values_path, GoInts(&codes.values), "must be ordered");
+    }
+}
+
+/// The success policy: only for indexed jobs, at least one rule, each
+/// naming indexes or a count within the completions.
+pub(super) fn success_policy(spec: &JobSpec, path: &FieldPath, errs: &mut FieldErrors) {
+    let Some(policy) = &spec.success_policy else {
+        return;
+    };
+    let policy_path = path.child("successPolicy");
+    if spec.completion_mode.as_deref() != Some("Indexed") {
+        // Upstream prints the whole Go struct, pointers included.
+        errs.invalid(
+            policy_path,
+            Raw("batch.SuccessPolicy{...}"),
+            "requires indexed completion mode",
+        );
+        return;
+    }
+    let rules_path = policy_path.child("rules");
+    if policy.rules.is_empty() {
+        errs.required(
+            rules_path.clone(),
+            "at least one rules must be specified when the successPolicy is specified",
+        );
+    }
+    let completions = spec.completions.unwrap_or_default();
+    for (i, rule) in policy.rules.iter().enumerate() {
+        success_rule(rule, completions, &rules_path.index(i), errs);
+    }
+}
+
+/// `validateSuccessPolicyRule`.
+fn success_rule(
+    rule: &SuccessPolicyRule,
+    completions: i32,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    if rule.succeeded_count.is_none() && rule.succeeded_indexes.is_none() {
+        errs.required(
+            path.clone(),
+            "at least one of succeededCount or succeededIndexes must be specified",
+        );
+    }
+    let mut total = 0;
+    if let Some(indexes) = &rule.succeeded_indexes {
+        let indexes_path = path.child("succeededIndexes");
+        if indexes.len() > 64 * 1024 {
+            errs.too_long(indexes_path.clone(), 64 * 1024);
+        }
+        match count_indexes(indexes, completions) {
+            Ok(n) => total = n,
+            Err(e) => {
+                let detail = format!("error parsing succeededIndexes: {e}");
+                errs.invalid(indexes_path, indexes.as_str(), &detail);
+            }
+        }
+    }
+    if let Some(count) = rule.succeeded_count {
+        let count_path = path.child("succeededCount");
+        nonnegative(Some(i64::from(count)), &count_path, errs);
+        if count > completions {
+            let detail = format!(
+                "must be less than or equal to {completions} (the number of specified completions)"
+            );
+            errs.invalid(count_path.clone(), count, &detail);
+        }
+        if rule.succeeded_indexes.is_some() && i64::from(count) > total {
+            let detail = format!(
+                "must be less than or equal to {total} (the number of indexes in the specified \
+                 succeededIndexes field)"
+            );
+            errs.invalid(count_path, count, &detail);
+        }
+    }
+}
+
+/// `validateIndexesFormat`: increasing intervals `a` or `a-b` of indexes
+/// below `completions`, separated by commas; how many indexes they hold.
+fn count_indexes(text: &str, completions: i32) -> Result<i64, String> {
+    if text.is_empty() {
+        return Ok(0);
+    }
+    let mut last: Option<i64> = None;
+    let mut total = 0;
+    let parse = |s: &str| -> Result<i64, String> {
+        let n: i64 = s
+            .parse()
+            .map_err(|_| format!("cannot convert string to integer for index: {s:?}"))?;
+        if n >= i64::from(completions) {
+            return Err(format!("too large index: {s:?}"));
+        }
+        Ok(n)
+    };
+    for interval in text.split(',') {
+        let limits: Vec<&str> = interval.split('-').collect();
+        if limits.len() > 2 {
+            return Err(format!(
+                "the fragment {interval:?} violates the requirement that an index interval can \
+                 have at most two parts separated by '-'"
+            ));
+        }
+        let first = parse(limits[0])?;
+        if let Some(previous) = last
+            && previous >= first
+        {
+            return Err(format!(
+                "non-increasing order, previous: {previous}, current: {first}"
+            ));
+        }
+        total += 1;
+        last = Some(first);
+        if let Some(second) = limits.get(1) {
+            let second = parse(second)?;
+            if first >= second {
+                return Err(format!(
+                    "non-increasing order, previous: {first}, current: {second}"
+                ));
+            }
+            total += second - first;
+            last = Some(second);
+        }
+    }
+    Ok(total)
+}
+
+/// `validatePodReplacementPolicy`: `Failed` only, with a pod failure policy.
+pub(super) fn pod_replacement_policy(spec: &JobSpec, path: &FieldPath, errs: &mut FieldErrors) {
+    let Some(policy) = spec.pod_replacement_policy.as_deref() else {
+        return;
+    };
+    let policy_path = path.child("podReplacementPolicy");
+    if spec.pod_failure_policy.is_some() {
+        if policy != "Failed" {
+            errs.not_supported(policy_path, policy, &["Failed"]);
+        }
+    } else if !matches!(policy, "Failed" | "TerminatingOrFailed") {
+        errs.not_supported(policy_path, policy, &["Failed", "TerminatingOrFailed"]);
+    }
+}
