@@ -344,6 +344,38 @@ fn a_job_template_changes_only_while_suspended_and_only_its_scheduling() {
     assert_eq!(update(false, &new_selector), immutable);
 }
 
+#[test]
+fn a_volume_node_affinity_changes_only_from_beta_to_ga_labels() {
+    use kapi_runtime::{DynObject, Resource};
+    let pv = |key: &str, value: &str| -> PersistentVolume {
+        let mut pv: PersistentVolume = serde_json::from_value(json!({
+            "metadata": {"name": "v"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"},
+                "hostPath": {"path": "/tmp/a"},
+                "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": key, "operator": "In", "values": [value]}]}]}}}
+        }))
+        .expect("a persistent volume");
+        let errs = DynObject::admit(&mut pv);
+        assert!(errs.is_empty(), "{}", errs.summary());
+        pv
+    };
+    let update = |new: &PersistentVolume, old: &PersistentVolume| {
+        let mut errs = kapi_runtime::validation::FieldErrors::default();
+        Resource::validate_update(new, old, &mut errs);
+        errs.summary()
+    };
+    let beta = pv("failure-domain.beta.kubernetes.io/zone", "a");
+    assert_eq!(update(&pv("topology.kubernetes.io/zone", "a"), &beta), "[]");
+    // As kube-apiserver 1.32 answers (fixture pv_update_affinity), but for the
+    // value, which upstream prints with a Go pointer.
+    assert_eq!(
+        update(&pv("topology.kubernetes.io/zone", "b"), &beta),
+        "nodeAffinity: Invalid value: core.VolumeNodeAffinity{...}: field is immutable, except \
+         for updating from beta label to GA"
+    );
+}
+
 /// One test per recorded case of `tests/fixtures/validation/<group>/`: the kind,
 /// the group directory, then the case names.
 macro_rules! upstream_cases {
@@ -482,7 +514,14 @@ upstream_cases!(Secret, "core":
 
 upstream_cases!(PersistentVolumeClaim, "core": pvc_missing, pvc_spec, pvc_update);
 
-upstream_cases!(Node, "core": node_taints);
+upstream_cases!(Node, "core":
+    node_taints,
+    node_cidrs_same_family,
+    node_cidrs_three,
+    node_update_cidr,
+    node_update_cidr_added,
+    node_update_provider,
+);
 
 upstream_cases!(Namespace, "core": namespace_finalizers);
 
@@ -500,6 +539,17 @@ upstream_cases!(Ingress, "networking": ingress_default_backend, ingress_rules);
 
 upstream_cases!(NetworkPolicy, "networking": networkpolicy_spec);
 
-upstream_cases!(PersistentVolume, "core": pv_missing, pv_spec);
+// `core/pv_update_affinity` is recorded but not run: upstream's message
+// prints a Go pointer (`core.VolumeNodeAffinity{Required:(*core.NodeSelector)(0xc...)}`).
+upstream_cases!(PersistentVolume, "core":
+    pv_missing,
+    pv_spec,
+    pv_local_no_affinity,
+    pv_node_affinity_empty,
+    pv_node_affinity_no_terms,
+    pv_node_affinity_terms,
+    pv_update_mode,
+    pv_update_source,
+);
 
 upstream_cases!(ReplicationController, "core": rc_spec);

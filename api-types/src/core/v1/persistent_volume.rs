@@ -67,6 +67,7 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
     printer_column(name = "VolumeMode", type = "string", json_path = ".spec.volumeMode",
         priority = 1, description = "Filesystem or Block, or <unset>."),
     prepare = stamp_phase_transition,
+    validate_update = super::validation::validate_pv_update,
     table_cells = persistent_volume_cells
 )]
 #[api(defaults = super::defaults::default_persistent_volume)]

@@ -18,11 +18,15 @@ use kapi_runtime::validation::{
     port_number_errors,
 };
 
-pub(crate) use affinity::validate_affinity;
+pub(crate) use affinity::{validate_affinity, validate_node_selector};
 pub(crate) use env::{validate_config_map_key, validate_env_var, validate_secret_key};
 pub(crate) use extras::{validate_pod_security, validate_security, validate_template};
 pub(crate) use resources::validate_resources;
 pub(crate) use update::{validate_ephemeral_containers_update, validate_pod, validate_pod_update};
+pub(crate) use volume_sources::{
+    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, nfs_source,
+    no_backsteps, partition, validate_fc, validate_flocker, validate_quobyte,
+};
 
 use super::affinity::Toleration;
 use super::container::{Container, ContainerPort, VolumeMount};

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use kapi_runtime::meta::LabelSelector;
-use kapi_runtime::validation::{FieldErrors, FieldPath, dns1123_label_errors, label_value_errors};
+use kapi_runtime::validation::{FieldErrors, FieldPath, dns1123_label_errors};
 
 use crate::core::v1::pod::affinity::{
     Affinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodAffinityTerm,
@@ -19,9 +19,8 @@ pub(crate) fn validate_affinity(affinity: &Affinity, path: &FieldPath, errs: &mu
     if let Some(node) = &affinity.node_affinity {
         let node_path = path.child("nodeAffinity");
         if let Some(required) = &node.required_during_scheduling_ignored_during_execution {
-            // kube-apiserver does not check a pod's label values here.
             let required_path = node_path.child("requiredDuringSchedulingIgnoredDuringExecution");
-            validate_node_selector(required, false, &required_path, errs);
+            validate_node_selector(required, &required_path, errs);
         }
         let preferred_path = node_path.child("preferredDuringSchedulingIgnoredDuringExecution");
         for (i, term) in node
@@ -32,7 +31,7 @@ pub(crate) fn validate_affinity(affinity: &Affinity, path: &FieldPath, errs: &mu
         {
             let item = preferred_path.index(i);
             weight(term.weight, &item, errs);
-            node_selector_term(&term.preference, false, &item.child("preference"), errs);
+            node_selector_term(&term.preference, &item.child("preference"), errs);
         }
     }
     let pod_terms = [
@@ -88,12 +87,11 @@ fn weighted_term(term: &WeightedPodAffinityTerm, path: &FieldPath, errs: &mut Fi
     );
 }
 
-/// `ValidateNodeSelector`: at least one term, each valid. `check_values`
-/// also checks the label values (a PersistentVolume's node affinity; not a
-/// pod's).
+/// `ValidateNodeSelector` (pods and persistent volumes): at least one term,
+/// each valid. Label values are not checked: kube-apiserver 1.32 accepts any
+/// in node affinity.
 pub(crate) fn validate_node_selector(
     selector: &NodeSelector,
-    check_values: bool,
     path: &FieldPath,
     errs: &mut FieldErrors,
 ) {
@@ -103,24 +101,14 @@ pub(crate) fn validate_node_selector(
         return;
     }
     for (i, term) in selector.node_selector_terms.iter().enumerate() {
-        node_selector_term(term, check_values, &terms_path.index(i), errs);
+        node_selector_term(term, &terms_path.index(i), errs);
     }
 }
 
 /// `ValidateNodeSelectorTerm`: its label and field requirements.
-fn node_selector_term(
-    term: &NodeSelectorTerm,
-    check_values: bool,
-    path: &FieldPath,
-    errs: &mut FieldErrors,
-) {
+fn node_selector_term(term: &NodeSelectorTerm, path: &FieldPath, errs: &mut FieldErrors) {
     for (i, req) in term.match_expressions.iter().flatten().enumerate() {
-        node_selector_requirement(
-            req,
-            check_values,
-            &path.child("matchExpressions").index(i),
-            errs,
-        );
+        node_selector_requirement(req, &path.child("matchExpressions").index(i), errs);
     }
     for (i, req) in term.match_fields.iter().flatten().enumerate() {
         node_field_requirement(req, &path.child("matchFields").index(i), errs);
@@ -131,7 +119,6 @@ fn node_selector_term(
 /// key's syntax.
 fn node_selector_requirement(
     req: &NodeSelectorRequirement,
-    check_values: bool,
     path: &FieldPath,
     errs: &mut FieldErrors,
 ) {
@@ -158,13 +145,6 @@ fn node_selector_requirement(
         ),
     }
     label_name(&req.key, &path.child("key"), errs);
-    if check_values {
-        for (i, value) in values.iter().enumerate() {
-            for detail in label_value_errors(value) {
-                errs.invalid(values_path.index(i), value.as_str(), &detail);
-            }
-        }
-    }
 }
 
 /// `ValidateNodeFieldSelectorRequirement`: `metadata.name` with one node

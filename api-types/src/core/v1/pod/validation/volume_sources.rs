@@ -11,8 +11,10 @@ use kapi_runtime::validation::{
 use super::volume_files::{
     file_mode, validate_downward_api, validate_ephemeral, validate_items, validate_projected,
 };
-use crate::core::v1::pod::volume::Volume;
-use crate::core::v1::pod::volume_block::{FCVolumeSource, ISCSIVolumeSource};
+use crate::core::v1::pod::volume::{HostPathVolumeSource, NFSVolumeSource, Volume};
+use crate::core::v1::pod::volume_block::{
+    AzureDiskVolumeSource, FCVolumeSource, GCEPersistentDiskVolumeSource, ISCSIVolumeSource,
+};
 use crate::core::v1::pod::volume_shared::{FlockerVolumeSource, QuobyteVolumeSource};
 use crate::validation::{GoStrings, quantity_value};
 
@@ -51,17 +53,8 @@ pub(super) fn validate_volume_source(
             }
         }
         "hostPath" => {
-            let Some(host) = &v.host_path else { return };
-            // An empty path is the field rule's `Required`, and the only error.
-            if host.path.is_empty() {
-                return;
-            }
-            let host_path = path.child("hostPath");
-            no_backsteps(&host.path, &host_path.child("path"), errs);
-            if let Some(kind) = host.type_.as_deref()
-                && !HOST_PATH_TYPES.contains(&kind)
-            {
-                errs.not_supported(host_path.child("type"), kind, &HOST_PATH_TYPES);
+            if let Some(host) = &v.host_path {
+                host_path_source(host, path, errs);
             }
         }
         "gitRepo" => {
@@ -73,15 +66,9 @@ pub(super) fn validate_volume_source(
             );
         }
         "gcePersistentDisk" => {
-            let Some(pd) = &v.gce_persistent_disk else {
-                return;
-            };
-            // Upstream's path for this source.
-            let pd_path = path.child("persistentDisk");
-            if pd.pd_name.is_empty() {
-                errs.required(pd_path.child("pdName"), "");
+            if let Some(pd) = &v.gce_persistent_disk {
+                gce_disk_source(pd, path, errs);
             }
-            partition(pd.partition, &pd_path, errs);
         }
         "awsElasticBlockStore" => {
             let Some(ebs) = &v.aws_elastic_block_store else {
@@ -108,13 +95,8 @@ pub(super) fn validate_volume_source(
             validate_items(cm.items.as_deref(), &cm_path, errs);
         }
         "nfs" => {
-            let nfs_path = v.nfs.as_ref().map(|n| n.path.as_str()).unwrap_or_default();
-            if !nfs_path.starts_with('/') {
-                errs.invalid(
-                    path.child("nfs").child("path"),
-                    nfs_path,
-                    "must be an absolute path",
-                );
+            if let Some(nfs) = &v.nfs {
+                nfs_source(nfs, path, errs);
             }
         }
         "iscsi" => {
@@ -161,22 +143,8 @@ pub(super) fn validate_volume_source(
             }
         }
         "azureDisk" => {
-            let Some(disk) = &v.azure_disk else { return };
-            let uri_path = path.child("azureDisk").child("diskURI");
-            let uri = disk.disk_uri.as_str();
-            match disk.kind.as_deref() {
-                Some("Managed") if !uri.starts_with("/subscriptions/") => errs.not_supported(
-                    uri_path,
-                    uri,
-                    &["/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"],
-                ),
-                Some(kind) if kind != "Managed" && !uri.starts_with("https://") => errs
-                    .not_supported(
-                        uri_path,
-                        uri,
-                        &["https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"],
-                    ),
-                _ => {}
+            if let Some(disk) = &v.azure_disk {
+                azure_disk_source(disk, path, errs);
             }
         }
         "storageos" => {
@@ -232,6 +200,74 @@ pub(super) fn validate_volume_source(
     }
 }
 
+/// `validateHostPathVolumeSource` (pods and persistent volumes); `parent`
+/// is the path of the volume or of the persistent volume's spec.
+pub(crate) fn host_path_source(
+    host: &HostPathVolumeSource,
+    parent: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    // An empty path is the field rule's `Required`, and the only error.
+    if host.path.is_empty() {
+        return;
+    }
+    let host_path = parent.child("hostPath");
+    no_backsteps(&host.path, &host_path.child("path"), errs);
+    if let Some(kind) = host.type_.as_deref()
+        && !HOST_PATH_TYPES.contains(&kind)
+    {
+        errs.not_supported(host_path.child("type"), kind, &HOST_PATH_TYPES);
+    }
+}
+
+/// `validateGCEPersistentDiskVolumeSource`, reported under `persistentDisk`
+/// as upstream does.
+pub(crate) fn gce_disk_source(
+    pd: &GCEPersistentDiskVolumeSource,
+    parent: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let pd_path = parent.child("persistentDisk");
+    if pd.pd_name.is_empty() {
+        errs.required(pd_path.child("pdName"), "");
+    }
+    partition(pd.partition, &pd_path, errs);
+}
+
+/// `validateNFSVolumeSource`: an absolute export path.
+pub(crate) fn nfs_source(nfs: &NFSVolumeSource, parent: &FieldPath, errs: &mut FieldErrors) {
+    if !nfs.path.starts_with('/') {
+        errs.invalid(
+            parent.child("nfs").child("path"),
+            nfs.path.as_str(),
+            "must be an absolute path",
+        );
+    }
+}
+
+/// `validateAzureDisk` beyond the field rules: a disk URI of the kind's form.
+pub(crate) fn azure_disk_source(
+    disk: &AzureDiskVolumeSource,
+    parent: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let uri_path = parent.child("azureDisk").child("diskURI");
+    let uri = disk.disk_uri.as_str();
+    match disk.kind.as_deref() {
+        Some("Managed") if !uri.starts_with("/subscriptions/") => errs.not_supported(
+            uri_path,
+            uri,
+            &["/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"],
+        ),
+        Some(kind) if kind != "Managed" && !uri.starts_with("https://") => errs.not_supported(
+            uri_path,
+            uri,
+            &["https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"],
+        ),
+        _ => {}
+    }
+}
+
 /// `ValidateCSIDriverName`: at most 63 characters, a DNS subdomain once
 /// lowercased. An empty name is the field rule's `Required` (and still gets
 /// the subdomain error, as upstream's does).
@@ -259,7 +295,7 @@ fn secret_ref_name(name: Option<&Option<String>>, path: &FieldPath, errs: &mut F
 }
 
 /// A disk partition, 0 (the whole disk) to 255.
-fn partition(value: Option<i32>, path: &FieldPath, errs: &mut FieldErrors) {
+pub(crate) fn partition(value: Option<i32>, path: &FieldPath, errs: &mut FieldErrors) {
     if let Some(n) = value
         && !(0..=255).contains(&n)
     {
@@ -268,7 +304,7 @@ fn partition(value: Option<i32>, path: &FieldPath, errs: &mut FieldErrors) {
 }
 
 /// `validatePathNoBacksteps`: no `..` element (one error however many).
-pub(super) fn no_backsteps(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+pub(crate) fn no_backsteps(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
     if value.split('/').any(|part| part == "..") {
         errs.invalid(path.clone(), value, "must not contain '..'");
     }
@@ -369,7 +405,11 @@ fn iqn_tail(rest: &str) -> bool {
 }
 
 /// `validateFlockerVolumeSource`: a dataset name or UUID, not both.
-fn validate_flocker(flocker: &FlockerVolumeSource, path: &FieldPath, errs: &mut FieldErrors) {
+pub(crate) fn validate_flocker(
+    flocker: &FlockerVolumeSource,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
     let name = flocker.dataset_name.as_deref().unwrap_or_default();
     let uuid = flocker.dataset_uuid.as_deref().unwrap_or_default();
     if name.is_empty() && uuid.is_empty() {
@@ -391,7 +431,11 @@ fn validate_flocker(flocker: &FlockerVolumeSource, path: &FieldPath, errs: &mut 
 }
 
 /// `validateQuobyteVolumeSource`: `host:port` pairs, a short tenant.
-fn validate_quobyte(quobyte: &QuobyteVolumeSource, path: &FieldPath, errs: &mut FieldErrors) {
+pub(crate) fn validate_quobyte(
+    quobyte: &QuobyteVolumeSource,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
     const PAIRS: &str = "must be a host:port pair or multiple pairs separated by commas";
     let tenant = quobyte.tenant.as_deref().unwrap_or_default();
     if quobyte.registry.is_empty() {
@@ -427,7 +471,7 @@ fn is_host_port(pair: &str) -> bool {
 }
 
 /// `validateFCVolumeSource`: target WWNs with a LUN, or WWIDs.
-fn validate_fc(fc: &FCVolumeSource, path: &FieldPath, errs: &mut FieldErrors) {
+pub(crate) fn validate_fc(fc: &FCVolumeSource, path: &FieldPath, errs: &mut FieldErrors) {
     let wwns = fc.target_wwns.as_deref().unwrap_or_default();
     let wwids = fc.wwids.as_deref().unwrap_or_default();
     if wwns.is_empty() && wwids.is_empty() {
