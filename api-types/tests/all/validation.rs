@@ -474,6 +474,10 @@ upstream_cases!(StatefulSet, "apps":
 );
 
 upstream_cases!(Job, "batch":
+    job_completions_high,
+    job_managed_by,
+    job_managed_by_bad,
+    job_managed_by_long,
     job_backoff_per_index,
     job_backoff_per_index_nonindexed,
     job_max_failed_alone,

@@ -58,6 +58,7 @@ pub(crate) fn validate_job_spec(spec: &JobSpec, path: &FieldPath, errs: &mut Fie
     policies::pod_failure_policy(spec, path, errs);
     policies::success_policy(spec, path, errs);
     policies::pod_replacement_policy(spec, path, errs);
+    policies::managed_by(spec, path, errs);
     let policy_path = path.child("template").child("spec").child("restartPolicy");
     match spec
         .template

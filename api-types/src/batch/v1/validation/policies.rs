@@ -11,7 +11,7 @@ use crate::batch::v1::job::{
     JobSpec, PodFailurePolicyOnExitCodesRequirement, PodFailurePolicyOnPodConditionsPattern,
     PodFailurePolicyRule, SuccessPolicyRule,
 };
-use crate::validation::{Raw, nonnegative};
+use crate::validation::{Raw, domain_prefixed_path, nonnegative};
 
 /// The actions of a pod failure rule, sorted.
 const ACTIONS: [&str; 4] = ["Count", "FailIndex", "FailJob", "Ignore"];
@@ -356,6 +356,18 @@ fn count_indexes(text: &str, completions: i32) -> Result<i64, String> {
         }
     }
     Ok(total)
+}
+
+/// `managedBy`: a domain-prefixed path of at most 63 characters.
+pub(super) fn managed_by(spec: &JobSpec, path: &FieldPath, errs: &mut FieldErrors) {
+    let Some(manager) = spec.managed_by.as_deref() else {
+        return;
+    };
+    let manager_path = path.child("managedBy");
+    domain_prefixed_path(manager, &manager_path, errs);
+    if manager.len() > 63 {
+        errs.too_long(manager_path, 63);
+    }
 }
 
 /// `validatePodReplacementPolicy`: `Failed` only, with a pod failure policy.
