@@ -409,6 +409,7 @@ upstream_cases!(Pod, "core":
     pod_volumes,
     pod_volume_projected,
     pod_volume_sources,
+    pod_downward_files,
     pod_ephemeral_names,
     pod_node_affinity,
     pod_node_affinity_empty,

@@ -121,7 +121,7 @@ pub(super) fn object_field_selector(
     }
     let field_path = sel.field_path.as_str();
     if field_path.is_empty() {
-        // The field rule reports it.
+        errs.required(path.child("fieldPath"), "");
         return;
     }
     let conversion = if version != "v1" {
@@ -194,9 +194,10 @@ pub(super) fn resource_field_selector(
     }
     let hugepages =
         resource.starts_with("requests.hugepages-") || resource.starts_with("limits.hugepages-");
-    // An empty resource is the field rule's `Required`.
     let named = !in_volume || !container.is_empty();
-    if named && !resource.is_empty() && !ENV_RESOURCES.contains(&resource) && !hugepages {
+    if named && resource.is_empty() {
+        errs.required(path.child("resource"), "");
+    } else if named && !ENV_RESOURCES.contains(&resource) && !hugepages {
         errs.not_supported(path.child("resource"), resource, &ENV_RESOURCES);
     }
     let Some(divisor) = sel.divisor.as_ref().and_then(quantity_value) else {
