@@ -489,6 +489,7 @@ upstream_cases!(Job, "batch":
     job_replacement_pfp,
     job_success_policy,
     job_success_policy_empty,
+    job_too_many,
     job_counts,
     job_indexed,
     job_manual_selector,

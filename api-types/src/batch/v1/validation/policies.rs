@@ -19,6 +19,12 @@ const ACTIONS: [&str; 4] = ["Count", "FailIndex", "FailJob", "Ignore"];
 /// The statuses a pod condition pattern may ask for, sorted.
 const CONDITION_STATUSES: [&str; 3] = ["False", "True", "Unknown"];
 
+/// The most rules a failure or success policy has, and the most condition
+/// patterns a failure rule has.
+const MAX_RULES: usize = 20;
+/// The most exit codes a failure rule lists.
+const MAX_EXIT_CODES: usize = 255;
+
 /// Upstream's limits on indexed jobs.
 const MAX_FAILED_INDEXES: i32 = 100_000;
 const COMPLETIONS_SOFT_LIMIT: i32 = 100_000;
@@ -114,6 +120,9 @@ pub(super) fn pod_failure_policy(spec: &JobSpec, path: &FieldPath, errs: &mut Fi
         .map(|c| c.name.as_str())
         .collect();
     let rules_path = path.child("podFailurePolicy").child("rules");
+    if policy.rules.len() > MAX_RULES {
+        errs.too_many(rules_path.clone(), policy.rules.len(), MAX_RULES);
+    }
     for (i, rule) in policy.rules.iter().enumerate() {
         pod_failure_rule(spec, rule, &names, &rules_path.index(i), errs);
     }
@@ -145,6 +154,10 @@ fn pod_failure_rule(
         on_exit_codes(codes, names, &path.child("onExitCodes"), errs);
     }
     let conditions = rule.on_pod_conditions.as_deref().unwrap_or_default();
+    if conditions.len() > MAX_RULES {
+        let conditions_path = path.child("onPodConditions");
+        errs.too_many(conditions_path, conditions.len(), MAX_RULES);
+    }
     for (j, pattern) in conditions.iter().enumerate() {
         on_pod_condition(pattern, &path.child("onPodConditions").index(j), errs);
     }
@@ -215,6 +228,8 @@ fn on_exit_codes(
             GoInts(&codes.values),
             "at least one value is required",
         );
+    } else if codes.values.len() > MAX_EXIT_CODES {
+        errs.too_many(values_path.clone(), codes.values.len(), MAX_EXIT_CODES);
     }
     let mut seen = BTreeSet::new();
     for (j, value) in codes.values.iter().enumerate() {
@@ -256,6 +271,9 @@ pub(super) fn success_policy(spec: &JobSpec, path: &FieldPath, errs: &mut FieldE
             rules_path.clone(),
             "at least one rules must be specified when the successPolicy is specified",
         );
+    }
+    if policy.rules.len() > MAX_RULES {
+        errs.too_many(rules_path.clone(), policy.rules.len(), MAX_RULES);
     }
     let completions = spec.completions.unwrap_or_default();
     for (i, rule) in policy.rules.iter().enumerate() {
