@@ -421,7 +421,9 @@ upstream_cases!(Pod, "core":
 // run: upstream's create strategy leaves `clusterIP` empty and validation
 // rejects the pair, where our `prepare` hook fills `clusterIP` in.
 upstream_cases!(Service, "core":
+    service_families_added,
     service_families_bad,
+    service_families_update,
     service_ips_bad_second,
     service_ips_family_order,
     service_ips_mismatch,
