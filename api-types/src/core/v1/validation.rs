@@ -6,6 +6,7 @@ mod config;
 mod controller;
 mod service;
 mod volume;
+mod volume_sources;
 mod volume_update;
 
 pub(crate) use cluster::{

@@ -24,8 +24,8 @@ pub(crate) use extras::{validate_pod_security, validate_security, validate_templ
 pub(crate) use resources::validate_resources;
 pub(crate) use update::{validate_ephemeral_containers_update, validate_pod, validate_pod_update};
 pub(crate) use volume_sources::{
-    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, nfs_source,
-    no_backsteps, partition, validate_fc, validate_flocker, validate_quobyte,
+    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, initiator_format_error,
+    nfs_source, no_backsteps, partition, validate_fc, validate_flocker, validate_quobyte,
 };
 
 use super::affinity::Toleration;

@@ -151,7 +151,10 @@ pub(crate) fn validate_pv(pv: &PersistentVolume, path: &FieldPath, errs: &mut Fi
         );
     }
     match set.first() {
-        Some(first) => source_checks(spec, first, &spec_path, errs),
+        Some(first) => {
+            source_checks(spec, first, &spec_path, errs);
+            super::volume_sources::pv_source_checks(pv, first, &spec_path, errs);
+        }
         None => errs.required(spec_path, "must specify a volume type"),
     }
 }

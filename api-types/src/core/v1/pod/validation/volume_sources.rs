@@ -361,7 +361,7 @@ fn validate_iscsi(iscsi: &ISCSIVolumeSource, name: &str, path: &FieldPath, errs:
 
 /// What is wrong with an iSCSI qualified name (`iqn.`, `eui.` or `naa.`
 /// form), as upstream's patterns see it.
-fn initiator_format_error(name: &str) -> Option<&'static str> {
+pub(crate) fn initiator_format_error(name: &str) -> Option<&'static str> {
     let alnum = |s: &str| s.bytes().all(|c| c.is_ascii_alphanumeric());
     // The byte after the prefix is any character (the patterns' `.`).
     let tail = |prefix_len: usize| {
