@@ -499,6 +499,7 @@ upstream_cases!(Job, "batch":
     job_restart_default,
     job_update,
     job_update_completions,
+    job_update_policies,
 );
 
 upstream_cases!(CronJob, "batch":

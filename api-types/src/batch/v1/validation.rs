@@ -92,7 +92,7 @@ pub(crate) fn validate_job_spec(spec: &JobSpec, path: &FieldPath, errs: &mut Fie
 }
 
 /// The `Job` update hook (`ValidateJobSpecUpdate`): selector, completion
-/// mode and pod template are immutable; completions too, except on an indexed
+/// mode, pod template and policies are immutable; completions too, except on an indexed
 /// job where they change together with parallelism.
 pub(crate) fn validate_job_update(new: &Job, old: &Job, path: &FieldPath, errs: &mut FieldErrors) {
     let spec_path = path.child("spec");
@@ -123,6 +123,7 @@ pub(crate) fn validate_job_update(new: &Job, old: &Job, path: &FieldPath, errs: 
         }
     }
     template_update(new, old, &spec_path, errs);
+    policies::policies_update(new_spec, old_spec, &spec_path, errs);
     if new_spec.completion_mode != old_spec.completion_mode {
         let mode_path = spec_path.child("completionMode");
         match new_spec.completion_mode.as_deref() {

@@ -7,9 +7,11 @@ use std::fmt;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath, qualified_name_errors};
 
+use kapi_runtime::ApiType;
+
 use crate::batch::v1::job::{
-    JobSpec, PodFailurePolicyOnExitCodesRequirement, PodFailurePolicyOnPodConditionsPattern,
-    PodFailurePolicyRule, SuccessPolicyRule,
+    JobSpec, PodFailurePolicy, PodFailurePolicyOnExitCodesRequirement,
+    PodFailurePolicyOnPodConditionsPattern, PodFailurePolicyRule, SuccessPolicyRule,
 };
 use crate::validation::{Raw, domain_prefixed_path, nonnegative};
 
@@ -386,6 +388,89 @@ pub(super) fn managed_by(spec: &JobSpec, path: &FieldPath, errs: &mut FieldError
     if manager.len() > 63 {
         errs.too_long(manager_path, 63);
     }
+}
+
+/// The `Job` update rules of the policies (`ValidateJobSpecUpdate`): the pod
+/// failure policy, per-index backoff limit, manager and success policy are
+/// immutable.
+pub(super) fn policies_update(
+    new: &JobSpec,
+    old: &JobSpec,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    const IMMUTABLE: &str = "field is immutable";
+    if !new.pod_failure_policy.semantic_eq(&old.pod_failure_policy) {
+        let value = new
+            .pod_failure_policy
+            .as_ref()
+            .map_or_else(|| "null".to_owned(), go_pod_failure_policy);
+        errs.invalid(path.child("podFailurePolicy"), Raw(&value), IMMUTABLE);
+    }
+    if new.backoff_limit_per_index != old.backoff_limit_per_index {
+        let value = new
+            .backoff_limit_per_index
+            .map_or_else(|| "null".to_owned(), |n| n.to_string());
+        errs.invalid(path.child("backoffLimitPerIndex"), Raw(&value), IMMUTABLE);
+    }
+    if new.managed_by != old.managed_by {
+        let value = new
+            .managed_by
+            .as_ref()
+            .map_or_else(|| "null".to_owned(), |m| format!("{m:?}"));
+        errs.invalid(path.child("managedBy"), Raw(&value), IMMUTABLE);
+    }
+    if !new.success_policy.semantic_eq(&old.success_policy) {
+        // Upstream prints the Go struct with its pointers.
+        let value = if new.success_policy.is_some() {
+            "batch.SuccessPolicy{...}"
+        } else {
+            "null"
+        };
+        errs.invalid(path.child("successPolicy"), Raw(value), IMMUTABLE);
+    }
+}
+
+/// A pod failure policy as Go's `%#v` prints the internal type (a set
+/// exit-code requirement is a pointer, shown without its address).
+fn go_pod_failure_policy(policy: &PodFailurePolicy) -> String {
+    let rules: Vec<String> = policy
+        .rules
+        .iter()
+        .map(|rule| {
+            let codes = if rule.on_exit_codes.is_some() {
+                "(*batch.PodFailurePolicyOnExitCodesRequirement)(...)"
+            } else {
+                "(*batch.PodFailurePolicyOnExitCodesRequirement)(nil)"
+            };
+            let conditions = match &rule.on_pod_conditions {
+                None => "[]batch.PodFailurePolicyOnPodConditionsPattern(nil)".to_owned(),
+                Some(patterns) => {
+                    let items: Vec<String> = patterns
+                        .iter()
+                        .map(|p| {
+                            format!(
+                                "batch.PodFailurePolicyOnPodConditionsPattern{{Type:{:?}, Status:{:?}}}",
+                                p.type_, p.status
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "[]batch.PodFailurePolicyOnPodConditionsPattern{{{}}}",
+                        items.join(", ")
+                    )
+                }
+            };
+            format!(
+                "batch.PodFailurePolicyRule{{Action:{:?}, OnExitCodes:{codes}, OnPodConditions:{conditions}}}",
+                rule.action
+            )
+        })
+        .collect();
+    format!(
+        "batch.PodFailurePolicy{{Rules:[]batch.PodFailurePolicyRule{{{}}}}}",
+        rules.join(", ")
+    )
 }
 
 /// `validatePodReplacementPolicy`: `Failed` only, with a pod failure policy.
