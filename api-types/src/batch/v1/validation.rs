@@ -4,6 +4,7 @@
 
 mod policies;
 mod schedule;
+mod success;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
@@ -56,7 +57,7 @@ pub(crate) fn validate_job_spec(spec: &JobSpec, path: &FieldPath, errs: &mut Fie
     }
     policies::per_index_limits(spec, path, errs);
     policies::pod_failure_policy(spec, path, errs);
-    policies::success_policy(spec, path, errs);
+    success::success_policy(spec, path, errs);
     policies::pod_replacement_policy(spec, path, errs);
     policies::managed_by(spec, path, errs);
     let policy_path = path.child("template").child("spec").child("restartPolicy");

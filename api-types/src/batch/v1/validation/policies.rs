@@ -1,17 +1,16 @@
-//! The failure and success policies of a job (`validatePodFailurePolicy`,
-//! `validateSuccessPolicy`), its per-index backoff limits and its pod
-//! replacement policy.
+//! A job's pod failure policy (`validatePodFailurePolicy`), per-index backoff
+//! limits, pod replacement policy and manager, and what an update may not
+//! change of them.
 
 use std::collections::BTreeSet;
 use std::fmt;
 
-use kapi_runtime::validation::{FieldErrors, FieldPath, qualified_name_errors};
-
 use kapi_runtime::ApiType;
+use kapi_runtime::validation::{FieldErrors, FieldPath, qualified_name_errors};
 
 use crate::batch::v1::job::{
     JobSpec, PodFailurePolicy, PodFailurePolicyOnExitCodesRequirement,
-    PodFailurePolicyOnPodConditionsPattern, PodFailurePolicyRule, SuccessPolicyRule,
+    PodFailurePolicyOnPodConditionsPattern, PodFailurePolicyRule,
 };
 use crate::validation::{Raw, domain_prefixed_path, nonnegative};
 
@@ -21,8 +20,8 @@ const ACTIONS: [&str; 4] = ["Count", "FailIndex", "FailJob", "Ignore"];
 /// The statuses a pod condition pattern may ask for, sorted.
 const CONDITION_STATUSES: [&str; 3] = ["False", "True", "Unknown"];
 
-/// The most rules a failure or success policy has, and the most condition
-/// patterns a failure rule has.
+/// The most rules a failure policy has, and the most condition patterns a
+/// rule has.
 const MAX_RULES: usize = 20;
 /// The most exit codes a failure rule lists.
 const MAX_EXIT_CODES: usize = 255;
@@ -249,133 +248,6 @@ fn on_exit_codes(
     if codes.values.windows(2).any(|w| w[0] > w[1]) {
         errs.invalid(values_path, GoInts(&codes.values), "must be ordered");
     }
-}
-
-/// The success policy: only for indexed jobs, at least one rule, each
-/// naming indexes or a count within the completions.
-pub(super) fn success_policy(spec: &JobSpec, path: &FieldPath, errs: &mut FieldErrors) {
-    let Some(policy) = &spec.success_policy else {
-        return;
-    };
-    let policy_path = path.child("successPolicy");
-    if spec.completion_mode.as_deref() != Some("Indexed") {
-        // Upstream prints the whole Go struct, pointers included.
-        errs.invalid(
-            policy_path,
-            Raw("batch.SuccessPolicy{...}"),
-            "requires indexed completion mode",
-        );
-        return;
-    }
-    let rules_path = policy_path.child("rules");
-    if policy.rules.is_empty() {
-        errs.required(
-            rules_path.clone(),
-            "at least one rules must be specified when the successPolicy is specified",
-        );
-    }
-    if policy.rules.len() > MAX_RULES {
-        errs.too_many(rules_path.clone(), policy.rules.len(), MAX_RULES);
-    }
-    let completions = spec.completions.unwrap_or_default();
-    for (i, rule) in policy.rules.iter().enumerate() {
-        success_rule(rule, completions, &rules_path.index(i), errs);
-    }
-}
-
-/// `validateSuccessPolicyRule`.
-fn success_rule(
-    rule: &SuccessPolicyRule,
-    completions: i32,
-    path: &FieldPath,
-    errs: &mut FieldErrors,
-) {
-    if rule.succeeded_count.is_none() && rule.succeeded_indexes.is_none() {
-        errs.required(
-            path.clone(),
-            "at least one of succeededCount or succeededIndexes must be specified",
-        );
-    }
-    let mut total = 0;
-    if let Some(indexes) = &rule.succeeded_indexes {
-        let indexes_path = path.child("succeededIndexes");
-        if indexes.len() > 64 * 1024 {
-            errs.too_long(indexes_path.clone(), 64 * 1024);
-        }
-        match count_indexes(indexes, completions) {
-            Ok(n) => total = n,
-            Err(e) => {
-                let detail = format!("error parsing succeededIndexes: {e}");
-                errs.invalid(indexes_path, indexes.as_str(), &detail);
-            }
-        }
-    }
-    if let Some(count) = rule.succeeded_count {
-        let count_path = path.child("succeededCount");
-        nonnegative(Some(i64::from(count)), &count_path, errs);
-        if count > completions {
-            let detail = format!(
-                "must be less than or equal to {completions} (the number of specified completions)"
-            );
-            errs.invalid(count_path.clone(), count, &detail);
-        }
-        if rule.succeeded_indexes.is_some() && i64::from(count) > total {
-            let detail = format!(
-                "must be less than or equal to {total} (the number of indexes in the specified \
-                 succeededIndexes field)"
-            );
-            errs.invalid(count_path, count, &detail);
-        }
-    }
-}
-
-/// `validateIndexesFormat`: increasing intervals `a` or `a-b` of indexes
-/// below `completions`, separated by commas; how many indexes they hold.
-fn count_indexes(text: &str, completions: i32) -> Result<i64, String> {
-    if text.is_empty() {
-        return Ok(0);
-    }
-    let mut last: Option<i64> = None;
-    let mut total = 0;
-    let parse = |s: &str| -> Result<i64, String> {
-        let n: i64 = s
-            .parse()
-            .map_err(|_| format!("cannot convert string to integer for index: {s:?}"))?;
-        if n >= i64::from(completions) {
-            return Err(format!("too large index: {s:?}"));
-        }
-        Ok(n)
-    };
-    for interval in text.split(',') {
-        let limits: Vec<&str> = interval.split('-').collect();
-        if limits.len() > 2 {
-            return Err(format!(
-                "the fragment {interval:?} violates the requirement that an index interval can \
-                 have at most two parts separated by '-'"
-            ));
-        }
-        let first = parse(limits[0])?;
-        if let Some(previous) = last
-            && previous >= first
-        {
-            return Err(format!(
-                "non-increasing order, previous: {previous}, current: {first}"
-            ));
-        }
-        total += 1;
-        last = Some(first);
-        if let Some(second) = limits.get(1) {
-            let second = parse(second)?;
-            if first >= second {
-                return Err(format!(
-                    "non-increasing order, previous: {first}, current: {second}"
-                ));
-            }
-            total += second - first;
-            last = Some(second);
-        }
-    }
-    Ok(total)
 }
 
 /// `managedBy`: a domain-prefixed path of at most 63 characters.

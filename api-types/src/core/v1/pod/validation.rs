@@ -8,6 +8,7 @@ mod env;
 mod extras;
 mod resources;
 mod update;
+mod volume_drivers;
 mod volume_files;
 mod volume_sources;
 
@@ -23,9 +24,12 @@ pub(crate) use env::{validate_config_map_key, validate_env_var, validate_secret_
 pub(crate) use extras::{validate_pod_security, validate_security, validate_template};
 pub(crate) use resources::validate_resources;
 pub(crate) use update::{validate_ephemeral_containers_update, validate_pod, validate_pod_update};
+pub(crate) use volume_drivers::{
+    initiator_format_error, validate_fc, validate_flocker, validate_quobyte,
+};
 pub(crate) use volume_sources::{
-    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, initiator_format_error,
-    nfs_source, no_backsteps, partition, validate_fc, validate_flocker, validate_quobyte,
+    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, nfs_source,
+    no_backsteps, partition,
 };
 
 use super::affinity::Toleration;
