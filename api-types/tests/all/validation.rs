@@ -344,38 +344,15 @@ fn a_job_template_changes_only_while_suspended_and_only_its_scheduling() {
     assert_eq!(update(false, &new_selector), immutable);
 }
 
+/// Valid objects that exercise the volume, scheduling and job policy rules,
+/// each accepted by kube-apiserver 1.32 (dry-run creates): no false alarms.
+/// The volumes include what clients commonly send (kubectl writes
+/// `creationTimestamp: null` into templates).
 #[test]
-fn valid_volume_sources_are_accepted() {
-    // What clients commonly send: kubectl writes `creationTimestamp: null`
-    // into templates; a projected service account token with its defaults.
-    admit_clean::<Pod>(object(json!({
-        "metadata": {"name": "vols"},
-        "spec": {
-            "containers": [{"name": "c", "image": "x:1", "volumeMounts": [
-                {"name": "claim", "mountPath": "/data"},
-                {"name": "token", "mountPath": "/token"},
-                {"name": "host", "mountPath": "/host"}
-            ]}],
-            "volumes": [
-                {"name": "claim", "ephemeral": {"volumeClaimTemplate": {
-                    "metadata": {"creationTimestamp": null, "labels": {"app": "x"}},
-                    "spec": {"accessModes": ["ReadWriteOnce"],
-                        "resources": {"requests": {"storage": "1Gi"}}}}}},
-                {"name": "token", "projected": {"sources": [
-                    {"serviceAccountToken": {"path": "token"}},
-                    {"configMap": {"name": "kube-root-ca.crt",
-                        "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
-                    {"downwardAPI": {"items": [{"path": "namespace",
-                        "fieldRef": {"fieldPath": "metadata.namespace"}}]}}
-                ]}},
-                {"name": "host", "hostPath": {"path": "/var/log", "type": "Directory"}},
-                {"name": "iscsi", "iscsi": {"targetPortal": "10.0.0.1:3260",
-                    "iqn": "iqn.2001-04.com.example:storage.disk1", "lun": 0,
-                    "initiatorName": "iqn.1996-04.de.suse:01:a1b2c3"}},
-                {"name": "quobyte", "quobyte": {"registry": "a:7861,[::1]:7861", "volume": "v"}}
-            ]
-        }
-    })));
+fn valid_volumes_scheduling_and_job_policies_are_accepted() {
+    admit_clean::<Pod>(fixture("validation/valid/pod_volumes.json"));
+    admit_clean::<Pod>(fixture("validation/valid/pod_scheduling.json"));
+    admit_clean::<Job>(fixture("validation/valid/job_policies.json"));
 }
 
 #[test]
