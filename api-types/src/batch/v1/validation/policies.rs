@@ -26,9 +26,11 @@ const MAX_RULES: usize = 20;
 /// The most exit codes a failure rule lists.
 const MAX_EXIT_CODES: usize = 255;
 
-/// Upstream's limits on indexed jobs.
+/// The most failed indexes an indexed job may tolerate.
 const MAX_FAILED_INDEXES: i32 = 100_000;
+/// Above this many completions, a per-index backoff limit needs tighter limits.
 const COMPLETIONS_SOFT_LIMIT: i32 = 100_000;
+/// The parallelism and failed-index limit of such a job.
 const HIGH_COMPLETIONS_LIMIT: i32 = 10_000;
 
 /// A list of exit codes as Go's `%#v` prints it: `[]int32{1, 2}`.
