@@ -156,6 +156,34 @@ pub(crate) fn nonnegative_quantity(quantity: &Quantity, path: &FieldPath, errs: 
     }
 }
 
+/// `IsDomainPrefixedPath`: `<DNS subdomain>/<HTTP path>`, e.g. `acme.io/foo`.
+pub(crate) fn domain_prefixed_path(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    if value.is_empty() {
+        errs.required(path.clone(), "");
+        return;
+    }
+    let Some((host, rest)) = value
+        .split_once('/')
+        .filter(|(h, r)| !h.is_empty() && !r.is_empty())
+    else {
+        errs.invalid(
+            path.clone(),
+            value,
+            "must be a domain-prefixed path (such as \"acme.io/foo\")",
+        );
+        return;
+    };
+    dns1123_subdomain(host, path, errs);
+    let path_char = |c: char| c.is_ascii_alphanumeric() || "/-._~%!$&'()*+,;=:".contains(c);
+    if !rest.chars().all(path_char) {
+        errs.invalid(
+            path.clone(),
+            rest,
+            "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')",
+        );
+    }
+}
+
 /// `ValidateNonnegativeField`.
 pub(crate) fn nonnegative(value: Option<i64>, path: &FieldPath, errs: &mut FieldErrors) {
     if let Some(n) = value

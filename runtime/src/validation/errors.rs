@@ -62,6 +62,8 @@ pub enum FieldErrorKind {
     Duplicate,
     /// A value longer than allowed.
     TooLong,
+    /// A list with more items than allowed.
+    TooMany,
     /// A reference to something that does not exist (a volume mount naming no
     /// volume of the pod).
     NotFound,
@@ -77,6 +79,7 @@ impl FieldErrorKind {
             FieldErrorKind::Forbidden => "FieldValueForbidden",
             FieldErrorKind::Duplicate => "FieldValueDuplicate",
             FieldErrorKind::TooLong => "FieldValueTooLong",
+            FieldErrorKind::TooMany => "FieldValueTooMany",
             FieldErrorKind::NotFound => "FieldValueNotFound",
         }
     }
@@ -128,6 +131,16 @@ impl FieldErrors {
         );
     }
 
+    /// `Invalid value: <detail>`: an invalid field whose value upstream leaves
+    /// out of the message (Go's `field.OmitValueType`).
+    pub fn invalid_without_value(&mut self, path: FieldPath, detail: &str) {
+        self.push(
+            FieldErrorKind::Invalid,
+            path,
+            format!("Invalid value: {detail}"),
+        );
+    }
+
     /// `Unsupported value: "x": supported values: "a", "b"`.
     pub fn not_supported(&mut self, path: FieldPath, value: &str, allowed: &[&str]) {
         let allowed: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
@@ -160,6 +173,13 @@ impl FieldErrors {
     pub fn too_long(&mut self, path: FieldPath, max: usize) {
         let message = format!("Too long: may not be more than {max} bytes");
         self.push(FieldErrorKind::TooLong, path, message);
+    }
+
+    /// `Too many: N: must have at most M items`.
+    pub fn too_many(&mut self, path: FieldPath, actual: usize, max: usize) {
+        let items = if max == 1 { "item" } else { "items" };
+        let message = format!("Too many: {actual}: must have at most {max} {items}");
+        self.push(FieldErrorKind::TooMany, path, message);
     }
 
     /// `Not found: <value>`.

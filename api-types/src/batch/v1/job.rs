@@ -148,7 +148,7 @@ pub struct JobSpec {
 pub struct PodFailurePolicy {
     /// The rules, evaluated in order.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub rules: Vec<PodFailurePolicyRule>,
 }
@@ -161,7 +161,7 @@ pub struct PodFailurePolicyRule {
     /// `FailJob`, `FailIndex`, `Ignore` (not counted against the backoff limit)
     /// or `Count` (counted as usual).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub action: String,
     /// Exit codes of the pod's containers that match the rule.
@@ -185,12 +185,12 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     pub container_name: Option<String>,
     /// `In` (an exit code is one of `values`) or `NotIn`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub operator: String,
     /// Exit codes, sorted and without repeats; 0 is not allowed with `In`.
     #[serde(default)]
-    #[api(required, list_type = "set")]
+    #[api(schema_required, list_type = "set")]
     #[api(proto = 3)]
     pub values: Vec<i32>,
 }
@@ -202,12 +202,12 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
 pub struct PodFailurePolicyOnPodConditionsPattern {
     /// The condition type, e.g. `DisruptionTarget`.
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// The status the condition must have: `True`, `False` or `Unknown`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub status: String,
 }
@@ -219,7 +219,7 @@ pub struct PodFailurePolicyOnPodConditionsPattern {
 pub struct SuccessPolicy {
     /// The rules; the first one met completes the job.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub rules: Vec<SuccessPolicyRule>,
 }

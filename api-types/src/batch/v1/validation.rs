@@ -1,8 +1,10 @@
 //! The checks of pkg/apis/batch/validation: job counts and completion modes,
-//! the restart policy of job pods, cron schedules and time zones, and what a
+//! failure and success policies, the restart policy of job pods, cron schedules and time zones, and what a
 //! job update may change.
 
+mod policies;
 mod schedule;
+mod success;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
@@ -53,6 +55,11 @@ pub(crate) fn validate_job_spec(spec: &JobSpec, path: &FieldPath, errs: &mut Fie
             &["NonIndexed", "Indexed"],
         ),
     }
+    policies::per_index_limits(spec, path, errs);
+    policies::pod_failure_policy(spec, path, errs);
+    success::success_policy(spec, path, errs);
+    policies::pod_replacement_policy(spec, path, errs);
+    policies::managed_by(spec, path, errs);
     let policy_path = path.child("template").child("spec").child("restartPolicy");
     match spec
         .template
@@ -86,7 +93,7 @@ pub(crate) fn validate_job_spec(spec: &JobSpec, path: &FieldPath, errs: &mut Fie
 }
 
 /// The `Job` update hook (`ValidateJobSpecUpdate`): selector, completion
-/// mode and pod template are immutable; completions too, except on an indexed
+/// mode, pod template and policies are immutable; completions too, except on an indexed
 /// job where they change together with parallelism.
 pub(crate) fn validate_job_update(new: &Job, old: &Job, path: &FieldPath, errs: &mut FieldErrors) {
     let spec_path = path.child("spec");
@@ -117,6 +124,7 @@ pub(crate) fn validate_job_update(new: &Job, old: &Job, path: &FieldPath, errs: 
         }
     }
     template_update(new, old, &spec_path, errs);
+    policies::policies_update(new_spec, old_spec, &spec_path, errs);
     if new_spec.completion_mode != old_spec.completion_mode {
         let mode_path = spec_path.child("completionMode");
         match new_spec.completion_mode.as_deref() {

@@ -45,6 +45,7 @@ use crate::go_json::{null_as_default, omitempty};
     printer_column(name = "Container-Runtime", type = "string",
         json_path = ".status.nodeInfo.containerRuntimeVersion", priority = 1,
         description = "Container runtime and its version."),
+    validate_update = super::validation::validate_node_update,
     table_cells = node_cells
 )]
 #[api(defaults = super::defaults::default_node)]

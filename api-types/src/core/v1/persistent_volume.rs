@@ -69,6 +69,7 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
         priority = 1, description = "Filesystem or Block, or <unset>."),
     prepare_create = stamp_phase_transition,
     prepare_status_update = track_phase_transition,
+    validate_update = super::validation::validate_pv_update,
     table_cells = persistent_volume_cells
 )]
 #[api(defaults = super::defaults::default_persistent_volume)]

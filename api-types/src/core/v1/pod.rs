@@ -14,7 +14,7 @@ pub mod security;
 pub mod spec;
 pub mod status;
 mod table;
-mod validation;
+pub(crate) mod validation;
 pub mod volume;
 pub mod volume_block;
 pub mod volume_shared;

@@ -6,11 +6,17 @@ mod config;
 mod controller;
 mod service;
 mod volume;
+mod volume_sources;
+mod volume_update;
 
-pub(crate) use cluster::{validate_namespace, validate_node, validate_pvc, validate_pvc_update};
+pub(crate) use cluster::{
+    validate_namespace, validate_node, validate_node_update, validate_pvc, validate_pvc_spec,
+    validate_pvc_update,
+};
 pub(crate) use config::{
     validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
 };
 pub(crate) use controller::validate_rc_spec;
 pub(crate) use service::{validate_service_spec, validate_service_update};
 pub(crate) use volume::validate_pv;
+pub(crate) use volume_update::validate_pv_update;

@@ -10,6 +10,7 @@ use crate::go_json::omitempty;
 /// Where a pod may or should be scheduled, relative to nodes and other pods.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_affinity)]
 pub struct Affinity {
     /// Rules about the labels of the node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,7 +47,7 @@ pub struct NodeAffinity {
 pub struct NodeSelector {
     /// The terms.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub node_selector_terms: Vec<NodeSelectorTerm>,
@@ -74,12 +75,12 @@ pub struct NodeSelectorTerm {
 pub struct NodeSelectorRequirement {
     /// The label key or field name.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub key: String,
     /// `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt` or `Lt`.
     #[serde(default)]
-    #[api(required, one_of("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"))]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub operator: String,
     /// Values compared with; one integer for `Gt` and `Lt`, none for the
@@ -96,7 +97,7 @@ pub struct NodeSelectorRequirement {
 pub struct PreferredSchedulingTerm {
     /// Weight added to a node matching `preference`, from 1 to 100.
     #[serde(default)]
-    #[api(required, minimum = 1, maximum = 100)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub weight: i32,
     /// The node selector term.
@@ -154,7 +155,7 @@ pub struct PodAffinityTerm {
     pub namespaces: Option<Vec<String>>,
     /// Node label whose value defines a domain, e.g. `topology.kubernetes.io/zone`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub topology_key: String,
     /// Labels of the namespaces searched, added to `namespaces`.
@@ -181,7 +182,7 @@ pub struct PodAffinityTerm {
 pub struct WeightedPodAffinityTerm {
     /// Weight from 1 to 100.
     #[serde(default)]
-    #[api(required, minimum = 1, maximum = 100)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub weight: i32,
     /// The term.
@@ -247,7 +248,6 @@ pub struct TopologySpreadConstraint {
     pub label_selector: Option<LabelSelector>,
     /// Fewest eligible domains; below it, missing domains count as empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 1)]
     #[api(proto = 5)]
     pub min_domains: Option<i32>,
     /// Whether the pod's node affinity limits the domains counted: `Honor` or

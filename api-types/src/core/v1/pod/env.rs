@@ -59,7 +59,7 @@ pub struct ObjectFieldSelector {
     pub api_version: Option<String>,
     /// Path of the field, e.g. `metadata.labels['app']` or `spec.nodeName`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub field_path: String,
 }
@@ -75,7 +75,7 @@ pub struct ResourceFieldSelector {
     pub container_name: Option<String>,
     /// The resource, e.g. `limits.cpu` or `requests.memory`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub resource: String,
     /// Unit the value is divided by, e.g. `1Mi`; `1` when zero.

@@ -19,7 +19,7 @@ pub struct ProjectedVolumeSource {
     pub sources: Vec<VolumeProjection>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = 420, minimum = 0, maximum = 511)]
+    #[api(default = 420)]
     #[api(proto = 2)]
     pub default_mode: Option<i32>,
 }
@@ -124,12 +124,12 @@ pub struct ServiceAccountTokenProjection {
     /// Requested lifetime in seconds (at least 600); the kubelet renews the token
     /// before it expires.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = 3600, minimum = 600)]
+    #[api(default = 3600)]
     #[api(proto = 2)]
     pub expiration_seconds: Option<i64>,
     /// File path relative to the mount point.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub path: String,
 }
@@ -156,7 +156,7 @@ pub struct ClusterTrustBundleProjection {
     pub optional: Option<bool>,
     /// File path relative to the mount point.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 4)]
     pub path: String,
 }
@@ -172,7 +172,7 @@ pub struct DownwardAPIVolumeSource {
     pub items: Option<Vec<DownwardAPIVolumeFile>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = 420, minimum = 0, maximum = 511)]
+    #[api(default = 420)]
     #[api(proto = 2)]
     pub default_mode: Option<i32>,
 }
@@ -183,7 +183,7 @@ pub struct DownwardAPIVolumeSource {
 pub struct DownwardAPIVolumeFile {
     /// Relative file path; may not contain `..`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub path: String,
     /// A field of the pod: metadata name, namespace, uid, labels or annotations.
@@ -196,7 +196,6 @@ pub struct DownwardAPIVolumeFile {
     pub resource_field_ref: Option<ResourceFieldSelector>,
     /// Permission bits of this file; the volume's default when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 0, maximum = 511)]
     #[api(proto = 4)]
     pub mode: Option<i32>,
 }

@@ -3,10 +3,14 @@
 //! existing volumes, ports, probes by container type, and the pod-wide fields.
 //! The field rules (`#[api(...)]` on the structs) cover single values.
 
+mod affinity;
 mod env;
 mod extras;
 mod resources;
 mod update;
+mod volume_drivers;
+mod volume_files;
+mod volume_sources;
 
 use std::collections::BTreeSet;
 
@@ -15,10 +19,18 @@ use kapi_runtime::validation::{
     port_number_errors,
 };
 
+pub(crate) use affinity::{validate_affinity, validate_node_selector};
 pub(crate) use env::{validate_config_map_key, validate_env_var, validate_secret_key};
 pub(crate) use extras::{validate_pod_security, validate_security, validate_template};
 pub(crate) use resources::validate_resources;
 pub(crate) use update::{validate_ephemeral_containers_update, validate_pod, validate_pod_update};
+pub(crate) use volume_drivers::{
+    initiator_format_error, validate_fc, validate_flocker, validate_quobyte,
+};
+pub(crate) use volume_sources::{
+    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, nfs_source,
+    no_backsteps, partition,
+};
 
 use super::affinity::Toleration;
 use super::container::{Container, ContainerPort, VolumeMount};
@@ -102,8 +114,9 @@ pub(crate) fn validate_pod_spec(spec: &PodSpec, path: &FieldPath, errs: &mut Fie
     extras::pod_fields(spec, path, errs);
 }
 
-/// `ValidateVolumes`: unique names and one source each; returns the names of the
-/// volumes without errors, the ones containers may mount.
+/// `ValidateVolumes`: unique names, one source each and that source's own
+/// checks; returns the names of the volumes without errors, the ones
+/// containers may mount.
 fn validate_volumes<'a>(
     volumes: &'a [Volume],
     path: &FieldPath,
@@ -113,8 +126,10 @@ fn validate_volumes<'a>(
     let mut seen = BTreeSet::new();
     for (i, volume) in volumes.iter().enumerate() {
         let item = path.child("volumes").index(i);
-        let before = errs.0.len();
         let sources = volume_sources(volume);
+        if let Some(first) = sources.first() {
+            volume_sources::validate_volume_source(volume, first, &item, errs);
+        }
         for extra in sources.iter().skip(1) {
             errs.forbidden(item.child(extra), "may not specify more than 1 volume type");
         }
@@ -126,7 +141,16 @@ fn validate_volumes<'a>(
         }
         let name_ok = !volume.name.is_empty()
             && kapi_runtime::validation::dns1123_label_errors(&volume.name).is_empty();
-        if errs.0.len() == before && name_ok {
+        // Containers may mount a volume without errors, the field rules' ones
+        // included (they ran before this hook).
+        let prefix = item.as_str();
+        let clean = !errs.0.iter().any(|e| {
+            e.path
+                .as_str()
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        });
+        if clean && name_ok {
             valid.insert(volume.name.as_str());
         }
     }

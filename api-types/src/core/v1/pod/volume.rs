@@ -187,7 +187,6 @@ pub struct KeyToPath {
     /// Permission bits of the file, e.g. `0400` (256); the volume's default when
     /// unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(minimum = 0, maximum = 511)]
     #[api(proto = 3)]
     pub mode: Option<i32>,
 }
@@ -212,7 +211,7 @@ pub struct ConfigMapVolumeSource {
     pub items: Option<Vec<KeyToPath>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = 420, minimum = 0, maximum = 511)]
+    #[api(default = 420)]
     #[api(proto = 3)]
     pub default_mode: Option<i32>,
     /// Start the pod even if the ConfigMap or a listed key is missing.
@@ -236,7 +235,7 @@ pub struct SecretVolumeSource {
     pub items: Option<Vec<KeyToPath>>,
     /// Permission bits of the files (decimal in JSON; `0644` is 420).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = 420, minimum = 0, maximum = 511)]
+    #[api(default = 420)]
     #[api(proto = 3)]
     pub default_mode: Option<i32>,
     /// Start the pod even if the Secret or a listed key is missing.
@@ -273,18 +272,7 @@ pub struct HostPathVolumeSource {
     /// `Directory`, `FileOrCreate`, `File`, `Socket`, `CharDevice` or
     /// `BlockDevice`.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    #[api(
-        default = "",
-        one_of(
-            "DirectoryOrCreate",
-            "Directory",
-            "FileOrCreate",
-            "File",
-            "Socket",
-            "CharDevice",
-            "BlockDevice"
-        )
-    )]
+    #[api(default = "")]
     #[api(proto = 2)]
     pub type_: Option<String>,
 }

@@ -15,7 +15,7 @@ use crate::go_json::omitempty;
 pub struct GCEPersistentDiskVolumeSource {
     /// Name of the disk in GCE.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub pd_name: String,
     /// Filesystem type, e.g. `ext4`.
@@ -286,7 +286,7 @@ pub struct AzureDiskVolumeSource {
     pub read_only: Option<bool>,
     /// `Shared`, `Dedicated` or `Managed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[api(default = "Shared", one_of("Shared", "Dedicated", "Managed"))]
+    #[api(default = "Shared", one_of("Dedicated", "Managed", "Shared"))]
     #[api(proto = 6)]
     pub kind: Option<String>,
 }

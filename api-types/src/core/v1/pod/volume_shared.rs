@@ -118,7 +118,7 @@ pub struct AzureFileVolumeSource {
 pub struct QuobyteVolumeSource {
     /// Registry services, `host:port` separated by commas.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub registry: String,
     /// Name of an existing Quobyte volume.

@@ -8,8 +8,10 @@ use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, quali
 
 use crate::core::v1::namespace::Namespace;
 use crate::core::v1::node::Node;
-use crate::core::v1::persistent_volume_claim::PersistentVolumeClaim;
-use crate::validation::{Raw, cidr, label_name, quantity_value, validate_label_selector};
+use crate::core::v1::persistent_volume_claim::{PersistentVolumeClaim, PersistentVolumeClaimSpec};
+use crate::validation::{
+    GoStrings, Raw, cidr, label_name, quantity_value, validate_label_selector,
+};
 
 const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
@@ -23,12 +25,21 @@ pub(crate) fn validate_node(node: &Node, _path: &FieldPath, errs: &mut FieldErro
         Some(list) if !list.is_empty() => list,
         _ => single.as_slice(),
     };
+    let cidrs_path = FieldPath::new("spec").child("podCIDRs");
+    let before = errs.0.len();
     for (i, value) in cidrs.iter().enumerate() {
-        cidr(
-            value,
-            &FieldPath::new("spec").child("podCIDRs").index(i),
-            errs,
-        );
+        cidr(value, &cidrs_path.index(i), errs);
+    }
+    // Several CIDRs: one of each family (checked on valid CIDRs only).
+    if cidrs.len() > 1 && errs.0.len() == before {
+        let v6 = cidrs.iter().filter(|c| c.contains(':')).count();
+        if cidrs.len() > 2 || v6 != 1 {
+            errs.invalid(
+                cidrs_path,
+                GoStrings(Some(cidrs)),
+                "may specify no more than one CIDR for each IP family",
+            );
+        }
     }
     let taints_path = FieldPath::new("metadata").child("taints");
     let mut seen = BTreeSet::new();
@@ -61,6 +72,37 @@ pub(crate) fn validate_node(node: &Node, _path: &FieldPath, errs: &mut FieldErro
     }
 }
 
+/// The `Node` update hook (`ValidateNodeUpdate`): pod CIDRs and the
+/// provider ID may be set once, never changed.
+pub(crate) fn validate_node_update(
+    new: &Node,
+    old: &Node,
+    _path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    const ONCE: &str = "node updates may not change podCIDR except from \"\" to valid";
+    let cidrs_path = FieldPath::new("spec").child("podCIDRs");
+    let old_cidrs = old.spec.pod_cidrs.as_deref().unwrap_or_default();
+    let new_cidrs = new.spec.pod_cidrs.as_deref().unwrap_or_default();
+    if !old_cidrs.is_empty() {
+        if old_cidrs.len() != new_cidrs.len() {
+            errs.forbidden(cidrs_path, ONCE);
+        } else {
+            // Upstream reports each changed CIDR on the list, not the item.
+            for _ in old_cidrs.iter().zip(new_cidrs).filter(|(o, n)| o != n) {
+                errs.forbidden(cidrs_path.clone(), ONCE);
+            }
+        }
+    }
+    let old_id = old.spec.provider_id.as_deref().unwrap_or_default();
+    if !old_id.is_empty() && new.spec.provider_id.as_deref().unwrap_or_default() != old_id {
+        errs.forbidden(
+            FieldPath::new("spec").child("providerID"),
+            "node updates may not change providerID except from \"\" to valid",
+        );
+    }
+}
+
 /// The `Namespace` hook: finalizers are qualified names, and a name without a
 /// domain is a standard one.
 pub(crate) fn validate_namespace(ns: &Namespace, path: &FieldPath, errs: &mut FieldErrors) {
@@ -83,11 +125,18 @@ pub(crate) fn validate_namespace(ns: &Namespace, path: &FieldPath, errs: &mut Fi
     }
 }
 
-/// The `PersistentVolumeClaim` hook (`ValidatePersistentVolumeClaimSpec`):
-/// access modes, a positive storage request, the selector.
+/// The `PersistentVolumeClaim` hook.
 pub(crate) fn validate_pvc(pvc: &PersistentVolumeClaim, path: &FieldPath, errs: &mut FieldErrors) {
-    let spec = &pvc.spec;
-    let spec_path = path.child("spec");
+    validate_pvc_spec(&pvc.spec, &path.child("spec"), errs);
+}
+
+/// `ValidatePersistentVolumeClaimSpec` (a claim's, or an ephemeral volume's
+/// template's): access modes, a positive storage request, the selector.
+pub(crate) fn validate_pvc_spec(
+    spec: &PersistentVolumeClaimSpec,
+    spec_path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
     let modes = spec.access_modes.as_deref().unwrap_or_default();
     let modes_path = spec_path.child("accessModes");
     if modes.is_empty() {

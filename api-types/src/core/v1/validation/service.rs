@@ -137,28 +137,100 @@ fn external_name(spec: &ServiceSpec, path: &FieldPath, errs: &mut FieldErrors) {
     }
 }
 
-/// The cluster IPs: addresses, or `None` alone.
+/// `validateServiceClusterIPsRelatedFields`: `clusterIPs` in step with
+/// `clusterIP`, known and distinct IP families, addresses (or `None` alone),
+/// at most one per family and each of the family `ipFamilies` gives it; and
+/// the allocator's rule that two families need a dual-stack policy (it needs
+/// no allocation).
 fn cluster_ips(spec: &ServiceSpec, path: &FieldPath, errs: &mut FieldErrors) {
     let ips = spec.cluster_ips.as_deref().unwrap_or_default();
     let ips_path = path.child("clusterIPs");
+    let value = GoStrings(spec.cluster_ips.as_deref());
+    if !text(&spec.cluster_ip).is_empty() {
+        match ips.first() {
+            None => errs.required(ips_path.clone(), ""),
+            Some(first) if first != text(&spec.cluster_ip) => errs.invalid(
+                ips_path.clone(),
+                &value,
+                "first value must match `clusterIP`",
+            ),
+            Some(_) => {}
+        }
+    } else if !ips.is_empty() {
+        errs.invalid(
+            ips_path.clone(),
+            &value,
+            "must be empty when `clusterIP` is not specified",
+        );
+    }
+    let families = spec.ip_families.as_deref().unwrap_or_default();
+    let families_path = path.child("ipFamilies");
+    let mut seen = BTreeSet::new();
+    for (i, family) in families.iter().enumerate() {
+        if family != "IPv4" && family != "IPv6" {
+            errs.not_supported(families_path.index(i), family, &["IPv4", "IPv6"]);
+        }
+        if !seen.insert(family.as_str()) {
+            errs.duplicate(families_path.index(i), family.as_str());
+        }
+    }
+    if families.len() > 1 && text(&spec.ip_family_policy) == "SingleStack" {
+        errs.invalid(
+            path.child("ipFamilyPolicy"),
+            "SingleStack",
+            "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are \
+             specified",
+        );
+    }
+    let mut bad_ips = false;
     for (i, ip) in ips.iter().enumerate() {
         if i == 0 && ip == "None" {
             if ips.len() > 1 {
+                bad_ips = true;
                 errs.invalid(
                     ips_path.clone(),
-                    GoStrings(Some(ips)),
+                    &value,
                     "'None' must be the first and only value",
                 );
             }
             continue;
         }
         if ip.parse::<IpAddr>().is_err() {
+            bad_ips = true;
             errs.invalid(
                 ips_path.index(i),
                 ip.as_str(),
                 "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
             );
         }
+    }
+    if ips.len() > 2 {
+        errs.invalid(ips_path.clone(), &value, "may only hold up to 2 values");
+    }
+    // Further checks would only restate a bad address.
+    if bad_ips {
+        return;
+    }
+    let is_v6 = |ip: &String| matches!(ip.parse::<IpAddr>(), Ok(IpAddr::V6(_)));
+    let v6_count = ips.iter().filter(|ip| is_v6(ip)).count();
+    if ips.len() > 1 && (v6_count == 0 || v6_count == ips.len()) {
+        errs.invalid(
+            ips_path.clone(),
+            &value,
+            "may specify no more than one IP for each IP family",
+        );
+    }
+    if is_headless(spec) {
+        return;
+    }
+    for (i, (ip, family)) in ips.iter().zip(families).enumerate() {
+        let wanted = match (family.as_str(), is_v6(ip)) {
+            ("IPv4", true) => "IPv4",
+            ("IPv6", false) => "IPv6",
+            _ => continue,
+        };
+        let detail = format!("expected an {wanted} value as indicated by `ipFamilies[{i}]`");
+        errs.invalid(ips_path.index(i), ip.as_str(), &detail);
     }
 }
 

@@ -4,6 +4,11 @@
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use crate::core::v1::persistent_volume::{PersistentVolume, PersistentVolumeSpec};
+use crate::core::v1::pod::validation::{
+    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, nfs_source,
+    no_backsteps, partition, validate_fc, validate_flocker, validate_node_selector,
+    validate_quobyte,
+};
 use crate::validation::{Raw, dns1123_subdomain, quantity_value};
 
 /// The access modes a volume or claim may ask for, sorted.
@@ -126,6 +131,18 @@ pub(crate) fn validate_pv(pv: &PersistentVolume, path: &FieldPath, errs: &mut Fi
             &["Delete", "Recycle", "Retain"],
         );
     }
+    let affinity_path = spec_path.child("nodeAffinity");
+    if let Some(affinity) = &spec.node_affinity {
+        match &affinity.required {
+            Some(required) => {
+                validate_node_selector(required, &affinity_path.child("required"), errs)
+            }
+            None => errs.required(
+                affinity_path.child("required"),
+                "must specify required node constraints",
+            ),
+        }
+    }
     let set = sources(spec);
     for extra in set.iter().skip(1) {
         errs.forbidden(
@@ -133,7 +150,81 @@ pub(crate) fn validate_pv(pv: &PersistentVolume, path: &FieldPath, errs: &mut Fi
             "may not specify more than 1 volume type",
         );
     }
-    if set.is_empty() {
-        errs.required(spec_path, "must specify a volume type");
+    match set.first() {
+        Some(first) => {
+            source_checks(spec, first, &spec_path, errs);
+            super::volume_sources::pv_source_checks(pv, first, &spec_path, errs);
+        }
+        None => errs.required(spec_path, "must specify a volume type"),
+    }
+}
+
+/// The checks of the one source a persistent volume keeps that the field
+/// rules do not make, for the sources it shares with pod volumes and for
+/// local volumes (which need node affinity).
+fn source_checks(
+    spec: &PersistentVolumeSpec,
+    first: &str,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    match first {
+        "hostPath" => {
+            if let Some(host) = &spec.host_path {
+                host_path_source(host, path, errs);
+            }
+        }
+        "gcePersistentDisk" => {
+            if let Some(pd) = &spec.gce_persistent_disk {
+                gce_disk_source(pd, path, errs);
+            }
+        }
+        "awsElasticBlockStore" => {
+            if let Some(ebs) = &spec.aws_elastic_block_store {
+                partition(ebs.partition, &path.child("awsElasticBlockStore"), errs);
+            }
+        }
+        "nfs" => {
+            if let Some(nfs) = &spec.nfs {
+                nfs_source(nfs, path, errs);
+            }
+        }
+        "flocker" => {
+            if let Some(flocker) = &spec.flocker {
+                validate_flocker(flocker, &path.child("flocker"), errs);
+            }
+        }
+        "quobyte" => {
+            if let Some(quobyte) = &spec.quobyte {
+                validate_quobyte(quobyte, &path.child("quobyte"), errs);
+            }
+        }
+        "fc" => {
+            if let Some(fc) = &spec.fc {
+                validate_fc(fc, &path.child("fc"), errs);
+            }
+        }
+        "azureDisk" => {
+            if let Some(disk) = &spec.azure_disk {
+                azure_disk_source(disk, path, errs);
+            }
+        }
+        "csi" => {
+            if let Some(csi) = &spec.csi {
+                csi_driver_name(&csi.driver, &path.child("csi").child("driver"), errs);
+            }
+        }
+        "local" => {
+            if let Some(local) = spec.local.as_ref().filter(|l| !l.path.is_empty()) {
+                no_backsteps(&local.path, &path.child("local").child("path"), errs);
+            }
+            if spec.node_affinity.is_none() {
+                errs.required(
+                    path.child("nodeAffinity"),
+                    "Local volume requires node affinity",
+                );
+            }
+        }
+        _ => {}
     }
 }

@@ -63,10 +63,20 @@ pub(crate) fn validate_env_var(var: &EnvVar, path: &FieldPath, errs: &mut FieldE
     .filter(|set| *set)
     .count();
     if let Some(field_ref) = &from.field_ref {
-        object_field_selector(field_ref, &from_path.child("fieldRef"), errs);
+        object_field_selector(
+            field_ref,
+            &ENV_FIELD_PATHS,
+            &from_path.child("fieldRef"),
+            errs,
+        );
     }
     if let Some(resource_ref) = &from.resource_field_ref {
-        resource_field_selector(resource_ref, &from_path.child("resourceFieldRef"), errs);
+        resource_field_selector(
+            resource_ref,
+            false,
+            &from_path.child("resourceFieldRef"),
+            errs,
+        );
     }
     if sources == 0 {
         errs.invalid(
@@ -96,8 +106,14 @@ fn split_subscript(field_path: &str) -> Option<(&str, &str)> {
     (!path.is_empty()).then_some((path, key))
 }
 
-/// `validateObjectFieldSelector` with the fields environment variables may read.
-fn object_field_selector(sel: &ObjectFieldSelector, path: &FieldPath, errs: &mut FieldErrors) {
+/// `validateObjectFieldSelector`: a field the downward API converts, and one of
+/// `allowed` (the fields environment variables, or volume files, may read).
+pub(super) fn object_field_selector(
+    sel: &ObjectFieldSelector,
+    allowed: &[&str],
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
     let version = sel.api_version.as_deref().unwrap_or_default();
     if version.is_empty() {
         errs.required(path.child("apiVersion"), "");
@@ -105,7 +121,7 @@ fn object_field_selector(sel: &ObjectFieldSelector, path: &FieldPath, errs: &mut
     }
     let field_path = sel.field_path.as_str();
     if field_path.is_empty() {
-        // The field rule reports it.
+        errs.required(path.child("fieldPath"), "");
         return;
     }
     let conversion = if version != "v1" {
@@ -144,8 +160,8 @@ fn object_field_selector(sel: &ObjectFieldSelector, path: &FieldPath, errs: &mut
                 errs.invalid(path.clone(), key, &detail);
             }
         }
-        None if !ENV_FIELD_PATHS.contains(&internal) => {
-            errs.not_supported_sorted(path.child("fieldPath"), internal, &ENV_FIELD_PATHS)
+        None if !allowed.contains(&internal) => {
+            errs.not_supported_sorted(path.child("fieldPath"), internal, allowed)
         }
         None => {}
     }
@@ -161,14 +177,27 @@ const ENV_RESOURCES: [&str; 6] = [
     "requests.memory",
 ];
 
-/// `validateContainerResourceFieldSelector` for environment variables: a
+/// `validateContainerResourceFieldSelector` (environment variables, volume files): a
 /// known resource (or huge pages), and a divisor the resource supports.
-fn resource_field_selector(sel: &ResourceFieldSelector, path: &FieldPath, errs: &mut FieldErrors) {
+/// A volume file (`in_volume`) also names its container, and without one the
+/// resource is not looked at.
+pub(super) fn resource_field_selector(
+    sel: &ResourceFieldSelector,
+    in_volume: bool,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
     let resource = sel.resource.as_str();
+    let container = sel.container_name.as_deref().unwrap_or_default();
+    if in_volume && container.is_empty() {
+        errs.required(path.child("containerName"), "");
+    }
     let hugepages =
         resource.starts_with("requests.hugepages-") || resource.starts_with("limits.hugepages-");
-    // An empty resource is the field rule's `Required`.
-    if !resource.is_empty() && !ENV_RESOURCES.contains(&resource) && !hugepages {
+    let named = !in_volume || !container.is_empty();
+    if named && resource.is_empty() {
+        errs.required(path.child("resource"), "");
+    } else if named && !ENV_RESOURCES.contains(&resource) && !hugepages {
         errs.not_supported(path.child("resource"), resource, &ENV_RESOURCES);
     }
     let Some(divisor) = sel.divisor.as_ref().and_then(quantity_value) else {

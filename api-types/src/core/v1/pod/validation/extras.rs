@@ -63,12 +63,11 @@ pub(super) fn pod_fields(spec: &PodSpec, path: &FieldPath, errs: &mut FieldError
             errs.duplicate(gate_path, gate.name.as_str());
         }
     }
-    for (i, c) in spec
+    let constraints = spec
         .topology_spread_constraints
-        .iter()
-        .flatten()
-        .enumerate()
-    {
+        .as_deref()
+        .unwrap_or_default();
+    for (i, c) in constraints.iter().enumerate() {
         let item = path.child("topologySpreadConstraints").index(i);
         if c.max_skew <= 0 {
             errs.invalid(
@@ -92,6 +91,35 @@ pub(super) fn pod_fields(spec: &PodSpec, path: &FieldPath, errs: &mut FieldError
                 &["DoNotSchedule", "ScheduleAnyway"],
             );
         }
+        if let Some(min) = c.min_domains {
+            if min <= 0 {
+                errs.invalid(item.child("minDomains"), min, "must be greater than zero");
+            }
+            if c.when_unsatisfiable != "DoNotSchedule" {
+                let detail = format!(
+                    "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {}",
+                    c.when_unsatisfiable
+                );
+                errs.invalid(item.child("minDomains"), min, &detail);
+            }
+        }
+        // Reported on the first of two constraints with the same pair.
+        let pair = (&c.topology_key, &c.when_unsatisfiable);
+        if constraints[i + 1..]
+            .iter()
+            .any(|later| (&later.topology_key, &later.when_unsatisfiable) == pair)
+        {
+            errs.duplicate(
+                item.child("{topologyKey, whenUnsatisfiable}"),
+                format!("{{{}, {}}}", c.topology_key, c.when_unsatisfiable),
+            );
+        }
+        super::affinity::spread_match_label_keys(
+            c.match_label_keys.as_deref().unwrap_or_default(),
+            c.label_selector.as_ref(),
+            &item.child("matchLabelKeys"),
+            errs,
+        );
         if let Some(selector) = &c.label_selector {
             validate_label_selector(selector, &item.child("labelSelector"), errs);
         }

@@ -1,6 +1,10 @@
 //! `ValidatePodUpdate`: what an update may change in a pod's spec.
 
-use kapi_runtime::validation::{FieldErrors, FieldPath, inclusive_range_error};
+use std::collections::BTreeSet;
+
+use kapi_runtime::validation::{
+    FieldErrors, FieldPath, dns1123_subdomain_errors, inclusive_range_error,
+};
 
 use crate::core::v1::pod::Pod;
 use crate::core::v1::pod::container::Container;
@@ -9,8 +13,11 @@ use crate::core::v1::pod::container::Container;
 const EPHEMERAL_ON_CREATE: &str = "Forbidden: cannot be set on create";
 
 /// The `Pod` hook: ephemeral containers are added through their own
-/// subresource, never on create. (An update drops this error again.)
+/// subresource, never on create (an update drops this error again); and the
+/// claims of ephemeral volumes, named after the pod, get valid names that no
+/// other volume refers to.
 pub(crate) fn validate_pod(pod: &Pod, path: &FieldPath, errs: &mut FieldErrors) {
+    ephemeral_claim_names(pod, &path.child("spec").child("volumes"), errs);
     if pod
         .spec
         .ephemeral_containers
@@ -21,6 +28,42 @@ pub(crate) fn validate_pod(pod: &Pod, path: &FieldPath, errs: &mut FieldErrors) 
             path.child("spec").child("ephemeralContainers"),
             "cannot be set on create",
         );
+    }
+}
+
+/// The part of `ValidateVolumes` that needs the pod's name: the claim of an
+/// ephemeral volume is `<pod>-<volume>`, a valid object name that a
+/// `persistentVolumeClaim` volume may not name.
+fn ephemeral_claim_names(pod: &Pod, path: &FieldPath, errs: &mut FieldErrors) {
+    let pod_name = pod.metadata.name.as_deref().unwrap_or_default();
+    if pod_name.is_empty() {
+        return;
+    }
+    let volumes = pod.spec.volumes.as_deref().unwrap_or_default();
+    let created: BTreeSet<String> = volumes
+        .iter()
+        .filter(|v| v.ephemeral.is_some())
+        .map(|v| format!("{pod_name}-{}", v.name))
+        .collect();
+    for (i, volume) in volumes.iter().enumerate() {
+        let item = path.index(i);
+        let first = super::volume_sources(volume).first().copied();
+        if first == Some("ephemeral") && !volume.name.is_empty() {
+            let claim = format!("{pod_name}-{}", volume.name);
+            for detail in dns1123_subdomain_errors(&claim) {
+                let detail = format!("PVC name {claim:?}: {detail}");
+                errs.invalid(item.child("name"), volume.name.as_str(), &detail);
+            }
+        }
+        if let Some(claim) = &volume.persistent_volume_claim
+            && created.contains(&claim.claim_name)
+        {
+            errs.invalid(
+                item.child("persistentVolumeClaim").child("claimName"),
+                claim.claim_name.as_str(),
+                "must not reference a PVC that gets created for an ephemeral volume",
+            );
+        }
     }
 }
 
