@@ -428,10 +428,8 @@ upstream_cases!(Pod, "core":
     pod_spread_tolerations,
 );
 
-// `core/service_ips_only` (clusterIPs without clusterIP) is recorded but not
-// run: upstream's create strategy leaves `clusterIP` empty and validation
-// rejects the pair, where our `prepare` hook fills `clusterIP` in.
 upstream_cases!(Service, "core":
+    service_ips_only,
     service_families_added,
     service_families_bad,
     service_families_update,

@@ -42,7 +42,8 @@ use crate::go_json::null_as_default;
         description = "Time since the service was created."),
     printer_column(name = "Selector", type = "string", json_path = ".spec.selector",
         priority = 1, description = "Labels of the pods behind the service."),
-    prepare = prepare_service,
+    prepare_create = cluster_ips_on_create,
+    prepare_update = cluster_ips_on_update,
     validate_update = super::validation::validate_service_update,
     table_cells = table::service_cells
 )]
@@ -65,10 +66,110 @@ pub struct Service {
 /// Seconds a `ClientIP` session sticks to one endpoint unless configured (3 hours).
 const CLIENT_IP_TIMEOUT_SECONDS: i32 = 10800;
 
-/// The service strategy: `clusterIP` and `clusterIPs` kept in step. (The
-/// addresses and IP families themselves are allocated by the server.)
-fn prepare_service(svc: &mut Service) {
-    normalize_cluster_ips(&mut svc.spec);
+/// PrepareForCreate: an old client gives `clusterIP` alone, so `clusterIPs`
+/// starts with it; a new client gives both (or neither: allocation), and
+/// `clusterIP` is never derived from `clusterIPs`, as upstream's
+/// `normalizeClusterIPs`. (The addresses themselves are allocated by the
+/// server.)
+fn cluster_ips_on_create(svc: &mut Service) {
+    let spec = &mut svc.spec;
+    let single = spec.cluster_ip.clone().filter(|ip| !ip.is_empty());
+    if let Some(ip) = single
+        && spec.cluster_ips.as_ref().is_none_or(Vec::is_empty)
+    {
+        spec.cluster_ips = Some(vec![ip]);
+    }
+}
+
+/// PrepareForUpdate: allocated values the client left out are the stored
+/// ones (for idempotent replaces); then a client that knows only `clusterIP`
+/// keeps the stored `clusterIPs` when it leaves `clusterIP` alone, clears
+/// them with it, and replaces the first with it; anything else is left to
+/// validation (upstream's `patchAllocatedValues` and `normalizeClusterIPs`).
+fn cluster_ips_on_update(new: &mut Service, old: &Service) {
+    keep_allocated(new, old);
+    let (spec, before) = (&mut new.spec, &old.spec);
+    let ips = |list: &Option<Vec<String>>| list.clone().unwrap_or_default();
+    let (old_single, old_ips) = (
+        before.cluster_ip.clone().unwrap_or_default(),
+        ips(&before.cluster_ips),
+    );
+    if !old_ips.is_empty()
+        && ips(&spec.cluster_ips).is_empty()
+        && spec.cluster_ip.clone().unwrap_or_default() == old_single
+    {
+        spec.cluster_ips.clone_from(&before.cluster_ips);
+    }
+    let single = spec.cluster_ip.clone().unwrap_or_default();
+    if single != old_single {
+        let same_ips = ips(&spec.cluster_ips) == old_ips;
+        if !old_single.is_empty() && single.is_empty() && same_ips {
+            spec.cluster_ips = None;
+        }
+        if ips(&spec.cluster_ips) == old_ips {
+            spec.cluster_ips = Some(vec![single]);
+        }
+    }
+}
+
+/// The stored cluster IPs and node ports where the update leaves them out and
+/// both versions of the service have them.
+fn keep_allocated(new: &mut Service, old: &Service) {
+    let type_of = |svc: &Service| svc.spec.type_.clone().unwrap_or_default();
+    let (new_type, old_type) = (type_of(new), type_of(old));
+    let (spec, before) = (&mut new.spec, &old.spec);
+    if new_type != "ExternalName" && old_type != "ExternalName" {
+        if spec.cluster_ip.as_deref().unwrap_or_default().is_empty() {
+            spec.cluster_ip.clone_from(&before.cluster_ip);
+        }
+        if spec.cluster_ips.as_ref().is_none_or(Vec::is_empty)
+            && before
+                .cluster_ips
+                .as_ref()
+                .is_some_and(|ips| !ips.is_empty())
+        {
+            spec.cluster_ips.clone_from(&before.cluster_ips);
+        }
+    }
+    let node_ports = |type_: &str, spec: &ServiceSpec| {
+        type_ == "NodePort"
+            || (type_ == "LoadBalancer" && spec.allocate_load_balancer_node_ports != Some(false))
+    };
+    if node_ports(&new_type, spec) && node_ports(&old_type, before) {
+        let used = |s: &ServiceSpec| -> Vec<i32> {
+            s.ports
+                .iter()
+                .flatten()
+                .filter_map(|p| p.node_port)
+                .filter(|n| *n != 0)
+                .collect()
+        };
+        let (new_used, old_used) = (used(spec), used(before));
+        for port in spec.ports.iter_mut().flatten() {
+            if port.node_port.unwrap_or(0) != 0 {
+                continue;
+            }
+            let stored = before
+                .ports
+                .iter()
+                .flatten()
+                .find(|p| p.name == port.name)
+                .and_then(|p| p.node_port)
+                .filter(|n| !(new_used.contains(n) && old_used.contains(n)));
+            if stored.is_some() {
+                port.node_port = stored;
+            }
+        }
+    }
+    let health_check = |type_: &str, spec: &ServiceSpec| {
+        type_ == "LoadBalancer" && spec.external_traffic_policy.as_deref() == Some("Local")
+    };
+    if health_check(&new_type, spec)
+        && health_check(&old_type, before)
+        && spec.health_check_node_port.unwrap_or(0) == 0
+    {
+        spec.health_check_node_port = before.health_check_node_port;
+    }
 }
 
 /// `SetDefaults_Service`. Many of these defaults depend on the type, so they are
@@ -117,20 +218,5 @@ fn default_service(svc: &mut Service) {
         for ing in ingress.filter(|i| !i.ip.as_deref().unwrap_or_default().is_empty()) {
             ing.ip_mode.get_or_insert_with(|| "VIP".to_owned());
         }
-    }
-}
-
-/// `clusterIPs[0]` and `clusterIP` name the same address; a client may set either.
-fn normalize_cluster_ips(spec: &mut ServiceSpec) {
-    let single = spec.cluster_ip.clone().filter(|ip| !ip.is_empty());
-    let first = spec
-        .cluster_ips
-        .as_ref()
-        .and_then(|ips| ips.first())
-        .cloned();
-    match (single, first) {
-        (Some(ip), None) => spec.cluster_ips = Some(vec![ip]),
-        (None, Some(ip)) => spec.cluster_ip = Some(ip),
-        _ => {}
     }
 }

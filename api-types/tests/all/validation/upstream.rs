@@ -19,7 +19,13 @@ fn read(case: &str, suffix: &str) -> Option<Value> {
     Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")))
 }
 
-fn admit<K: Resource>(value: Value, errs: &mut FieldErrors) -> Box<dyn kapi_runtime::DynObject> {
+/// Decodes `value` and runs the server's write path on it: the kind's
+/// PrepareForCreate (or PrepareForUpdate against `old`), then admit.
+fn admit<K: Resource>(
+    value: Value,
+    old: Option<&dyn kapi_runtime::DynObject>,
+    errs: &mut FieldErrors,
+) -> Box<dyn kapi_runtime::DynObject> {
     let decoded = KindEntry::of::<K>()
         .ops
         .decode_value(value)
@@ -30,6 +36,10 @@ fn admit<K: Resource>(value: Value, errs: &mut FieldErrors) -> Box<dyn kapi_runt
         "unknown fields"
     );
     let mut object = decoded.object;
+    match old {
+        Some(old) => object.prepare_update(None, old),
+        None => object.prepare_create(),
+    }
     errs.0.extend(object.admit().0);
     object
 }
@@ -63,11 +73,14 @@ pub fn check<K: Resource>(case: &str) {
     let input = read(case, "in").unwrap_or_else(|| panic!("{case}.in.json"));
     let status = read(case, "status").unwrap_or_else(|| panic!("{case}.status.json"));
     let mut errs = FieldErrors::default();
-    let object = admit::<K>(input, &mut errs);
-    if let Some(old) = read(case, "old") {
+    let old = read(case, "old").map(|old| {
         let mut old_errs = FieldErrors::default();
-        let old = admit::<K>(old, &mut old_errs);
+        let old = admit::<K>(old, None, &mut old_errs);
         assert!(old_errs.is_empty(), "old object: {}", old_errs.summary());
+        old
+    });
+    let object = admit::<K>(input, old.as_deref(), &mut errs);
+    if let Some(old) = &old {
         object.validate_update(old.as_ref(), &mut errs);
     }
     // A kind that reports causes under `metadata` itself (a node's taints)
