@@ -28,8 +28,8 @@ pub(crate) use volume_drivers::{
     initiator_format_error, validate_fc, validate_flocker, validate_quobyte,
 };
 pub(crate) use volume_sources::{
-    azure_disk_source, csi_driver_name, gce_disk_source, host_path_source, nfs_source,
-    no_backsteps, partition,
+    azure_disk_source, csi_driver_name, flex_options, gce_disk_source, host_path_source,
+    nfs_source, no_backsteps, partition,
 };
 
 use super::affinity::Toleration;

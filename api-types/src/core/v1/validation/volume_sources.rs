@@ -7,7 +7,7 @@ use kapi_runtime::validation::{
 };
 
 use crate::core::v1::persistent_volume::{PersistentVolume, PersistentVolumeSpec};
-use crate::core::v1::pod::validation::initiator_format_error;
+use crate::core::v1::pod::validation::{flex_options, initiator_format_error};
 use crate::core::v1::secret_reference::SecretReference;
 
 /// Checks the persistent-volume-only source `first` (its JSON name) of the
@@ -47,19 +47,8 @@ pub(super) fn pv_source_checks(
             }
         }
         "flexVolume" => {
-            let Some(flex) = &spec.flex_volume else {
-                return;
-            };
-            for key in flex.options.iter().flatten().map(|(k, _)| k) {
-                let domain = key.split_once('/').map_or(key.as_str(), |(d, _)| d);
-                let normalized = format!(".{}", domain.to_lowercase());
-                if normalized.ends_with(".kubernetes.io") || normalized.ends_with(".k8s.io") {
-                    errs.invalid(
-                        path.child("flexVolume").child("options").key(key),
-                        key.as_str(),
-                        "kubernetes.io and k8s.io namespaces are reserved",
-                    );
-                }
+            if let Some(flex) = &spec.flex_volume {
+                flex_options(flex.options.as_ref(), &path.child("flexVolume"), errs);
             }
         }
         "azureFile" => {

@@ -127,17 +127,8 @@ pub(super) fn validate_volume_source(
             }
         }
         "flexVolume" => {
-            let Some(flex) = &v.flex_volume else { return };
-            for key in flex.options.iter().flatten().map(|(k, _)| k) {
-                let domain = key.split_once('/').map_or(key.as_str(), |(d, _)| d);
-                let normalized = format!(".{}", domain.to_lowercase());
-                if normalized.ends_with(".kubernetes.io") || normalized.ends_with(".k8s.io") {
-                    errs.invalid(
-                        path.child("flexVolume").child("options").key(key),
-                        key.as_str(),
-                        "kubernetes.io and k8s.io namespaces are reserved",
-                    );
-                }
+            if let Some(flex) = &v.flex_volume {
+                flex_options(flex.options.as_ref(), &path.child("flexVolume"), errs);
             }
         }
         "azureDisk" => {
@@ -200,6 +191,26 @@ pub(super) fn validate_volume_source(
 
 /// `validateHostPathVolumeSource` (pods and persistent volumes); `parent`
 /// is the path of the volume or of the persistent volume's spec.
+/// A flex volume's options may not use the kubernetes.io and k8s.io
+/// namespaces.
+pub(crate) fn flex_options(
+    options: Option<&std::collections::BTreeMap<String, String>>,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    for key in options.into_iter().flatten().map(|(k, _)| k) {
+        let domain = key.split_once('/').map_or(key.as_str(), |(d, _)| d);
+        let normalized = format!(".{}", domain.to_lowercase());
+        if normalized.ends_with(".kubernetes.io") || normalized.ends_with(".k8s.io") {
+            errs.invalid(
+                path.child("options").key(key),
+                key.as_str(),
+                "kubernetes.io and k8s.io namespaces are reserved",
+            );
+        }
+    }
+}
+
 pub(crate) fn host_path_source(
     host: &HostPathVolumeSource,
     parent: &FieldPath,
