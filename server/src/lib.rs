@@ -22,6 +22,7 @@ pub mod registry;
 pub mod request_info;
 pub mod selectors;
 pub mod serve;
+pub mod strategic_merge;
 pub mod table;
 
 pub use app::{App, app};

@@ -26,11 +26,9 @@ const UNSERVED_PARAMETERS: &[&str] = &[
 ];
 
 /// Media types kapi does not speak (CBOR) or patches it does not apply yet
-/// (strategic merge and apply: issue 8).
+/// (server-side apply).
 fn served_media_type(media_type: &str) -> bool {
-    !media_type.contains("cbor")
-        && media_type != "application/strategic-merge-patch+json"
-        && media_type != "application/apply-patch+yaml"
+    !media_type.contains("cbor") && media_type != "application/apply-patch+yaml"
 }
 
 /// Subresources that need a node agent (logs, exec, attach, port forwarding,

@@ -5,8 +5,8 @@
 //! media types.
 //!
 //! Only what kapi serves is described: parameters it ignores (`pretty`,
-//! `fieldManager`, `force`), media types it does not speak (CBOR) and patch
-//! types it does not apply yet are left out. As upstream, a parameter every
+//! `fieldManager`, `force`), media types it does not speak (CBOR) and the
+//! apply patches it does not take yet are left out. As upstream, a parameter every
 //! operation of a path takes is declared once on the path.
 
 use serde_json::{Map, Value, json};
@@ -35,6 +35,7 @@ const PRODUCES_STREAMS: &[&str] = &[
 pub const PATCH_TYPES: &[&str] = &[
     "application/json-patch+json",
     "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
 ];
 
 /// A parameter: name, location, type and what it does.

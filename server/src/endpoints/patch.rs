@@ -1,5 +1,5 @@
-//! PATCH: JSON patch and merge patch; strategic merge patch and server-side apply
-//! are answered 415 until they exist.
+//! PATCH: JSON patch, merge patch and strategic merge patch; server-side apply
+//! is answered 415 until it exists.
 
 use axum::http::{StatusCode, header};
 use axum::response::Response;
@@ -40,15 +40,18 @@ pub fn patch_kind(ctx: &Ctx<'_>) -> ApiResult<PatchKind> {
     match mime {
         "application/json-patch+json" => Ok(PatchKind::Json),
         "application/merge-patch+json" => Ok(PatchKind::Merge),
-        "application/strategic-merge-patch+json"
-        | "application/apply-patch+yaml"
-        | "application/apply-patch+cbor" => Err(ApiError::unsupported_media_type(format!(
-            "the patch type {mime:?} is not supported yet by this server; use a JSON patch \
-                 (kubectl patch --type=json) or a merge patch (--type=merge)"
-        ))),
+        "application/strategic-merge-patch+json" => Ok(PatchKind::Strategic),
+        "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
+            Err(ApiError::unsupported_media_type(format!(
+                "the patch type {mime:?} is not supported yet by this server; use a JSON patch \
+                 (kubectl patch --type=json), a merge patch (--type=merge) or a strategic \
+                 merge patch (--type=strategic)"
+            )))
+        }
         other => Err(ApiError::unsupported_media_type(format!(
             "the body of the request was in an unknown format ({other}) - accepted media types include: \
-                 application/json-patch+json, application/merge-patch+json"
+                 application/json-patch+json, application/merge-patch+json, \
+                 application/strategic-merge-patch+json"
         ))),
     }
 }

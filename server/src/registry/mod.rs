@@ -27,6 +27,7 @@ mod token;
 mod update;
 mod watch;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use kapi_runtime::ResourceInfo;
@@ -45,6 +46,7 @@ pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::strategic_merge::PatchSchema;
 
 /// How unknown fields in a body are treated (`fieldValidation` query parameter).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -160,6 +162,9 @@ pub struct Registry {
     /// The service account token signer, loaded from the store (or made and
     /// stored) on first use.
     signer: Arc<tokio::sync::OnceCell<token::Signer>>,
+    /// The schemas strategic merge patches follow, by `apiVersion/kind`, made
+    /// on first use.
+    patch_schemas: Arc<std::sync::Mutex<HashMap<String, Arc<PatchSchema>>>>,
 }
 
 impl Registry {
@@ -171,6 +176,7 @@ impl Registry {
             scheme,
             media_type: StorageMediaType::default(),
             signer: Arc::default(),
+            patch_schemas: Arc::default(),
         }
     }
 
@@ -179,6 +185,34 @@ impl Registry {
     pub fn with_storage_media_type(mut self, media_type: StorageMediaType) -> Registry {
         self.media_type = media_type;
         self
+    }
+
+    /// The schema a strategic merge patch of `entry`'s kind follows.
+    pub fn patch_schema(&self, entry: &KindEntry) -> Arc<PatchSchema> {
+        self.schema_for(
+            format!("{}/{}", entry.info.api_version(), entry.info.kind),
+            entry.schema,
+        )
+    }
+
+    /// The schema of a body that is no kind (a Scale).
+    pub fn body_patch_schema(&self, body: &kapi_runtime::scheme::BodyEntry) -> Arc<PatchSchema> {
+        self.schema_for(format!("{}/{}", body.api_version(), body.kind), body.schema)
+    }
+
+    fn schema_for(
+        &self,
+        key: String,
+        schema: fn(&mut kapi_runtime::openapi::Definitions) -> serde_json::Value,
+    ) -> Arc<PatchSchema> {
+        let mut cache = self
+            .patch_schemas
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache
+            .entry(key)
+            .or_insert_with(|| Arc::new(PatchSchema::of(schema)))
+            .clone()
     }
 
     /// The scheme.

@@ -92,7 +92,7 @@ impl Registry {
         })
     }
 
-    /// Applies a merge or JSON patch to the Scale of object `name`, then
+    /// Applies a patch to the Scale of object `name`, then
     /// writes the result as [`Registry::update_scale`] does.
     pub async fn patch_scale(
         &self,
@@ -103,7 +103,10 @@ impl Registry {
         opts: WriteOptions,
     ) -> ApiResult<ScaleAnswer> {
         let mut scale = self.get_scale(scope, name).await?;
-        super::update::apply_patch_to(&mut scale, kind, patch)?;
+        let schema = (kind == PatchKind::Strategic)
+            .then(|| self.scale_body().map(|body| self.body_patch_schema(body)))
+            .transpose()?;
+        super::update::apply_patch_to(&mut scale, kind, patch, schema.as_deref())?;
         self.update_scale(scope, name, scale, opts).await
     }
 

@@ -2,11 +2,14 @@
 //! body (PUT) or the patch applied to the current object, then PrepareForUpdate ->
 //! admit -> finalizer rules -> storage.
 
+use std::sync::Arc;
+
 use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
 use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::api_error::{ApiError, ApiResult};
+use crate::strategic_merge::{PatchError, PatchSchema};
 
 /// The patch formats served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +18,9 @@ pub enum PatchKind {
     Json,
     /// RFC 7386 (`application/merge-patch+json`).
     Merge,
+    /// Strategic merge patch (`application/strategic-merge-patch+json`),
+    /// following the kind's schema.
+    Strategic,
 }
 
 /// A change the server itself makes to an object's JSON (in the served
@@ -25,7 +31,7 @@ pub type Edit<'a> = &'a (dyn Fn(&mut Value) -> ApiResult<()> + Sync);
 /// Where the new object of an update comes from.
 enum Source<'a> {
     Body(&'a Object),
-    Patch(PatchKind, &'a Value),
+    Patch(PatchKind, &'a Value, Option<Arc<PatchSchema>>),
     Edit(Edit<'a>),
 }
 
@@ -72,8 +78,15 @@ impl Registry {
         endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        self.guaranteed_update(scope, name, Source::Patch(kind, patch), endpoint, opts)
-            .await
+        let schema = (kind == PatchKind::Strategic).then(|| self.patch_schema(scope.served));
+        self.guaranteed_update(
+            scope,
+            name,
+            Source::Patch(kind, patch, schema),
+            endpoint,
+            opts,
+        )
+        .await
     }
 
     /// Changes the current object with `edit` and writes it through
@@ -171,8 +184,8 @@ fn next_object(
     let old = decode(scope.entry, current)?;
     let mut new = match source {
         Source::Body(object) => (*object).clone(),
-        Source::Patch(kind, patch) => {
-            let input = apply_patch(scope, &old, *kind, patch)?;
+        Source::Patch(kind, patch, schema) => {
+            let input = apply_patch(scope, &old, *kind, patch, schema.as_deref())?;
             strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, warnings)?;
             input.object
         }
@@ -251,10 +264,16 @@ fn check_finalizers(scope: Scope<'_>, old: &Object, new: &Object) -> ApiResult<(
 /// The patch applies to the object as the client sees it, in the served
 /// version; the result is decoded in that version and then stored in the
 /// kind's storage version.
-fn apply_patch(scope: Scope<'_>, old: &Object, kind: PatchKind, patch: &Value) -> ApiResult<Input> {
+fn apply_patch(
+    scope: Scope<'_>,
+    old: &Object,
+    kind: PatchKind,
+    patch: &Value,
+    schema: Option<&PatchSchema>,
+) -> ApiResult<Input> {
     let served = scope.to_served(old.clone())?;
     let mut doc = served.to_value().map_err(ApiError::internal)?;
-    apply_patch_to(&mut doc, kind, patch)?;
+    apply_patch_to(&mut doc, kind, patch, schema)?;
     let input = Input::from_value(scope.served, doc)?;
     Ok(Input {
         object: scope.to_storage(input.object)?,
@@ -262,9 +281,25 @@ fn apply_patch(scope: Scope<'_>, old: &Object, kind: PatchKind, patch: &Value) -
     })
 }
 
-/// Applies a JSON or merge patch to a JSON document.
-pub(super) fn apply_patch_to(doc: &mut Value, kind: PatchKind, patch: &Value) -> ApiResult<()> {
+/// Applies a patch to a JSON document (a strategic merge patch following
+/// `schema`).
+pub(super) fn apply_patch_to(
+    doc: &mut Value,
+    kind: PatchKind,
+    patch: &Value,
+    schema: Option<&PatchSchema>,
+) -> ApiResult<()> {
     match kind {
+        PatchKind::Strategic => {
+            let schema = schema
+                .ok_or_else(|| ApiError::internal("no schema for a strategic merge patch"))?;
+            schema.apply(doc, patch).map_err(|e| match e {
+                PatchError::NotAnObject(kind) => ApiError::bad_request(format!(
+                    "json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"
+                )),
+                PatchError::Invalid(message) => ApiError::plain(message),
+            })?;
+        }
         PatchKind::Merge => {
             if !patch.is_object() {
                 return Err(ApiError::bad_request("a merge patch must be a JSON object"));
