@@ -156,3 +156,58 @@ fn everyday_commands_patch_strategically() {
         text(&out.stderr)
     );
 }
+
+/// A directory of mixed kinds applied twice: created, then unchanged (but
+/// for the Secret, whose `stringData` kubectl sends again every time, as
+/// against kube-apiserver); `--prune -l` removes what left the manifests.
+#[test]
+fn a_directory_of_mixed_kinds_applies_twice_and_prunes() {
+    let s = server();
+    let dir = format!("{FIXTURES}/mixed");
+    let first = s.kubectl_ok(&["apply", "-f", &dir]);
+    let expected_first = "\
+namespace/shop created
+serviceaccount/shop-sa created
+role.rbac.authorization.k8s.io/reader created
+rolebinding.rbac.authorization.k8s.io/reader created
+configmap/settings created
+secret/creds created
+service/web created
+deployment.apps/web created
+ingress.networking.k8s.io/web created
+";
+    assert_eq!(first, expected_first);
+    let second = s.kubectl_ok(&["apply", "-f", &dir]);
+    let expected_second = "\
+namespace/shop unchanged
+serviceaccount/shop-sa unchanged
+role.rbac.authorization.k8s.io/reader unchanged
+rolebinding.rbac.authorization.k8s.io/reader unchanged
+configmap/settings unchanged
+secret/creds configured
+service/web unchanged
+deployment.apps/web unchanged
+ingress.networking.k8s.io/web unchanged
+";
+    assert_eq!(second, expected_second);
+    // Without the config file, pruning by label removes its objects.
+    let work = tempfile::tempdir().unwrap();
+    for file in ["01-ns.yaml", "02-rbac.yaml", "04-app.yaml"] {
+        std::fs::copy(format!("{dir}/{file}"), work.path().join(file)).unwrap();
+    }
+    let work_dir = work.path().to_str().unwrap();
+    let pruned = s.kubectl_ok(&["apply", "-f", work_dir, "--prune", "-l", "app=x"]);
+    assert!(pruned.contains("configmap/settings pruned"), "{pruned}");
+    assert!(pruned.contains("secret/creds pruned"), "{pruned}");
+    let left = s.kubectl_ok(&[
+        "get",
+        "configmaps,secrets",
+        "-n",
+        "shop",
+        "-l",
+        "app=x",
+        "-o",
+        "name",
+    ]);
+    assert!(left.trim().is_empty(), "{left}");
+}
