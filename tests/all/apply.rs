@@ -211,3 +211,129 @@ ingress.networking.k8s.io/web unchanged
     ]);
     assert!(left.trim().is_empty(), "{left}");
 }
+
+/// `kubectl diff` (a server-side dry-run patch) exits 0 when nothing would
+/// change and 1 when something would; `edit` patches what the editor changed;
+/// `replace --force` deletes and creates; `wait` sees a condition and a
+/// deletion.
+#[test]
+fn diff_edit_replace_and_wait() {
+    let s = server();
+    let v1 = format!("{FIXTURES}/v1.yaml");
+    let v2 = format!("{FIXTURES}/v2.yaml");
+    s.kubectl_ok(&["apply", "-f", &v1]);
+    let same = s.kubectl(&["diff", "-f", &v1]);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stderr));
+    let changed = s.kubectl(&["diff", "-f", &v2]);
+    assert_eq!(changed.status.code(), Some(1), "{}", text(&changed.stderr));
+    let shown = text(&changed.stdout);
+    assert!(
+        shown.contains("-        image: nginx:1.25")
+            && shown.contains("+        image: nginx:1.27"),
+        "{shown}"
+    );
+    let image = || {
+        s.kubectl_ok(&[
+            "get",
+            "deployment",
+            "web",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.spec.template.spec.containers[0].image}",
+        ])
+    };
+    assert_eq!(image(), "nginx:1.25", "diff wrote nothing");
+
+    let work = tempfile::tempdir().unwrap();
+    let editor = work.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/replicas: [0-9]*/replicas: 7/' \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = s
+        .kubectl_command(&["edit", "deployment", "web", "-n", "default"])
+        .env("EDITOR", &editor)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("edited"),
+        "{}",
+        text(&out.stdout)
+    );
+    let replicas = s.kubectl_ok(&[
+        "get",
+        "deployment",
+        "web",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.spec.replicas}",
+    ]);
+    assert_eq!(replicas, "7");
+
+    let uid = || {
+        s.kubectl_ok(&[
+            "get",
+            "deployment",
+            "web",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+    };
+    let before = uid();
+    let out = s.kubectl_ok(&["replace", "--force", "-f", &v2]);
+    assert!(out.contains("deleted") && out.contains("replaced"), "{out}");
+    assert_ne!(uid(), before, "a new object");
+    assert_eq!(image(), "nginx:1.27");
+
+    let available =
+        r#"{"status":{"conditions":[{"type":"Available","status":"True","reason":"Test"}]}}"#;
+    s.kubectl_ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        "default",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        available,
+    ]);
+    let waited = s.kubectl_ok(&[
+        "wait",
+        "deployment/web",
+        "-n",
+        "default",
+        "--for=condition=Available",
+        "--timeout=10s",
+    ]);
+    assert!(waited.contains("condition met"), "{waited}");
+    let mut waiter = s
+        .kubectl_command(&[
+            "wait",
+            "deployment/web",
+            "-n",
+            "default",
+            "--for=delete",
+            "--timeout=20s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    s.kubectl_ok(&[
+        "delete",
+        "deployment",
+        "web",
+        "-n",
+        "default",
+        "--wait=false",
+    ]);
+    let status = waiter.wait().unwrap();
+    assert!(status.success());
+}
