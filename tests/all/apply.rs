@@ -337,3 +337,87 @@ fn diff_edit_replace_and_wait() {
     let status = waiter.wait().unwrap();
     assert!(status.success());
 }
+
+/// `--dry-run=server` runs a create, an apply, every patch type and a delete
+/// (one and all) through the server and writes nothing.
+#[test]
+fn server_side_dry_runs_write_nothing() {
+    let s = server();
+    let v1 = format!("{FIXTURES}/v1.yaml");
+    let out = s.kubectl_ok(&["apply", "--dry-run=server", "-f", &v1]);
+    assert_eq!(out, "deployment.apps/web created (server dry run)\n");
+    let none = s.kubectl_ok(&["get", "deployments", "-n", "default", "-o", "name"]);
+    assert!(none.trim().is_empty(), "{none}");
+    let shown = s.kubectl_ok(&[
+        "create",
+        "configmap",
+        "x",
+        "--from-literal=a=b",
+        "-n",
+        "default",
+        "--dry-run=server",
+        "-o",
+        "yaml",
+    ]);
+    assert!(
+        shown.contains("uid:") && shown.contains("creationTimestamp:"),
+        "{shown}"
+    );
+    assert!(!shown.contains("resourceVersion"), "{shown}");
+    let missing = s.kubectl(&["get", "configmap", "x", "-n", "default"]);
+    assert!(!missing.status.success());
+
+    s.kubectl_ok(&["apply", "-f", &v1]);
+    for (kind, patch) in [
+        ("strategic", r#"{"metadata":{"labels":{"dry":"run"}}}"#),
+        ("merge", r#"{"metadata":{"labels":{"dry":"run"}}}"#),
+        (
+            "json",
+            r#"[{"op":"add","path":"/metadata/labels/dry","value":"run"}]"#,
+        ),
+    ] {
+        let answer = s.kubectl_ok(&[
+            "patch",
+            "deployment",
+            "web",
+            "-n",
+            "default",
+            "--dry-run=server",
+            &format!("--type={kind}"),
+            "-p",
+            patch,
+            "-o",
+            "jsonpath={.metadata.labels.dry}",
+        ]);
+        assert_eq!(answer, "run", "{kind}: the answer shows the change");
+    }
+    let labels = s.kubectl_ok(&[
+        "get",
+        "deployment",
+        "web",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.metadata.labels}",
+    ]);
+    assert!(!labels.contains("dry"), "{labels}");
+    let out = s.kubectl_ok(&[
+        "delete",
+        "deployment",
+        "web",
+        "-n",
+        "default",
+        "--dry-run=server",
+    ]);
+    assert!(out.contains("(server dry run)"), "{out}");
+    s.kubectl_ok(&[
+        "delete",
+        "deployments",
+        "--all",
+        "-n",
+        "default",
+        "--dry-run=server",
+    ]);
+    let still = s.kubectl_ok(&["get", "deployments", "-n", "default", "-o", "name"]);
+    assert_eq!(still.trim(), "deployment.apps/web");
+}

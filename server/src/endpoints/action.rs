@@ -53,7 +53,8 @@ pub async fn bind(ctx: &Ctx<'_>, body: Bytes, pod: Option<&str>) -> ApiResult<Re
         .ok_or_else(ApiError::no_route)?;
     let input = super::decode_object_as(ctx, bindings, &body)?;
     let scope = Scope::new(bindings, ctx.req.namespace.as_deref());
-    ctx.app.registry.bind(scope, input, pod).await?;
+    let dry_run = ctx.write_options()?.dry_run;
+    ctx.app.registry.bind(scope, input, pod, dry_run).await?;
     created(ctx)
 }
 

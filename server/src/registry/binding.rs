@@ -19,12 +19,14 @@ pub fn is_binding(scope: Scope<'_>) -> bool {
 
 impl Registry {
     /// Binds the pod the binding names (`pod` is the name from a
-    /// `pods/<name>/binding` path, which must agree with the body).
+    /// `pods/<name>/binding` path, which must agree with the body); a dry run
+    /// checks everything and writes nothing.
     pub async fn bind(
         &self,
         scope: Scope<'_>,
         input: Input,
         pod: Option<&str>,
+        dry_run: bool,
     ) -> ApiResult<Written> {
         let mut binding = input.object;
         strategy::check_namespace(scope, binding.metadata_mut())?;
@@ -85,6 +87,8 @@ impl Registry {
                             .map_err(ApiError::internal)
                     });
                 match step {
+                    // A dry run checks the binding and writes nothing.
+                    Ok(_) if dry_run => Ok(Update::Keep),
                     Ok(bytes) => Ok(Update::Write(bytes)),
                     Err(e) => {
                         failure = Some(e);

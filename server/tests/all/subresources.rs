@@ -159,8 +159,19 @@ async fn evicted_pods_are_marked_before_they_go() {
     let h = harness().await;
     running_ready_pod(&h, "p", "z").await;
     // Bound to a node, the pod terminates gracefully and stays to be seen.
+    // (A dry-run binding binds nothing.)
     let bind = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
         "target": {"kind": "Node", "name": "n1"}});
+    let (code, v) = h
+        .call(
+            "POST",
+            &format!("{PODS}/p/binding?dryRun=All"),
+            bind.clone(),
+        )
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let (_, p) = h.call("GET", &format!("{PODS}/p"), Value::Null).await;
+    assert!(p["spec"].get("nodeName").is_none(), "{p}");
     let (code, v) = h.call("POST", &format!("{PODS}/p/binding"), bind).await;
     assert_eq!(code, 201, "{v}");
     let (code, v) = evict(&h, "p", "").await;
@@ -168,6 +179,7 @@ async fn evicted_pods_are_marked_before_they_go() {
     let (code, p) = h.call("GET", &format!("{PODS}/p"), Value::Null).await;
     assert_eq!(code, 200);
     assert!(p["metadata"]["deletionTimestamp"].is_string(), "{p}");
+    assert_eq!(p["spec"]["nodeName"], "n1");
     let target = p["status"]["conditions"]
         .as_array()
         .unwrap()
