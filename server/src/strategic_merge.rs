@@ -221,11 +221,13 @@ fn merge_map(
         }
         let (child, child_meta) = node.field(key);
         if value.is_null() {
-            original.remove(key);
+            original.shift_remove(key);
             continue;
         }
         let order = patch.get(&format!("{SET_ELEMENT_ORDER}{key}"));
-        let merged = match (original.remove(key), value) {
+        // Taken out in place (the key keeps its position), put back merged.
+        let current = original.get_mut(key).map(std::mem::take);
+        let merged = match (current, value) {
             (Some(Value::Object(old)), Value::Object(p)) if !child_meta.replace => {
                 merge_map(old, p, child)?.map(Value::Object)
             }
@@ -241,8 +243,13 @@ fn merge_map(
             )?)),
             (_, value) => Some(clean(value, child)?),
         };
-        if let Some(merged) = merged {
-            original.insert(key.clone(), merged);
+        match merged {
+            Some(merged) => {
+                original.insert(key.clone(), merged);
+            }
+            None => {
+                original.shift_remove(key);
+            }
         }
     }
     // A list that only had its order set (or its items deleted by value).
@@ -254,9 +261,10 @@ fn merge_map(
             continue;
         }
         let (child, child_meta) = node.field(field);
-        if let Some(Value::Array(list)) = original.remove(field) {
-            let ordered = merge_list(list, &[], child, child_meta, Some(order))?;
-            original.insert(field.to_owned(), Value::Array(ordered));
+        if let Some(slot) = original.get_mut(field)
+            && let Value::Array(list) = std::mem::take(slot)
+        {
+            *slot = Value::Array(merge_list(list, &[], child, child_meta, Some(order))?);
         }
     }
     Ok(Some(original))

@@ -13,10 +13,11 @@ impl Registry {
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
-        strategy::check_unknown_fields(
-            &input.unknown_fields,
+        strategy::check_field_issues(
+            &input.field_issues,
             opts.field_validation,
             &mut warnings,
+            strategy::body_refusal(scope),
         )?;
         let mut object = scope.to_storage(input.object)?;
         if !scope.info().serves("get") {

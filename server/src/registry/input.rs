@@ -5,6 +5,7 @@ use kapi_runtime::scheme::{Decoded, KindEntry};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::duplicates::{duplicate_fields, key_offsets};
 use super::{Object, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
@@ -13,8 +14,9 @@ use crate::api_error::{ApiError, ApiResult};
 pub struct Input {
     /// The object.
     pub object: Object,
-    /// Fields of the body the kind does not know, for `fieldValidation`.
-    pub unknown_fields: Vec<String>,
+    /// What `fieldValidation` reports about the body, in document order:
+    /// `unknown field "spec.foo"`, `duplicate field "metadata.name"`.
+    pub field_issues: Vec<String>,
 }
 
 /// The type meta of a JSON body, read before the body itself.
@@ -32,7 +34,7 @@ impl Input {
     pub fn typed(object: Object) -> Input {
         Input {
             object,
-            unknown_fields: Vec::new(),
+            field_issues: Vec::new(),
         }
     }
 
@@ -48,7 +50,33 @@ impl Input {
             meta.kind.as_deref().unwrap_or_default(),
             meta.api_version.as_deref().unwrap_or_default(),
         )?;
-        Self::decoded(entry, entry.ops.decode_json(body))
+        let duplicates = duplicate_fields(body);
+        if duplicates.is_empty() {
+            return Self::decoded(entry, entry.ops.decode_json(body));
+        }
+        // Repeated keys: the last value counts, as in Go, and each repeat is
+        // reported among the unknown fields, in the order of the body.
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?;
+        let mut input = Self::decoded(entry, entry.ops.decode_value(value))?;
+        let offsets = key_offsets(body);
+        let mut issues: Vec<(usize, String)> = duplicates
+            .into_iter()
+            .map(|d| (d.offset, format!("duplicate field {:?}", d.path)))
+            .collect();
+        for (path, described) in std::mem::take(&mut input.field_issues)
+            .into_iter()
+            .map(|d| (unknown_path(&d).to_owned(), d))
+        {
+            let offset = offsets
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map_or(usize::MAX, |(_, o)| *o);
+            issues.push((offset, described));
+        }
+        issues.sort_by_key(|(offset, _)| *offset);
+        input.field_issues = issues.into_iter().map(|(_, d)| d).collect();
+        Ok(input)
     }
 
     /// Decodes a JSON value (a YAML body, a patched object) of `entry`'s kind.
@@ -77,7 +105,19 @@ impl Input {
         })?;
         Ok(Input {
             object: Object::new(decoded.object),
-            unknown_fields: decoded.unknown_fields,
+            field_issues: decoded
+                .unknown_fields
+                .iter()
+                .map(|f| format!("unknown field {f:?}"))
+                .collect(),
         })
     }
+}
+
+/// The path an `unknown field "<path>"` report names.
+fn unknown_path(described: &str) -> &str {
+    described
+        .strip_prefix("unknown field \"")
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap_or_default()
 }

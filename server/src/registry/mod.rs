@@ -16,6 +16,7 @@ mod codec;
 mod component_status;
 mod create;
 mod delete;
+mod duplicates;
 mod eviction;
 mod input;
 mod keys;

@@ -29,27 +29,36 @@ pub fn check_type(info: &ResourceInfo, kind: &str, api_version: &str) -> ApiResu
 
 /// Applies `fieldValidation` to the fields a body had that its kind does not
 /// know: 400 under Strict, `Warning` headers under Warn, nothing under Ignore.
-pub fn check_unknown_fields(
-    unknown_fields: &[String],
+pub fn check_field_issues(
+    issues: &[String],
     validation: FieldValidation,
     warnings: &mut Vec<String>,
+    strict: impl FnOnce(String) -> ApiError,
 ) -> ApiResult<()> {
-    if unknown_fields.is_empty() {
+    if issues.is_empty() {
         return Ok(());
     }
-    let described = unknown_fields
-        .iter()
-        .map(|f| format!("unknown field {f:?}"));
     match validation {
-        FieldValidation::Strict => Err(ApiError::bad_request(format!(
+        FieldValidation::Strict => Err(strict(format!(
             "strict decoding error: {}",
-            described.collect::<Vec<_>>().join(", ")
+            issues.join(", ")
         ))),
         FieldValidation::Warn => {
-            warnings.extend(described);
+            warnings.extend(issues.iter().cloned());
             Ok(())
         }
         FieldValidation::Ignore => Ok(()),
+    }
+}
+
+/// The Strict refusal of a create or update body: the decoder's error.
+pub fn body_refusal(scope: Scope<'_>) -> impl FnOnce(String) -> ApiError {
+    let info = scope.served.info;
+    move |error| {
+        ApiError::bad_request(format!(
+            "{} in version {:?} cannot be handled as a {}: {error}",
+            info.kind, info.version, info.kind
+        ))
     }
 }
 

@@ -7,7 +7,12 @@ use std::sync::Arc;
 use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
-use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+
+use super::{
+    Endpoint, FieldValidation, Input, Object, Registry, Scope, WriteOptions, Written, decode,
+    strategy,
+};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema};
 
@@ -47,10 +52,11 @@ impl Registry {
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
-        strategy::check_unknown_fields(
-            &input.unknown_fields,
+        strategy::check_field_issues(
+            &input.field_issues,
             opts.field_validation,
             &mut warnings,
+            strategy::body_refusal(scope),
         )?;
         let object = scope.to_storage(input.object)?;
         if object.metadata().name() != name {
@@ -185,8 +191,25 @@ fn next_object(
     let mut new = match source {
         Source::Body(object) => (*object).clone(),
         Source::Patch(kind, patch, schema) => {
-            let input = apply_patch(scope, &old, *kind, patch, schema.as_deref())?;
-            strategy::check_unknown_fields(&input.unknown_fields, opts.field_validation, warnings)?;
+            let strict = opts.field_validation == FieldValidation::Strict;
+            let (input, patched) =
+                apply_patch(scope, &old, *kind, patch, schema.as_deref(), strict)?;
+            strategy::check_field_issues(
+                &input.field_issues,
+                opts.field_validation,
+                warnings,
+                |error| {
+                    // Upstream names the patched object in the refusal.
+                    let mut errs = FieldErrors::default();
+                    let detail = error.clone();
+                    errs.invalid(
+                        FieldPath::new("patch"),
+                        patched.unwrap_or_default(),
+                        &detail,
+                    );
+                    ApiError::invalid("", "", "", &errs)
+                },
+            )?;
             input.object
         }
         Source::Edit(edit) => {
@@ -270,15 +293,23 @@ fn apply_patch(
     kind: PatchKind,
     patch: &Value,
     schema: Option<&PatchSchema>,
-) -> ApiResult<Input> {
+    strict: bool,
+) -> ApiResult<(Input, Option<String>)> {
     let served = scope.to_served(old.clone())?;
     let mut doc = served.to_value().map_err(ApiError::internal)?;
     apply_patch_to(&mut doc, kind, patch, schema)?;
+    // The patched object's text, for a Strict refusal to name.
+    let text = strict.then(|| doc.to_string());
     let input = Input::from_value(scope.served, doc)?;
-    Ok(Input {
+    // Go decodes the patched object from a map, whose keys it visits in
+    // order: its reports come in path order.
+    let mut field_issues = input.field_issues;
+    field_issues.sort_by(|a, b| a.split('.').cmp(b.split('.')));
+    let input = Input {
         object: scope.to_storage(input.object)?,
-        unknown_fields: input.unknown_fields,
-    })
+        field_issues,
+    };
+    Ok((input, text))
 }
 
 /// Applies a patch to a JSON document (a strategic merge patch following

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod field_validation;
 mod http;
 mod protobuf;
 mod storage_media_type;

@@ -90,6 +90,34 @@ impl Harness {
         harness_on(store, _dir, media_type, |_| {}).await
     }
 
+    /// Sends one request; the body comes back as JSON, with the `Warning`
+    /// headers.
+    pub async fn send_warned(
+        &self,
+        method: &str,
+        uri: &str,
+        content_type: &str,
+        body: &str,
+    ) -> (StatusCode, Value, Vec<String>) {
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(Body::from(body.to_owned()))
+            .unwrap();
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let code = response.status();
+        let warnings = response
+            .headers()
+            .get_all("warning")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect();
+        let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        (code, value, warnings)
+    }
+
     /// Sends one request; the body comes back as bytes, with the content type.
     pub async fn send_raw(
         &self,
