@@ -131,10 +131,27 @@ impl ApiError {
         ApiError::new(422, "Invalid", msg, Some(details))
     }
 
-    /// 422 for a patch that cannot be applied (a failed `test`, a missing path),
-    /// as k8s.io/apiserver answers with a generic 422 response.
-    pub fn unprocessable_patch(message: impl Into<String>) -> ApiError {
-        ApiError::new(422, "Invalid", message, Some(StatusDetails::default()))
+    /// 422 for a JSON patch that cannot be applied (a failed `test`, a
+    /// missing path): k8s.io/apiserver's generic 422, which says no more.
+    pub fn unprocessable_patch() -> ApiError {
+        ApiError::new(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+            Some(StatusDetails::default()),
+        )
+    }
+
+    /// 422 for a patch whose result is no valid object: the patched object
+    /// (`patched`, its JSON text) is named, as upstream does.
+    pub fn invalid_patch_result(patched: &str, why: &str) -> ApiError {
+        let mut errs = FieldErrors::default();
+        errs.invalid(
+            kapi_runtime::validation::FieldPath::new("patch"),
+            patched,
+            why,
+        );
+        ApiError::invalid("", "", "", &errs)
     }
 
     /// 403 Forbidden.

@@ -162,6 +162,15 @@ pub fn decode_json(body: &[u8]) -> ApiResult<Value> {
         .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))
 }
 
+/// Decodes a patch body, with the words Kubernetes uses for a malformed one.
+pub fn decode_patch(body: &[u8]) -> ApiResult<Value> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request("the request body is empty"));
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))
+}
+
 /// Decodes a YAML body into JSON.
 pub fn decode_yaml(body: &[u8]) -> ApiResult<Value> {
     let text = std::str::from_utf8(body)

@@ -7,13 +7,13 @@ use bytes::Bytes;
 
 use super::{Ctx, respond};
 use crate::api_error::{ApiError, ApiResult};
-use crate::negotiation::decode_json;
+use crate::negotiation::decode_patch;
 use crate::registry::PatchKind;
 
 /// Handles PATCH `.../<resource>/<name>[/<subresource>]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let kind = patch_kind(ctx)?;
-    let patch = decode_json(&body)?;
+    let patch = decode_patch(&body)?;
     let written = ctx
         .app
         .registry

@@ -32,7 +32,7 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
         }
         Verb::Patch => {
             let kind = super::patch::patch_kind(ctx)?;
-            let patch = negotiation::decode_json(&body)?;
+            let patch = negotiation::decode_patch(&body)?;
             let answer = registry
                 .patch_scale(ctx.scope(), ctx.name(), kind, &patch, ctx.write_options()?)
                 .await?;

@@ -7,12 +7,7 @@ use std::sync::Arc;
 use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
-use kapi_runtime::validation::{FieldErrors, FieldPath};
-
-use super::{
-    Endpoint, FieldValidation, Input, Object, Registry, Scope, WriteOptions, Written, decode,
-    strategy,
-};
+use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema};
 
@@ -191,24 +186,16 @@ fn next_object(
     let mut new = match source {
         Source::Body(object) => (*object).clone(),
         Source::Patch(kind, patch, schema) => {
-            let strict = opts.field_validation == FieldValidation::Strict;
-            let (input, patched) =
-                apply_patch(scope, &old, *kind, patch, schema.as_deref(), strict)?;
+            let (input, patched) = apply_patch(scope, &old, *kind, patch, schema.as_deref())?;
+            let refusal = |error: String| {
+                // Upstream names the patched object in the refusal.
+                ApiError::invalid_patch_result(&sorted_json(&patched), &error)
+            };
             strategy::check_field_issues(
                 &input.field_issues,
                 opts.field_validation,
                 warnings,
-                |error| {
-                    // Upstream names the patched object in the refusal.
-                    let mut errs = FieldErrors::default();
-                    let detail = error.clone();
-                    errs.invalid(
-                        FieldPath::new("patch"),
-                        patched.unwrap_or_default(),
-                        &detail,
-                    );
-                    ApiError::invalid("", "", "", &errs)
-                },
+                refusal,
             )?;
             input.object
         }
@@ -236,9 +223,10 @@ fn next_object(
         }
     }
     if new.metadata().name() != name {
-        return Err(ApiError::bad_request(
-            "metadata.name: the name of an object cannot be changed",
-        ));
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({}) does not match the name on the URL ({name})",
+            new.metadata().name()
+        )));
     }
     strategy::check_namespace(scope, new.metadata_mut())?;
     strategy::prepare_update(scope, &old, &mut new, endpoint);
@@ -293,14 +281,16 @@ fn apply_patch(
     kind: PatchKind,
     patch: &Value,
     schema: Option<&PatchSchema>,
-    strict: bool,
-) -> ApiResult<(Input, Option<String>)> {
+) -> ApiResult<(Input, Value)> {
     let served = scope.to_served(old.clone())?;
     let mut doc = served.to_value().map_err(ApiError::internal)?;
     apply_patch_to(&mut doc, kind, patch, schema)?;
-    // The patched object's text, for a Strict refusal to name.
-    let text = strict.then(|| doc.to_string());
-    let input = Input::from_value(scope.served, doc)?;
+    // A patched object that is no object of the kind (a changed kind or
+    // apiVersion, a value of the wrong type) is a 422 naming it, as upstream.
+    let input = Input::from_value(scope.served, doc.clone()).map_err(|e| {
+        let why = e.0.message.clone().unwrap_or_default();
+        ApiError::invalid_patch_result(&sorted_json(&doc), &why)
+    })?;
     // Go decodes the patched object from a map, whose keys it visits in
     // order: its reports come in path order.
     let mut field_issues = input.field_issues;
@@ -309,7 +299,7 @@ fn apply_patch(
         object: scope.to_storage(input.object)?,
         field_issues,
     };
-    Ok((input, text))
+    Ok((input, doc))
 }
 
 /// Applies a patch to a JSON document (a strategic merge patch following
@@ -333,16 +323,61 @@ pub(super) fn apply_patch_to(
         }
         PatchKind::Merge => {
             if !patch.is_object() {
-                return Err(ApiError::bad_request("a merge patch must be a JSON object"));
+                return Err(not_a_map(patch));
             }
             json_patch::merge(doc, patch);
         }
         PatchKind::Json => {
+            if !patch.is_array() {
+                return Err(ApiError::bad_request(format!(
+                    "error decoding patch: json: cannot unmarshal {} into Go value of type []handlers.jsonPatchOp",
+                    json_kind(patch)
+                )));
+            }
             let ops: json_patch::Patch = serde_json::from_value(patch.clone())
-                .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
-            json_patch::patch(doc, &ops)
-                .map_err(|e| ApiError::unprocessable_patch(e.to_string()))?;
+                .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
+            json_patch::patch(doc, &ops).map_err(|_| ApiError::unprocessable_patch())?;
         }
     }
     Ok(())
+}
+
+/// A merge patch that is no JSON object, refused in Go's decoder's words.
+fn not_a_map(patch: &Value) -> ApiError {
+    ApiError::bad_request(format!(
+        "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+        json_kind(patch)
+    ))
+}
+
+/// The JSON kind of a value, as Go's decoder names it.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::Null | Value::Object(_) => "object",
+    }
+}
+
+/// A JSON text with every object's keys in order, as Go writes a decoded
+/// map (the patched object upstream's refusals quote).
+fn sorted_json(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sort(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
 }
