@@ -113,6 +113,18 @@ impl PatchSchema {
         }
     }
 
+    /// The strategic merge patch that turns `original` into `modified` (Go's
+    /// `CreateTwoWayMergePatch`): changed fields, `null` for removed ones,
+    /// list elements by merge key with `$patch: delete` for removed ones,
+    /// `$deleteFromPrimitiveList` and `$setElementOrder` for merged lists.
+    pub fn diff(&self, original: &Value, modified: &Value) -> Value {
+        let node = Node::new(&self.defs, Some(&self.root));
+        match (original, modified) {
+            (Value::Object(o), Value::Object(m)) => Value::Object(diff_map(o, m, node)),
+            _ => modified.clone(),
+        }
+    }
+
     /// Applies `patch` to `doc`.
     pub fn apply(&self, doc: &mut Value, patch: &Value) -> Result<(), PatchError> {
         if !patch.is_object() {
@@ -396,6 +408,124 @@ fn merge_list(
     }
     out.extend(server_only.map(|(_, v)| v));
     Ok(out)
+}
+
+fn diff_map(
+    original: &Map<String, Value>,
+    modified: &Map<String, Value>,
+    node: Node<'_>,
+) -> Map<String, Value> {
+    let mut patch = Map::new();
+    for (key, new) in modified {
+        let old = original.get(key);
+        if old == Some(new) {
+            continue;
+        }
+        let (child, meta) = node.field(key);
+        match (old, new) {
+            (Some(Value::Object(o)), Value::Object(m)) if !meta.replace => {
+                let sub = diff_map(o, m, child);
+                if !sub.is_empty() {
+                    patch.insert(key.clone(), Value::Object(sub));
+                }
+            }
+            (Some(Value::Array(o)), Value::Array(m)) if meta.merge => {
+                diff_list(key, o, m, child, meta, &mut patch);
+            }
+            _ => {
+                patch.insert(key.clone(), new.clone());
+            }
+        }
+    }
+    for key in original.keys() {
+        if !modified.contains_key(key) {
+            patch.insert(key.clone(), Value::Null);
+        }
+    }
+    patch
+}
+
+/// The patch entries of a merged list `key`: its changed and new elements,
+/// deletions, and the order it must end in.
+fn diff_list(
+    key: &str,
+    original: &[Value],
+    modified: &[Value],
+    node: Node<'_>,
+    meta: FieldMeta<'_>,
+    patch: &mut Map<String, Value>,
+) {
+    let order_key = format!("{SET_ELEMENT_ORDER}{key}");
+    let primitive = original.iter().chain(modified).all(|v| !v.is_object());
+    match meta.merge_key {
+        Some(merge_key) if !primitive => {
+            let id = |v: &Value| v.get(merge_key).cloned();
+            let mut items = Vec::new();
+            for new in modified {
+                match original.iter().find(|o| id(o) == id(new)) {
+                    None => items.push(new.clone()),
+                    Some(old) if old == new => {}
+                    Some(old) => {
+                        let (Value::Object(o), Value::Object(m)) = (old, new) else {
+                            items.push(new.clone());
+                            continue;
+                        };
+                        let mut sub = diff_map(o, m, node.items());
+                        if let Some(value) = id(new) {
+                            sub.insert(merge_key.to_owned(), value);
+                        }
+                        items.push(Value::Object(sub));
+                    }
+                }
+            }
+            for old in original {
+                if !modified.iter().any(|m| id(m) == id(old)) {
+                    let mut gone = Map::new();
+                    if let Some(value) = id(old) {
+                        gone.insert(merge_key.to_owned(), value);
+                    }
+                    gone.insert(PATCH.to_owned(), Value::String("delete".into()));
+                    items.push(Value::Object(gone));
+                }
+            }
+            let order: Vec<Value> = modified
+                .iter()
+                .map(|m| {
+                    let mut entry = Map::new();
+                    if let Some(value) = id(m) {
+                        entry.insert(merge_key.to_owned(), value);
+                    }
+                    Value::Object(entry)
+                })
+                .collect();
+            if !items.is_empty() {
+                patch.insert(key.to_owned(), Value::Array(items));
+            }
+            patch.insert(order_key, Value::Array(order));
+        }
+        _ => {
+            let added: Vec<Value> = modified
+                .iter()
+                .filter(|m| !original.contains(m))
+                .cloned()
+                .collect();
+            let removed: Vec<Value> = original
+                .iter()
+                .filter(|o| !modified.contains(o))
+                .cloned()
+                .collect();
+            if !added.is_empty() {
+                patch.insert(key.to_owned(), Value::Array(added));
+            }
+            if !removed.is_empty() {
+                patch.insert(
+                    format!("{DELETE_FROM_PRIMITIVE_LIST}{key}"),
+                    Value::Array(removed),
+                );
+            }
+            patch.insert(order_key, Value::Array(modified.to_vec()));
+        }
+    }
 }
 
 /// A patch value written where nothing was: its directives applied to

@@ -245,3 +245,150 @@ fn bad_patches_are_refused_with_upstreams_messages() {
         Err(super::PatchError::NotAnObject("array"))
     );
 }
+
+/// A small deterministic generator (xorshift), for the property tests.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// A random value following `schema`: few distinct strings and numbers, so
+/// that two random objects share keys and list elements; list elements with
+/// a merge key have distinct keys, merged primitive lists distinct values.
+fn random(
+    node: super::Node<'_>,
+    meta: super::FieldMeta<'_>,
+    rng: &mut Rng,
+    depth: usize,
+) -> Option<Value> {
+    const WORDS: [&str; 4] = ["a", "b", "c", "d"];
+    let schema = node.schema?;
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        if depth > 5 {
+            return None;
+        }
+        let mut out = serde_json::Map::new();
+        for name in properties.keys() {
+            if name == "apiVersion" || name == "kind" || !rng.chance(35) {
+                continue;
+            }
+            let (child, child_meta) = node.field(name);
+            if let Some(value) = random(child, child_meta, rng, depth + 1) {
+                out.insert(name.clone(), value);
+            }
+        }
+        return Some(Value::Object(out));
+    }
+    match schema["type"].as_str() {
+        Some("array") => {
+            let items = node.items();
+            let mut out: Vec<Value> = Vec::new();
+            for _ in 0..rng.below(4) {
+                let Some(mut item) = random(items, super::FieldMeta::default(), rng, depth + 1)
+                else {
+                    continue;
+                };
+                if let (Some(key), Value::Object(map)) = (meta.merge_key, &mut item) {
+                    let id = WORDS[rng.below(4) as usize];
+                    if out.iter().any(|o| o[key] == id) {
+                        continue;
+                    }
+                    // Keys that are numbers (containerPort) stay numbers.
+                    let value = match items.field(key).0.schema.and_then(|s| s["type"].as_str()) {
+                        Some("integer") => json!(rng.below(4) + 1),
+                        _ => json!(id),
+                    };
+                    if out.iter().any(|o| o[key] == value) {
+                        continue;
+                    }
+                    map.insert(key.to_owned(), value);
+                } else if meta.merge && out.contains(&item) {
+                    continue;
+                }
+                out.push(item);
+            }
+            Some(Value::Array(out))
+        }
+        Some("object") => {
+            let values = super::Node::new(node.defs, schema.get("additionalProperties"));
+            values.schema?;
+            let mut out = serde_json::Map::new();
+            for _ in 0..rng.below(3) {
+                let key = WORDS[rng.below(4) as usize];
+                if let Some(value) = random(values, super::FieldMeta::default(), rng, depth + 1) {
+                    out.insert(key.to_owned(), value);
+                }
+            }
+            Some(Value::Object(out))
+        }
+        Some("string") => Some(json!(WORDS[rng.below(4) as usize])),
+        Some("integer") | Some("number") => Some(json!(rng.below(4))),
+        Some("boolean") => Some(json!(rng.chance(50))),
+        _ => None,
+    }
+}
+
+/// Runs the property on 300 random pairs of `T`; counts the directives the
+/// patches used, by name.
+fn property<T: Resource + OpenApi>(
+    seed: u64,
+    seen: &mut std::collections::BTreeMap<&'static str, usize>,
+) {
+    let (defs, root) = schema::<T>();
+    let schema = super::PatchSchema { defs, root };
+    let node = super::Node::new(&schema.defs, Some(&schema.root));
+    let mut rng = Rng(seed);
+    for round in 0..300 {
+        let a = random(node, super::FieldMeta::default(), &mut rng, 0).unwrap();
+        let b = random(node, super::FieldMeta::default(), &mut rng, 0).unwrap();
+        let patch = schema.diff(&a, &b);
+        let text = patch.to_string();
+        for directive in [
+            "$setElementOrder/",
+            "\"$patch\":\"delete\"",
+            "$deleteFromPrimitiveList/",
+            ":null",
+        ] {
+            *seen.entry(directive).or_default() += text.matches(directive).count();
+        }
+        let mut got = a.clone();
+        schema
+            .apply(&mut got, &patch)
+            .unwrap_or_else(|e| panic!("round {round}: {e:?}\nA: {a}\nB: {b}\npatch: {patch}"));
+        assert_eq!(got, b, "round {round}\nA: {a}\npatch: {patch}");
+        // The patch from an object to itself changes nothing.
+        let same = schema.diff(&b, &b);
+        let mut again = b.clone();
+        schema.apply(&mut again, &same).unwrap();
+        assert_eq!(again, b);
+    }
+}
+
+#[test]
+fn the_patch_between_two_objects_turns_one_into_the_other() {
+    let mut seen = std::collections::BTreeMap::new();
+    property::<Pod>(0x9e37_79b9_7f4a_7c15, &mut seen);
+    property::<Deployment>(0x2545_f491_4f6c_dd1d, &mut seen);
+    property::<kapi_api_types::core::v1::Service>(0x1234_5678_9abc_def1, &mut seen);
+    property::<kapi_api_types::core::v1::Node>(0x0f0f_f0f0_1357_9bdf, &mut seen);
+    property::<kapi_api_types::batch::v1::CronJob>(0x7777_3333_5555_1111, &mut seen);
+    // The random pairs exercised every kind of change.
+    for (directive, count) in &seen {
+        assert!(*count > 5, "{directive} used {count} times");
+    }
+    assert_eq!(seen.len(), 4, "{seen:?}");
+}
