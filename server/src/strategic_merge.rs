@@ -146,7 +146,7 @@ pub enum PatchError {
 }
 
 /// The JSON kind of a value, as Go's decoder names it.
-fn json_kind(value: &Value) -> &'static str {
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Array(_) => "array",
         Value::String(_) => "string",

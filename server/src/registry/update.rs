@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::api_error::{ApiError, ApiResult};
-use crate::strategic_merge::{PatchError, PatchSchema};
+use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
 /// The patch formats served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,17 +348,6 @@ fn not_a_map(patch: &Value) -> ApiError {
         "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
         json_kind(patch)
     ))
-}
-
-/// The JSON kind of a value, as Go's decoder names it.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Array(_) => "array",
-        Value::String(_) => "string",
-        Value::Number(_) => "number",
-        Value::Bool(_) => "bool",
-        Value::Null | Value::Object(_) => "object",
-    }
 }
 
 /// A JSON text with every object's keys in order, as Go writes a decoded
