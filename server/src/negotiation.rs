@@ -175,7 +175,12 @@ pub fn decode_patch(body: &[u8]) -> ApiResult<Value> {
 pub fn decode_yaml(body: &[u8]) -> ApiResult<Value> {
     let text = std::str::from_utf8(body)
         .map_err(|e| ApiError::bad_request(format!("body is not UTF-8: {e}")))?;
-    serde_saphyr::from_str::<Value>(text)
+    // A repeated key keeps its last value, as Go's decoder; fieldValidation
+    // reports the repeats (registry::Input::from_yaml).
+    let options = serde_saphyr::options! {
+        duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::LastWins,
+    };
+    serde_saphyr::from_str_with_options::<Value>(text, options)
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
 }
 

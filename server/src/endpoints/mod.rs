@@ -271,7 +271,7 @@ fn decode_object_as(ctx: &Ctx<'_>, entry: &KindEntry, body: &[u8]) -> ApiResult<
     match negotiation::body_format(ctx.headers)? {
         Format::Protobuf => crate::protobuf::decode_object(entry, body),
         Format::Json => Input::from_json(entry, body),
-        Format::Yaml => Input::from_value(entry, negotiation::decode_yaml(body)?),
+        Format::Yaml => Input::from_yaml(entry, body),
     }
 }
 

@@ -14,7 +14,7 @@ impl Registry {
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
         strategy::check_field_issues(
-            &input.field_issues,
+            &input,
             opts.field_validation,
             &mut warnings,
             strategy::body_refusal(scope),

@@ -195,6 +195,63 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// The keys repeated within one mapping of a YAML body, as Go's YAML decoder
+/// reports them: `line 5: key "name" already set in map`, in document order.
+/// A body the parser cannot read reports nothing here (the decoder does).
+pub fn yaml_duplicate_keys(text: &str) -> Vec<String> {
+    use granit_parser::{Event, Parser};
+
+    /// A mapping's keys so far, and whether its next node is a key.
+    struct Mapping {
+        keys: Vec<String>,
+        key_next: bool,
+    }
+    let mut stack: Vec<Option<Mapping>> = Vec::new();
+    let mut found = Vec::new();
+    // A node ended in the innermost container: a mapping alternates keys
+    // and values.
+    let done = |stack: &mut Vec<Option<Mapping>>| {
+        if let Some(Some(mapping)) = stack.last_mut() {
+            mapping.key_next = !mapping.key_next;
+        }
+    };
+    for event in Parser::new_from_str(text) {
+        let Ok((event, span)) = event else {
+            break;
+        };
+        match event {
+            Event::Scalar(value, ..) => {
+                if let Some(Some(mapping)) = stack.last_mut()
+                    && mapping.key_next
+                {
+                    if mapping.keys.iter().any(|k| *k == value) {
+                        found.push(format!(
+                            "line {}: key {:?} already set in map",
+                            span.start.line(),
+                            value
+                        ));
+                    } else {
+                        mapping.keys.push(value.into_owned());
+                    }
+                }
+                done(&mut stack);
+            }
+            Event::Alias(_) => done(&mut stack),
+            Event::MappingStart(..) => stack.push(Some(Mapping {
+                keys: Vec::new(),
+                key_next: true,
+            })),
+            Event::SequenceStart(..) => stack.push(None),
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+                done(&mut stack);
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +286,21 @@ mod tests {
         assert_eq!(paths(r#"{"a":1,"a""#), Vec::<String>::new());
         assert!(paths(&"[".repeat(10_000)).is_empty());
         assert!(paths("").is_empty());
+    }
+
+    #[test]
+    fn yaml_repeats_with_their_lines() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  name: z\n  labels: {a: \"1\", a: \"2\"}\ndata:\n  - {k: 1}\n  - {k: 2}\n";
+        assert_eq!(
+            yaml_duplicate_keys(text),
+            [
+                "line 5: key \"name\" already set in map",
+                "line 6: key \"a\" already set in map"
+            ]
+        );
+        assert!(yaml_duplicate_keys("a: [1, 2]\nb: {c: 1}\n").is_empty());
+        // Malformed YAML stops the scan without a panic.
+        let _ = yaml_duplicate_keys(": : :\n  - [");
     }
 
     #[test]

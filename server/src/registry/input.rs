@@ -5,7 +5,7 @@ use kapi_runtime::scheme::{Decoded, KindEntry};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::duplicates::{duplicate_fields, key_offsets};
+use super::duplicates::{duplicate_fields, key_offsets, yaml_duplicate_keys};
 use super::{Object, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
@@ -17,6 +17,9 @@ pub struct Input {
     /// What `fieldValidation` reports about the body, in document order:
     /// `unknown field "spec.foo"`, `duplicate field "metadata.name"`.
     pub field_issues: Vec<String>,
+    /// Keys repeated in a YAML body: `line 5: key "name" already set in
+    /// map` (Go's YAML decoder reports them apart, before the others).
+    pub yaml_duplicates: Vec<String>,
 }
 
 /// The type meta of a JSON body, read before the body itself.
@@ -35,6 +38,7 @@ impl Input {
         Input {
             object,
             field_issues: Vec::new(),
+            yaml_duplicates: Vec::new(),
         }
     }
 
@@ -79,6 +83,16 @@ impl Input {
         Ok(input)
     }
 
+    /// Decodes a YAML body of `entry`'s kind; keys repeated in it are reported
+    /// first, by line, as Go's YAML decoder reports them.
+    pub fn from_yaml(entry: &KindEntry, body: &[u8]) -> ApiResult<Input> {
+        let value = crate::negotiation::decode_yaml(body)?;
+        let mut input = Self::from_value(entry, value)?;
+        let text = std::str::from_utf8(body).unwrap_or_default();
+        input.yaml_duplicates = yaml_duplicate_keys(text);
+        Ok(input)
+    }
+
     /// Decodes a JSON value (a YAML body, a patched object) of `entry`'s kind.
     pub fn from_value(entry: &KindEntry, value: Value) -> ApiResult<Input> {
         let Value::Object(map) = &value else {
@@ -105,6 +119,7 @@ impl Input {
         })?;
         Ok(Input {
             object: Object::new(decoded.object),
+            yaml_duplicates: Vec::new(),
             field_issues: decoded
                 .unknown_fields
                 .iter()

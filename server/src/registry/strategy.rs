@@ -6,7 +6,7 @@ use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::{ObjectMeta, Time};
 use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, qualified_name_errors};
 
-use super::{Endpoint, FieldValidation, Object, Scope};
+use super::{Endpoint, FieldValidation, Input, Object, Scope};
 use crate::api_error::{ApiError, ApiResult};
 
 /// Checks the `kind`/`apiVersion` a body names against the endpoint; absent ones
@@ -30,21 +30,27 @@ pub fn check_type(info: &ResourceInfo, kind: &str, api_version: &str) -> ApiResu
 /// Applies `fieldValidation` to the fields a body had that its kind does not
 /// know: 400 under Strict, `Warning` headers under Warn, nothing under Ignore.
 pub fn check_field_issues(
-    issues: &[String],
+    input: &Input,
     validation: FieldValidation,
     warnings: &mut Vec<String>,
     strict: impl FnOnce(String) -> ApiError,
 ) -> ApiResult<()> {
-    if issues.is_empty() {
+    let (yaml, issues) = (&input.yaml_duplicates, &input.field_issues);
+    if issues.is_empty() && yaml.is_empty() {
         return Ok(());
     }
     match validation {
-        FieldValidation::Strict => Err(strict(format!(
-            "strict decoding error: {}",
-            issues.join(", ")
-        ))),
+        FieldValidation::Strict => {
+            // Go's YAML decoder gathers its repeats in one error first.
+            let mut all = Vec::with_capacity(issues.len() + 1);
+            if !yaml.is_empty() {
+                all.push(format!("yaml: unmarshal errors:\n  {}", yaml.join("\n  ")));
+            }
+            all.extend(issues.iter().cloned());
+            Err(strict(format!("strict decoding error: {}", all.join(", "))))
+        }
         FieldValidation::Warn => {
-            warnings.extend(issues.iter().cloned());
+            warnings.extend(yaml.iter().chain(issues).cloned());
             Ok(())
         }
         FieldValidation::Ignore => Ok(()),

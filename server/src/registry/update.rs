@@ -48,7 +48,7 @@ impl Registry {
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
         strategy::check_field_issues(
-            &input.field_issues,
+            &input,
             opts.field_validation,
             &mut warnings,
             strategy::body_refusal(scope),
@@ -191,12 +191,7 @@ fn next_object(
                 // Upstream names the patched object in the refusal.
                 ApiError::invalid_patch_result(&sorted_json(&patched), &error)
             };
-            strategy::check_field_issues(
-                &input.field_issues,
-                opts.field_validation,
-                warnings,
-                refusal,
-            )?;
+            strategy::check_field_issues(&input, opts.field_validation, warnings, refusal)?;
             input.object
         }
         Source::Edit(edit) => {
@@ -298,6 +293,7 @@ fn apply_patch(
     let input = Input {
         object: scope.to_storage(input.object)?,
         field_issues,
+        yaml_duplicates: Vec::new(),
     };
     Ok((input, doc))
 }

@@ -115,3 +115,34 @@ async fn strict_patches_name_the_patched_object() {
     assert_eq!(code, 200);
     assert_eq!(warnings, [r#"299 - "unknown field \"spec\"""#]);
 }
+
+/// A YAML body's repeated keys are reported by line, before the unknown
+/// fields, as Go's YAML decoder reports them; the last value counts.
+#[tokio::test]
+async fn yaml_repeats_are_reported_by_line() {
+    let h = harness().await;
+    let body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  name: z\n  labels: {a: \"1\", a: \"2\"}\ndata: {a: \"1\"}\nbogus: 1\n";
+    let uri = format!("{CONFIGMAPS}?fieldValidation=Strict");
+    let (code, v, _) = h.send_warned("POST", &uri, "application/yaml", body).await;
+    assert_eq!(code, 400, "{v}");
+    assert_eq!(
+        v["message"],
+        "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: \
+         yaml: unmarshal errors:\n  line 5: key \"name\" already set in map\n  \
+         line 6: key \"a\" already set in map, unknown field \"bogus\""
+    );
+    let (code, v, warnings) = h
+        .send_warned("POST", CONFIGMAPS, "application/yaml", body)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(v["metadata"]["name"], "z");
+    assert_eq!(v["metadata"]["labels"]["a"], "2");
+    assert_eq!(
+        warnings,
+        [
+            r#"299 - "line 5: key \"name\" already set in map""#,
+            r#"299 - "line 6: key \"a\" already set in map""#,
+            r#"299 - "unknown field \"bogus\"""#,
+        ]
+    );
+}
