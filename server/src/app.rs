@@ -49,6 +49,11 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/livez", get(ok))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
+        .route(
+            "/.well-known/openid-configuration",
+            get(openid_configuration),
+        )
+        .route("/openid/v1/jwks", get(jwks))
         .fallback(not_found)
         .with_state(state)
 }
@@ -73,6 +78,42 @@ async fn ready(State(app): State<Arc<App>>) -> Response {
 
 async fn metrics(State(app): State<Arc<App>>) -> Response {
     app.metrics.render()
+}
+
+/// The OpenID discovery document of the service account token issuer, as
+/// kube-apiserver serves it (its keys at `/openid/v1/jwks` on this server).
+async fn openid_configuration(State(app): State<Arc<App>>) -> Response {
+    let body = serde_json::json!({
+        "issuer": crate::registry::SERVICE_ACCOUNT_ISSUER,
+        "jwks_uri": format!("http://{}/openid/v1/jwks", app.address),
+        "response_types_supported": ["id_token"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["ES256"],
+    });
+    public_json(body, "application/json")
+}
+
+/// The token signing key as a JSON Web Key set.
+async fn jwks(State(app): State<Arc<App>>) -> Response {
+    match app.registry.service_account_jwks().await {
+        Ok(keys) => public_json(keys, "application/jwk-set+json"),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// A JSON answer every client may cache for an hour, as upstream sends these.
+fn public_json(body: serde_json::Value, content_type: &'static str) -> Response {
+    let mut response = body.to_string().into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static(content_type),
+    );
+    headers.insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("public, max-age=3600"),
+    );
+    response
 }
 
 async fn not_found() -> Response {

@@ -43,6 +43,7 @@ pub use input::Input;
 pub use list::{ListOptions, ListPage};
 pub use object::Object;
 pub use scale::ScaleAnswer;
+pub use token::ISSUER as SERVICE_ACCOUNT_ISSUER;
 pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 

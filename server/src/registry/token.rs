@@ -68,6 +68,25 @@ impl Signer {
         Ok(Signer { pair, kid, rng })
     }
 
+    /// The public key as a JSON Web Key set (`/openid/v1/jwks`).
+    fn jwks(&self) -> Value {
+        // An uncompressed P-256 point: 0x04, then x and y, 32 bytes each.
+        let point = self.pair.public_key().as_ref();
+        let (x, y) = point
+            .get(1..)
+            .unwrap_or_default()
+            .split_at(point.len().saturating_sub(1) / 2);
+        json!({ "keys": [{
+            "use": "sig",
+            "kty": "EC",
+            "kid": self.kid,
+            "crv": "P-256",
+            "alg": "ES256",
+            "x": URL_SAFE_NO_PAD.encode(x),
+            "y": URL_SAFE_NO_PAD.encode(y),
+        }]})
+    }
+
     /// A compact JWS of `claims`.
     fn sign(&self, claims: &Value) -> Result<String, String> {
         let header = json!({ "alg": "ES256", "kid": self.kid });
@@ -126,6 +145,12 @@ impl Registry {
                 }
             })
             .await
+    }
+
+    /// The service account issuer's key set, for those who verify its tokens
+    /// (`/openid/v1/jwks`).
+    pub async fn service_account_jwks(&self) -> ApiResult<Value> {
+        Ok(self.signer().await?.jwks())
     }
 
     /// Answers a TokenRequest (JSON) for service account `name` in

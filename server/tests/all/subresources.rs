@@ -603,3 +603,59 @@ async fn service_account_tokens_are_signed_jwts() {
     );
     assert_eq!(header["kid"], kid);
 }
+
+/// The issuer's OpenID discovery document and key set: a token verifies with
+/// the key `/openid/v1/jwks` publishes, as a relying party checks it.
+#[tokio::test]
+async fn tokens_verify_with_the_published_key_set() {
+    let h = harness().await;
+    let accounts = "/api/v1/namespaces/default/serviceaccounts";
+    let (code, _) = h
+        .call("POST", accounts, json!({"metadata": {"name": "default"}}))
+        .await;
+    assert_eq!(code, 201);
+    let (code, v) = h
+        .call("POST", &format!("{accounts}/default/token"), json!({}))
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let token = v["status"]["token"].as_str().unwrap().to_owned();
+    let (code, discovery) = h
+        .call("GET", "/.well-known/openid-configuration", Value::Null)
+        .await;
+    assert_eq!(code, 200);
+    assert_eq!(
+        discovery["issuer"],
+        "https://kubernetes.default.svc.cluster.local"
+    );
+    assert_eq!(
+        discovery["id_token_signing_alg_values_supported"],
+        json!(["ES256"])
+    );
+    assert!(
+        discovery["jwks_uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/openid/v1/jwks")
+    );
+    let (code, jwks) = h.call("GET", "/openid/v1/jwks", Value::Null).await;
+    assert_eq!(code, 200);
+    let key = &jwks["keys"][0];
+    assert_eq!(
+        (key["kty"].as_str(), key["crv"].as_str()),
+        (Some("EC"), Some("P-256"))
+    );
+    let parts: Vec<&str> = token.split('.').collect();
+    assert_eq!(decode_part(parts[0])["kid"], key["kid"]);
+    let mut point = vec![4u8];
+    point.extend(URL_SAFE_NO_PAD.decode(key["x"].as_str().unwrap()).unwrap());
+    point.extend(URL_SAFE_NO_PAD.decode(key["y"].as_str().unwrap()).unwrap());
+    let verifier =
+        ring::signature::UnparsedPublicKey::new(&ring::signature::ECDSA_P256_SHA256_FIXED, &point);
+    let signed = format!("{}.{}", parts[0], parts[1]);
+    verifier
+        .verify(
+            signed.as_bytes(),
+            &URL_SAFE_NO_PAD.decode(parts[2]).unwrap(),
+        )
+        .expect("the token verifies with the published key");
+}
