@@ -69,8 +69,9 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     fn prepare_create(&mut self);
 
     /// The kind's PrepareForUpdate hook for a write through `subresource`
-    /// (`None`: the main endpoint), with the stored object `old`; the object
-    /// is defaulted first, so that the hook compares like with like.
+    /// (`None`: the main endpoint), with the stored object `old`; a kind with
+    /// a hook defaults the object first, so that the hook compares like with
+    /// like (a kind without one pays nothing).
     fn prepare_update(&mut self, subresource: Option<&str>, old: &dyn DynObject);
 
     /// The update checks of a write through `subresource` (one of
@@ -184,7 +185,6 @@ impl<T: Resource> DynObject for T {
         let Some(old) = old.as_any().downcast_ref::<T>() else {
             return;
         };
-        crate::api_type::ApiType::apply_defaults(self);
         match subresource {
             None => Resource::prepare_update(self, old),
             Some(name) => Resource::prepare_subresource_update(self, name, old),

@@ -272,6 +272,7 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
         quote! {
             fn prepare_update(&mut self, old: &Self) {
                 #hook
+                ::kapi_runtime::ApiType::apply_defaults(self);
                 hook(self, old)
             }
         }
@@ -309,7 +310,11 @@ fn emit_subresource_hooks(model: &ResourceModel) -> TokenStream {
         )
         .map(|(name, f)| {
             let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self, &Self) = #f;);
-            quote!(#name => { #hook hook(self, old) })
+            quote!(#name => {
+                #hook
+                ::kapi_runtime::ApiType::apply_defaults(self);
+                hook(self, old)
+            })
         })
         .collect();
     let validates: Vec<_> = model
