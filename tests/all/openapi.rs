@@ -103,6 +103,35 @@ fn older_kubectls_validate_against_the_protobuf_v2_document() {
         );
         let out = run(&["delete", "-n", "default", "deployment", "web"]);
         assert!(out.status.success(), "{}", text(&out.stderr));
+        // `apply` validates too, and its second run sends a strategic merge
+        // patch the old kubectl computed from the same document.
+        let out = run(&["apply", "-n", "default", "-f", path]);
+        assert!(
+            out.status.success(),
+            "kubectl {version} apply: {}",
+            text(&out.stderr)
+        );
+        let changed = dir.path().join(format!("changed-{version}.yaml"));
+        std::fs::write(&changed, DEPLOYMENT.replace("replicas: 2", "replicas: 3")).unwrap();
+        let out = run(&["apply", "-n", "default", "-f", changed.to_str().unwrap()]);
+        assert!(
+            out.status.success() && text(&out.stdout).contains("configured"),
+            "kubectl {version} apply again: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        let out = run(&[
+            "get",
+            "-n",
+            "default",
+            "deployment",
+            "web",
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ]);
+        assert_eq!(text(&out.stdout), "3", "kubectl {version}");
+        let out = run(&["delete", "-n", "default", "deployment", "web"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
     }
 }
 
