@@ -126,6 +126,26 @@ fn everyday_commands_patch_strategically() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(jsonpath("{.spec.template.spec.containers[*].name}"), "web");
+    for (kind, patch) in [
+        ("merge", r#"{"metadata":{"labels":{"via":"merge"}}}"#),
+        (
+            "json",
+            r#"[{"op":"replace","path":"/metadata/labels/via","value":"json"}]"#,
+        ),
+    ] {
+        let out = s.kubectl(&[
+            "patch",
+            "deployment",
+            "web",
+            "-n",
+            "default",
+            &format!("--type={kind}"),
+            "-p",
+            patch,
+        ]);
+        assert!(out.status.success(), "{kind}: {}", text(&out.stderr));
+        assert_eq!(jsonpath("{.metadata.labels.via}"), kind);
+    }
     s.kubectl_ok(&["rollout", "restart", "deployment/web", "-n", "default"]);
     assert!(
         !jsonpath("{.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}")
