@@ -143,6 +143,12 @@ pub fn encode_bookmark(entry: &KindEntry, meta: &ObjectMeta) -> Vec<u8> {
     envelope::encode(info.api_version(), info.kind, &metadata_message(meta))
 }
 
+/// A BOOKMARK for a watch of PartialObjectMetadata: the metadata kind, not the
+/// watched one (the metadata client's scheme knows no other).
+pub fn encode_partial_bookmark(meta: &ObjectMeta) -> Vec<u8> {
+    envelope::encode(META_V1, "PartialObjectMetadata", &metadata_message(meta))
+}
+
 /// One frame of a protobuf watch: a 4-byte big-endian length, then a
 /// meta.k8s.io/v1 WatchEvent message (not enveloped, as kube-apiserver's stream
 /// serializer writes it) whose `object.raw` is the enveloped object.

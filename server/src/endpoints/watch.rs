@@ -109,10 +109,13 @@ fn encode_protobuf(render: Render, frame: WatchStart) -> Vec<u8> {
         WatchStart::Bookmark {
             revision,
             initial_events_end,
-        } => Ok(protobuf::encode_bookmark(
-            entry,
-            &bookmark_meta(*revision, *initial_events_end),
-        )),
+        } => {
+            let meta = bookmark_meta(*revision, *initial_events_end);
+            Ok(match render.shape {
+                Shape::PartialMetadata => protobuf::encode_partial_bookmark(&meta),
+                _ => protobuf::encode_bookmark(entry, &meta),
+            })
+        }
         WatchStart::Error(status) => Ok(protobuf::encode_status(status)),
     };
     let type_ = match &frame {
@@ -183,5 +186,10 @@ fn bookmark_meta(revision: u64, initial_events_end: bool) -> ObjectMeta {
 fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> Value {
     let meta = bookmark_meta(revision, initial_events_end);
     let info = render.entry.info;
-    json!({ "kind": info.kind, "apiVersion": info.api_version(), "metadata": meta })
+    match render.shape {
+        Shape::PartialMetadata => {
+            json!({ "kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta })
+        }
+        _ => json!({ "kind": info.kind, "apiVersion": info.api_version(), "metadata": meta }),
+    }
 }
