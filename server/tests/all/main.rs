@@ -7,6 +7,7 @@ mod common;
 
 mod field_validation;
 mod http;
+mod lifecycle;
 mod patch_edges;
 mod protobuf;
 mod storage_media_type;
