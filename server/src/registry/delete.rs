@@ -38,8 +38,7 @@ impl Registry {
         options: &DeleteOptions,
     ) -> ApiResult<Deleted> {
         let info = scope.info();
-        if namespace::is_namespaces(info) && UNDELETABLE_NAMESPACES.contains(&name)
-        {
+        if namespace::is_namespaces(info) && UNDELETABLE_NAMESPACES.contains(&name) {
             return Err(ApiError::forbidden(
                 scope.target(name),
                 "this namespace may not be deleted",

@@ -50,12 +50,18 @@ pub fn mark_terminating(
     }
     let current = meta.finalizers().to_vec();
     let has = |f: &str| current.iter().any(|c| c == f);
-    let orphan = match (options.orphan_dependents, options.propagation_policy.as_deref()) {
+    let orphan = match (
+        options.orphan_dependents,
+        options.propagation_policy.as_deref(),
+    ) {
         (Some(orphan), _) => orphan,
         (None, Some(policy)) => policy == "Orphan",
         (None, None) => has(super::delete::ORPHAN),
     };
-    let foreground = match (options.orphan_dependents, options.propagation_policy.as_deref()) {
+    let foreground = match (
+        options.orphan_dependents,
+        options.propagation_policy.as_deref(),
+    ) {
         (Some(orphan), _) => !orphan,
         (None, Some(policy)) => policy == "Foreground",
         (None, None) => has(super::delete::FOREGROUND),

@@ -532,4 +532,3 @@ async fn delete_collection_and_group_discovery() {
         json!(["get", "patch", "update"])
     );
 }
-

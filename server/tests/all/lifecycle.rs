@@ -27,11 +27,19 @@ async fn a_deleted_namespace_is_terminating_until_finalized() {
     let h = harness().await;
     let ns = "/api/v1/namespaces/team";
     let (code, _) = h
-        .call("POST", "/api/v1/namespaces", json!({"metadata": {"name": "team"}}))
+        .call(
+            "POST",
+            "/api/v1/namespaces",
+            json!({"metadata": {"name": "team"}}),
+        )
         .await;
     assert_eq!(code, 201);
     let (code, _) = h
-        .call("POST", &format!("{ns}/configmaps"), json!({"metadata": {"name": "x"}}))
+        .call(
+            "POST",
+            &format!("{ns}/configmaps"),
+            json!({"metadata": {"name": "x"}}),
+        )
         .await;
     assert_eq!(code, 201);
 
@@ -48,7 +56,10 @@ async fn a_deleted_namespace_is_terminating_until_finalized() {
     // Deleting again changes nothing while the namespace is being emptied.
     let (code, again) = h.call("DELETE", ns, Value::Null).await;
     assert_eq!(code, 200);
-    assert_eq!(again["metadata"]["resourceVersion"], v["metadata"]["resourceVersion"]);
+    assert_eq!(
+        again["metadata"]["resourceVersion"],
+        v["metadata"]["resourceVersion"]
+    );
 
     // The controller empties it, then finalizes: the namespace goes.
     let (code, _) = h
@@ -69,10 +80,18 @@ async fn a_deleted_namespace_is_terminating_until_finalized() {
 async fn namespace_deletion_honours_the_propagation_policy_and_immortals() {
     let h = harness().await;
     let ns = "/api/v1/namespaces/orphans";
-    h.call("POST", "/api/v1/namespaces", json!({"metadata": {"name": "orphans"}}))
-        .await;
+    h.call(
+        "POST",
+        "/api/v1/namespaces",
+        json!({"metadata": {"name": "orphans"}}),
+    )
+    .await;
     let (code, v) = h
-        .call("DELETE", &format!("{ns}?propagationPolicy=Orphan"), Value::Null)
+        .call(
+            "DELETE",
+            &format!("{ns}?propagationPolicy=Orphan"),
+            Value::Null,
+        )
         .await;
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["metadata"]["finalizers"], json!(["orphan"]));
@@ -114,12 +133,17 @@ async fn jobs_orphan_their_pods_by_default_with_a_warning() {
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["metadata"]["finalizers"], json!(["orphan"]));
     assert_eq!(v["metadata"]["deletionGracePeriodSeconds"], 0);
-    assert_eq!(v["metadata"]["generation"], 2, "marking for deletion is a change");
+    assert_eq!(
+        v["metadata"]["generation"], 2,
+        "marking for deletion is a change"
+    );
     assert_eq!(
         warnings,
-        ["299 - \"child pods are preserved by default when jobs are deleted; set \
+        [
+            "299 - \"child pods are preserved by default when jobs are deleted; set \
           propagationPolicy=Background to remove them or set propagationPolicy=Orphan \
-          to suppress this warning\""]
+          to suppress this warning\""
+        ]
     );
 
     // Background: gone at once, no warning.
@@ -156,7 +180,9 @@ async fn propagation_policies_set_the_garbage_collectors_finalizers() {
     let h = harness().await;
     // Deployments delete their dependents in the background by default.
     h.call("POST", DEPLOYMENTS, deployment("a")).await;
-    let (code, v) = h.call("DELETE", &format!("{DEPLOYMENTS}/a"), Value::Null).await;
+    let (code, v) = h
+        .call("DELETE", &format!("{DEPLOYMENTS}/a"), Value::Null)
+        .await;
     assert_eq!(code, 200);
     assert_eq!(v["kind"], "Status", "{v}");
 
@@ -195,6 +221,67 @@ async fn propagation_policies_set_the_garbage_collectors_finalizers() {
     done["metadata"]["finalizers"] = json!([]);
     let (code, v) = h.call("PUT", &format!("{DEPLOYMENTS}/b"), done).await;
     assert_eq!(code, 200, "{v}");
-    let (code, _) = h.call("GET", &format!("{DEPLOYMENTS}/b"), Value::Null).await;
+    let (code, _) = h
+        .call("GET", &format!("{DEPLOYMENTS}/b"), Value::Null)
+        .await;
     assert_eq!(code, 404);
+}
+
+/// events.k8s.io Events are core Events under other names: one store, both
+/// APIs, each with its own field selectors (the scheduler writes the first,
+/// `kubectl describe` reads the second).
+#[tokio::test]
+async fn events_of_both_groups_are_the_same_objects() {
+    let h = harness().await;
+    let event = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "e1"}, "eventTime": "2026-11-23T03:22:22.123456Z",
+        "reportingController": "test/ctl", "reportingInstance": "ctl-1", "action": "Binding",
+        "reason": "Scheduled", "regarding": {"kind": "Pod", "namespace": "default", "name": "p"},
+        "note": "assigned", "type": "Normal"});
+    let (code, v) = h
+        .call(
+            "POST",
+            "/apis/events.k8s.io/v1/namespaces/default/events",
+            event,
+        )
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let (code, core) = h
+        .call("GET", "/api/v1/namespaces/default/events/e1", Value::Null)
+        .await;
+    assert_eq!(code, 200, "{core}");
+    // As kube-apiserver 1.32 answered (its managedFields aside).
+    let mut core = core;
+    for field in ["uid", "resourceVersion", "creationTimestamp"] {
+        core["metadata"].as_object_mut().unwrap().remove(field);
+    }
+    assert_eq!(
+        core,
+        json!({"kind": "Event", "apiVersion": "v1",
+            "metadata": {"name": "e1", "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": "p"},
+            "reason": "Scheduled", "message": "assigned", "source": {},
+            "firstTimestamp": null, "lastTimestamp": null, "type": "Normal",
+            "eventTime": "2026-11-23T03:22:22.123456Z", "action": "Binding",
+            "reportingComponent": "test/ctl", "reportingInstance": "ctl-1"})
+    );
+    let by_regarding =
+        "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dp";
+    assert_eq!(h.count(by_regarding).await, 1);
+    let by_involved = "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dp";
+    assert_eq!(h.count(by_involved).await, 1);
+    let other = "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dq";
+    assert_eq!(h.count(other).await, 0);
+    let (code, v) = h
+        .call(
+            "GET",
+            "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dp",
+            Value::Null,
+        )
+        .await;
+    assert_eq!(code, 400);
+    assert_eq!(
+        v["message"],
+        "field label not supported: involvedObject.name"
+    );
 }
