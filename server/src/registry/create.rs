@@ -1,7 +1,7 @@
 //! CREATE: decode -> type and namespace checks -> generateName -> PrepareForCreate
 //! -> admit -> namespace must exist -> storage create.
 
-use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, strategy};
+use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -32,21 +32,34 @@ impl Registry {
         if let Some(ns) = namespace.as_deref() {
             self.require_namespace(ns).await?;
         }
+        let name = object.metadata().name().to_owned();
+        let held = if service_alloc::is_services(scope.info()) {
+            let mut value = object.to_value().map_err(ApiError::internal)?;
+            let held = self
+                .services
+                .allocate_create(self.storage.as_ref(), &name, &mut value, opts.dry_run)
+                .await?;
+            object = Input::from_value(scope.entry, value)?.object;
+            held
+        } else {
+            Default::default()
+        };
         if opts.dry_run {
             let object = scope.to_served(object)?;
             return Ok(Written { object, warnings });
         }
-        let name = object.metadata().name().to_owned();
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
         let bytes = self
             .media_type
             .encode(scope.entry, &mut object)
             .map_err(ApiError::internal)?;
-        let kv = self
-            .storage
-            .create(&key, bytes)
-            .await
-            .map_err(|e| ApiError::from_storage(e, scope.target(&name)))?;
+        let kv = match self.storage.create(&key, bytes).await {
+            Ok(kv) => kv,
+            Err(e) => {
+                self.services.release(self.storage.as_ref(), &held).await;
+                return Err(ApiError::from_storage(e, scope.target(&name)));
+            }
+        };
         // What was stored is this object; only the revision is new.
         object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
         let object = scope.to_served(object)?;

@@ -8,7 +8,8 @@ use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
 use super::{
-    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace, strategy,
+    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace,
+    service_alloc, strategy,
 };
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
@@ -115,6 +116,11 @@ impl Registry {
         endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
+        if service_alloc::is_services(scope.info()) {
+            return self
+                .service_update(scope, name, source, endpoint, opts)
+                .await;
+        }
         let key = scope.key(name);
         let mut failure: Option<ApiError> = None;
         let mut result: Option<(Object, bool)> = None;
@@ -170,6 +176,85 @@ impl Registry {
         }
         let object = scope.to_served(object)?;
         Ok(Written { object, warnings })
+    }
+}
+
+/// How often a Service update is tried again when another writer came first.
+const SERVICE_UPDATE_ATTEMPTS: usize = 32;
+
+impl Registry {
+    /// An update of a Service: its ClusterIPs and NodePorts are taken and
+    /// given back in the store between computing the new object and writing
+    /// it, so the write is conditional on the revision the new object was
+    /// computed from, and computed again (what it took given back) when
+    /// another writer came first.
+    async fn service_update(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        source: Source<'_>,
+        endpoint: Endpoint,
+        opts: WriteOptions,
+    ) -> ApiResult<Written> {
+        let key = scope.key(name);
+        let storage = self.storage.as_ref();
+        for _ in 0..SERVICE_UPDATE_ATTEMPTS {
+            let current = storage
+                .get(&key)
+                .await
+                .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
+            let mut warnings = Vec::new();
+            let (new, delete_after) = next_object(
+                scope,
+                name,
+                current.as_ref(),
+                &source,
+                endpoint,
+                opts,
+                &mut warnings,
+            )?;
+            let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
+            let old = decode(scope.entry, &current)?
+                .to_value()
+                .map_err(ApiError::internal)?;
+            let mut value = new.to_value().map_err(ApiError::internal)?;
+            let (taken, freed) = self
+                .services
+                .allocate_update(storage, name, &old, &mut value, opts.dry_run)
+                .await?;
+            let mut new = Input::from_value(scope.entry, value)?.object;
+            if opts.dry_run {
+                let object = scope.to_served(new)?;
+                return Ok(Written { object, warnings });
+            }
+            let bytes = self
+                .media_type
+                .encode(scope.entry, &mut new)
+                .map_err(ApiError::internal)?;
+            match storage.update(&key, bytes, current.mod_revision).await {
+                Ok(kv) => {
+                    new.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
+                    self.services.release(storage, &freed).await;
+                    if delete_after {
+                        match storage.delete(&key, Some(kv.mod_revision)).await {
+                            Ok(_) => self.release_service(scope, &new).await,
+                            Err(StorageError::NotFound(_) | StorageError::Conflict(_)) => {}
+                            Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
+                        }
+                    }
+                    let object = scope.to_served(new)?;
+                    return Ok(Written { object, warnings });
+                }
+                Err(StorageError::Conflict(_)) => {
+                    self.services.release(storage, &taken).await;
+                }
+                Err(e) => {
+                    self.services.release(storage, &taken).await;
+                    return Err(ApiError::from_storage(e, scope.target(name)));
+                }
+            }
+        }
+        Err(ApiError::conflict_modified(scope.target(name)))
     }
 }
 

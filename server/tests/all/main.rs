@@ -10,6 +10,7 @@ mod http;
 mod lifecycle;
 mod patch_edges;
 mod protobuf;
+mod services;
 mod storage_media_type;
 mod strategies;
 mod subresources;
