@@ -2,6 +2,8 @@
 //! answers (its messages recorded from the reference server; its range was
 //! 10.96.0.0/16, kapi's default is 10.96.0.0/12).
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::Arc;
 
 use axum::Router;
