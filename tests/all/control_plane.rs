@@ -109,6 +109,11 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
         "default",
     ]);
 
+    // The kubernetes Service has the range's first address.
+    let (code, kubernetes) = api.get("/api/v1/namespaces/default/services/kubernetes");
+    assert_eq!(code, 200, "{kubernetes}");
+    assert_eq!(kubernetes["spec"]["clusterIPs"], json!(["10.96.0.1"]));
+
     // A new namespace gets its default ServiceAccount and the root CA.
     server.kubectl_ok(&["create", "namespace", "team"]);
     wait_for("the default ServiceAccount in team", 60, || {

@@ -169,7 +169,7 @@ fn configmap_lifecycle_with_kubectl() {
             "cm",
             "-A",
             "--field-selector",
-            "metadata.namespace!=demo",
+            "metadata.namespace!=demo,metadata.name=app-config",
             "-o",
             "name"
         ])

@@ -158,11 +158,14 @@ async fn bootstrap_objects(registry: &Registry, port: u16) {
             .as_str()
             .unwrap_or_default()
             .to_owned();
+        let scope = Scope::new(&entry, Some(namespace));
+        // Kept as they are once made (a Service's create would first ask for
+        // its address again).
+        if registry.get(scope, &name).await.is_ok() {
+            continue;
+        }
         let created = match Input::from_value(&entry, body) {
-            Ok(input) => {
-                let scope = Scope::new(&entry, Some(namespace));
-                registry.create(scope, input, WriteOptions::default()).await
-            }
+            Ok(input) => registry.create(scope, input, WriteOptions::default()).await,
             Err(e) => Err(e),
         };
         match created {
