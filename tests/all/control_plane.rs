@@ -170,6 +170,15 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
         .collect();
     assert!(conditions.contains(&"Available") && conditions.contains(&"Progressing"));
 
+    // A Service in front of them: its EndpointSlice lists the ready Pods.
+    server.kubectl_ok(&["expose", "deployment", "web", "--port=80", "-n", "team"]);
+    wait_for("web's EndpointSlice with 3 endpoints", 60, || {
+        let (_, slices) = api.get(
+            "/apis/discovery.k8s.io/v1/namespaces/team/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dweb",
+        );
+        slices["items"][0]["endpoints"].as_array().map_or(0, Vec::len) == 3
+    });
+
     // Scaling up and down.
     server.kubectl_ok(&["scale", "deployment", "web", "--replicas=5", "-n", "team"]);
     wait_ready(&api, "team", "web", 5);

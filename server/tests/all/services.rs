@@ -317,3 +317,19 @@ async fn post(router: Router, body: Value) -> (u16, Value) {
     let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
     (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
 }
+
+/// The EndpointSlice controller writes a slice without endpoints for a
+/// Service nothing backs yet; in protobuf the empty list is absent. Accepted
+/// and read back with `"endpoints": null`, as upstream.
+#[tokio::test]
+async fn an_endpoint_slice_may_have_no_endpoints() {
+    let h = harness().await;
+    let slice = json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "e1"}, "addressType": "IPv4"});
+    let (code, v) = h
+        .call("POST", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", slice)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(v["endpoints"], Value::Null);
+    assert!(v.as_object().unwrap().contains_key("endpoints"), "{v}");
+}
