@@ -41,6 +41,18 @@ pub struct ServeArgs {
     /// whatever format they were written.
     #[arg(long, default_value_t = StorageMediaType::default())]
     pub storage_media_type: StorageMediaType,
+    /// The built-in controllers to run, as kube-controller-manager's flag: `*`
+    /// enables all, `foo` enables `foo`, `-foo` disables it; `-*` runs none (for
+    /// a real kube-controller-manager beside kapi). Names:
+    /// namespace-controller, serviceaccount-controller,
+    /// root-ca-certificate-publisher-controller, garbage-collector-controller.
+    #[arg(long, value_delimiter = ',', default_value = "*")]
+    pub controllers: Vec<String>,
+    /// CA certificate (PEM) published in every namespace as the ConfigMap
+    /// kube-root-ca.crt; by default `<data-dir>/ca.crt`, a self-signed CA made
+    /// on first start.
+    #[arg(long)]
+    pub root_ca_file: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -63,6 +75,8 @@ impl ServeArgs {
             data_dir: self.data_dir.clone(),
             backend,
             storage_media_type: self.storage_media_type,
+            controllers: self.controllers.clone(),
+            root_ca_file: self.root_ca_file.clone(),
         }
     }
 }
