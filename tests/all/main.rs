@@ -6,6 +6,7 @@
 mod apply;
 mod autoscaling_versions;
 mod connections;
+mod controllers;
 mod etcd;
 mod generated_fresh;
 mod kube_client;
