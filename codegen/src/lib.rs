@@ -42,7 +42,7 @@ pub fn derive_convert(input: TokenStream) -> TokenStream {
 /// Keys: `group`, `version`, `kind`, `plural`, `singular`, `short_names(..)`,
 /// `categories(..)`, `cluster_scoped`, `status`, `selectable_fields(..)`,
 /// `printer_column(name, type, json_path, priority, description, format)`,
-/// `return_deleted_object`,
+/// `return_deleted_object`, `orphan_dependents`,
 /// hooks `prepare`, `table_cells`, `grace_period`.
 #[proc_macro_derive(Resource, attributes(resource))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {

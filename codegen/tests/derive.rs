@@ -23,6 +23,7 @@ use serde_json::{Value, json};
     status,
     selectable_fields("spec.mode"),
     return_deleted_object,
+    orphan_dependents,
     generation = false,
     name_format = "dns1035-label",
     printer_column(name = "Mode", type = "string", json_path = ".spec.mode"),
@@ -304,6 +305,7 @@ fn resource_info_defaults_from_the_kind() {
     assert!(info.status_subresource);
     assert_eq!(info.selectable_fields, ["spec.mode"]);
     assert!(info.return_deleted_object);
+    assert!(info.orphan_dependents);
     assert!(!info.tracks_generation);
     assert_eq!(
         info.name_format,
@@ -344,6 +346,7 @@ fn resource_info_explicit_names() {
     assert!(info.namespaced);
     assert!(!info.status_subresource);
     assert!(!info.return_deleted_object);
+    assert!(!info.orphan_dependents);
     assert!(
         info.tracks_generation,
         "generation is tracked unless a kind opts out"

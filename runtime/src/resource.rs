@@ -57,6 +57,11 @@ pub struct ResourceInfo {
     /// Whether a delete answers with the deleted object instead of a `Success`
     /// Status (k8s.io/apiserver's `ReturnDeletedObject`, set for pods).
     pub return_deleted_object: bool,
+    /// Whether a delete that names no propagation policy orphans the object's
+    /// dependents (the `orphan` finalizer) instead of leaving them to be
+    /// deleted in the background: upstream's default garbage collection
+    /// policy of ReplicationControllers and Jobs, kept for compatibility.
+    pub orphan_dependents: bool,
     /// Whether `metadata.generation` is set on create and bumped when anything
     /// but metadata (and status) changes; off for kinds Kubernetes does not track
     /// (ConfigMap, Secret, Pod in 1.32), on for custom resources.

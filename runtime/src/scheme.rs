@@ -329,7 +329,7 @@ impl Scheme {
     pub fn storage_entry<'a>(&'a self, entry: &'a KindEntry) -> Option<&'a KindEntry> {
         match entry.hub {
             None => Some(entry),
-            Some(hub) => self.get(entry.info.group, hub.info.version, entry.info.plural),
+            Some(hub) => self.get(hub.info.group, hub.info.version, hub.info.plural),
         }
     }
 

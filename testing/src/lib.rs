@@ -269,6 +269,17 @@ pub fn http_request(
     path: &str,
     json: Option<&str>,
 ) -> Option<(u16, String)> {
+    http_request_as(address, method, path, "application/json", json)
+}
+
+/// [`http_request`] with a body of another content type (a merge patch, say).
+pub fn http_request_as(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    json: Option<&str>,
+) -> Option<(u16, String)> {
     use std::io::Read;
     let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
     stream
@@ -277,16 +288,35 @@ pub fn http_request(
     let body = json.unwrap_or_default();
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).ok()?;
     let code = response.split_whitespace().nth(1)?.parse().ok()?;
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let chunked = head
+        .lines()
+        .any(|l| l.eq_ignore_ascii_case("transfer-encoding: chunked"));
+    let body = if chunked {
+        dechunk(body)?
+    } else {
+        body.to_owned()
+    };
     Some((code, body))
+}
+
+/// The body of a chunked HTTP/1.1 response.
+fn dechunk(mut rest: &str) -> Option<String> {
+    let mut body = String::new();
+    loop {
+        let (size, after) = rest.split_once("\r\n")?;
+        let size = usize::from_str_radix(size.split(';').next()?.trim(), 16).ok()?;
+        if size == 0 {
+            return Some(body);
+        }
+        body.push_str(after.get(..size)?);
+        rest = after.get(size..)?.strip_prefix("\r\n")?;
+    }
 }

@@ -1,5 +1,6 @@
 //! `events.k8s.io/v1`.
 
+pub mod conversion;
 pub mod event;
 
 pub use event::Event;

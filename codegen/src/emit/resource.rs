@@ -57,6 +57,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         namespaced,
         status,
         return_deleted_object,
+        orphan_dependents,
         tracks_generation,
         age_column,
         ..
@@ -130,6 +131,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 selectable_fields: &[#(#selectable),*],
                 printer_columns: &[#(#columns),*],
                 return_deleted_object: #return_deleted_object,
+                orphan_dependents: #orphan_dependents,
                 tracks_generation: #tracks_generation,
                 age_column: #age_column,
                 scale: #scale,

@@ -31,6 +31,8 @@ pub struct ResourceModel {
     pub status: bool,
     /// A delete answers with the deleted object.
     pub return_deleted_object: bool,
+    /// A delete without a propagation policy orphans the dependents.
+    pub orphan_dependents: bool,
     /// `metadata.generation` is set and bumped on spec changes.
     pub tracks_generation: bool,
     /// Whether the Table ends with an AGE column.
@@ -318,6 +320,7 @@ impl ResourceModel {
             namespaced: !input.cluster_scoped.is_present(),
             status: input.status.is_present(),
             return_deleted_object: input.return_deleted_object.is_present(),
+            orphan_dependents: input.orphan_dependents.is_present(),
             tracks_generation: input.generation.as_ref().is_none_or(syn::LitBool::value),
             age_column: input.age_column.as_ref().is_none_or(syn::LitBool::value),
             scale: input.scale.as_ref().map(|s| {

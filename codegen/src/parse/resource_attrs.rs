@@ -52,6 +52,11 @@ pub struct ResourceInput {
     /// `return_deleted_object`: a delete answers with the object, not a Status.
     #[darling(default)]
     pub return_deleted_object: Flag,
+    /// `orphan_dependents`: a delete that names no propagation policy orphans
+    /// the object's dependents (upstream's `OrphanDependents` default garbage
+    /// collection policy, kept by ReplicationControllers and Jobs).
+    #[darling(default)]
+    pub orphan_dependents: Flag,
     /// `generation = false`: `metadata.generation` is not tracked (ConfigMap,
     /// Secret, Pod in 1.32...); tracked by default, as for custom resources.
     #[darling(default)]

@@ -53,10 +53,16 @@ fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
 /// Status naming it, as k8s.io/apiserver answers.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let options = options(ctx, &body)?;
+    let mut response = answer_delete(ctx, &options).await?;
+    warn_orphaned_pods(ctx, &options, &mut response);
+    Ok(response)
+}
+
+async fn answer_delete(ctx: &Ctx<'_>, options: &DeleteOptions) -> ApiResult<Response> {
     match ctx
         .app
         .registry
-        .delete(ctx.scope(), ctx.name(), &options)
+        .delete(ctx.scope(), ctx.name(), options)
         .await?
     {
         Deleted::Pending(object) => {
@@ -94,5 +100,26 @@ pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response
         .registry
         .delete_collection(ctx.scope(), ctx.query.list_options()?, &options)
         .await?;
-    respond::items(ctx, &kapi_runtime::meta::ListMeta::default(), &deleted)
+    let mut response = respond::items(ctx, &kapi_runtime::meta::ListMeta::default(), &deleted)?;
+    warn_orphaned_pods(ctx, &options, &mut response);
+    Ok(response)
+}
+
+/// A Job deleted without a propagation policy leaves its pods behind (batch/v1
+/// orphans by default): kube-apiserver says so in a warning.
+fn warn_orphaned_pods(ctx: &Ctx<'_>, options: &DeleteOptions, response: &mut Response) {
+    let info = ctx.entry.info;
+    if info.group == "batch"
+        && info.plural == "jobs"
+        && info.orphan_dependents
+        && options.propagation_policy.is_none()
+        && options.orphan_dependents.is_none()
+    {
+        respond::warn(
+            response,
+            "child pods are preserved by default when jobs are deleted; \
+             set propagationPolicy=Background to remove them or set \
+             propagationPolicy=Orphan to suppress this warning",
+        );
+    }
 }

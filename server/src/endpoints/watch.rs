@@ -6,6 +6,8 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use kapi_runtime::meta::{ListMeta, ObjectMeta};
 use serde_json::{Value, json};
@@ -90,7 +92,10 @@ fn encode(render: Render, frame: WatchStart) -> Bytes {
         WatchStart::Bookmark {
             revision,
             initial_events_end,
-        } => line("BOOKMARK", &bookmark(render, revision, initial_events_end)),
+        } => match bookmark(render, revision, initial_events_end) {
+            Ok(object) => line("BOOKMARK", &object),
+            Err(e) => line("ERROR", &e.0),
+        },
         WatchStart::Error(status) => line("ERROR", &status),
     };
     line.push(b'\n');
@@ -109,13 +114,10 @@ fn encode_protobuf(render: Render, frame: WatchStart) -> Vec<u8> {
         WatchStart::Bookmark {
             revision,
             initial_events_end,
-        } => {
-            let meta = bookmark_meta(*revision, *initial_events_end);
-            Ok(match render.shape {
-                Shape::PartialMetadata => protobuf::encode_partial_bookmark(&meta),
-                _ => protobuf::encode_bookmark(entry, &meta),
-            })
-        }
+        } => bookmark_meta(render, *revision, *initial_events_end).map(|meta| match render.shape {
+            Shape::PartialMetadata => protobuf::encode_partial_bookmark(&meta),
+            _ => protobuf::encode_bookmark(entry, &meta),
+        }),
         WatchStart::Error(status) => Ok(protobuf::encode_status(status)),
     };
     let type_ = match &frame {
@@ -169,27 +171,64 @@ fn shaped(render: Render, object: &Object) -> Value {
     }
 }
 
-fn bookmark_meta(revision: u64, initial_events_end: bool) -> ObjectMeta {
+/// The metadata of a BOOKMARK. The one ending a watch-list's initial events
+/// also carries the list it stands for, empty and encoded as the client
+/// asked (`kubernetes.io/initial-events-list-blueprint`, base64): 1.32
+/// clients listing through a watch decode their list from it.
+fn bookmark_meta(render: Render, revision: u64, initial_events_end: bool) -> ApiResult<ObjectMeta> {
     let mut meta = ObjectMeta {
         resource_version: Some(revision.to_string()),
         ..ObjectMeta::default()
     };
     if initial_events_end {
-        meta.annotations =
-            Some([("k8s.io/initial-events-end".to_owned(), "true".to_owned())].into());
+        let blueprint = STANDARD.encode(list_blueprint(render)?);
+        meta.annotations = Some(
+            [
+                ("k8s.io/initial-events-end".to_owned(), "true".to_owned()),
+                (LIST_BLUEPRINT.to_owned(), blueprint),
+            ]
+            .into(),
+        );
     }
-    meta
+    Ok(meta)
+}
+
+/// The annotation holding the encoded empty list on the closing BOOKMARK.
+const LIST_BLUEPRINT: &str = "kubernetes.io/initial-events-list-blueprint";
+
+/// An empty list of what the watch serves, in the negotiated format (Go
+/// writes a list without items with `"items":null`).
+fn list_blueprint(render: Render) -> ApiResult<Vec<u8>> {
+    let empty = ListMeta::default();
+    match (render.format, render.shape) {
+        (Format::Protobuf, Shape::PartialMetadata) => {
+            Ok(protobuf::encode_partial_list(&empty, &[]))
+        }
+        (Format::Protobuf, _) => protobuf::encode_list(&render.entry, &empty, &[]),
+        (_, Shape::PartialMetadata) => Ok(list_json("PartialObjectMetadataList", "meta.k8s.io/v1")),
+        (_, _) => {
+            let info = render.entry.info;
+            Ok(list_json(&info.list_kind(), info.api_version()))
+        }
+    }
+}
+
+fn list_json(kind: &str, api_version: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "kind": kind, "apiVersion": api_version, "metadata": {}, "items": null
+    }))
+    .unwrap_or_default()
 }
 
 /// A BOOKMARK carries only the kind and a resourceVersion (plus the
 /// `k8s.io/initial-events-end` annotation closing the initial state).
-fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> Value {
-    let meta = bookmark_meta(revision, initial_events_end);
+fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> ApiResult<Value> {
+    let meta = bookmark_meta(render, revision, initial_events_end)?;
     let info = render.entry.info;
-    match render.shape {
+    Ok(match render.shape {
         Shape::PartialMetadata => {
             json!({ "kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta })
         }
         _ => json!({ "kind": info.kind, "apiVersion": info.api_version(), "metadata": meta }),
-    }
+    })
 }

@@ -5,7 +5,7 @@ use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::{DeleteOptions, Time};
 use kapi_storage::{KeyValue, StorageError, Update};
 
-use super::{ListOptions, Object, Registry, Scope, decode, keys};
+use super::{ListOptions, Object, Registry, Scope, decode, namespace};
 use crate::api_error::{ApiError, ApiResult};
 
 /// Namespaces Kubernetes refuses to delete.
@@ -21,8 +21,12 @@ pub enum Deleted {
 }
 
 enum Decision {
+    /// Remove it from storage.
     Remove(Object),
+    /// Write it back (marked for deletion).
     Keep(Object),
+    /// Leave it as stored (a namespace still being emptied).
+    Unchanged(Object),
 }
 
 impl Registry {
@@ -34,10 +38,7 @@ impl Registry {
         options: &DeleteOptions,
     ) -> ApiResult<Deleted> {
         let info = scope.info();
-        if info.group.is_empty()
-            && info.plural == "namespaces"
-            && UNDELETABLE_NAMESPACES.contains(&name)
-        {
+        if namespace::is_namespaces(info) && UNDELETABLE_NAMESPACES.contains(&name) {
             return Err(ApiError::forbidden(
                 scope.target(name),
                 "this namespace may not be deleted",
@@ -61,6 +62,7 @@ impl Registry {
                         let update = match &mut d {
                             _ if dry_run => Ok(Update::Keep),
                             Decision::Remove(_) => Ok(Update::Delete),
+                            Decision::Unchanged(_) => Ok(Update::Keep),
                             Decision::Keep(obj) => media_type
                                 .encode(scope.entry, obj)
                                 .map(Update::Write)
@@ -82,16 +84,11 @@ impl Registry {
         let kv = outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         match decision {
             None => Err(ApiError::not_found(scope.target(name))),
-            Some(Decision::Remove(object)) => {
-                if !dry_run && info.group.is_empty() && info.plural == "namespaces" {
-                    Box::pin(self.purge_namespace(name)).await?;
-                }
-                Ok(Deleted::Gone(scope.to_served(object)?))
-            }
-            Some(Decision::Keep(object)) if dry_run => {
+            Some(Decision::Remove(object)) => Ok(Deleted::Gone(scope.to_served(object)?)),
+            Some(Decision::Keep(object) | Decision::Unchanged(object)) if dry_run => {
                 Ok(Deleted::Pending(scope.to_served(object)?))
             }
-            Some(Decision::Keep(_)) => match kv {
+            Some(Decision::Keep(_) | Decision::Unchanged(_)) => match kv {
                 Some(kv) => Ok(Deleted::Pending(
                     scope.to_served(decode(scope.entry, &kv)?)?,
                 )),
@@ -126,39 +123,6 @@ impl Registry {
         }
         Ok(deleted)
     }
-
-    /// The namespace controller's work, done synchronously: everything in a
-    /// deleted namespace is deleted with it.
-    async fn purge_namespace(&self, namespace: &str) -> ApiResult<()> {
-        let options = DeleteOptions::default();
-        let entries: Vec<_> = self
-            .scheme
-            .entries()
-            // Each kind once, in its storage version.
-            .filter(|e| e.info.namespaced && e.hub.is_none())
-            .copied()
-            .collect();
-        for entry in &entries {
-            let scope = Scope::new(entry, Some(namespace));
-            let prefix = keys::prefix(entry.info, Some(namespace));
-            let listed = self
-                .storage
-                .list(&prefix, kapi_storage::ListOptions::default())
-                .await;
-            let kvs = listed
-                .map_err(|e| ApiError::from_storage(e, scope.target("")))?
-                .items;
-            for kv in kvs {
-                let object = decode(entry, &kv)?;
-                match self.delete(scope, object.metadata().name(), &options).await {
-                    Ok(_) => {}
-                    Err(e) if e.code() == 404 => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 fn decide(
@@ -170,7 +134,21 @@ fn decide(
     let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
     let mut object = decode(scope.entry, current)?;
     check_preconditions(scope, name, &object, options)?;
-    add_propagation_finalizer(&mut object, options);
+    if namespace::is_namespaces(scope.info()) {
+        if object.metadata().deletion_timestamp.is_none() {
+            let now = Time::now().0;
+            return Ok(Decision::Keep(namespace::mark_terminating(
+                scope, object, options, now,
+            )?));
+        }
+        // Until the namespace controller has emptied it, a namespace being
+        // deleted stays as it is.
+        if namespace::has_spec_finalizers(&object)? {
+            return Ok(Decision::Unchanged(object));
+        }
+    } else {
+        set_gc_finalizers(scope, &mut object, options);
+    }
     let grace = object
         .typed()
         .deletion_grace_period(options.grace_period_seconds);
@@ -184,11 +162,13 @@ fn decide(
             {
                 return Ok(Decision::Keep(object));
             }
+            bump_generation_once(meta);
             meta.deletion_timestamp = Some(Time(after(seconds)));
             meta.deletion_grace_period_seconds = Some(seconds);
             Ok(Decision::Keep(object))
         }
         _ if !meta.finalizers().is_empty() => {
+            bump_generation_once(meta);
             if meta.deletion_timestamp.is_none() {
                 meta.deletion_timestamp = Some(Time::now());
             }
@@ -196,6 +176,16 @@ fn decide(
             Ok(Decision::Keep(object))
         }
         _ => Ok(Decision::Remove(object)),
+    }
+}
+
+/// The first deletion request counts as a change of a kind that tracks
+/// generations (upstream's markAsDeleting and BeforeDelete).
+fn bump_generation_once(meta: &mut kapi_runtime::meta::ObjectMeta) {
+    if meta.deletion_timestamp.is_none()
+        && let Some(generation) = meta.generation.filter(|g| *g > 0)
+    {
+        meta.generation = Some(generation + 1);
     }
 }
 
@@ -239,22 +229,43 @@ fn check_preconditions(
     Ok(())
 }
 
-/// `propagationPolicy: Orphan|Foreground` hand the object to the garbage
-/// collector through the `orphan` / `foregroundDeletion` finalizers, as upstream.
-fn add_propagation_finalizer(object: &mut Object, options: &DeleteOptions) {
-    let finalizer = match (
-        options.propagation_policy.as_deref(),
+/// The garbage collector's finalizer: orphan the dependents first.
+pub const ORPHAN: &str = "orphan";
+/// The garbage collector's finalizer: delete the dependents first.
+pub const FOREGROUND: &str = "foregroundDeletion";
+
+/// Hands the object to the garbage collector as upstream's
+/// deletionFinalizersForGarbageCollection does: `orphan` or
+/// `foregroundDeletion` as the options ask, else as the object's finalizers
+/// already say, else as the kind's default policy (orphaning for
+/// ReplicationControllers and Jobs, background deletion otherwise).
+fn set_gc_finalizers(scope: Scope<'_>, object: &mut Object, options: &DeleteOptions) {
+    let meta = object.metadata_mut();
+    let has = |f: &str| meta.finalizers().iter().any(|c| c == f);
+    let (orphan, foreground) = match (
         options.orphan_dependents,
+        options.propagation_policy.as_deref(),
     ) {
-        (Some("Foreground"), _) => "foregroundDeletion",
-        (Some("Orphan"), _) | (None, Some(true)) => "orphan",
-        _ => return,
+        (Some(orphan), _) => (orphan, false),
+        (None, Some(policy)) => (policy == "Orphan", policy == "Foreground"),
+        (None, None) if has(ORPHAN) => (true, false),
+        (None, None) if has(FOREGROUND) => (false, true),
+        (None, None) => (scope.served.info.orphan_dependents, false),
     };
-    let finalizers = object
-        .metadata_mut()
-        .finalizers
-        .get_or_insert_with(Vec::new);
-    if !finalizers.iter().any(|f| f == finalizer) {
-        finalizers.push(finalizer.to_owned());
+    if orphan == has(ORPHAN) && foreground == has(FOREGROUND) {
+        return;
     }
+    let mut finalizers: Vec<String> = meta
+        .finalizers()
+        .iter()
+        .filter(|f| *f != ORPHAN && *f != FOREGROUND)
+        .cloned()
+        .collect();
+    if orphan {
+        finalizers.push(ORPHAN.to_owned());
+    }
+    if foreground {
+        finalizers.push(FOREGROUND.to_owned());
+    }
+    meta.finalizers = Some(finalizers);
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{KeyValue, Predicate, StorageError};
 use serde::{Deserialize, Serialize};
 
@@ -90,7 +89,7 @@ impl Registry {
             revision,
             limit: opts.limit,
             start_after,
-            predicate: predicate(scope.entry, &opts.labels, &opts.fields),
+            predicate: predicate(scope, &opts.labels, &opts.fields),
         };
         let result = self
             .storage
@@ -181,7 +180,7 @@ pub fn parse_rv(rv: &str) -> ApiResult<u64> {
 
 /// Rejects field selectors on fields the kind does not index.
 pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
-    let selectable = scope.info().selectable_fields;
+    let selectable = scope.served.info.selectable_fields;
     for field in fields.fields() {
         if field != "metadata.name" && field != "metadata.namespace" && !selectable.contains(&field)
         {
@@ -194,21 +193,34 @@ pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
 }
 
 /// The store-side filter for the selectors, or none when they select everything.
+/// Fields are those of the served version (an events.k8s.io Event selects on
+/// `regarding.name`, stored as a core Event's `involvedObject.name`).
 pub fn predicate(
-    entry: &KindEntry,
+    scope: Scope<'_>,
     labels: &Arc<LabelSelector>,
     fields: &Arc<FieldSelector>,
 ) -> Option<Predicate> {
     if labels.is_everything() && fields.is_everything() {
         return None;
     }
-    let (entry, labels, fields) = (*entry, labels.clone(), fields.clone());
+    let (entry, hub) = (*scope.entry, scope.served.hub);
+    let (labels, fields) = (labels.clone(), fields.clone());
     Some(Arc::new(move |kv: &KeyValue| {
         let Ok(object) = codec::decode_stored(&entry, kv) else {
             return false;
         };
-        labels.matches(object.metadata().labels.as_ref())
-            && fields.matches(|f| object.field_text(f))
+        if !labels.matches(object.metadata().labels.as_ref()) {
+            return false;
+        }
+        if fields.is_everything() {
+            return true;
+        }
+        match hub {
+            None => fields.matches(|f| object.field_text(f)),
+            Some(hub) => (hub.from_hub)(object.into_typed())
+                .map(Object::new)
+                .is_ok_and(|served| fields.matches(|f| served.field_text(f))),
+        }
     }))
 }
 

@@ -21,6 +21,7 @@ mod eviction;
 mod input;
 mod keys;
 mod list;
+mod namespace;
 mod object;
 mod scale;
 mod strategy;

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
-use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
+use super::{
+    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace, strategy,
+};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
@@ -230,9 +232,13 @@ fn next_object(
     warnings.extend(new.typed().warnings(Some(old.typed())));
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
-    let delete_after = meta.deletion_timestamp.is_some()
+    let mut delete_after = meta.deletion_timestamp.is_some()
         && meta.finalizers().is_empty()
         && meta.deletion_grace_period_seconds.unwrap_or(0) == 0;
+    // A namespace goes once its cleanup (spec.finalizers) is done as well.
+    if delete_after && namespace::is_namespaces(scope.info()) {
+        delete_after = !namespace::has_spec_finalizers(&new)?;
+    }
     Ok((new, delete_after))
 }
 

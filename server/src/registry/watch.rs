@@ -74,7 +74,7 @@ impl Registry {
             (Vec::new(), rv.map(parse_rv).transpose()?.unwrap_or(0))
         };
         let prefix = keys::prefix(scope.info(), scope.namespace);
-        let filter = predicate(scope.entry, &opts.list.labels, &opts.list.fields);
+        let filter = predicate(scope, &opts.list.labels, &opts.list.fields);
         let (tx, rx) = mpsc::channel(64);
         match self.storage.watch(&prefix, from, filter).await {
             Ok(events) => {

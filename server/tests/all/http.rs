@@ -532,28 +532,3 @@ async fn delete_collection_and_group_discovery() {
         json!(["get", "patch", "update"])
     );
 }
-
-#[tokio::test]
-async fn deleting_a_namespace_deletes_what_is_in_it() {
-    let h = harness().await;
-    h.call(
-        "POST",
-        "/api/v1/namespaces",
-        json!({"metadata": {"name": "team"}}),
-    )
-    .await;
-    let (code, _) = h
-        .call("POST", "/api/v1/namespaces/team/configmaps", cm("x"))
-        .await;
-    assert_eq!(code, 201);
-    let (code, _) = h
-        .call("DELETE", "/api/v1/namespaces/team", Value::Null)
-        .await;
-    assert_eq!(code, 200);
-    assert_eq!(h.count("/api/v1/configmaps").await, 0);
-    let (code, v) = h
-        .call("DELETE", "/api/v1/namespaces/default", Value::Null)
-        .await;
-    assert_eq!(code, 403);
-    assert_status(&v, 403, "Forbidden");
-}

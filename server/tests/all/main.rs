@@ -8,6 +8,7 @@ mod common;
 mod controllers;
 mod field_validation;
 mod http;
+mod lifecycle;
 mod patch_edges;
 mod protobuf;
 mod storage_media_type;

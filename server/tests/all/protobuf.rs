@@ -296,9 +296,58 @@ async fn watch_frames_in_protobuf() {
         .iter()
         .find(|(t, _)| t == "BOOKMARK")
         .expect("a bookmark");
+    let annotations = end.1.annotations.as_ref().unwrap();
+    assert_eq!(annotations["k8s.io/initial-events-end"], "true");
+    // The list the watch stands for, empty, in protobuf.
+    use base64::Engine;
+    let blueprint = base64::engine::general_purpose::STANDARD
+        .decode(&annotations["kubernetes.io/initial-events-list-blueprint"])
+        .unwrap();
+    let list = envelope::decode(&blueprint).expect("an enveloped list");
+    assert_eq!((list.api_version, list.kind), ("v1", "ConfigMapList"));
+}
+
+#[tokio::test]
+async fn metadata_watch_lists_end_with_a_metadata_bookmark() {
+    let h = harness().await;
+    let (code, _, _) = h
+        .send_raw("POST", CMS, PROTOBUF, configmap("m"), None)
+        .await;
+    assert_eq!(code, StatusCode::CREATED);
+    let uri = format!(
+        "{CMS}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1"
+    );
+    // What client-go's metadata informers ask for when a kind has no protobuf.
+    let accept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+    let (code, body, _) = h.send_raw("GET", &uri, "", vec![], Some(accept)).await;
+    assert_eq!(code, 200);
+    let frames: Vec<serde_json::Value> = body
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(frames[0]["type"], "ADDED");
+    assert_eq!(frames[0]["object"]["kind"], "PartialObjectMetadata");
+    let end = frames
+        .iter()
+        .find(|f| f["type"] == "BOOKMARK")
+        .expect("a bookmark");
+    assert_eq!(end["object"]["kind"], "PartialObjectMetadata", "{end}");
+    assert_eq!(end["object"]["apiVersion"], "meta.k8s.io/v1");
+    let annotations = &end["object"]["metadata"]["annotations"];
+    assert_eq!(annotations["k8s.io/initial-events-end"], "true");
+    use base64::Engine;
+    let blueprint = base64::engine::general_purpose::STANDARD
+        .decode(
+            annotations["kubernetes.io/initial-events-list-blueprint"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
     assert_eq!(
-        end.1.annotations.as_ref().unwrap()["k8s.io/initial-events-end"],
-        "true"
+        serde_json::from_slice::<serde_json::Value>(&blueprint).unwrap(),
+        json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+            "metadata": {}, "items": null})
     );
 }
 

@@ -18,6 +18,7 @@ use crate::labels::format_selector;
     group = "batch",
     version = "v1",
     plural = "jobs",
+    orphan_dependents,
     categories("all"),
     status,
     printer_column(name = "Status", type = "string", json_path = ".status.conditions",

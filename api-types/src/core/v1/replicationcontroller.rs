@@ -20,6 +20,7 @@ use crate::labels::format_labels;
     group = "",
     version = "v1",
     plural = "replicationcontrollers",
+    orphan_dependents,
     short_names("rc"),
     categories("all"),
     status,

@@ -1,7 +1,7 @@
 //! Events of events.k8s.io: reports of what happened to an object, in the
 //! shape newer clients write (the same stored objects as core Events).
 
-use kapi_codegen::{ApiType, Resource};
+use kapi_codegen::{ApiType, Convert, Resource};
 use kapi_runtime::meta::{MicroTime, ObjectMeta, Time};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -14,11 +14,13 @@ use crate::go_json::{null_as_default, omitempty};
 /// from the controller that saw it. Recurring events are updated in `series`
 /// instead of being recorded again. Core Events are the same objects, with
 /// other field names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType, Resource, Convert)]
 #[serde(rename_all = "camelCase")]
+#[convert(hub = crate::core::v1::Event, with = super::conversion)]
 #[resource(
     group = "events.k8s.io",
     version = "v1",
+    hub = crate::core::v1::Event,
     plural = "events",
     short_names("ev"),
     generation = false,

@@ -1,0 +1,92 @@
+//! The namespace lifecycle kube-apiserver implements itself: a DELETE marks the
+//! namespace Terminating and leaves the emptying to the namespace controller,
+//! which removes `kubernetes` from `spec.finalizers` through `/finalize` when it
+//! is done; only then does the namespace go (on that update, or on the next
+//! DELETE).
+//!
+//! The registry is generic over schemes, so the namespace's spec and status are
+//! reached through its JSON form; namespace deletions are rare.
+
+use jiff::Timestamp;
+use kapi_runtime::ResourceInfo;
+use kapi_runtime::meta::{DeleteOptions, Time};
+use serde_json::Value;
+
+use super::{Input, Object, Scope};
+use crate::api_error::{ApiError, ApiResult};
+
+/// The phase of a namespace being emptied.
+pub const TERMINATING: &str = "Terminating";
+
+/// Whether `info` is the core Namespace kind.
+pub fn is_namespaces(info: &ResourceInfo) -> bool {
+    info.group.is_empty() && info.plural == "namespaces"
+}
+
+/// Whether components still have to clean the namespace up
+/// (`spec.finalizers` is not empty).
+pub fn has_spec_finalizers(object: &Object) -> ApiResult<bool> {
+    let value = object.to_value().map_err(ApiError::internal)?;
+    Ok(value
+        .pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .is_some_and(|finalizers| !finalizers.is_empty()))
+}
+
+/// The first DELETE of a namespace: `deletionTimestamp` now, phase
+/// Terminating, and the garbage collector's finalizers as the options ask
+/// (namespaces have no default policy: the current finalizers stay unless the
+/// options say otherwise).
+pub fn mark_terminating(
+    scope: Scope<'_>,
+    object: Object,
+    options: &DeleteOptions,
+    now: Timestamp,
+) -> ApiResult<Object> {
+    let mut object = object;
+    let meta = object.metadata_mut();
+    if meta.deletion_timestamp.is_none() {
+        meta.deletion_timestamp = Some(Time(now));
+    }
+    let current = meta.finalizers().to_vec();
+    let has = |f: &str| current.iter().any(|c| c == f);
+    let orphan = match (
+        options.orphan_dependents,
+        options.propagation_policy.as_deref(),
+    ) {
+        (Some(orphan), _) => orphan,
+        (None, Some(policy)) => policy == "Orphan",
+        (None, None) => has(super::delete::ORPHAN),
+    };
+    let foreground = match (
+        options.orphan_dependents,
+        options.propagation_policy.as_deref(),
+    ) {
+        (Some(orphan), _) => !orphan,
+        (None, Some(policy)) => policy == "Foreground",
+        (None, None) => has(super::delete::FOREGROUND),
+    };
+    if orphan != has(super::delete::ORPHAN) || foreground != has(super::delete::FOREGROUND) {
+        let mut finalizers: Vec<String> = current
+            .into_iter()
+            .filter(|f| f != super::delete::ORPHAN && f != super::delete::FOREGROUND)
+            .collect();
+        if orphan {
+            finalizers.push(super::delete::ORPHAN.to_owned());
+        }
+        if foreground {
+            finalizers.push(super::delete::FOREGROUND.to_owned());
+        }
+        meta.finalizers = Some(finalizers);
+    }
+    let mut value = object.to_value().map_err(ApiError::internal)?;
+    if let Some(fields) = value.as_object_mut() {
+        let status = fields
+            .entry("status")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Some(status) = status.as_object_mut() {
+            status.insert("phase".to_owned(), Value::String(TERMINATING.to_owned()));
+        }
+    }
+    Ok(Input::from_value(scope.entry, value)?.object)
+}

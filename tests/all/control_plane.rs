@@ -1,0 +1,620 @@
+//! The real kube-controller-manager and kube-scheduler v1.32 (from
+//! `../shared/reference/`) run a small cluster on kapi: two Nodes kept Ready by
+//! a stand-in kubelet, Deployments that become ReplicaSets and scheduled Pods,
+//! scaling, cascading deletion in the three policies, a Job, a CronJob, a
+//! namespace emptied and removed, leader Leases, and logs free of failed lists
+//! and watches. Once with the components' default protobuf, once with JSON,
+//! and once with kapi's built-in controllers standing in for the
+//! kube-controller-manager controllers they cover.
+//!
+//! Skipped, loudly, where `../shared/reference` is absent (CI has it).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use kapi_test_support::{Server, http_request_as, text};
+use serde_json::{Value, json};
+
+const NODES: [&str; 2] = ["node-a", "node-b"];
+const MERGE_PATCH: &str = "application/merge-patch+json";
+
+/// What the logs of the two components must never say: a list, watch or
+/// discovery request kapi failed, an answer they could not decode, or an
+/// informer that never synced.
+const STALLS: [&str; 6] = [
+    "Failed to watch",
+    "failed to list",
+    "the server could not find the requested resource",
+    "timed out waiting for caches to sync",
+    "an error on the server",
+    "ended with an error",
+];
+
+/// The controllers kapi's built-in ones replace.
+const BUILT_IN: &str = "-namespace-controller,-serviceaccount-controller,\
+    -root-ca-certificate-publisher-controller,-garbage-collector-controller";
+
+fn reference() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
+    if dir.join("start-control-plane").is_file() {
+        return Some(dir);
+    }
+    eprintln!(
+        "\n*** SKIPPED: {} is absent, so the real kube-controller-manager and \
+         kube-scheduler cannot run against kapi. CI has it and never skips this. ***\n",
+        dir.display()
+    );
+    None
+}
+
+#[test]
+fn real_control_plane_runs_a_cluster_on_kapi_over_protobuf() {
+    let Some(reference) = reference() else { return };
+    run_cluster(&reference, None, Controllers::KubeControllerManager);
+}
+
+#[test]
+fn real_control_plane_runs_a_cluster_on_kapi_over_json() {
+    let Some(reference) = reference() else { return };
+    run_cluster(
+        &reference,
+        Some("application/json"),
+        Controllers::KubeControllerManager,
+    );
+}
+
+#[test]
+fn built_in_controllers_stand_in_for_kube_controller_manager() {
+    let Some(reference) = reference() else { return };
+    run_cluster(&reference, None, Controllers::BuiltIn);
+}
+
+/// Who runs the namespace, service account, root CA and garbage collector
+/// controllers.
+#[derive(Clone, Copy, PartialEq)]
+enum Controllers {
+    /// kube-controller-manager runs all of its controllers; kapi none.
+    KubeControllerManager,
+    /// kapi runs its built-in ones; kube-controller-manager the rest.
+    BuiltIn,
+}
+
+fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Controllers) {
+    let server = match controllers {
+        Controllers::KubeControllerManager => Server::start(Path::new(env!("CARGO_BIN_EXE_kapi"))),
+        Controllers::BuiltIn => Server::start(Path::new(env!("CARGO_BIN_EXE_kapi"))),
+    };
+    let api = Api(server.address);
+    let kubelet = Kubelet::start(server.address);
+    let kcm_args = match controllers {
+        Controllers::KubeControllerManager => String::new(),
+        Controllers::BuiltIn => format!("--controllers={BUILT_IN}"),
+    };
+    let plane = ControlPlane::start(reference, &server.kubeconfig(), content_type, &kcm_args);
+
+    // A CronJob first: its first Job comes at the next minute, checked last.
+    server.kubectl_ok(&[
+        "create",
+        "cronjob",
+        "tick",
+        "--image=busybox",
+        "--schedule=* * * * *",
+        "-n",
+        "default",
+    ]);
+
+    // A new namespace gets its default ServiceAccount and the root CA.
+    server.kubectl_ok(&["create", "namespace", "team"]);
+    wait_for("the default ServiceAccount in team", 60, || {
+        api.get("/api/v1/namespaces/team/serviceaccounts/default").0 == 200
+    });
+    wait_for("kube-root-ca.crt in team", 60, || {
+        let (code, cm) = api.get("/api/v1/namespaces/team/configmaps/kube-root-ca.crt");
+        code == 200
+            && cm["data"]["ca.crt"]
+                .as_str()
+                .is_some_and(|c| c.contains("BEGIN CERTIFICATE"))
+    });
+
+    // A Deployment of 3: a ReplicaSet, 3 Pods bound to the Nodes, status filled.
+    server.kubectl_ok(&[
+        "create",
+        "deployment",
+        "web",
+        "--image=nginx",
+        "--replicas=3",
+        "-n",
+        "team",
+    ]);
+    wait_ready(&api, "team", "web", 3);
+    let (_, rs) = api.get("/apis/apps/v1/namespaces/team/replicasets?labelSelector=app%3Dweb");
+    assert_eq!(rs["items"].as_array().unwrap().len(), 1, "{rs}");
+    assert_eq!(
+        rs["items"][0]["metadata"]["ownerReferences"][0]["kind"],
+        "Deployment"
+    );
+    for pod in pods(&api, "team", "app=web") {
+        let node = pod["spec"]["nodeName"].as_str().unwrap_or_default();
+        assert!(NODES.contains(&node), "pod not bound to a node: {pod}");
+    }
+    wait_for("Scheduled events for the pods", 30, || {
+        let (_, events) =
+            api.get("/api/v1/namespaces/team/events?fieldSelector=reason%3DScheduled");
+        events["items"].as_array().map_or(0, Vec::len) >= 3
+    });
+    let (_, deployment) = api.get("/apis/apps/v1/namespaces/team/deployments/web");
+    let status = &deployment["status"];
+    assert_eq!(status["replicas"], 3, "{status}");
+    assert_eq!(status["updatedReplicas"], 3, "{status}");
+    assert_eq!(status["availableReplicas"], 3, "{status}");
+    assert_eq!(
+        status["observedGeneration"],
+        deployment["metadata"]["generation"]
+    );
+    let conditions: Vec<&str> = status["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["type"].as_str())
+        .collect();
+    assert!(conditions.contains(&"Available") && conditions.contains(&"Progressing"));
+
+    // Scaling up and down.
+    server.kubectl_ok(&["scale", "deployment", "web", "--replicas=5", "-n", "team"]);
+    wait_ready(&api, "team", "web", 5);
+    server.kubectl_ok(&["scale", "deployment", "web", "--replicas=2", "-n", "team"]);
+    wait_ready(&api, "team", "web", 2);
+    wait_for("2 pods left after scaling down", 60, || {
+        pods(&api, "team", "app=web").len() == 2
+    });
+
+    // Background deletion (kubectl's default) takes the ReplicaSet and Pods.
+    server.kubectl_ok(&["delete", "deployment", "web", "-n", "team"]);
+    wait_for("web's ReplicaSet and Pods deleted", 60, || {
+        replica_sets(&api, "team", "app=web").is_empty() && pods(&api, "team", "app=web").is_empty()
+    });
+
+    // Foreground: the Deployment waits for its dependents.
+    server.kubectl_ok(&[
+        "create",
+        "deployment",
+        "front",
+        "--image=nginx",
+        "--replicas=2",
+        "-n",
+        "team",
+    ]);
+    wait_ready(&api, "team", "front", 2);
+    server.kubectl_ok(&[
+        "delete",
+        "deployment",
+        "front",
+        "-n",
+        "team",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    let (code, front) = api.get("/apis/apps/v1/namespaces/team/deployments/front");
+    if code == 200 {
+        assert!(
+            front["metadata"]["finalizers"]
+                .as_array()
+                .is_some_and(|f| f.iter().any(|f| f == "foregroundDeletion")),
+            "{front}"
+        );
+    }
+    wait_for("front, its ReplicaSet and Pods deleted", 90, || {
+        api.get("/apis/apps/v1/namespaces/team/deployments/front").0 == 404
+            && replica_sets(&api, "team", "app=front").is_empty()
+            && pods(&api, "team", "app=front").is_empty()
+    });
+
+    // Orphan: the ReplicaSet and Pods stay, without the owner.
+    server.kubectl_ok(&[
+        "create",
+        "deployment",
+        "keep",
+        "--image=nginx",
+        "--replicas=2",
+        "-n",
+        "team",
+    ]);
+    wait_ready(&api, "team", "keep", 2);
+    server.kubectl_ok(&[
+        "delete",
+        "deployment",
+        "keep",
+        "-n",
+        "team",
+        "--cascade=orphan",
+    ]);
+    wait_for("keep's ReplicaSet orphaned", 60, || {
+        let sets = replica_sets(&api, "team", "app=keep");
+        sets.len() == 1 && sets[0]["metadata"]["ownerReferences"].is_null()
+    });
+    assert_eq!(
+        api.get("/apis/apps/v1/namespaces/team/deployments/keep").0,
+        404
+    );
+    assert_eq!(pods(&api, "team", "app=keep").len(), 2);
+
+    // A Job runs its Pod to completion.
+    server.kubectl_ok(&["create", "job", "once", "--image=busybox", "-n", "team"]);
+    wait_for("the Job to complete", 60, || {
+        let (_, job) = api.get("/apis/batch/v1/namespaces/team/jobs/once");
+        job["status"]["succeeded"] == 1
+            && job["status"]["conditions"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|c| c["type"] == "Complete" && c["status"] == "True")
+            })
+    });
+
+    // The CronJob made a Job.
+    wait_for("a Job of the CronJob", 120, || {
+        let (_, jobs) = api.get("/apis/batch/v1/namespaces/default/jobs");
+        jobs["items"].as_array().is_some_and(|jobs| {
+            jobs.iter()
+                .any(|j| j["metadata"]["ownerReferences"][0]["name"] == "tick")
+        })
+    });
+
+    // Deleting the namespace empties and removes it.
+    server.kubectl_ok(&["delete", "namespace", "team", "--wait=false"]);
+    wait_for("namespace team removed", 120, || {
+        api.get("/api/v1/namespaces/team").0 == 404
+    });
+
+    // Both components hold their leader Leases (and kapi its own when its
+    // controllers run).
+    let mut leases = vec!["kube-controller-manager", "kube-scheduler"];
+    if controllers == Controllers::BuiltIn {
+        leases.push("kapi-controller-manager");
+    }
+    for lease in leases {
+        let (code, lease_object) = api.get(&format!(
+            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/{lease}"
+        ));
+        assert_eq!(code, 200, "lease {lease}: {lease_object}");
+        assert!(
+            lease_object["spec"]["holderIdentity"]
+                .as_str()
+                .is_some_and(|h| !h.is_empty()),
+            "{lease_object}"
+        );
+        assert!(
+            lease_object["spec"]["renewTime"].is_string(),
+            "{lease_object}"
+        );
+    }
+
+    // Nothing stalled.
+    let logs = plane.logs();
+    let stalls: Vec<&str> = logs
+        .lines()
+        .filter(|line| STALLS.iter().any(|s| line.contains(s)))
+        .collect();
+    assert!(
+        stalls.is_empty(),
+        "the components failed requests to kapi:\n{}",
+        stalls.join("\n")
+    );
+    drop(plane);
+    drop(kubelet);
+}
+
+/// Waits until `done` (polled every 250 ms) or fails after `seconds`.
+fn wait_for(what: &str, seconds: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while Instant::now() < deadline {
+        if done() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    panic!("timed out after {seconds} s waiting for {what}");
+}
+
+/// Waits until Deployment `name` reports `replicas` available and up to date.
+fn wait_ready(api: &Api, namespace: &str, name: &str, replicas: i64) {
+    wait_for(
+        &format!("{namespace}/{name} with {replicas} available"),
+        90,
+        || {
+            let (_, d) = api.get(&format!(
+                "/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
+            ));
+            let s = &d["status"];
+            s["observedGeneration"] == d["metadata"]["generation"]
+                && s["replicas"] == replicas
+                && s["updatedReplicas"] == replicas
+                && s["availableReplicas"] == replicas
+        },
+    );
+}
+
+/// The Pods matching `selector` that are not being deleted.
+fn pods(api: &Api, namespace: &str, selector: &str) -> Vec<Value> {
+    let (_, list) = api.get(&format!(
+        "/api/v1/namespaces/{namespace}/pods?labelSelector={}",
+        selector.replace('=', "%3D")
+    ));
+    list["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn replica_sets(api: &Api, namespace: &str, selector: &str) -> Vec<Value> {
+    let (_, list) = api.get(&format!(
+        "/apis/apps/v1/namespaces/{namespace}/replicasets?labelSelector={}",
+        selector.replace('=', "%3D")
+    ));
+    list["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// JSON requests to the server.
+#[derive(Clone, Copy)]
+struct Api(std::net::SocketAddr);
+
+impl Api {
+    fn get(&self, path: &str) -> (u16, Value) {
+        self.send("GET", path, "application/json", None)
+    }
+
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let body = body.map(Value::to_string);
+        match http_request_as(self.0, method, path, content_type, body.as_deref()) {
+            Some((code, text)) => (code, serde_json::from_str(&text).unwrap_or(Value::Null)),
+            None => (0, Value::Null),
+        }
+    }
+}
+
+/// kube-controller-manager and kube-scheduler, started by the reference
+/// scripts against the server's kubeconfig, stopped by their PIDs on drop.
+struct ControlPlane {
+    reference: PathBuf,
+    run: tempfile::TempDir,
+}
+
+impl ControlPlane {
+    fn start(
+        reference: &Path,
+        kubeconfig: &Path,
+        content_type: Option<&str>,
+        kcm_args: &str,
+    ) -> ControlPlane {
+        let run = tempfile::tempdir().expect("tempdir");
+        let mut start = Command::new(reference.join("start-control-plane"));
+        start
+            .arg(kubeconfig)
+            .arg(run.path())
+            .env("KCM_EXTRA_ARGS", kcm_args)
+            .env("HEALTH_TIMEOUT", "120");
+        if let Some(content_type) = content_type {
+            start.env("CP_CONTENT_TYPE", content_type);
+        }
+        let plane = ControlPlane {
+            reference: reference.to_owned(),
+            run,
+        };
+        let out = start.output().expect("run start-control-plane");
+        assert!(
+            out.status.success(),
+            "start-control-plane failed:\n{}\n{}\n{}",
+            text(&out.stdout),
+            text(&out.stderr),
+            plane.logs()
+        );
+        plane
+    }
+
+    fn logs(&self) -> String {
+        let logs = self.run.path().join("logs");
+        ["kube-controller-manager.log", "kube-scheduler.log"]
+            .iter()
+            .map(|f| std::fs::read_to_string(logs.join(f)).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for ControlPlane {
+    fn drop(&mut self) {
+        let _ = Command::new(self.reference.join("stop-control-plane"))
+            .arg(self.run.path())
+            .output();
+    }
+}
+
+/// What the kubelets of [`NODES`] would do for the control plane: register
+/// the Nodes, renew their Leases and Ready heartbeats, start the Pods bound to
+/// them (Job pods run to completion) and confirm the deletion of their Pods.
+struct Kubelet {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Kubelet {
+    fn start(address: std::net::SocketAddr) -> Kubelet {
+        let api = Api(address);
+        for node in NODES {
+            let body = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node,
+                "labels": {"kubernetes.io/hostname": node, "kubernetes.io/os": "linux",
+                    "kubernetes.io/arch": "amd64"}}});
+            let (code, v) = api.send("POST", "/api/v1/nodes", "application/json", Some(&body));
+            assert_eq!(code, 201, "{v}");
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let started = now();
+        let thread = std::thread::spawn(move || {
+            let mut tick = 0u64;
+            while !flag.load(Ordering::Relaxed) {
+                for node in NODES {
+                    renew_lease(&api, node);
+                    if tick % 5 == 0 {
+                        heartbeat(&api, node, &started);
+                    }
+                }
+                run_pods(&api);
+                tick += 1;
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        });
+        for node in NODES {
+            heartbeat(&api, node, &started);
+        }
+        Kubelet {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Kubelet {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn now() -> jiff::Timestamp {
+    jiff::Timestamp::now()
+}
+
+fn seconds(t: &jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+fn micros(t: &jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string()
+}
+
+fn renew_lease(api: &Api, node: &str) {
+    let path = format!("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{node}");
+    let spec = json!({"holderIdentity": node, "leaseDurationSeconds": 40,
+        "renewTime": micros(&now())});
+    let (code, _) = api.send("PATCH", &path, MERGE_PATCH, Some(&json!({"spec": spec})));
+    if code == 404 {
+        let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": node, "namespace": "kube-node-lease"}, "spec": spec});
+        api.send(
+            "POST",
+            "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+            "application/json",
+            Some(&lease),
+        );
+    }
+}
+
+fn heartbeat(api: &Api, node: &str, started: &jiff::Timestamp) {
+    let resources = json!({"cpu": "8", "memory": "16Gi", "pods": "110"});
+    let condition = |type_: &str, status: &str, reason: &str| {
+        json!({"type": type_, "status": status, "reason": reason, "message": reason,
+            "lastHeartbeatTime": seconds(&now()), "lastTransitionTime": seconds(started)})
+    };
+    let status = json!({"status": {
+        "capacity": resources, "allocatable": resources,
+        "conditions": [
+            condition("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+            condition("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+            condition("PIDPressure", "False", "KubeletHasSufficientPID"),
+            condition("Ready", "True", "KubeletReady"),
+        ],
+        "addresses": [{"type": "InternalIP", "address": "127.0.0.1"},
+            {"type": "Hostname", "address": node}],
+        "nodeInfo": {"machineID": node, "systemUUID": node, "bootID": node,
+            "kernelVersion": "6.1.0", "osImage": "kapi test", "containerRuntimeVersion": "fake://1",
+            "kubeletVersion": "v1.32.13", "kubeProxyVersion": "", "operatingSystem": "linux",
+            "architecture": "amd64"}}});
+    api.send(
+        "PATCH",
+        &format!("/api/v1/nodes/{node}/status"),
+        MERGE_PATCH,
+        Some(&status),
+    );
+}
+
+/// Starts the Pods bound to the nodes (a Job's run to completion) and
+/// confirms the deletion of those being deleted.
+fn run_pods(api: &Api) {
+    let (_, list) = api.get("/api/v1/pods");
+    for pod in list["items"].as_array().into_iter().flatten() {
+        let node = pod["spec"]["nodeName"].as_str().unwrap_or_default();
+        if !NODES.contains(&node) {
+            continue;
+        }
+        let meta = &pod["metadata"];
+        let (ns, name) = (
+            meta["namespace"].as_str().unwrap_or_default(),
+            meta["name"].as_str().unwrap_or_default(),
+        );
+        let path = format!("/api/v1/namespaces/{ns}/pods/{name}");
+        if !meta["deletionTimestamp"].is_null() {
+            let options = json!({"kind": "DeleteOptions", "apiVersion": "v1",
+                "gracePeriodSeconds": 0, "preconditions": {"uid": meta["uid"]}});
+            api.send("DELETE", &path, "application/json", Some(&options));
+            continue;
+        }
+        if pod["status"]["phase"] != "Pending" {
+            continue;
+        }
+        let job = meta["labels"]["batch.kubernetes.io/job-name"].is_string();
+        let at = seconds(&now());
+        let containers = pod["spec"]["containers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let statuses: Vec<Value> = containers
+            .iter()
+            .map(|c| {
+                let state = if job {
+                    json!({"terminated": {"exitCode": 0, "reason": "Completed",
+                        "startedAt": at, "finishedAt": at}})
+                } else {
+                    json!({"running": {"startedAt": at}})
+                };
+                json!({"name": c["name"], "image": c["image"], "imageID": "", "ready": !job,
+                    "started": !job, "restartCount": 0, "state": state})
+            })
+            .collect();
+        let ready = if job { "False" } else { "True" };
+        let condition = |type_: &str, status: &str| json!({"type": type_, "status": status, "lastProbeTime": null, "lastTransitionTime": at});
+        let status = json!({"status": {
+            "phase": if job { "Succeeded" } else { "Running" },
+            "hostIP": "127.0.0.1", "hostIPs": [{"ip": "127.0.0.1"}],
+            "podIP": "127.0.0.1", "podIPs": [{"ip": "127.0.0.1"}],
+            "startTime": at,
+            "conditions": [condition("PodReadyToStartContainers", "True"),
+                condition("Initialized", "True"), condition("Ready", ready),
+                condition("ContainersReady", ready), condition("PodScheduled", "True")],
+            "containerStatuses": statuses}});
+        api.send(
+            "PATCH",
+            &format!("{path}/status"),
+            MERGE_PATCH,
+            Some(&status),
+        );
+    }
+}
