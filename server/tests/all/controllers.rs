@@ -390,9 +390,9 @@ async fn garbage_collector_deletes_the_pods_of_a_replicaset() {
 }
 
 /// The namespace controller's whole path: content deleted, conditions written,
-/// `kubernetes` finalized away, the namespace deleted again. A finalizer of our
-/// own keeps the namespace from being removed at the first DELETE, whatever the
-/// registry does with namespaces itself.
+/// `kubernetes` finalized away, the namespace deleted again (a finalizer of the
+/// test's own first holds the namespace there, so its state can be read); then
+/// a plain namespace, removed by the controller alone.
 #[tokio::test]
 async fn namespace_deletion_empties_finalizes_and_removes() {
     let (router, app, _h) = embedded().await;
@@ -443,6 +443,23 @@ async fn namespace_deletion_empties_finalizes_and_removes() {
         !exists(&c, namespaces(), None, "doomed").await
     })
     .await;
+
+    // A plain namespace: DELETE marks it Terminating, the controller removes it.
+    create_namespace(&c, "plain").await;
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+    c.create(&configmaps(), Some("plain"), &cm).await.unwrap();
+    c.delete(&namespaces(), None, "plain", &json!({}))
+        .await
+        .unwrap();
+    eventually("the plain namespace removed", || async {
+        !exists(&c, namespaces(), None, "plain").await
+    })
+    .await;
+    let left = c
+        .list(&configmaps(), Some("plain"), &ListParams::default())
+        .await
+        .unwrap();
+    assert!(left["items"].as_array().unwrap().is_empty(), "{left}");
     replica.shutdown().await;
 }
 
