@@ -570,3 +570,52 @@ async fn two_replicas_on_one_etcd_hold_one_lease_and_one_acts() {
     follower.shutdown().await;
     drop(etcd);
 }
+
+/// A leader that finds the lease held by another (fresh) holder steps down and
+/// stops its controllers; once that holder lets the lease expire, it takes the
+/// lease back (one more transition) and its controllers run again.
+#[tokio::test]
+async fn a_leader_that_loses_the_lease_stops_until_it_is_back() {
+    let (router, app, _h) = embedded().await;
+    let replica = Replica::start(router, app, vec![Controller::ServiceAccount]);
+    let c = replica.client.clone();
+    eventually("the lease taken", || async { lease(&c).await.is_ok() }).await;
+    let mine = lease(&c).await.unwrap();
+    let transitions = mine["spec"]["leaseTransitions"].as_i64().unwrap();
+
+    let mut stolen = mine.clone();
+    stolen["spec"]["holderIdentity"] = json!("someone-else");
+    stolen["spec"]["renewTime"] = json!(kapi_runtime::meta::MicroTime::now().to_string());
+    c.update(
+        &leases(),
+        Some("kube-system"),
+        "kapi-controller-manager",
+        None,
+        &stolen,
+    )
+    .await
+    .unwrap();
+    // A renewal period and a half: the replica has seen the new holder.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    create_namespace(&c, "leaderless").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        !exists(&c, serviceaccounts(), Some("leaderless"), "default").await,
+        "controllers stopped with the lease"
+    );
+
+    // someone-else never renews: after leaseDurationSeconds the lease is back.
+    eventually("the lease back", || async {
+        let now = lease(&c).await.unwrap();
+        now["spec"]["holderIdentity"] == mine["spec"]["holderIdentity"]
+    })
+    .await;
+    let back = lease(&c).await.unwrap();
+    assert_eq!(back["spec"]["leaseTransitions"], transitions + 1);
+    assert_ne!(back["spec"]["acquireTime"], mine["spec"]["acquireTime"]);
+    eventually("the controllers running again", || {
+        exists(&c, serviceaccounts(), Some("leaderless"), "default")
+    })
+    .await;
+    replica.shutdown().await;
+}
