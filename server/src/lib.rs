@@ -12,6 +12,7 @@
 
 pub mod api_error;
 pub mod app;
+pub mod controllers;
 pub mod discovery;
 pub mod endpoints;
 pub mod metrics;

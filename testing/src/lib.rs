@@ -197,10 +197,17 @@ pub fn text(bytes: &[u8]) -> String {
 }
 
 /// Spawns the server on port 0 and reads the bound address from its first line.
+///
+/// The built-in controllers stay off (`--controllers=-*`) unless the test passes
+/// its own `--controllers`: most tests count or watch exactly the objects they
+/// write, and the controllers add `kube-root-ca.crt`, `default` service
+/// accounts and a Lease of their own.
 fn spawn(binary: &Path, data_dir: &Path, extra: &[String]) -> (Child, SocketAddr) {
+    let quiet = !extra.iter().any(|a| a.starts_with("--controllers"));
     let mut child = Command::new(binary)
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
+        .args(quiet.then_some("--controllers=-*"))
         .args(extra)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())

@@ -87,8 +87,12 @@ enum Controllers {
 
 fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Controllers) {
     let server = match controllers {
-        Controllers::KubeControllerManager => Server::start(Path::new(env!("CARGO_BIN_EXE_kapi"))),
-        Controllers::BuiltIn => Server::start(Path::new(env!("CARGO_BIN_EXE_kapi"))),
+        Controllers::KubeControllerManager => {
+            Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=-*"])
+        }
+        Controllers::BuiltIn => {
+            Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"])
+        }
     };
     let api = Api(server.address);
     let kubelet = Kubelet::start(server.address);

@@ -7,6 +7,7 @@ mod apply;
 mod autoscaling_versions;
 mod connections;
 mod control_plane;
+mod controllers;
 mod etcd;
 mod generated_fresh;
 mod kube_client;

@@ -49,6 +49,18 @@ pub struct ServeArgs {
     /// (`first-last`).
     #[arg(long, default_value = "30000-32767", value_parser = parse_port_range)]
     pub service_node_port_range: (u16, u16),
+    /// The built-in controllers to run, as kube-controller-manager's flag: `*`
+    /// enables all, `foo` enables `foo`, `-foo` disables it; `-*` runs none (for
+    /// a real kube-controller-manager beside kapi). Names:
+    /// namespace-controller, serviceaccount-controller,
+    /// root-ca-certificate-publisher-controller, garbage-collector-controller.
+    #[arg(long, value_delimiter = ',', default_value = "*")]
+    pub controllers: Vec<String>,
+    /// CA certificate (PEM) published in every namespace as the ConfigMap
+    /// kube-root-ca.crt; by default `<data-dir>/ca.crt`, a self-signed CA made
+    /// on first start.
+    #[arg(long)]
+    pub root_ca_file: Option<PathBuf>,
 }
 
 /// `30000-32767`.
@@ -87,6 +99,8 @@ impl ServeArgs {
                 cluster_ips: self.service_cluster_ip_range,
                 node_ports: self.service_node_port_range,
             },
+            controllers: self.controllers.clone(),
+            root_ca_file: self.root_ca_file.clone(),
         }
     }
 }

@@ -5,6 +5,7 @@
 mod args;
 mod backend;
 mod connections;
+pub mod root_ca;
 
 pub use args::ServeArgs;
 pub use backend::{Backend, COMPACTION_INTERVAL, Opened};
@@ -21,6 +22,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::app::{App, app};
+use crate::controllers::{self, ControllerOptions, UnknownController};
 use crate::registry::{Input, Registry, Scope, ServiceRanges, StorageMediaType, WriteOptions};
 
 /// Namespaces every cluster has, created at start when missing.
@@ -39,6 +41,11 @@ pub struct ServeOptions {
     pub storage_media_type: StorageMediaType,
     /// Where Service ClusterIPs and NodePorts come from.
     pub service_ranges: ServiceRanges,
+    /// `--controllers`: which built-in controllers run.
+    pub controllers: Vec<String>,
+    /// The CA certificate to publish (default: `<data-dir>/ca.crt`, made on
+    /// first start).
+    pub root_ca_file: Option<PathBuf>,
 }
 
 /// Why serving failed.
@@ -56,6 +63,12 @@ pub enum ServeError {
     /// The store could not be opened or reached.
     #[error("storage: {0}")]
     Storage(#[from] StorageError),
+    /// `--controllers` names an unknown controller.
+    #[error(transparent)]
+    Controllers(#[from] UnknownController),
+    /// The CA certificate to publish could not be read or made.
+    #[error("root CA certificate: {0}")]
+    RootCa(std::io::Error),
 }
 
 /// Serves `scheme` from the configured backend until Ctrl-C or SIGTERM.
@@ -63,6 +76,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     if !opts.listen.ip().is_loopback() {
         return Err(ServeError::NotLoopback(opts.listen));
     }
+    let controllers = controller_options(&opts)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
@@ -73,6 +87,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     bootstrap_objects(&registry, address.port()).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let shutdown_rx_for_controllers = shutdown_rx.clone();
     let state = Arc::new(App {
         registry,
         shutdown: shutdown_rx,
@@ -94,14 +109,47 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         "use it with: kubectl --kubeconfig {} get namespaces",
         kubeconfig.display()
     );
-    connections::serve(listener, app(state), async move {
+    let router = app(state);
+    // The controllers reach the API through the router itself, not the socket:
+    // they keep working while the listener drains, and release their lease.
+    let mut controllers = tokio::spawn(controllers::run(
+        router.clone(),
+        controllers,
+        shutdown_rx_for_controllers,
+    ));
+    connections::serve(listener, router, async move {
         shutdown_signal().await;
         tracing::info!("shutting down: finishing in-flight requests");
         let _ = shutdown_tx.send(true);
     })
     .await;
+    if tokio::time::timeout(CONTROLLER_STOP, &mut controllers)
+        .await
+        .is_err()
+    {
+        controllers.abort();
+    }
     compaction.abort();
     Ok(())
+}
+
+/// How long stopping controllers (releasing the lease) may delay the exit.
+const CONTROLLER_STOP: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The controllers `--controllers` selects and the CA certificate they publish
+/// (read or made only when its publisher runs).
+fn controller_options(opts: &ServeOptions) -> Result<ControllerOptions, ServeError> {
+    let enabled = controllers::select(&opts.controllers)?;
+    let root_ca = if enabled.contains(&controllers::Controller::RootCaPublisher) {
+        match &opts.root_ca_file {
+            Some(path) => root_ca::read(path),
+            None => root_ca::load_or_create(&opts.data_dir),
+        }
+        .map_err(ServeError::RootCa)?
+    } else {
+        String::new()
+    };
+    Ok(ControllerOptions { enabled, root_ca })
 }
 
 async fn bootstrap_namespaces(registry: &Registry) {

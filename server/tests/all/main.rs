@@ -5,6 +5,7 @@
 
 mod common;
 
+mod controllers;
 mod field_validation;
 mod http;
 mod lifecycle;

@@ -1,0 +1,420 @@
+//! The garbage collector: ownerReferences cascade as kube-controller-manager's
+//! garbage-collector-controller does (`garbagecollector.go`, `graph_builder.go`).
+//!
+//! - Background: an object whose owners are all gone is deleted; references to
+//!   absent owners are dropped when other owners remain.
+//! - Foreground: the dependents of an owner being deleted with the
+//!   `foregroundDeletion` finalizer are deleted; once none that blocks its
+//!   deletion (`blockOwnerDeletion`) is left, the finalizer is removed.
+//! - Orphan: an owner being deleted with the `orphan` finalizer is removed from
+//!   its dependents' ownerReferences, then the finalizer is removed.
+//!
+//! Every resource that supports list, watch and delete is watched as metadata;
+//! an owner's absence is always confirmed by a live GET before anything is
+//! deleted, as upstream does.
+
+mod graph;
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::client::{Client, ClientError, ListParams};
+use super::discovery::{Discovered, preferred_resources};
+use super::informer::{self, Backoff, Event, Source};
+use super::queue::WorkQueue;
+use graph::{FOREGROUND, Graph, Node, ORPHAN, OwnerRef};
+
+/// Runs the collector until aborted.
+pub async fn run(client: Client) {
+    let mut backoff = Backoff::default();
+    let resources = loop {
+        match preferred_resources(&client).await {
+            Ok((found, _)) => break deletable(found),
+            Err(e) => {
+                tracing::info!(error = %e, "garbage collector: discovery failed; retrying");
+                backoff.wait().await;
+            }
+        }
+    };
+    let mut tasks = JoinSet::new();
+    let (tx, mut rx) = mpsc::channel(1024);
+    for (i, found) in resources.iter().enumerate() {
+        let source = Source {
+            resource: found.resource.clone(),
+            namespace: None,
+            params: ListParams {
+                metadata_only: true,
+                ..ListParams::default()
+            },
+        };
+        informer::spawn(&mut tasks, client.clone(), source, i, tx.clone());
+    }
+    drop(tx);
+    let mut collector = Collector {
+        client,
+        kinds: resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((r.resource.group.clone(), r.kind.clone()), i))
+            .collect(),
+        resources,
+        graph: Graph::default(),
+        queue: WorkQueue::default(),
+    };
+    let mut synced = HashSet::new();
+    loop {
+        // Nothing is decided before every resource was listed once: the
+        // dependents of an owner must all be known before its finalizer goes.
+        if synced.len() == collector.resources.len() {
+            while let Some(uid) = collector.queue.pop() {
+                match collector.process(&uid).await {
+                    Ok(()) => collector.queue.forget(&uid),
+                    Err(e) => {
+                        tracing::info!(%uid, error = %e, "garbage collection failed; retrying");
+                        collector.queue.retry(uid);
+                    }
+                }
+                while let Ok(event) = rx.try_recv() {
+                    collector.note(&mut synced, event);
+                }
+            }
+        }
+        tokio::select! {
+            event = rx.recv() => match event {
+                Some(event) => collector.note(&mut synced, event),
+                None => return,
+            },
+            () = collector.queue.wait_due() => {}
+        }
+    }
+}
+
+/// The resources the collector watches: list, watch and delete supported.
+fn deletable(found: Vec<Discovered>) -> Vec<Discovered> {
+    let mut seen = HashSet::new();
+    found
+        .into_iter()
+        .filter(|d| d.supports(&["list", "watch", "delete"]))
+        .filter(|d| seen.insert((d.resource.group.clone(), d.resource.plural.clone())))
+        .collect()
+}
+
+struct Collector {
+    client: Client,
+    resources: Vec<Discovered>,
+    /// (group, kind) -> index in `resources`.
+    kinds: HashMap<(String, String), usize>,
+    graph: Graph,
+    queue: WorkQueue<String>,
+}
+
+impl Collector {
+    fn note(&mut self, synced: &mut HashSet<usize>, (resource, event): (usize, Event)) {
+        let todo = match event {
+            Event::Listed(items) => {
+                synced.insert(resource);
+                let mut uids = HashSet::new();
+                let mut todo = Vec::new();
+                for item in &items {
+                    if let Some((uid, node)) = Node::of(resource, item) {
+                        uids.insert(uid.clone());
+                        todo.extend(self.graph.upsert(uid, node));
+                    }
+                }
+                todo.extend(self.graph.relisted(resource, &uids));
+                todo
+            }
+            Event::Applied(object) => match Node::of(resource, &object) {
+                Some((uid, node)) => self.graph.upsert(uid, node),
+                None => Vec::new(),
+            },
+            Event::Deleted(object) => match object["metadata"]["uid"].as_str() {
+                Some(uid) => self.graph.remove(uid),
+                None => Vec::new(),
+            },
+        };
+        for uid in todo {
+            self.queue.add(uid);
+        }
+    }
+
+    async fn process(&mut self, uid: &str) -> Result<(), ClientError> {
+        let Some(node) = self.graph.node(uid).cloned() else {
+            return Ok(());
+        };
+        if node.deleting && node.orphan {
+            return self.orphan_dependents(uid, &node).await;
+        }
+        if node.deleting_dependents() {
+            return self.delete_dependents(uid, &node).await;
+        }
+        if node.deleting || node.owners.is_empty() {
+            return Ok(());
+        }
+        self.attempt_to_delete(uid, &node).await
+    }
+
+    /// The live object of a node, if it is still the same object.
+    async fn live(&self, uid: &str, node: &Node) -> Result<Option<Value>, ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(None);
+        };
+        match self
+            .client
+            .get(&found.resource, node.namespace.as_deref(), &node.name)
+            .await
+        {
+            Ok(object) if object["metadata"]["uid"] == uid => Ok(Some(object)),
+            Ok(_) => Ok(None),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Background collection of a dependent: deleted when no owner is left,
+    /// references to absent owners dropped when some remain.
+    async fn attempt_to_delete(&self, uid: &str, node: &Node) -> Result<(), ClientError> {
+        let Some(latest) = self.live(uid, node).await? else {
+            return Ok(());
+        };
+        let owners = OwnerRef::of(&latest["metadata"]);
+        if owners.is_empty() {
+            return Ok(());
+        }
+        let mut solid = Vec::new();
+        let mut gone = Vec::new();
+        let mut waiting = Vec::new();
+        for owner in owners {
+            match self.owner_state(&owner, node.namespace.as_deref()).await? {
+                OwnerState::Absent => gone.push(owner),
+                OwnerState::DeletingDependents => waiting.push(owner),
+                OwnerState::Present => solid.push(owner),
+            }
+        }
+        if !solid.is_empty() {
+            if gone.is_empty() && waiting.is_empty() {
+                return Ok(());
+            }
+            let keep: Vec<&OwnerRef> = solid.iter().collect();
+            return self.set_owner_references(node, &latest, &keep).await;
+        }
+        let has_dependents = !self.graph.dependents(uid).is_empty();
+        let policy = if !waiting.is_empty() && has_dependents {
+            "Foreground"
+        } else if node.orphan {
+            "Orphan"
+        } else if node.foreground {
+            "Foreground"
+        } else {
+            "Background"
+        };
+        self.delete(uid, node, policy).await
+    }
+
+    /// Whether the owner a reference names exists, confirmed with the server.
+    async fn owner_state(
+        &self,
+        owner: &OwnerRef,
+        namespace: Option<&str>,
+    ) -> Result<OwnerState, ClientError> {
+        let group = owner
+            .api_version
+            .rsplit_once('/')
+            .map_or("", |(group, _)| group);
+        let Some(found) = self
+            .kinds
+            .get(&(group.to_owned(), owner.kind.clone()))
+            .and_then(|i| self.resources.get(*i))
+        else {
+            return Err(ClientError::Decode(format!(
+                "no resource for the owner kind {} {}",
+                owner.api_version, owner.kind
+            )));
+        };
+        let namespace = namespace.filter(|_| found.resource.namespaced);
+        match self
+            .client
+            .get(&found.resource, namespace, &owner.name)
+            .await
+        {
+            Ok(object) if object["metadata"]["uid"] == owner.uid.as_str() => {
+                let metadata = &object["metadata"];
+                let foreground = metadata["finalizers"]
+                    .as_array()
+                    .is_some_and(|f| f.iter().any(|x| x == FOREGROUND));
+                if foreground && !metadata["deletionTimestamp"].is_null() {
+                    Ok(OwnerState::DeletingDependents)
+                } else {
+                    Ok(OwnerState::Present)
+                }
+            }
+            Ok(_) => Ok(OwnerState::Absent),
+            Err(e) if e.is_not_found() => Ok(OwnerState::Absent),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Foreground: every dependent not yet being deleted is collected; the
+    /// finalizer goes once no blocking dependent is left.
+    async fn delete_dependents(&mut self, uid: &str, node: &Node) -> Result<(), ClientError> {
+        let mut blocking = false;
+        for dependent in self.graph.dependents(uid) {
+            let Some(dep) = self.graph.node(&dependent) else {
+                continue;
+            };
+            if dep.owners.iter().any(|o| o.uid == uid && o.block) {
+                blocking = true;
+            }
+            if !dep.deleting {
+                self.queue.add(dependent);
+            }
+        }
+        if blocking {
+            return Ok(());
+        }
+        self.remove_finalizer(uid, node, FOREGROUND).await
+    }
+
+    /// Orphan: the owner leaves every dependent's references, then its
+    /// finalizer goes.
+    async fn orphan_dependents(&self, uid: &str, node: &Node) -> Result<(), ClientError> {
+        for dependent in self.graph.dependents(uid) {
+            let Some(dep) = self.graph.node(&dependent).cloned() else {
+                continue;
+            };
+            let Some(latest) = self.live(&dependent, &dep).await? else {
+                continue;
+            };
+            let owners = OwnerRef::of(&latest["metadata"]);
+            if owners.iter().all(|o| o.uid != uid) {
+                continue;
+            }
+            let keep: Vec<&OwnerRef> = owners.iter().filter(|o| o.uid != uid).collect();
+            self.set_owner_references(&dep, &latest, &keep).await?;
+        }
+        self.remove_finalizer(uid, node, ORPHAN).await
+    }
+
+    /// Writes `keep` as the object's ownerReferences (a merge patch guarded by
+    /// the resourceVersion read; a conflict is retried from the queue).
+    async fn set_owner_references(
+        &self,
+        node: &Node,
+        latest: &Value,
+        keep: &[&OwnerRef],
+    ) -> Result<(), ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(());
+        };
+        let uids: HashSet<&str> = keep.iter().map(|o| o.uid.as_str()).collect();
+        let refs: Vec<Value> = latest["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)))
+            .cloned()
+            .collect();
+        let patch = json!({
+            "metadata": {
+                "ownerReferences": if refs.is_empty() { Value::Null } else { Value::Array(refs) },
+                "resourceVersion": latest["metadata"]["resourceVersion"],
+            }
+        });
+        match self
+            .client
+            .merge_patch(
+                &found.resource,
+                node.namespace.as_deref(),
+                &node.name,
+                &patch,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_not_found() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn remove_finalizer(
+        &self,
+        uid: &str,
+        node: &Node,
+        finalizer: &str,
+    ) -> Result<(), ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(());
+        };
+        let Some(latest) = self.live(uid, node).await? else {
+            return Ok(());
+        };
+        let finalizers: Vec<Value> = latest["metadata"]["finalizers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| *f != finalizer)
+            .cloned()
+            .collect();
+        let patch = json!({
+            "metadata": {
+                "finalizers": finalizers,
+                "resourceVersion": latest["metadata"]["resourceVersion"],
+            }
+        });
+        match self
+            .client
+            .merge_patch(
+                &found.resource,
+                node.namespace.as_deref(),
+                &node.name,
+                &patch,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_not_found() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn delete(&self, uid: &str, node: &Node, policy: &str) -> Result<(), ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(());
+        };
+        let options = json!({
+            "apiVersion": "v1",
+            "kind": "DeleteOptions",
+            "propagationPolicy": policy,
+            "preconditions": { "uid": uid },
+        });
+        tracing::debug!(resource = %found.resource.plural, name = %node.name, policy, "garbage collecting");
+        match self
+            .client
+            .delete(
+                &found.resource,
+                node.namespace.as_deref(),
+                &node.name,
+                &options,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            // Gone already, or another object by now (uid precondition).
+            Err(e) if e.is_not_found() || e.is_conflict() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// What a live GET says about an owner.
+enum OwnerState {
+    /// Gone (or replaced by another object of the same name).
+    Absent,
+    /// Being deleted in the foreground: its dependents go first.
+    DeletingDependents,
+    /// There.
+    Present,
+}

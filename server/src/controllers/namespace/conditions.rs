@@ -1,0 +1,161 @@
+//! The status conditions the namespace controller writes while it deletes a
+//! namespace, with upstream's types, reasons and messages
+//! (`status_condition_utils.go`).
+
+use std::collections::BTreeMap;
+
+use kapi_runtime::meta::Time;
+use serde_json::{Value, json};
+
+use super::super::client::{Client, ClientError};
+use super::super::namespaces;
+use super::ContentReport;
+
+/// One deletion condition: true with what went wrong, else false with
+/// upstream's "ok" reason and message.
+struct Condition {
+    kind: &'static str,
+    failure: Option<(&'static str, String)>,
+    ok_reason: &'static str,
+    ok_message: &'static str,
+}
+
+/// The five deletion conditions, in upstream's order.
+fn conditions(report: &ContentReport) -> Vec<Condition> {
+    let joined = |map: &BTreeMap<String, usize>, shape: fn(&str, usize) -> String| {
+        map.iter()
+            .map(|(k, n)| shape(k, *n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let content_failure = (!report.errors.is_empty()).then(|| {
+        let mut errors = report.errors.clone();
+        errors.sort();
+        (
+            "ContentDeletionFailed",
+            format!(
+                "Failed to delete all resource types, {} remaining: {}",
+                errors.len(),
+                errors.join(", ")
+            ),
+        )
+    });
+    let remaining = (!report.remaining.is_empty()).then(|| {
+        (
+            "SomeResourcesRemain",
+            format!(
+                "Some resources are remaining: {}",
+                joined(&report.remaining, |k, n| format!(
+                    "{k} has {n} resource instances"
+                ))
+            ),
+        )
+    });
+    let finalizers = (!report.finalizers.is_empty()).then(|| {
+        (
+            "SomeFinalizerRemain",
+            format!(
+                "Some finalizers are remaining: {}",
+                joined(&report.finalizers, |k, n| format!(
+                    "{k} in {n} resource instances"
+                ))
+            ),
+        )
+    });
+    vec![
+        Condition {
+            kind: "NamespaceDeletionDiscoveryFailure",
+            failure: report.discovery.clone().map(|m| ("DiscoveryFailed", m)),
+            ok_reason: "ResourcesDiscovered",
+            ok_message: "All resources successfully discovered",
+        },
+        Condition {
+            kind: "NamespaceDeletionGroupVersionParsingFailure",
+            failure: None,
+            ok_reason: "ParsedGroupVersions",
+            ok_message: "All legacy kube types successfully parsed",
+        },
+        Condition {
+            kind: "NamespaceDeletionContentFailure",
+            failure: content_failure,
+            ok_reason: "ContentDeleted",
+            ok_message: "All content successfully deleted, may be waiting on finalization",
+        },
+        Condition {
+            kind: "NamespaceContentRemaining",
+            failure: remaining,
+            ok_reason: "ContentRemoved",
+            ok_message: "All content successfully removed",
+        },
+        Condition {
+            kind: "NamespaceFinalizersRemaining",
+            failure: finalizers,
+            ok_reason: "ContentRemoved",
+            ok_message: "All content successfully removed",
+        },
+    ]
+}
+
+/// Writes the deletion conditions when they changed; a condition's
+/// lastTransitionTime moves only when its status does.
+pub(super) async fn update(
+    client: &Client,
+    mut namespace: Value,
+    report: &ContentReport,
+) -> Result<(), ClientError> {
+    let now = Time::now().to_string();
+    let mut list = match namespace["status"]["conditions"].take() {
+        Value::Array(list) => list,
+        _ => Vec::new(),
+    };
+    let mut changed = false;
+    for condition in conditions(report) {
+        let kind = condition.kind;
+        let (status, reason, message) = match condition.failure {
+            Some((reason, message)) => ("True", reason, message),
+            None => (
+                "False",
+                condition.ok_reason,
+                condition.ok_message.to_owned(),
+            ),
+        };
+        match list.iter_mut().find(|c| c["type"] == kind) {
+            Some(old) => {
+                if old["status"] != status
+                    || old["reason"] != reason
+                    || old["message"] != message.as_str()
+                {
+                    if old["status"] != status {
+                        old["lastTransitionTime"] = json!(now);
+                    }
+                    old["status"] = json!(status);
+                    old["reason"] = json!(reason);
+                    old["message"] = json!(message);
+                    changed = true;
+                }
+            }
+            None => {
+                list.push(json!({
+                    "type": kind,
+                    "status": status,
+                    "lastTransitionTime": now,
+                    "reason": reason,
+                    "message": message,
+                }));
+                changed = true;
+            }
+        }
+    }
+    if !changed {
+        return Ok(());
+    }
+    namespace["status"]["conditions"] = Value::Array(list);
+    let name = namespace["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    client
+        .update(&namespaces(), None, &name, Some("status"), &namespace)
+        .await
+        .map(drop)
+}
