@@ -67,6 +67,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let registry =
         Registry::new(storage, Arc::new(scheme)).with_storage_media_type(opts.storage_media_type);
     bootstrap_namespaces(&registry).await;
+    crate::admission::bootstrap(&registry).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let state = Arc::new(App {

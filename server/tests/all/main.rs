@@ -5,6 +5,7 @@
 
 mod common;
 
+mod admission;
 mod field_validation;
 mod http;
 mod patch_edges;

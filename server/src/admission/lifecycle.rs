@@ -1,0 +1,48 @@
+//! NamespaceLifecycle: nothing is created in a namespace that does not exist
+//! (404 for the namespace) or that is being deleted (403 with the
+//! `NamespaceTerminating` cause), as k8s.io/apiserver's lifecycle plugin.
+//! Namespaces themselves, and the immortal ones' deletion, are handled by the
+//! registry's namespace rules.
+
+use kapi_runtime::meta::StatusCause;
+
+use super::Attributes;
+use crate::api_error::{ApiError, ApiResult, Target};
+use crate::registry::Registry;
+
+/// Admits the create of an object in namespace `ns`.
+pub async fn admit_create(registry: &Registry, attrs: &Attributes<'_>, ns: &str) -> ApiResult<()> {
+    if registry.scheme().get("", "v1", "namespaces").is_none() {
+        // A server without namespaces has no namespace lifecycle to enforce.
+        return Ok(());
+    }
+    let Some(namespace) = registry
+        .read_object(("", "v1", "namespaces"), None, ns)
+        .await?
+    else {
+        return Err(ApiError::not_found(Target {
+            group: "",
+            resource: "namespaces",
+            name: ns,
+        }));
+    };
+    let terminating = namespace["status"]["phase"] == "Terminating"
+        || !namespace["metadata"]["deletionTimestamp"].is_null();
+    if !terminating {
+        return Ok(());
+    }
+    let mut error = attrs.forbidden(&format!(
+        "unable to create new content in namespace {ns} because it is being terminated"
+    ));
+    if let Some(details) = error.0.details.as_mut() {
+        details
+            .causes
+            .get_or_insert_with(Vec::new)
+            .push(StatusCause {
+                reason: Some("NamespaceTerminating".to_owned()),
+                message: Some(format!("namespace {ns} is being terminated")),
+                field: Some("metadata.namespace".to_owned()),
+            });
+    }
+    Err(error)
+}

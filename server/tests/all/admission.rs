@@ -1,0 +1,515 @@
+//! The built-in admission plugins, compared with kube-apiserver 1.32 by curl:
+//! objects come back as the reference returns them (bodies recorded under
+//! tests/fixtures/admission/), refusals carry its Status.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+
+use crate::common::{Harness, harness};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/admission/");
+
+fn fixture(name: &str) -> Value {
+    let text = std::fs::read_to_string(format!("{FIXTURES}{name}")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A harness with namespace `ns` and its `default` ServiceAccount.
+async fn with_namespace(ns: &str) -> Harness {
+    let h = harness().await;
+    create_namespace(&h, ns).await;
+    h
+}
+
+async fn create_namespace(h: &Harness, ns: &str) {
+    let (code, v) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+        )
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let (code, v) = h
+        .call(
+            "POST",
+            &format!("/api/v1/namespaces/{ns}/serviceaccounts"),
+            json!({"metadata": {"name": "default"}}),
+        )
+        .await;
+    assert_eq!(code, 201, "{v}");
+}
+
+fn pod(name: &str, spec: Value) -> Value {
+    let mut spec = spec;
+    if spec.get("containers").is_none() {
+        spec["containers"] = json!([{"name": "c", "image": "nginx"}]);
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+}
+
+/// Masks what differs between two servers: generated ids, times, revisions,
+/// the random suffix of the token volume, and managed fields.
+fn masked(mut object: Value) -> Value {
+    let uid = object["metadata"]["uid"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let meta = object["metadata"].as_object_mut().unwrap();
+    // (retain keeps the order; remove would swap the last key in)
+    meta.retain(|key, _| {
+        ![
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "managedFields",
+        ]
+        .contains(&key.as_str())
+    });
+    fn walk(value: &mut Value, uid: &str) {
+        match value {
+            Value::String(text) => {
+                if !uid.is_empty() && text == uid {
+                    *text = "<uid>".into();
+                } else if let Some(rest) = text.strip_prefix("kube-api-access-")
+                    && rest.len() == 5
+                {
+                    *text = "kube-api-access-<random>".into();
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, uid)),
+            Value::Object(map) => map.values_mut().for_each(|v| walk(v, uid)),
+            _ => {}
+        }
+    }
+    walk(&mut object, &uid);
+    object
+}
+
+#[tokio::test]
+async fn created_objects_match_the_reference() {
+    let h = with_namespace("admission").await;
+    for (kind, path) in [
+        ("pod", "/api/v1/namespaces/admission/pods"),
+        (
+            "deployment",
+            "/apis/apps/v1/namespaces/admission/deployments",
+        ),
+        ("job", "/apis/batch/v1/namespaces/admission/jobs"),
+        ("pvc", "/api/v1/namespaces/admission/persistentvolumeclaims"),
+    ] {
+        let request = fixture(&format!("{kind}.request.json"));
+        let (code, created) = h.call("POST", path, request).await;
+        assert_eq!(code, 201, "{kind}: {created}");
+        let expected = masked(fixture(&format!("{kind}.response.json")));
+        assert_eq!(
+            serde_json::to_string_pretty(&masked(created)).unwrap(),
+            serde_json::to_string_pretty(&expected).unwrap(),
+            "{kind}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_pod_needs_its_service_account() {
+    let h = harness().await;
+    let (code, v) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces",
+            json!({"metadata": {"name": "bare"}}),
+        )
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let (code, v) = h
+        .call("POST", "/api/v1/namespaces/bare/pods", pod("p", json!({})))
+        .await;
+    assert_eq!(code, 403);
+    assert_eq!(
+        v,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "pods \"p\" is forbidden: error looking up service account bare/default: serviceaccount \"default\" not found",
+            "reason": "Forbidden", "details": {"name": "p", "kind": "pods"}, "code": 403})
+    );
+    // A generated name is not made yet: the error names the prefix.
+    let body = json!({"metadata": {"generateName": "p2-"},
+        "spec": {"serviceAccountName": "nosa", "containers": [{"name": "c", "image": "x"}]}});
+    let (code, v) = h
+        .call("POST", "/api/v1/namespaces/default/pods", body)
+        .await;
+    assert_eq!(code, 403);
+    assert_eq!(
+        v["message"],
+        "pods \"p2-\" is forbidden: error looking up service account default/nosa: serviceaccount \"nosa\" not found"
+    );
+    assert_eq!(v["details"], json!({"name": "p2-", "kind": "pods"}));
+    // Refused before validation, as upstream (admission comes first).
+    let body = json!({"metadata": {"name": "p3"}, "spec": {"serviceAccountName": "nosa", "containers": []}});
+    let (code, _) = h
+        .call("POST", "/api/v1/namespaces/default/pods", body)
+        .await;
+    assert_eq!(code, 403);
+}
+
+#[tokio::test]
+async fn the_token_volume_is_mounted_unless_opted_out() {
+    let h = harness().await;
+    let uri = "/api/v1/namespaces/default/pods";
+    let body = pod(
+        "p",
+        json!({"initContainers": [{"name": "i", "image": "busybox"}],
+            "containers": [{"name": "c", "image": "nginx"},
+                {"name": "d", "image": "nginx", "volumeMounts": [{"name": "v", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]}],
+            "volumes": [{"name": "v", "emptyDir": {}}]}),
+    );
+    let (code, p) = h.call("POST", uri, body).await;
+    assert_eq!(code, 201, "{p}");
+    let volume = p["spec"]["volumes"][1]["name"].as_str().unwrap().to_owned();
+    assert!(
+        volume.starts_with("kube-api-access-") && volume.len() == 21,
+        "{volume}"
+    );
+    let mount = json!({"name": volume, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"});
+    assert_eq!(
+        p["spec"]["initContainers"][0]["volumeMounts"],
+        json!([mount])
+    );
+    assert_eq!(p["spec"]["containers"][0]["volumeMounts"], json!([mount]));
+    // A container with something at the path keeps it.
+    assert_eq!(
+        p["spec"]["containers"][1]["volumeMounts"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(p["spec"]["serviceAccountName"], "default");
+    assert_eq!(p["spec"]["serviceAccount"], "default");
+
+    // The pod opts out.
+    let (code, p) = h
+        .call(
+            "POST",
+            uri,
+            pod("q", json!({"automountServiceAccountToken": false})),
+        )
+        .await;
+    assert_eq!(code, 201, "{p}");
+    assert!(p["spec"].get("volumes").is_none(), "{p}");
+    assert!(
+        p["spec"]["containers"][0].get("volumeMounts").is_none(),
+        "{p}"
+    );
+
+    // The account opts out, the pod opts back in; its pull secrets are the pod's.
+    let sa = json!({"metadata": {"name": "quiet"}, "automountServiceAccountToken": false,
+        "imagePullSecrets": [{"name": "registry"}]});
+    let (code, _) = h
+        .call("POST", "/api/v1/namespaces/default/serviceaccounts", sa)
+        .await;
+    assert_eq!(code, 201);
+    let (code, p) = h
+        .call(
+            "POST",
+            uri,
+            pod("r", json!({"serviceAccountName": "quiet"})),
+        )
+        .await;
+    assert_eq!(code, 201, "{p}");
+    assert!(p["spec"].get("volumes").is_none(), "{p}");
+    assert_eq!(p["spec"]["imagePullSecrets"], json!([{"name": "registry"}]));
+    let body = pod(
+        "s",
+        json!({"serviceAccountName": "quiet", "automountServiceAccountToken": true,
+            "imagePullSecrets": [{"name": "mine"}]}),
+    );
+    let (code, p) = h.call("POST", uri, body).await;
+    assert_eq!(code, 201, "{p}");
+    assert_eq!(p["spec"]["volumes"].as_array().unwrap().len(), 1);
+    assert_eq!(p["spec"]["imagePullSecrets"], json!([{"name": "mine"}]));
+
+    // A dry run is admitted the same way.
+    let (code, p) = h
+        .call("POST", &format!("{uri}?dryRun=All"), pod("t", json!({})))
+        .await;
+    assert_eq!(code, 201, "{p}");
+    assert_eq!(p["spec"]["volumes"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn pods_tolerate_unready_nodes_for_five_minutes() {
+    let h = harness().await;
+    let uri = "/api/v1/namespaces/default/pods";
+    let (_, p) = h.call("POST", uri, pod("p", json!({}))).await;
+    assert_eq!(
+        p["spec"]["tolerations"],
+        json!([
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+        ])
+    );
+    let (_, p) = h
+        .call(
+            "POST",
+            uri,
+            pod("q", json!({"tolerations": [{"operator": "Exists"}]})),
+        )
+        .await;
+    assert_eq!(p["spec"]["tolerations"], json!([{"operator": "Exists"}]));
+}
+
+#[tokio::test]
+async fn pods_get_their_priority_from_their_class() {
+    let h = harness().await;
+    let pods = "/api/v1/namespaces/default/pods";
+    let classes = "/apis/scheduling.k8s.io/v1/priorityclasses";
+    let (_, p) = h.call("POST", pods, pod("p", json!({}))).await;
+    assert_eq!(p["spec"]["priority"], 0);
+    assert_eq!(p["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+    assert!(p["spec"].get("priorityClassName").is_none());
+
+    let (_, p) = h
+        .call(
+            "POST",
+            pods,
+            pod("q", json!({"priorityClassName": "system-node-critical"})),
+        )
+        .await;
+    assert_eq!(p["spec"]["priority"], 2_000_001_000);
+
+    let (code, v) = h
+        .call(
+            "POST",
+            pods,
+            pod("r", json!({"priorityClassName": "nopc", "containers": []})),
+        )
+        .await;
+    assert_eq!(code, 403);
+    assert_eq!(
+        v["message"],
+        "pods \"r\" is forbidden: no PriorityClass with name nopc was found"
+    );
+
+    let never = json!({"metadata": {"name": "never"}, "value": 1000, "preemptionPolicy": "Never"});
+    assert_eq!(h.call("POST", classes, never).await.0, 201);
+    let (code, v) = h
+        .call(
+            "POST",
+            pods,
+            pod("s", json!({"priorityClassName": "never", "priority": 5})),
+        )
+        .await;
+    assert_eq!(code, 403);
+    assert_eq!(
+        v["message"],
+        "pods \"s\" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name"
+    );
+    let body = pod(
+        "s",
+        json!({"priorityClassName": "never", "preemptionPolicy": "PreemptLowerPriority"}),
+    );
+    let (code, v) = h.call("POST", pods, body).await;
+    assert_eq!(code, 403);
+    assert_eq!(
+        v["message"],
+        "pods \"s\" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec; priority admission controller computed Never from the given PriorityClass name"
+    );
+
+    let default = json!({"metadata": {"name": "def"}, "value": 7, "globalDefault": true});
+    assert_eq!(h.call("POST", classes, default).await.0, 201);
+    let (_, p) = h.call("POST", pods, pod("t", json!({}))).await;
+    assert_eq!(p["spec"]["priorityClassName"], "def");
+    assert_eq!(p["spec"]["priority"], 7);
+    let second = json!({"metadata": {"name": "def2"}, "value": 8, "globalDefault": true});
+    let (code, v) = h.call("POST", classes, second).await;
+    assert_eq!(code, 403);
+    assert_eq!(
+        v,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "priorityclasses.scheduling.k8s.io \"def2\" is forbidden: PriorityClass def is already marked as default. Only one default can exist",
+            "reason": "Forbidden",
+            "details": {"name": "def2", "group": "scheduling.k8s.io", "kind": "priorityclasses"},
+            "code": 403})
+    );
+}
+
+#[tokio::test]
+async fn system_priority_classes_exist_and_stay() {
+    let h = harness().await;
+    let classes = "/apis/scheduling.k8s.io/v1/priorityclasses";
+    let (code, pc) = h
+        .call(
+            "GET",
+            &format!("{classes}/system-node-critical"),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(code, 200);
+    assert_eq!(pc["value"], 2_000_001_000);
+    assert_eq!(
+        pc["description"],
+        "Used for system critical pods that must not be moved from their current node."
+    );
+    assert_eq!(pc["preemptionPolicy"], "PreemptLowerPriority");
+    let (code, pc) = h
+        .call(
+            "GET",
+            &format!("{classes}/system-cluster-critical"),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(code, 200);
+    assert_eq!(pc["value"], 2_000_000_000);
+
+    let (code, v) = h
+        .call(
+            "DELETE",
+            &format!("{classes}/system-node-critical"),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(code, 403);
+    assert_eq!(
+        v["message"],
+        "priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: this is a system priority class and cannot be deleted"
+    );
+    let (code, v) = h
+        .call(
+            "POST",
+            classes,
+            json!({"metadata": {"name": "system-mine"}, "value": 8}),
+        )
+        .await;
+    assert_eq!(code, 422);
+    assert_eq!(
+        v["message"],
+        "PriorityClass.scheduling.k8s.io \"system-mine\" is invalid: metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"
+    );
+}
+
+#[tokio::test]
+async fn nothing_is_created_in_a_missing_or_terminating_namespace() {
+    let h = harness().await;
+    // Missing: 404 for the namespace, before validation.
+    let (code, v) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces/nowhere/pods",
+            pod("p", json!({"containers": []})),
+        )
+        .await;
+    assert_eq!(code, 404, "{v}");
+    assert_eq!(v["message"], "namespaces \"nowhere\" not found");
+
+    let ns = json!({"metadata": {"name": "leaving", "finalizers": ["admission.test/hold"]}});
+    assert_eq!(h.call("POST", "/api/v1/namespaces", ns).await.0, 201);
+    let (code, _) = h
+        .call("DELETE", "/api/v1/namespaces/leaving", Value::Null)
+        .await;
+    assert!(code == 200 || code == 202, "{code}");
+    let (code, v) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces/leaving/configmaps",
+            json!({"metadata": {"generateName": "c1-"}}),
+        )
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "configmaps \"c1-\" is forbidden: unable to create new content in namespace leaving because it is being terminated",
+            "reason": "Forbidden",
+            "details": {"name": "c1-", "kind": "configmaps", "causes": [{
+                "reason": "NamespaceTerminating",
+                "message": "namespace leaving is being terminated",
+                "field": "metadata.namespace"}]},
+            "code": 403})
+    );
+}
+
+#[tokio::test]
+async fn nodes_start_not_ready() {
+    let h = harness().await;
+    let (code, n) = h
+        .call("POST", "/api/v1/nodes", json!({"metadata": {"name": "n1"}}))
+        .await;
+    assert_eq!(code, 201, "{n}");
+    assert_eq!(
+        n["spec"],
+        json!({"taints": [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]})
+    );
+    let body = json!({"metadata": {"name": "n2"},
+        "spec": {"taints": [{"key": "a", "effect": "NoExecute"}]}});
+    let (_, n) = h.call("POST", "/api/v1/nodes", body).await;
+    assert_eq!(
+        n["spec"]["taints"],
+        json!([{"key": "a", "effect": "NoExecute"},
+            {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}])
+    );
+}
+
+#[tokio::test]
+async fn volumes_are_protected_and_claims_get_the_default_class() {
+    let h = harness().await;
+    let pv = json!({"metadata": {"name": "pv"}, "spec": {"capacity": {"storage": "1Gi"},
+        "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp"}}});
+    let (code, v) = h.call("POST", "/api/v1/persistentvolumes", pv).await;
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(
+        v["metadata"]["finalizers"],
+        json!(["kubernetes.io/pv-protection"])
+    );
+
+    let class = json!({"metadata": {"name": "fast",
+        "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}, "provisioner": "x"});
+    let (code, v) = h
+        .call("POST", "/apis/storage.k8s.io/v1/storageclasses", class)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let claims = "/api/v1/namespaces/default/persistentvolumeclaims";
+    let claim = |name: &str, spec: Value| {
+        let mut spec = spec;
+        spec["accessModes"] = json!(["ReadWriteOnce"]);
+        spec["resources"] = json!({"requests": {"storage": "1Gi"}});
+        json!({"metadata": {"name": name}, "spec": spec})
+    };
+    let (_, c) = h.call("POST", claims, claim("a", json!({}))).await;
+    assert_eq!(c["spec"]["storageClassName"], "fast");
+    assert_eq!(
+        c["metadata"]["finalizers"],
+        json!(["kubernetes.io/pvc-protection"])
+    );
+    // An empty class asks for none.
+    let (_, c) = h
+        .call("POST", claims, claim("b", json!({"storageClassName": ""})))
+        .await;
+    assert_eq!(c["spec"]["storageClassName"], "");
+}
+
+#[tokio::test]
+async fn ingresses_get_the_default_class() {
+    let h = harness().await;
+    let class = json!({"metadata": {"name": "nginx",
+        "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},
+        "spec": {"controller": "x.io/c"}});
+    let (code, v) = h
+        .call("POST", "/apis/networking.k8s.io/v1/ingressclasses", class)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let ingress = json!({"metadata": {"name": "i1"},
+        "spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}}}});
+    let (code, i) = h
+        .call(
+            "POST",
+            "/apis/networking.k8s.io/v1/namespaces/default/ingresses",
+            ingress,
+        )
+        .await;
+    assert_eq!(code, 201, "{i}");
+    assert_eq!(
+        serde_json::to_string(&i["spec"]).unwrap(),
+        r#"{"ingressClassName":"nginx","defaultBackend":{"service":{"name":"s","port":{"number":80}}}}"#
+    );
+}
