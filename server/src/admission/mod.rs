@@ -20,6 +20,10 @@ mod priority;
 mod protection;
 mod service_account;
 mod toleration_seconds;
+mod update;
+
+pub use update::UpdateFacts;
+pub(crate) use update::{admit_update, validate_update};
 
 use kapi_runtime::ResourceInfo;
 use serde_json::Value;
@@ -124,7 +128,7 @@ impl Registry {
     /// depend on other objects.
     pub(crate) async fn validate_create(&self, scope: Scope<'_>, object: &Object) -> ApiResult<()> {
         if (scope.info().group, scope.info().plural) == ("scheduling.k8s.io", "priorityclasses") {
-            priority::validate_class(self, scope, object, None).await?;
+            priority::validate_class(self, scope, object).await?;
         }
         Ok(())
     }

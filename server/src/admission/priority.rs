@@ -101,32 +101,36 @@ async fn default_class(registry: &Registry) -> ApiResult<Option<Value>> {
         .min_by_key(|class| class["value"].as_i64().unwrap_or(0)))
 }
 
-/// Refuses a second global default class: on create, and on an update that
-/// makes another class than the present default one the default (`old`).
+/// Refuses a class created as global default while there is one.
 pub async fn validate_class(
     registry: &Registry,
     scope: Scope<'_>,
     class: &Object,
-    old: Option<&Object>,
 ) -> ApiResult<()> {
     let doc = class.to_value().map_err(ApiError::internal)?;
     if doc["globalDefault"] != true {
         return Ok(());
     }
-    let Some(present) = default_class(registry).await? else {
-        return Ok(());
-    };
-    let present = present["metadata"]["name"].as_str().unwrap_or_default();
-    let name = class.metadata().name();
-    if old.is_some() && present == name {
-        return Ok(());
+    match default_class_name(registry).await? {
+        Some(present) => Err(second_default(scope, class.metadata().name(), &present)),
+        None => Ok(()),
     }
-    Err(ApiError::forbidden(
+}
+
+/// The name of the global default class, if there is one.
+pub async fn default_class_name(registry: &Registry) -> ApiResult<Option<String>> {
+    let class = default_class(registry).await?;
+    Ok(class.and_then(|c| c["metadata"]["name"].as_str().map(str::to_owned)))
+}
+
+/// The refusal of class `name` as global default while `present` is.
+pub fn second_default(scope: Scope<'_>, name: &str, present: &str) -> ApiError {
+    ApiError::forbidden(
         scope.target(name),
         &format!(
             "PriorityClass {present} is already marked as default. Only one default can exist"
         ),
-    ))
+    )
 }
 
 /// Refuses the deletion of a system class.

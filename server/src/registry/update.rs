@@ -1,6 +1,7 @@
 //! UPDATE and PATCH: both are a guaranteed update whose new object is either the
-//! body (PUT) or the patch applied to the current object, then PrepareForUpdate ->
-//! admit -> finalizer rules -> storage.
+//! body (PUT) or the patch applied to the current object, then mutating
+//! admission -> PrepareForUpdate -> finalizer rules -> defaults and validation
+//! -> validating admission -> storage.
 
 use std::sync::Arc;
 
@@ -8,6 +9,7 @@ use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
 use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
+use crate::admission::{self, UpdateFacts};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
@@ -114,6 +116,7 @@ impl Registry {
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let key = scope.key(name);
+        let facts = self.update_facts(scope, name, endpoint).await?;
         let mut failure: Option<ApiError> = None;
         let mut result: Option<(Object, bool)> = None;
         let mut warnings = Vec::new();
@@ -121,8 +124,15 @@ impl Registry {
             .storage
             .guaranteed_update(&key, &mut |current| {
                 warnings.clear();
-                let step =
-                    next_object(scope, name, current, &source, endpoint, opts, &mut warnings);
+                let step = next_object(
+                    scope,
+                    name,
+                    current,
+                    &source,
+                    (endpoint, &facts),
+                    opts,
+                    &mut warnings,
+                );
                 match step {
                     Ok((mut object, delete_after)) => {
                         let bytes = self.media_type.encode(scope.entry, &mut object);
@@ -177,7 +187,7 @@ fn next_object(
     name: &str,
     current: Option<&KeyValue>,
     source: &Source<'_>,
-    endpoint: Endpoint,
+    (endpoint, facts): (Endpoint, &UpdateFacts),
     opts: WriteOptions,
     warnings: &mut Vec<String>,
 ) -> ApiResult<(Object, bool)> {
@@ -224,10 +234,12 @@ fn next_object(
         )));
     }
     strategy::check_namespace(scope, new.metadata_mut())?;
+    admission::admit_update(scope, &old, &mut new, endpoint)?;
     strategy::prepare_update(scope, &old, &mut new, endpoint);
     check_finalizers(scope, &old, &new)?;
     strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
     warnings.extend(new.typed().warnings(Some(old.typed())));
+    admission::validate_update(scope, facts, &old, &new, endpoint)?;
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
     let delete_after = meta.deletion_timestamp.is_some()

@@ -513,3 +513,79 @@ async fn ingresses_get_the_default_class() {
         r#"{"ingressClassName":"nginx","defaultBackend":{"service":{"name":"s","port":{"number":80}}}}"#
     );
 }
+
+#[tokio::test]
+async fn claims_grow_only_when_their_class_allows_it() {
+    let h = harness().await;
+    let classes = "/apis/storage.k8s.io/v1/storageclasses";
+    let claims = "/api/v1/namespaces/default/persistentvolumeclaims";
+    for (name, expand) in [("noexp", false), ("exp", true)] {
+        let class =
+            json!({"metadata": {"name": name}, "provisioner": "x", "allowVolumeExpansion": expand});
+        assert_eq!(h.call("POST", classes, class).await.0, 201);
+        let claim = json!({"metadata": {"name": format!("r-{name}")}, "spec": {
+            "storageClassName": name, "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}}});
+        assert_eq!(h.call("POST", claims, claim).await.0, 201);
+        let status = json!({"status": {"phase": "Bound"}});
+        let (code, v, _) = h
+            .send(
+                "PATCH",
+                &format!("{claims}/r-{name}/status"),
+                "application/merge-patch+json",
+                status.to_string().into_bytes(),
+                None,
+            )
+            .await;
+        assert_eq!(code, 200, "{v}");
+    }
+    let grow = json!({"spec": {"resources": {"requests": {"storage": "2Gi"}}}}).to_string();
+    let (code, v, _) = h
+        .send(
+            "PATCH",
+            &format!("{claims}/r-noexp"),
+            "application/merge-patch+json",
+            grow.clone().into_bytes(),
+            None,
+        )
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "persistentvolumeclaims \"r-noexp\" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize",
+            "reason": "Forbidden", "details": {"name": "r-noexp", "kind": "persistentvolumeclaims"},
+            "code": 403})
+    );
+    let (code, v, _) = h
+        .send(
+            "PATCH",
+            &format!("{claims}/r-exp"),
+            "application/merge-patch+json",
+            grow.into_bytes(),
+            None,
+        )
+        .await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["spec"]["resources"]["requests"]["storage"], "2Gi");
+}
+
+#[tokio::test]
+async fn a_replaced_pod_keeps_its_priority_and_tolerations() {
+    let h = harness().await;
+    let uri = "/api/v1/namespaces/default/pods";
+    let (code, created) = h.call("POST", uri, pod("p", json!({}))).await;
+    assert_eq!(code, 201, "{created}");
+    // A client that sends the pod back without what admission added.
+    let mut body = created.clone();
+    let spec = body["spec"].as_object_mut().unwrap();
+    spec.remove("priority");
+    spec.remove("preemptionPolicy");
+    spec.remove("tolerations");
+    body["metadata"]["labels"] = json!({"a": "b"});
+    let (code, v) = h.call("PUT", &format!("{uri}/p"), body).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["spec"]["priority"], 0);
+    assert_eq!(v["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+    assert_eq!(v["spec"]["tolerations"], created["spec"]["tolerations"]);
+}
