@@ -15,9 +15,11 @@
 
 mod default_class;
 mod lifecycle;
+mod limit_ranger;
 mod node_taints;
 mod priority;
 mod protection;
+mod runtime_class;
 mod service_account;
 mod toleration_seconds;
 mod update;
@@ -78,12 +80,13 @@ fn mutates_on_create(info: &ResourceInfo) -> bool {
 impl Registry {
     /// The mutating admission of a create: the namespace must exist and not be
     /// terminating, then the kind's plugins shape (or refuse) `object`, which
-    /// is the decoded body with its defaults.
+    /// is the decoded body with its defaults. Answers the name admission
+    /// errors give (the object has none yet when it is to be generated).
     pub(crate) async fn admit_create(
         &self,
         scope: Scope<'_>,
         object: &mut Object,
-    ) -> ApiResult<()> {
+    ) -> ApiResult<String> {
         let meta = object.metadata();
         let name = match meta.name.as_deref() {
             Some(name) if !name.is_empty() => name.to_owned(),
@@ -98,16 +101,18 @@ impl Registry {
             lifecycle::admit_create(self, &attrs, ns).await?;
         }
         if !mutates_on_create(scope.info()) {
-            return Ok(());
+            return Ok(attrs.name);
         }
         // Upstream decodes with defaults, so plugins see a defaulted object.
         object.typed_mut().apply_defaults();
         let mut doc = object.to_value().map_err(ApiError::internal)?;
         match (scope.info().group, scope.info().plural) {
             ("", "pods") => {
+                limit_ranger::admit_pod(self, &attrs, &mut doc).await?;
                 service_account::admit_pod(self, &attrs, &mut doc).await?;
                 priority::admit_pod(self, &attrs, &mut doc).await?;
                 toleration_seconds::admit_pod(&mut doc);
+                runtime_class::admit_pod(self, &attrs, &mut doc).await?;
             }
             ("", "nodes") => node_taints::admit_node(&mut doc),
             ("", "persistentvolumeclaims") => {
@@ -121,16 +126,33 @@ impl Registry {
             _ => {}
         }
         *object = Input::from_value(scope.entry, doc)?.object;
-        Ok(())
+        Ok(attrs.name)
     }
 
-    /// The validating admission of a create: refusals of a valid object that
+    /// The validating admission of a create (`name` as [`Registry::admit_create`]
+    /// answered it): refusals of a valid object that
     /// depend on other objects.
-    pub(crate) async fn validate_create(&self, scope: Scope<'_>, object: &Object) -> ApiResult<()> {
-        if (scope.info().group, scope.info().plural) == ("scheduling.k8s.io", "priorityclasses") {
-            priority::validate_class(self, scope, object).await?;
+    pub(crate) async fn validate_create(
+        &self,
+        scope: Scope<'_>,
+        name: String,
+        object: &Object,
+    ) -> ApiResult<()> {
+        match (scope.info().group, scope.info().plural) {
+            ("scheduling.k8s.io", "priorityclasses") => {
+                priority::validate_class(self, scope, object).await
+            }
+            ("", "pods" | "persistentvolumeclaims") => {
+                let attrs = Attributes {
+                    scope,
+                    name,
+                    namespace: object.metadata().namespace.clone(),
+                };
+                let doc = object.to_value().map_err(ApiError::internal)?;
+                limit_ranger::validate(self, &attrs, &doc).await
+            }
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// The admission of a delete: what may never be deleted.

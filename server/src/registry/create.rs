@@ -26,12 +26,12 @@ impl Registry {
             return answer(scope, object, warnings);
         }
         strategy::check_namespace(scope, object.metadata_mut())?;
-        self.admit_create(scope, &mut object).await?;
+        let admission_name = self.admit_create(scope, &mut object).await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
-        self.validate_create(scope, &object).await?;
+        self.validate_create(scope, admission_name, &object).await?;
         let namespace = object.metadata().namespace.clone();
         if opts.dry_run {
             let object = scope.to_served(object)?;

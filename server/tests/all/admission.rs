@@ -589,3 +589,160 @@ async fn a_replaced_pod_keeps_its_priority_and_tolerations() {
     assert_eq!(v["spec"]["preemptionPolicy"], "PreemptLowerPriority");
     assert_eq!(v["spec"]["tolerations"], created["spec"]["tolerations"]);
 }
+
+#[tokio::test]
+async fn pods_take_their_runtime_class_overhead_and_scheduling() {
+    let h = harness().await;
+    let class = json!({"metadata": {"name": "rc"}, "handler": "runc",
+        "overhead": {"podFixed": {"cpu": "250m", "memory": "120Mi"}},
+        "scheduling": {"nodeSelector": {"rt": "yes"}, "tolerations": [
+            {"key": "rt", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}]}});
+    let (code, v) = h
+        .call("POST", "/apis/node.k8s.io/v1/runtimeclasses", class)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let uri = "/api/v1/namespaces/default/pods?dryRun=All";
+    let (code, p) = h
+        .call(
+            "POST",
+            uri,
+            pod(
+                "p",
+                json!({"runtimeClassName": "rc", "nodeSelector": {"a": "b"}}),
+            ),
+        )
+        .await;
+    assert_eq!(code, 201, "{p}");
+    // As the reference: the class's broader not-ready toleration replaces
+    // the five-minute one.
+    assert_eq!(
+        serde_json::to_string(&json!([p["spec"]["overhead"], p["spec"]["nodeSelector"], p["spec"]["tolerations"]])).unwrap(),
+        serde_json::to_string(&json!([{"cpu": "250m", "memory": "120Mi"}, {"a": "b", "rt": "yes"}, [
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "rt", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}]]))
+        .unwrap()
+    );
+    for (spec, message) in [
+        (
+            json!({"runtimeClassName": "nope"}),
+            "pod rejected: RuntimeClass \"nope\" not found",
+        ),
+        (
+            json!({"runtimeClassName": "rc", "nodeSelector": {"rt": "no"}}),
+            "conflict: runtimeClass.scheduling.nodeSelector[rt] = yes; pod.spec.nodeSelector[rt] = no",
+        ),
+        (
+            json!({"runtimeClassName": "rc", "overhead": {"cpu": "1"}}),
+            "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
+        ),
+        (
+            json!({"overhead": {"cpu": "1"}}),
+            "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead",
+        ),
+    ] {
+        let (code, v) = h.call("POST", uri, pod("p", spec)).await;
+        assert_eq!(code, 403, "{v}");
+        assert_eq!(v["message"], format!("pods \"p\" is forbidden: {message}"));
+    }
+}
+
+#[tokio::test]
+async fn limit_ranges_default_and_bound_resources() {
+    let h = with_namespace("lr").await;
+    let range = json!({"metadata": {"name": "lr"}, "spec": {"limits": [
+        {"type": "Container", "default": {"cpu": "500m", "memory": "256Mi"},
+            "defaultRequest": {"cpu": "100m"}, "max": {"cpu": "1"}, "min": {"cpu": "50m"},
+            "maxLimitRequestRatio": {"cpu": "10"}},
+        {"type": "Pod", "max": {"memory": "1Gi"}},
+        {"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "max": {"storage": "10Gi"}}]}});
+    let (code, v) = h
+        .call("POST", "/api/v1/namespaces/lr/limitranges", range)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let pods = "/api/v1/namespaces/lr/pods?dryRun=All";
+    let body = pod(
+        "p",
+        json!({"initContainers": [{"name": "i", "image": "x", "resources": {"requests": {"cpu": "60m"}}}],
+            "containers": [{"name": "c", "image": "x"},
+                {"name": "d", "image": "x", "resources": {"limits": {"memory": "100Mi"}}}]}),
+    );
+    let (code, p) = h.call("POST", pods, body).await;
+    assert_eq!(code, 201, "{p}");
+    // What the reference answers.
+    assert_eq!(
+        p["metadata"]["annotations"]["kubernetes.io/limit-ranger"],
+        "LimitRanger plugin set: cpu, memory request for container c; cpu, memory limit for container c; \
+         cpu request for container d; cpu limit for container d; memory request for init container i; \
+         cpu, memory limit for init container i"
+    );
+    assert_eq!(
+        json!([
+            p["spec"]["initContainers"][0]["resources"],
+            p["spec"]["containers"][0]["resources"],
+            p["spec"]["containers"][1]["resources"],
+            p["status"]["qosClass"]
+        ]),
+        json!([{"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "60m", "memory": "256Mi"}},
+            {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "256Mi"}},
+            {"limits": {"cpu": "500m", "memory": "100Mi"}, "requests": {"cpu": "100m", "memory": "100Mi"}},
+            "Burstable"])
+    );
+    let body = pod(
+        "p",
+        json!({"containers": [{"name": "c", "image": "x", "resources": {
+            "requests": {"cpu": "10m"}, "limits": {"cpu": "2", "memory": "2Gi"}}}]}),
+    );
+    let (code, v) = h.call("POST", pods, body).await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "pods \"p\" is forbidden: [minimum cpu usage per Container is 50m, but request is 10m, \
+         maximum cpu usage per Container is 1, but limit is 2, \
+         cpu max limit to request ratio per Container is 10, but provided ratio is 200.000000, \
+         maximum memory usage per Pod is 1Gi, but limit is 2Gi]"
+    );
+    let claims = "/api/v1/namespaces/lr/persistentvolumeclaims?dryRun=All";
+    let claim = json!({"metadata": {"name": "c"}, "spec": {"accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "20Gi"}}}});
+    let (code, v) = h.call("POST", claims, claim).await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "persistentvolumeclaims \"c\" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi"
+    );
+}
+
+#[tokio::test]
+async fn pod_limits_add_up_their_containers() {
+    let h = with_namespace("lr2").await;
+    let range = json!({"metadata": {"name": "lr"}, "spec": {"limits": [
+        {"type": "Pod", "max": {"cpu": "2"}, "min": {"memory": "1Mi"}, "maxLimitRequestRatio": {"cpu": "3"}}]}});
+    let (code, v) = h
+        .call("POST", "/api/v1/namespaces/lr2/limitranges", range)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let pods = "/api/v1/namespaces/lr2/pods?dryRun=All";
+    let (code, v) = h.call("POST", pods, pod("p", json!({}))).await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "pods \"p\" is forbidden: [minimum memory usage per Pod is 1Mi.  No request is specified, \
+         maximum cpu usage per Pod is 2.  No limit is specified, \
+         cpu max limit to request ratio per Pod is 3, but no request is specified or request is 0]"
+    );
+    let body = pod(
+        "p",
+        json!({"containers": [
+            {"name": "c", "image": "x", "resources": {"limits": {"cpu": "1"}, "requests": {"cpu": "100m", "memory": "1Ki"}}},
+            {"name": "d", "image": "x", "resources": {"limits": {"cpu": "1500m", "memory": "512Ki"}}}]}),
+    );
+    let (code, v) = h.call("POST", pods, body).await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "pods \"p\" is forbidden: [minimum memory usage per Pod is 1Mi, but request is 513Ki, \
+         maximum cpu usage per Pod is 2, but limit is 2500m]"
+    );
+}
