@@ -158,13 +158,13 @@ pub async fn validate(
 /// A quantity as its text and its value in thousandths (rounded up, as Go's
 /// `MilliValue`).
 #[derive(Clone, Debug)]
-struct Amount {
-    text: String,
-    milli: i128,
+pub(super) struct Amount {
+    pub(super) text: String,
+    pub(super) milli: i128,
 }
 
 impl Amount {
-    fn parse(value: &Value) -> Option<Amount> {
+    pub(super) fn parse(value: &Value) -> Option<Amount> {
         let text = value.as_str()?;
         let nano = nano_value(text)?;
         Some(Amount {
@@ -175,7 +175,7 @@ impl Amount {
 
     /// The sum or maximum of amounts, written as Go writes the result (in
     /// the first amount's family of suffixes).
-    fn from_milli(milli: i128, binary: bool) -> Amount {
+    pub(super) fn from_milli(milli: i128, binary: bool) -> Amount {
         let text = if binary && milli % 1_024_000 == 0 {
             canonical(&format!("{}Ki", milli / 1_024_000))
         } else if milli % 1000 == 0 {
@@ -191,9 +191,9 @@ impl Amount {
 }
 
 /// The requests and limits of a container or pod.
-struct Usage {
-    requests: BTreeMap<String, Amount>,
-    limits: BTreeMap<String, Amount>,
+pub(super) struct Usage {
+    pub(super) requests: BTreeMap<String, Amount>,
+    pub(super) limits: BTreeMap<String, Amount>,
 }
 
 fn amounts(list: &Value) -> BTreeMap<String, Amount> {
@@ -214,7 +214,7 @@ impl Usage {
 
     /// A pod's usage: its containers and sidecars add up; an init container
     /// that runs alone counts when it needs more.
-    fn of_pod(spec: &Value) -> Usage {
+    pub(super) fn of_pod(spec: &Value) -> Usage {
         let list = |key: &str| -> Vec<Value> { spec[key].as_array().cloned().unwrap_or_default() };
         let total = |which: &str| {
             let mut sum: BTreeMap<String, (i128, bool)> = BTreeMap::new();

@@ -19,6 +19,7 @@ mod limit_ranger;
 mod node_taints;
 mod priority;
 mod protection;
+mod resource_quota;
 mod runtime_class;
 mod service_account;
 mod toleration_seconds;
@@ -130,29 +131,31 @@ impl Registry {
     }
 
     /// The validating admission of a create (`name` as [`Registry::admit_create`]
-    /// answered it): refusals of a valid object that
-    /// depend on other objects.
+    /// answered it): refusals of a valid object that depend on other
+    /// objects, then the quota charge (none on a dry run).
     pub(crate) async fn validate_create(
         &self,
         scope: Scope<'_>,
         name: String,
         object: &Object,
+        dry_run: bool,
     ) -> ApiResult<()> {
+        let attrs = Attributes {
+            scope,
+            name,
+            namespace: object.metadata().namespace.clone(),
+        };
         match (scope.info().group, scope.info().plural) {
             ("scheduling.k8s.io", "priorityclasses") => {
-                priority::validate_class(self, scope, object).await
+                priority::validate_class(self, scope, object).await?;
             }
             ("", "pods" | "persistentvolumeclaims") => {
-                let attrs = Attributes {
-                    scope,
-                    name,
-                    namespace: object.metadata().namespace.clone(),
-                };
                 let doc = object.to_value().map_err(ApiError::internal)?;
-                limit_ranger::validate(self, &attrs, &doc).await
+                limit_ranger::validate(self, &attrs, &doc).await?;
             }
-            _ => Ok(()),
+            _ => {}
         }
+        resource_quota::admit(self, &attrs, object, dry_run).await
     }
 
     /// The admission of a delete: what may never be deleted.

@@ -31,7 +31,8 @@ impl Registry {
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
-        self.validate_create(scope, admission_name, &object).await?;
+        self.validate_create(scope, admission_name, &object, opts.dry_run)
+            .await?;
         let namespace = object.metadata().namespace.clone();
         if opts.dry_run {
             let object = scope.to_served(object)?;

@@ -746,3 +746,122 @@ async fn pod_limits_add_up_their_containers() {
          maximum cpu usage per Pod is 2, but limit is 2500m]"
     );
 }
+
+async fn merge_status(h: &Harness, uri: &str, patch: Value) {
+    let (code, v, _) = h
+        .send(
+            "PATCH",
+            &format!("{uri}/status"),
+            "application/merge-patch+json",
+            patch.to_string().into_bytes(),
+            None,
+        )
+        .await;
+    assert_eq!(code, 200, "{v}");
+}
+
+#[tokio::test]
+async fn quotas_are_checked_and_charged() {
+    let h = with_namespace("q").await;
+    let quotas = "/api/v1/namespaces/q/resourcequotas";
+    let hard = json!({"configmaps": "3", "limits.memory": "1Gi", "pods": "2", "requests.cpu": "1"});
+    let quota = json!({"metadata": {"name": "q"}, "spec": {"hard": hard}});
+    assert_eq!(h.call("POST", quotas, quota).await.0, 201);
+    // What the quota controller would write.
+    let used = json!({"configmaps": "1", "limits.memory": "0", "pods": "0", "requests.cpu": "0"});
+    merge_status(
+        &h,
+        &format!("{quotas}/q"),
+        json!({"status": {"hard": hard, "used": used}}),
+    )
+    .await;
+
+    let pods = "/api/v1/namespaces/q/pods";
+    let (code, v) = h.call("POST", pods, pod("p1", json!({}))).await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "pods \"p1\" is forbidden: failed quota: q: must specify limits.memory for: c; requests.cpu for: c"
+    );
+    let sized = |name: &str, cpu: &str| {
+        pod(
+            name,
+            json!({"containers": [{"name": "c", "image": "x", "resources": {
+                "requests": {"cpu": cpu}, "limits": {"memory": "512Mi"}}}]}),
+        )
+    };
+    let (code, v) = h.call("POST", pods, sized("p1", "600m")).await;
+    assert_eq!(code, 201, "{v}");
+    let (_, q) = h.call("GET", &format!("{quotas}/q"), Value::Null).await;
+    assert_eq!(
+        q["status"]["used"],
+        json!({"configmaps": "1", "limits.memory": "512Mi", "pods": "1", "requests.cpu": "600m"})
+    );
+    let (code, v) = h
+        .call("POST", &format!("{pods}?dryRun=All"), sized("p2", "500m"))
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "pods \"p2\" is forbidden: exceeded quota: q, requested: requests.cpu=500m, used: requests.cpu=600m, limited: requests.cpu=1"
+    );
+    // A dry run charges nothing.
+    let (code, _) = h
+        .call("POST", &format!("{pods}?dryRun=All"), sized("p2", "300m"))
+        .await;
+    assert_eq!(code, 201);
+    let (_, after) = h.call("GET", &format!("{quotas}/q"), Value::Null).await;
+    assert_eq!(after["status"]["used"], q["status"]["used"]);
+
+    let configmaps = "/api/v1/namespaces/q/configmaps";
+    for name in ["c2", "c3"] {
+        let (code, v) = h
+            .call("POST", configmaps, json!({"metadata": {"name": name}}))
+            .await;
+        assert_eq!(code, 201, "{v}");
+    }
+    let (code, v) = h
+        .call("POST", configmaps, json!({"metadata": {"name": "c4"}}))
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "configmaps \"c4\" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=3, limited: configmaps=3"
+    );
+
+    let hard = json!({"count/secrets": "1", "secrets": "5"});
+    let quota = json!({"metadata": {"name": "q2"}, "spec": {"hard": hard}});
+    assert_eq!(h.call("POST", quotas, quota).await.0, 201);
+    let status = json!({"status": {"hard": hard, "used": {"secrets": "0"}}});
+    merge_status(&h, &format!("{quotas}/q2"), status).await;
+    let secrets = "/api/v1/namespaces/q/secrets";
+    let (code, v) = h
+        .call("POST", secrets, json!({"metadata": {"name": "s1"}}))
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "secrets \"s1\" is forbidden: status unknown for quota: q2, resources: count/secrets,secrets"
+    );
+    let status = json!({"status": {"used": {"secrets": "0", "count/secrets": "0"}}});
+    merge_status(&h, &format!("{quotas}/q2"), status).await;
+    assert_eq!(
+        h.call("POST", secrets, json!({"metadata": {"name": "s1"}}))
+            .await
+            .0,
+        201
+    );
+    let (code, v) = h
+        .call("POST", secrets, json!({"metadata": {"name": "s2"}}))
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "secrets \"s2\" is forbidden: exceeded quota: q2, requested: count/secrets=1, used: count/secrets=1, limited: count/secrets=1"
+    );
+    let (_, q2) = h.call("GET", &format!("{quotas}/q2"), Value::Null).await;
+    assert_eq!(
+        serde_json::to_string(&q2["status"]).unwrap(),
+        r#"{"hard":{"count/secrets":"1","secrets":"5"},"used":{"count/secrets":"1","secrets":"1"}}"#
+    );
+}
