@@ -110,10 +110,11 @@ fn mount_token(spec: &mut Value) {
             }
         }
     }
-    if existing.is_none() && mounted {
-        if let Some(volumes) = array_at(spec, "volumes") {
-            volumes.push(token_volume(&volume_name));
-        }
+    if existing.is_none()
+        && mounted
+        && let Some(volumes) = array_at(spec, "volumes")
+    {
+        volumes.push(token_volume(&volume_name));
     }
 }
 
