@@ -17,6 +17,7 @@ mod default_class;
 mod lifecycle;
 mod limit_ranger;
 mod node_taints;
+mod pod_security;
 mod priority;
 mod protection;
 mod resource_quota;
@@ -139,6 +140,7 @@ impl Registry {
         name: String,
         object: &Object,
         dry_run: bool,
+        warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         let attrs = Attributes {
             scope,
@@ -149,7 +151,12 @@ impl Registry {
             ("scheduling.k8s.io", "priorityclasses") => {
                 priority::validate_class(self, scope, object).await?;
             }
-            ("", "pods" | "persistentvolumeclaims") => {
+            ("", "pods") => {
+                let doc = object.to_value().map_err(ApiError::internal)?;
+                limit_ranger::validate(self, &attrs, &doc).await?;
+                pod_security::admit_pod(self, &attrs, &doc, warnings).await?;
+            }
+            ("", "persistentvolumeclaims") => {
                 let doc = object.to_value().map_err(ApiError::internal)?;
                 limit_ranger::validate(self, &attrs, &doc).await?;
             }

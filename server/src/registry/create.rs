@@ -31,7 +31,7 @@ impl Registry {
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
-        self.validate_create(scope, admission_name, &object, opts.dry_run)
+        self.validate_create(scope, admission_name, &object, opts.dry_run, &mut warnings)
             .await?;
         let namespace = object.metadata().namespace.clone();
         if opts.dry_run {

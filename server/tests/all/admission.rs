@@ -865,3 +865,138 @@ async fn quotas_are_checked_and_charged() {
         r#"{"hard":{"count/secrets":"1","secrets":"5"},"used":{"count/secrets":"1","secrets":"1"}}"#
     );
 }
+
+/// A namespace with `default` account and these labels.
+async fn labelled_namespace(h: &Harness, ns: &str, labels: Value) {
+    let body = json!({"metadata": {"name": ns, "labels": labels}});
+    assert_eq!(h.call("POST", "/api/v1/namespaces", body).await.0, 201);
+    let sa = json!({"metadata": {"name": "default"}});
+    let uri = format!("/api/v1/namespaces/{ns}/serviceaccounts");
+    assert_eq!(h.call("POST", &uri, sa).await.0, 201);
+}
+
+/// The `Warning` headers of a dry-run create of `body` in `ns`, or the
+/// refusal's message.
+async fn pod_security_answer(h: &Harness, ns: &str, body: &Value) -> Result<Vec<String>, String> {
+    let uri = format!("/api/v1/namespaces/{ns}/pods?dryRun=All");
+    let (code, v, warnings) = h
+        .send_warned("POST", &uri, "application/json", &body.to_string())
+        .await;
+    match code.as_u16() {
+        201 => Ok(warnings),
+        _ => Err(v["message"].as_str().unwrap().to_owned()),
+    }
+}
+
+#[tokio::test]
+async fn pod_security_warns_and_enforces_as_the_reference() {
+    let h = harness().await;
+    let warn = json!({"pod-security.kubernetes.io/warn": "restricted"});
+    labelled_namespace(&h, "ps", warn).await;
+    let enforce = json!({"pod-security.kubernetes.io/enforce": "baseline"});
+    labelled_namespace(&h, "psb", enforce).await;
+    let body = |spec: Value| json!({"metadata": {"name": "p"}, "spec": spec});
+
+    // Each body with the headers or refusal kube-apiserver 1.32 answered.
+    let plain = body(json!({"containers": [{"name": "c", "image": "x"}]}));
+    assert_eq!(
+        pod_security_answer(&h, "ps", &plain).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": allowPrivilegeEscalation != false (container \"c\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container \"c\" must set securityContext.capabilities.drop=[\"ALL\"]), runAsNonRoot != true (pod or container \"c\" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container \"c\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")""#.to_owned()])
+    );
+    assert_eq!(pod_security_answer(&h, "psb", &plain).await, Ok(vec![]));
+    let two = body(json!({"initContainers": [{"name": "i", "image": "x"}],
+        "containers": [{"name": "c", "image": "x"}, {"name": "d", "image": "x"}]}));
+    assert_eq!(
+        pod_security_answer(&h, "ps", &two).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": allowPrivilegeEscalation != false (containers \"i\", \"c\", \"d\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (containers \"i\", \"c\", \"d\" must set securityContext.capabilities.drop=[\"ALL\"]), runAsNonRoot != true (pod or containers \"i\", \"c\", \"d\" must set securityContext.runAsNonRoot=true), seccompProfile (pod or containers \"i\", \"c\", \"d\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")""#.to_owned()])
+    );
+    let good = body(
+        json!({"securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [{"name": "c", "image": "x", "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}}}]}),
+    );
+    assert_eq!(pod_security_answer(&h, "ps", &good).await, Ok(vec![]));
+
+    let hosts = body(
+        json!({"hostNetwork": true, "hostPID": true, "hostIPC": true,
+        "securityContext": {"runAsUser": 0, "seccompProfile": {"type": "Unconfined"}},
+        "volumes": [{"name": "h", "hostPath": {"path": "/"}}, {"name": "n", "nfs": {"server": "s", "path": "/"}}],
+        "containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 8080, "hostPort": 8080}],
+            "securityContext": {"runAsNonRoot": false, "capabilities": {"add": ["SYS_ADMIN", "NET_RAW"]},
+                "seLinuxOptions": {"type": "spc_t"}}}]}),
+    );
+    assert_eq!(
+        pod_security_answer(&h, "ps", &hosts).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": host namespaces (hostNetwork=true, hostPID=true, hostIPC=true), hostPort (container \"c\" uses hostPort 8080), seLinuxOptions (container \"c\" set forbidden securityContext.seLinuxOptions: type \"spc_t\"), allowPrivilegeEscalation != false (container \"c\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container \"c\" must set securityContext.capabilities.drop=[\"ALL\"]; container \"c\" must not include \"NET_RAW\", \"SYS_ADMIN\" in securityContext.capabilities.add), restricted volume types (volumes \"h\", \"n\" use restricted volume types \"hostPath\", \"nfs\"), runAsNonRoot != true (container \"c\" must not set securityContext.runAsNonRoot=false), runAsUser=0 (pod must not set runAsUser=0), seccompProfile (pod must not set securityContext.seccompProfile.type to \"Unconfined\")""#.to_owned()])
+    );
+
+    let mixed = body(json!({"securityContext": {
+            "sysctls": [{"name": "kernel.msgmax", "value": "1"}, {"name": "net.ipv4.ip_unprivileged_port_start", "value": "1"}, {"name": "kernel.sem", "value": "1"}],
+            "seLinuxOptions": {"user": "u", "role": "r", "type": "container_t"}},
+        "containers": [
+            {"name": "c", "image": "x", "securityContext": {"allowPrivilegeEscalation": true, "runAsUser": 0,
+                "seccompProfile": {"type": "Unconfined"}, "capabilities": {"add": ["NET_BIND_SERVICE", "CHOWN", "SYS_TIME"], "drop": ["ALL"]}}},
+            {"name": "d", "image": "x", "ports": [{"containerPort": 1, "hostPort": 1}, {"containerPort": 2, "hostPort": 2}],
+                "securityContext": {"runAsUser": 0, "seccompProfile": {"type": "Unconfined"}, "seLinuxOptions": {"type": "foo_t", "level": "s0"}}}]}));
+    assert_eq!(
+        pod_security_answer(&h, "ps", &mixed).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": hostPort (container \"d\" uses hostPorts 1, 2), seLinuxOptions (pod and container \"d\" set forbidden securityContext.seLinuxOptions: type \"foo_t\"; user may not be set; role may not be set), forbidden sysctls (kernel.msgmax, kernel.sem), allowPrivilegeEscalation != false (containers \"c\", \"d\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container \"d\" must set securityContext.capabilities.drop=[\"ALL\"]; container \"c\" must not include \"CHOWN\", \"SYS_TIME\" in securityContext.capabilities.add), runAsNonRoot != true (pod or containers \"c\", \"d\" must set securityContext.runAsNonRoot=true), runAsUser=0 (containers \"c\", \"d\" must not set runAsUser=0), seccompProfile (containers \"c\", \"d\" must not set securityContext.seccompProfile.type to \"Unconfined\")""#.to_owned()])
+    );
+    assert_eq!(
+        pod_security_answer(&h, "psb", &mixed).await,
+        Err(r#"pods "p" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "c" must not include "SYS_TIME" in securityContext.capabilities.add), hostPort (container "d" uses hostPorts 1, 2), seLinuxOptions (pod and container "d" set forbidden securityContext.seLinuxOptions: type "foo_t"; user may not be set; role may not be set), seccompProfile (containers "c", "d" must not set securityContext.seccompProfile.type to "Unconfined"), forbidden sysctls (kernel.msgmax, kernel.sem)"#.to_owned())
+    );
+    let host_paths = body(
+        json!({"hostNetwork": true, "securityContext": {"seccompProfile": {"type": "Unconfined"}},
+        "volumes": [{"name": "h", "hostPath": {"path": "/"}}, {"name": "h2", "hostPath": {"path": "/x"}}],
+        "containers": [{"name": "c", "image": "x", "ports": [{"containerPort": 8080, "hostPort": 8080}],
+            "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}]}),
+    );
+    assert_eq!(
+        pod_security_answer(&h, "psb", &host_paths).await,
+        Err(r#"pods "p" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "c" must not include "SYS_ADMIN" in securityContext.capabilities.add), host namespaces (hostNetwork=true), hostPath volumes (volumes "h", "h2"), hostPort (container "c" uses hostPort 8080), seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")"#.to_owned())
+    );
+
+    let restricted = |spec: Value| {
+        let mut spec = spec;
+        for c in spec["containers"].as_array_mut().unwrap() {
+            c["securityContext"]["allowPrivilegeEscalation"] = json!(false);
+            if c["securityContext"]["capabilities"]["drop"].is_null() {
+                c["securityContext"]["capabilities"]["drop"] = json!(["ALL"]);
+            }
+        }
+        body(spec)
+    };
+    let caps = restricted(
+        json!({"securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "Unconfined"}},
+        "containers": [{"name": "c", "image": "x", "securityContext": {"capabilities": {"drop": ["ALL"], "add": ["SYS_TIME"]}, "seccompProfile": {"type": "Unconfined"}}},
+            {"name": "d", "image": "x", "securityContext": {"capabilities": {"drop": ["ALL"], "add": ["CHOWN", "NET_BIND_SERVICE"]}}}]}),
+    );
+    assert_eq!(
+        pod_security_answer(&h, "ps", &caps).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": unrestricted capabilities (containers \"c\", \"d\" must not include \"CHOWN\", \"SYS_TIME\" in securityContext.capabilities.add), seccompProfile (pod and container \"c\" must not set securityContext.seccompProfile.type to \"Unconfined\")""#.to_owned()])
+    );
+    let explicit_first = restricted(json!({"securityContext": {"runAsNonRoot": true},
+        "containers": [{"name": "c", "image": "x", "securityContext": {"seccompProfile": {"type": "Unconfined"}}},
+            {"name": "d", "image": "x"}]}));
+    assert_eq!(
+        pod_security_answer(&h, "ps", &explicit_first).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": seccompProfile (container \"c\" must not set securityContext.seccompProfile.type to \"Unconfined\")""#.to_owned()])
+    );
+    let non_root = restricted(
+        json!({"securityContext": {"runAsNonRoot": false, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [{"name": "c", "image": "x", "securityContext": {"runAsNonRoot": false}}, {"name": "d", "image": "x"}]}),
+    );
+    assert_eq!(
+        pod_security_answer(&h, "ps", &non_root).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": runAsNonRoot != true (pod and container \"c\" must not set securityContext.runAsNonRoot=false)""#.to_owned()])
+    );
+    let one_volume = restricted(
+        json!({"volumes": [{"name": "h", "hostPath": {"path": "/"}}],
+        "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [{"name": "c", "image": "x", "volumeMounts": [{"name": "h", "mountPath": "/h"}]}]}),
+    );
+    assert_eq!(
+        pod_security_answer(&h, "ps", &one_volume).await,
+        Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": restricted volume types (volume \"h\" uses restricted volume type \"hostPath\")""#.to_owned()])
+    );
+}
