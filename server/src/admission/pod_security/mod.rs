@@ -5,7 +5,9 @@
 //! `-version` label names the standard's version in the messages; the checks
 //! are those of the latest version.
 
+mod baseline;
 mod checks;
+mod restricted;
 
 use serde_json::Value;
 
