@@ -160,7 +160,13 @@ impl Registry {
                 let doc = object.to_value().map_err(ApiError::internal)?;
                 limit_ranger::validate(self, &attrs, &doc).await?;
             }
-            _ => {}
+            (group, plural) => {
+                if let Some(path) = pod_security::template_path(group, plural) {
+                    let doc = object.to_value().map_err(ApiError::internal)?;
+                    let pod = pod_security::pod_template(&doc, path);
+                    pod_security::admit_template(self, &attrs, &pod, warnings).await?;
+                }
+            }
         }
         resource_quota::admit(self, &attrs, object, dry_run).await
     }

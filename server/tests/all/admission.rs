@@ -1000,3 +1000,64 @@ async fn pod_security_warns_and_enforces_as_the_reference() {
         Ok(vec![r#"299 - "would violate PodSecurity \"restricted:latest\": restricted volume types (volume \"h\" uses restricted volume type \"hostPath\")""#.to_owned()])
     );
 }
+
+#[tokio::test]
+async fn workloads_are_warned_about_their_pod_templates() {
+    let h = harness().await;
+    labelled_namespace(
+        &h,
+        "ps",
+        json!({"pod-security.kubernetes.io/warn": "restricted"}),
+    )
+    .await;
+    labelled_namespace(
+        &h,
+        "psb",
+        json!({"pod-security.kubernetes.io/enforce": "baseline"}),
+    )
+    .await;
+    let deployment = json!({"metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": {"a": "b"}},
+        "template": {"metadata": {"labels": {"a": "b"}},
+            "spec": {"hostNetwork": true, "containers": [{"name": "c", "image": "x"}]}}}});
+    let host_pid = json!({"restartPolicy": "Never", "hostPID": true, "containers": [{"name": "c", "image": "x"}]});
+    let cases = [
+        (
+            "/apis/apps/v1/namespaces/ps/deployments",
+            deployment.clone(),
+            r#"299 - "would violate PodSecurity \"restricted:latest\": host namespaces (hostNetwork=true), allowPrivilegeEscalation != false (container \"c\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container \"c\" must set securityContext.capabilities.drop=[\"ALL\"]), runAsNonRoot != true (pod or container \"c\" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container \"c\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")""#,
+        ),
+        (
+            "/apis/apps/v1/namespaces/psb/deployments",
+            deployment,
+            r#"299 - "would violate PodSecurity \"baseline:latest\": host namespaces (hostNetwork=true)""#,
+        ),
+        (
+            "/apis/batch/v1/namespaces/psb/jobs",
+            json!({"metadata": {"name": "j"}, "spec": {"template": {"spec": host_pid}}}),
+            r#"299 - "would violate PodSecurity \"baseline:latest\": host namespaces (hostPID=true)""#,
+        ),
+        (
+            "/apis/batch/v1/namespaces/psb/cronjobs",
+            json!({"metadata": {"name": "j"}, "spec": {"schedule": "* * * * *",
+                "jobTemplate": {"spec": {"template": {"spec": host_pid}}}}}),
+            r#"299 - "would violate PodSecurity \"baseline:latest\": host namespaces (hostPID=true)""#,
+        ),
+        (
+            "/api/v1/namespaces/psb/podtemplates",
+            json!({"metadata": {"name": "t"}, "template": {"spec": host_pid}}),
+            r#"299 - "would violate PodSecurity \"baseline:latest\": host namespaces (hostPID=true)""#,
+        ),
+    ];
+    for (uri, body, warning) in cases {
+        let (code, v, warnings) = h
+            .send_warned(
+                "POST",
+                &format!("{uri}?dryRun=All"),
+                "application/json",
+                &body.to_string(),
+            )
+            .await;
+        assert_eq!(code, 201, "{uri}: {v}");
+        assert_eq!(warnings, vec![warning.to_owned()], "{uri}");
+    }
+}

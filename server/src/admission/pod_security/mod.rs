@@ -86,6 +86,66 @@ fn is_version(text: &str) -> bool {
         .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// The labels of the namespace written to.
+async fn namespace_labels(registry: &Registry, attrs: &Attributes<'_>) -> ApiResult<Value> {
+    let Some(ns) = attrs.namespace.as_deref() else {
+        return Ok(Value::Null);
+    };
+    let namespace = registry
+        .read_object(("", "v1", "namespaces"), None, ns)
+        .await?;
+    Ok(namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take()))
+}
+
+/// Where the pod template of a kind that makes pods lies (`None` for other
+/// kinds).
+pub fn template_path(group: &str, plural: &str) -> Option<&'static [&'static str]> {
+    match (group, plural) {
+        ("apps", "deployments" | "replicasets" | "statefulsets" | "daemonsets")
+        | ("batch", "jobs")
+        | ("", "replicationcontrollers") => Some(&["spec", "template"]),
+        ("batch", "cronjobs") => Some(&["spec", "jobTemplate", "spec", "template"]),
+        ("", "podtemplates") => Some(&["template"]),
+        _ => None,
+    }
+}
+
+/// The pod template at `path` of a workload, as a pod's JSON (`metadata`
+/// and `spec`).
+pub fn pod_template(object: &Value, path: &[&str]) -> Value {
+    let template = path.iter().fold(object, |value, key| &value[key]);
+    serde_json::json!({ "metadata": template["metadata"], "spec": template["spec"] })
+}
+
+/// Checks the pod template of a workload being created: violations of the
+/// enforced level and of the warned one are warnings (the workload's pods
+/// are refused, not the workload).
+pub async fn admit_template(
+    registry: &Registry,
+    attrs: &Attributes<'_>,
+    pod: &Value,
+    warnings: &mut Vec<String>,
+) -> ApiResult<()> {
+    let labels = namespace_labels(registry, attrs).await?;
+    let enforce = Policy::of(&labels, "enforce");
+    let warn = Policy::of(&labels, "warn");
+    let mut policies = vec![enforce.clone()];
+    if warn != enforce {
+        policies.push(warn);
+    }
+    for policy in policies {
+        let violations = policy.violations(pod);
+        if !violations.is_empty() {
+            warnings.push(format!(
+                "would violate PodSecurity {:?}: {}",
+                policy.label(),
+                violations.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks a pod being created against its namespace's standards: refuses
 /// it when it violates the enforced level, adds a warning when it violates
 /// the warned one.
@@ -95,16 +155,8 @@ pub async fn admit_pod(
     pod: &Value,
     warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
-    let Some(ns) = attrs.namespace.as_deref() else {
-        return Ok(());
-    };
-    let Some(namespace) = registry
-        .read_object(("", "v1", "namespaces"), None, ns)
-        .await?
-    else {
-        return Ok(());
-    };
-    let labels = &namespace["metadata"]["labels"];
+    let labels = namespace_labels(registry, attrs).await?;
+    let labels = &labels;
     let enforce = Policy::of(labels, "enforce");
     let violations = enforce.violations(pod);
     if !violations.is_empty() {
