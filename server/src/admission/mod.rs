@@ -160,6 +160,10 @@ impl Registry {
                 let doc = object.to_value().map_err(ApiError::internal)?;
                 limit_ranger::validate(self, &attrs, &doc).await?;
             }
+            ("", "namespaces") => {
+                let doc = object.to_value().map_err(ApiError::internal)?;
+                pod_security::validate_namespace(&doc)?;
+            }
             (group, plural) => {
                 if let Some(path) = pod_security::template_path(group, plural) {
                     let doc = object.to_value().map_err(ApiError::internal)?;

@@ -5,11 +5,12 @@
 
 use serde_json::{Value, json};
 
-use super::{Attributes, priority, toleration_seconds};
+use super::{Attributes, pod_security, priority, toleration_seconds};
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::{Endpoint, Input, Object, Registry, Scope};
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
+const PODS: (&str, &str, &str) = ("", "v1", "pods");
 
 /// What the update plugins of a kind read from other objects.
 #[derive(Debug, Default)]
@@ -18,6 +19,8 @@ pub struct UpdateFacts {
     expandable_class: Option<String>,
     /// The name of the global default PriorityClass, if there is one.
     default_priority_class: Option<String>,
+    /// The pods of a namespace, whose enforced Pod Security level may change.
+    pods: Vec<Value>,
 }
 
 impl Registry {
@@ -52,6 +55,9 @@ impl Registry {
             ("scheduling.k8s.io", "priorityclasses") => {
                 facts.default_priority_class = priority::default_class_name(self).await?;
             }
+            ("", "namespaces") => {
+                facts.pods = self.read_objects(PODS, Some(name)).await?;
+            }
             _ => {}
         }
         Ok(facts)
@@ -83,13 +89,15 @@ pub(crate) fn admit_update(
 
 /// The validating admission of an update through `endpoint`: a claim grows
 /// only when bound and its class allows it (PersistentVolumeClaimResize),
-/// and no second PriorityClass becomes the global default.
+/// no second PriorityClass becomes the global default, a namespace's Pod
+/// Security labels are valid (and warn of the pods a stricter level would
+/// refuse).
 pub(crate) fn validate_update(
     scope: Scope<'_>,
     facts: &UpdateFacts,
-    old: &Object,
-    new: &Object,
+    (old, new): (&Object, &Object),
     endpoint: Endpoint,
+    warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
     if endpoint != Endpoint::Main {
         return Ok(());
@@ -113,6 +121,13 @@ pub(crate) fn validate_update(
                 }
                 _ => Ok(()),
             }
+        }
+        ("", "namespaces") => {
+            let old = old.to_value().map_err(ApiError::internal)?;
+            let new = new.to_value().map_err(ApiError::internal)?;
+            pod_security::validate_namespace(&new)?;
+            warnings.extend(pod_security::existing_pod_warnings(&old, &new, &facts.pods));
+            Ok(())
         }
         _ => Ok(()),
     }

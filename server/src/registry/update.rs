@@ -239,7 +239,7 @@ fn next_object(
     check_finalizers(scope, &old, &new)?;
     strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
     warnings.extend(new.typed().warnings(Some(old.typed())));
-    admission::validate_update(scope, facts, &old, &new, endpoint)?;
+    admission::validate_update(scope, facts, (&old, &new), endpoint, warnings)?;
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
     let delete_after = meta.deletion_timestamp.is_some()

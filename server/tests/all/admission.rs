@@ -1061,3 +1061,57 @@ async fn workloads_are_warned_about_their_pod_templates() {
         assert_eq!(warnings, vec![warning.to_owned()], "{uri}");
     }
 }
+
+#[tokio::test]
+async fn namespace_pod_security_labels_are_checked() {
+    let h = with_namespace("labels").await;
+    let body = json!({"metadata": {"name": "x", "labels": {"pod-security.kubernetes.io/enforce": "bogus"}}});
+    let (code, v) = h.call("POST", "/api/v1/namespaces", body).await;
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(
+        v["message"],
+        r#"Namespace "x" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "bogus": must be one of privileged, baseline, restricted"#
+    );
+    for name in ["web", "p1"] {
+        let (code, v) = h
+            .call(
+                "POST",
+                "/api/v1/namespaces/labels/pods",
+                pod(name, json!({})),
+            )
+            .await;
+        assert_eq!(code, 201, "{v}");
+    }
+    let patch = |labels: Value| json!({"metadata": {"labels": labels}}).to_string();
+    let uri = "/api/v1/namespaces/labels?dryRun=All";
+    let bad = patch(
+        json!({"pod-security.kubernetes.io/warn": "x", "pod-security.kubernetes.io/audit-version": "y"}),
+    );
+    let (code, v, _) = h
+        .send_warned("PATCH", uri, "application/merge-patch+json", &bad)
+        .await;
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(
+        v["message"],
+        r#"Namespace "labels" is invalid: [metadata.labels[pod-security.kubernetes.io/audit-version]: Invalid value: "y": must be "latest" or "v1.x", metadata.labels[pod-security.kubernetes.io/warn]: Invalid value: "x": must be one of privileged, baseline, restricted]"#
+    );
+    let stricter = patch(json!({"pod-security.kubernetes.io/enforce": "restricted"}));
+    let (code, v, warnings) = h
+        .send_warned("PATCH", uri, "application/merge-patch+json", &stricter)
+        .await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(
+        warnings,
+        vec![
+            r#"299 - "existing pods in namespace \"labels\" violate the new PodSecurity enforce level \"restricted:latest\"""#,
+            r#"299 - "p1 (and 1 other pod): allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile""#,
+        ]
+    );
+    let baseline = patch(json!({"pod-security.kubernetes.io/enforce": "baseline",
+        "pod-security.kubernetes.io/enforce-version": "v1.20"}));
+    let (code, _, warnings) = h
+        .send_warned("PATCH", uri, "application/merge-patch+json", &baseline)
+        .await;
+    assert_eq!(code, 200);
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

@@ -10,9 +10,9 @@ use super::{baseline, restricted};
 
 type Check = fn(&Value) -> Option<(String, String)>;
 
-/// The violations of a pod at the baseline level (or the restricted one),
-/// as `reason (detail)` texts.
-pub fn evaluate(restricted: bool, pod: &Value) -> Vec<String> {
+/// The violations of a pod at the baseline level (or the restricted one):
+/// reason and detail of each.
+pub fn evaluate(restricted: bool, pod: &Value) -> Vec<(String, String)> {
     let baseline: [(&str, Check); 9] = [
         ("appArmorProfile", baseline::app_armor),
         ("capabilities_baseline", baseline::capabilities_baseline),
@@ -44,10 +44,7 @@ pub fn evaluate(restricted: bool, pod: &Value) -> Vec<String> {
         .into_iter()
         .filter(|(id, _)| !restricted || !replaced.contains(id))
         .chain(tightened.into_iter().filter(|_| restricted));
-    checks
-        .filter_map(|(_, check)| check(pod))
-        .map(|(reason, detail)| format!("{reason} ({detail})"))
-        .collect()
+    checks.filter_map(|(_, check)| check(pod)).collect()
 }
 
 /// Every container (init, regular, ephemeral, in that order) with its name.

@@ -11,8 +11,10 @@ mod restricted;
 
 use serde_json::Value;
 
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+
 use super::Attributes;
-use crate::api_error::ApiResult;
+use crate::api_error::{ApiError, ApiResult};
 use crate::registry::Registry;
 
 const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";
@@ -73,6 +75,9 @@ impl Policy {
             return Vec::new();
         }
         checks::evaluate(self.level == Level::Restricted, pod)
+            .into_iter()
+            .map(|(reason, detail)| format!("{reason} ({detail})"))
+            .collect()
     }
 
     fn label(&self) -> String {
@@ -176,4 +181,111 @@ pub async fn admit_pod(
         ));
     }
     Ok(())
+}
+
+/// The modes a namespace may label, in the order upstream checks them.
+const MODES: [&str; 3] = ["audit", "enforce", "warn"];
+
+/// Refuses a namespace whose Pod Security labels name no level or version.
+pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
+    let labels = &namespace["metadata"]["labels"];
+    let mut errors = FieldErrors::default();
+    let path = FieldPath::new("metadata").child("labels");
+    for mode in MODES {
+        let key = format!("{LABEL_PREFIX}{mode}");
+        if let Some(level) = labels[&key].as_str().filter(|l| Level::parse(l).is_none()) {
+            errors.invalid(
+                path.key(&key),
+                level,
+                "must be one of privileged, baseline, restricted",
+            );
+        }
+        let key = format!("{key}-version");
+        if let Some(version) = labels[&key]
+            .as_str()
+            .filter(|v| *v != "latest" && !is_version(v))
+        {
+            errors.invalid(path.key(&key), version, "must be \"latest\" or \"v1.x\"");
+        }
+    }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let name = namespace["metadata"]["name"].as_str().unwrap_or_default();
+    Err(ApiError::invalid("", "Namespace", name, &errors))
+}
+
+/// The warnings of a namespace update that makes its enforced level
+/// stricter than some of its pods: one line, then one per distinct set of
+/// violations, naming the first pod by name and counting the others.
+pub fn existing_pod_warnings(old: &Value, new: &Value, pods: &[Value]) -> Vec<String> {
+    let new_policy = Policy::of(&new["metadata"]["labels"], "enforce");
+    let old_policy = Policy::of(&old["metadata"]["labels"], "enforce");
+    if new_policy == old_policy || new_policy.level == Level::Privileged {
+        return Vec::new();
+    }
+    // (violations, first pod by name, pods)
+    let mut groups: Vec<(String, String, usize)> = Vec::new();
+    for pod in prioritized(pods) {
+        let reasons: Vec<String> = checks::evaluate(new_policy.level == Level::Restricted, pod)
+            .into_iter()
+            .map(|(reason, _)| reason)
+            .collect();
+        if reasons.is_empty() {
+            continue;
+        }
+        let reasons = reasons.join(", ");
+        let name = pod["metadata"]["name"].as_str().unwrap_or_default();
+        match groups.iter_mut().find(|(r, ..)| *r == reasons) {
+            Some((_, first, count)) => {
+                if name < first.as_str() {
+                    *first = name.to_owned();
+                }
+                *count += 1;
+            }
+            None => groups.push((reasons, name.to_owned(), 1)),
+        }
+    }
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let ns = new["metadata"]["name"].as_str().unwrap_or_default();
+    let mut warnings = vec![format!(
+        "existing pods in namespace {ns:?} violate the new PodSecurity enforce level {:?}",
+        new_policy.label()
+    )];
+    for (reasons, first, count) in groups {
+        warnings.push(match count {
+            1 => format!("{first}: {reasons}"),
+            2 => format!("{first} (and 1 other pod): {reasons}"),
+            _ => format!("{first} (and {} other pods): {reasons}", count - 1),
+        });
+    }
+    warnings
+}
+
+/// Pods in upstream's order of evaluation: one per controller first, the
+/// other replicas after.
+fn prioritized(pods: &[Value]) -> Vec<&Value> {
+    let mut first = Vec::new();
+    let mut replicas = Vec::new();
+    let mut controllers: Vec<&str> = Vec::new();
+    for pod in pods {
+        let controller = pod["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|owner| owner["controller"] == true)
+            .and_then(|owner| owner["uid"].as_str());
+        match controller {
+            Some(uid) if controllers.contains(&uid) => replicas.push(pod),
+            Some(uid) => {
+                controllers.push(uid);
+                first.push(pod);
+            }
+            None => first.push(pod),
+        }
+    }
+    first.extend(replicas);
+    first
 }
