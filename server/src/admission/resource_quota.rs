@@ -9,8 +9,11 @@
 //! `pods`, `services`, `configmaps`, `secrets`, `persistentvolumeclaims`,
 //! `replicationcontrollers`, `resourcequotas`), a pod's requests and limits
 //! of cpu, memory and ephemeral storage, a claim's requested storage (also
-//! per StorageClass), a service's node ports and load balancers. Quotas with
-//! scopes or a scope selector are not evaluated yet.
+//! per StorageClass), a service's node ports and load balancers. A quota's
+//! scopes (`Terminating`, `NotTerminating`, `BestEffort`, `NotBestEffort`,
+//! and `PriorityClass` in a scope selector) limit it to the pods they match;
+//! a quota with another scope (`CrossNamespacePodAffinity`,
+//! `VolumeAttributesClass`) is not evaluated yet.
 
 use std::collections::BTreeMap;
 
@@ -49,11 +52,15 @@ pub async fn admit(
         return Ok(());
     };
     let quotas = registry.read_objects(QUOTAS, Some(ns)).await?;
-    let quotas: Vec<&Value> = quotas.iter().filter(|q| evaluated(q)).collect();
     if quotas.is_empty() {
         return Ok(());
     }
     let object = object.to_value().map_err(ApiError::internal)?;
+    let is_pod = (attrs.scope.info().group, attrs.scope.info().plural) == ("", "pods");
+    let quotas: Vec<&Value> = quotas
+        .iter()
+        .filter(|q| evaluated(q, is_pod.then_some(&object)))
+        .collect();
     let usage = usage_of(attrs.scope, &object);
     for quota in &quotas {
         check_constraints(attrs, quota, &object)?;
@@ -89,16 +96,61 @@ pub async fn admit(
     Ok(())
 }
 
-/// Whether this plugin evaluates a quota: it has a status and no scopes.
-fn evaluated(quota: &Value) -> bool {
-    let has_scopes = quota["spec"]["scopes"]
-        .as_array()
-        .is_some_and(|s| !s.is_empty())
-        || quota["spec"]["scopeSelector"].is_object();
+/// Whether a quota constrains this create: it has a status, and its scopes
+/// (all of them) match the object (`pod`; scoped quotas count only pods).
+fn evaluated(quota: &Value, pod: Option<&Value>) -> bool {
     let has_hard = quota["status"]["hard"]
         .as_object()
         .is_some_and(|h| !h.is_empty());
-    has_hard && !has_scopes
+    let scopes = quota["spec"]["scopes"].as_array().into_iter().flatten();
+    let selected = quota["spec"]["scopeSelector"]["matchExpressions"]
+        .as_array()
+        .into_iter()
+        .flatten();
+    let mut requirements = scopes
+        .map(|scope| (scope.as_str().unwrap_or_default(), "Exists", &Value::Null))
+        .chain(selected.map(|r| {
+            let text = |key: &str| r[key].as_str().unwrap_or_default();
+            (text("scopeName"), text("operator"), &r["values"])
+        }))
+        .peekable();
+    if requirements.peek().is_none() {
+        return has_hard;
+    }
+    let Some(pod) = pod else {
+        return false;
+    };
+    has_hard
+        && requirements.all(|(scope, operator, values)| matches_scope(pod, scope, operator, values))
+}
+
+/// Whether a pod matches one scope requirement.
+fn matches_scope(pod: &Value, scope: &str, operator: &str, values: &Value) -> bool {
+    let spec = &pod["spec"];
+    let terminating = spec["activeDeadlineSeconds"]
+        .as_i64()
+        .is_some_and(|s| s >= 0);
+    let best_effort = pod["status"]["qosClass"] == "BestEffort";
+    match scope {
+        "Terminating" => terminating,
+        "NotTerminating" => !terminating,
+        "BestEffort" => best_effort,
+        "NotBestEffort" => !best_effort,
+        "PriorityClass" => {
+            let class = spec["priorityClassName"].as_str().unwrap_or_default();
+            let listed = values
+                .as_array()
+                .is_some_and(|values| values.iter().any(|v| v == class));
+            match operator {
+                "In" => listed,
+                "NotIn" => !listed,
+                "Exists" => !class.is_empty(),
+                "DoesNotExist" => class.is_empty(),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// The usage a new object adds, by resource name.

@@ -1122,3 +1122,65 @@ async fn namespace_pod_security_labels_are_checked() {
     assert_eq!(code, 200);
     assert!(warnings.is_empty(), "{warnings:?}");
 }
+
+#[tokio::test]
+async fn scoped_quotas_count_the_pods_they_match() {
+    let h = with_namespace("qs").await;
+    let quotas = "/api/v1/namespaces/qs/resourcequotas";
+    let be = json!({"metadata": {"name": "be"}, "spec": {"hard": {"pods": "1"}, "scopes": ["BestEffort"]}});
+    assert_eq!(h.call("POST", quotas, be).await.0, 201);
+    let status = json!({"status": {"hard": {"pods": "1"}, "used": {"pods": "1"}}});
+    merge_status(&h, &format!("{quotas}/be"), status).await;
+    let hard = json!({"pods": "1", "requests.cpu": "1"});
+    let pc = json!({"metadata": {"name": "pc"}, "spec": {"hard": hard, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["system-node-critical"]}]}}});
+    assert_eq!(h.call("POST", quotas, pc).await.0, 201);
+    let status = json!({"status": {"hard": hard, "used": {"pods": "0", "requests.cpu": "0"}}});
+    merge_status(&h, &format!("{quotas}/pc"), status).await;
+
+    let pods = "/api/v1/namespaces/qs/pods?dryRun=All";
+    let requesting = |spec: Value| {
+        let mut spec = spec;
+        spec["containers"] = json!([{"name": "c", "image": "x", "resources": {"requests": spec["requests"].take()}}]);
+        spec.as_object_mut().unwrap().remove("requests");
+        pod("p", spec)
+    };
+    for (body, outcome) in [
+        (
+            pod("p", json!({})),
+            Err("exceeded quota: be, requested: pods=1, used: pods=1, limited: pods=1"),
+        ),
+        (requesting(json!({"requests": {"memory": "1Mi"}})), Ok(())),
+        (
+            requesting(
+                json!({"priorityClassName": "system-node-critical", "requests": {"memory": "1Mi"}}),
+            ),
+            Err("failed quota: pc: must specify requests.cpu for: c"),
+        ),
+        (
+            requesting(
+                json!({"priorityClassName": "system-node-critical", "requests": {"memory": "1Mi", "cpu": "2"}}),
+            ),
+            Err(
+                "exceeded quota: pc, requested: requests.cpu=2, used: requests.cpu=0, limited: requests.cpu=1",
+            ),
+        ),
+    ] {
+        let (code, v) = h.call("POST", pods, body).await;
+        match outcome {
+            Ok(()) => assert_eq!(code, 201, "{v}"),
+            Err(message) => {
+                assert_eq!(code, 403, "{v}");
+                assert_eq!(v["message"], format!("pods \"p\" is forbidden: {message}"));
+            }
+        }
+    }
+    let (code, _) = h
+        .call(
+            "POST",
+            "/api/v1/namespaces/qs/configmaps",
+            json!({"metadata": {"name": "c"}}),
+        )
+        .await;
+    assert_eq!(code, 201);
+}
