@@ -28,6 +28,69 @@ const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
 
 const SERVICE_ACCOUNTS: (&str, &str, &str) = ("", "v1", "serviceaccounts");
 
+/// The (deprecated) annotation that limits an account's pods to the secrets
+/// the account lists.
+const ENFORCE_MOUNTABLE_SECRETS: &str = "kubernetes.io/enforce-mountable-secrets";
+
+/// Why a pod of `account` may not use a secret it names: the first secret
+/// volume, env variable, envFrom or image pull secret the account does not
+/// list.
+fn unlisted_secret(account: &Value, spec: &Value) -> Option<String> {
+    let listed = |key: &str, name: &str| {
+        account[key]
+            .as_array()
+            .is_some_and(|secrets| secrets.iter().any(|s| s["name"] == name))
+    };
+    let sa = account["metadata"]["name"].as_str().unwrap_or_default();
+    let refused = |what: String| {
+        format!("{what} is not allowed because service account {sa} does not reference that secret")
+    };
+    let items = |value: &Value| value.as_array().cloned().unwrap_or_default();
+    for volume in items(&spec["volumes"]) {
+        if let Some(name) = volume["secret"]["secretName"].as_str()
+            && !listed("secrets", name)
+        {
+            return Some(refused(format!("volume with secret.secretName=\"{name}\"")));
+        }
+    }
+    for (list, what) in [
+        ("initContainers", "init container"),
+        ("containers", "container"),
+    ] {
+        for container in items(&spec[list]) {
+            let container_name = container["name"].as_str().unwrap_or_default();
+            for env in items(&container["env"]) {
+                if let Some(name) = env["valueFrom"]["secretKeyRef"]["name"].as_str()
+                    && !listed("secrets", name)
+                {
+                    let env_name = env["name"].as_str().unwrap_or_default();
+                    return Some(refused(format!(
+                        "{what} {container_name} with envVar {env_name} referencing secret.secretName=\"{name}\""
+                    )));
+                }
+            }
+            for env_from in items(&container["envFrom"]) {
+                if let Some(name) = env_from["secretRef"]["name"].as_str()
+                    && !listed("secrets", name)
+                {
+                    return Some(refused(format!(
+                        "{what} {container_name} with envFrom referencing secret.secretName=\"{name}\""
+                    )));
+                }
+            }
+        }
+    }
+    for (i, secret) in items(&spec["imagePullSecrets"]).iter().enumerate() {
+        let name = secret["name"].as_str().unwrap_or_default();
+        if !listed("imagePullSecrets", name) {
+            return Some(format!(
+                "imagePullSecrets[{i}].name=\"{name}\" is not allowed because service account {sa} does not reference that imagePullSecret"
+            ));
+        }
+    }
+    None
+}
+
 /// Admits the create of a pod.
 pub async fn admit_pod(
     registry: &Registry,
@@ -56,6 +119,11 @@ pub async fn admit_pod(
             "error looking up service account {ns}/{name}: serviceaccount {name:?} not found"
         )));
     };
+    if account["metadata"]["annotations"][ENFORCE_MOUNTABLE_SECRETS] == "true"
+        && let Some(why) = unlisted_secret(&account, spec)
+    {
+        return Err(attrs.forbidden(&why));
+    }
     if should_automount(&account, spec) {
         mount_token(spec);
     }

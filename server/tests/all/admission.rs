@@ -1184,3 +1184,47 @@ async fn scoped_quotas_count_the_pods_they_match() {
         .await;
     assert_eq!(code, 201);
 }
+
+#[tokio::test]
+async fn accounts_may_limit_the_secrets_of_their_pods() {
+    let h = harness().await;
+    let sa = json!({"metadata": {"name": "strict", "annotations": {"kubernetes.io/enforce-mountable-secrets": "true"}},
+        "secrets": [{"name": "ok"}], "imagePullSecrets": [{"name": "pull"}]});
+    assert_eq!(
+        h.call("POST", "/api/v1/namespaces/default/serviceaccounts", sa)
+            .await
+            .0,
+        201
+    );
+    let uri = "/api/v1/namespaces/default/pods?dryRun=All";
+    let c = json!([{"name": "c", "image": "x"}]);
+    let refusals = [
+        (
+            json!({"volumes": [{"name": "v", "secret": {"secretName": "nope"}}], "containers": c}),
+            r#"volume with secret.secretName="nope" is not allowed because service account strict does not reference that secret"#,
+        ),
+        (
+            json!({"containers": [{"name": "c", "image": "x", "env": [{"name": "E", "valueFrom": {"secretKeyRef": {"name": "nope", "key": "k"}}}]}]}),
+            r#"container c with envVar E referencing secret.secretName="nope" is not allowed because service account strict does not reference that secret"#,
+        ),
+        (
+            json!({"initContainers": [{"name": "i", "image": "x", "envFrom": [{"secretRef": {"name": "nope"}}]}], "containers": c}),
+            r#"init container i with envFrom referencing secret.secretName="nope" is not allowed because service account strict does not reference that secret"#,
+        ),
+        (
+            json!({"imagePullSecrets": [{"name": "other"}], "containers": c}),
+            r#"imagePullSecrets[0].name="other" is not allowed because service account strict does not reference that imagePullSecret"#,
+        ),
+    ];
+    for (mut spec, message) in refusals {
+        spec["serviceAccountName"] = json!("strict");
+        let (code, v) = h.call("POST", uri, pod("p", spec)).await;
+        assert_eq!(code, 403, "{v}");
+        assert_eq!(v["message"], format!("pods \"p\" is forbidden: {message}"));
+    }
+    let spec = json!({"serviceAccountName": "strict", "containers": c,
+        "volumes": [{"name": "v", "secret": {"secretName": "ok"}}]});
+    let (code, v) = h.call("POST", uri, pod("p", spec)).await;
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(v["spec"]["imagePullSecrets"], json!([{"name": "pull"}]));
+}
