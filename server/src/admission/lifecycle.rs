@@ -8,26 +8,27 @@ use kapi_runtime::meta::StatusCause;
 
 use super::Attributes;
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::registry::Registry;
+use crate::registry::{Registry, Scope};
 
 /// Admits the create of an object in namespace `ns`.
 pub async fn admit_create(registry: &Registry, attrs: &Attributes<'_>, ns: &str) -> ApiResult<()> {
-    if registry.scheme().get("", "v1", "namespaces").is_none() {
+    let Some(entry) = registry.scheme().get("", "v1", "namespaces").copied() else {
         // A server without namespaces has no namespace lifecycle to enforce.
         return Ok(());
-    }
-    let Some(namespace) = registry
-        .read_object(("", "v1", "namespaces"), None, ns)
-        .await?
-    else {
-        return Err(ApiError::not_found(Target {
-            group: "",
-            resource: "namespaces",
-            name: ns,
-        }));
     };
-    let terminating = namespace["status"]["phase"] == "Terminating"
-        || !namespace["metadata"]["deletionTimestamp"].is_null();
+    let namespace = match registry.get(Scope::new(&entry, None), ns).await {
+        Ok(namespace) => namespace,
+        Err(e) if e.code() == 404 => {
+            return Err(ApiError::not_found(Target {
+                group: "",
+                resource: "namespaces",
+                name: ns,
+            }));
+        }
+        Err(e) => return Err(e),
+    };
+    let terminating = namespace.metadata().deletion_timestamp.is_some()
+        || namespace.field_text("status.phase").as_deref() == Some("Terminating");
     if !terminating {
         return Ok(());
     }
