@@ -11,6 +11,7 @@ use crate::registry::{Endpoint, Input, Object, Registry, Scope};
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 const PODS: (&str, &str, &str) = ("", "v1", "pods");
+const NAMESPACES: (&str, &str, &str) = ("", "v1", "namespaces");
 
 /// What the update plugins of a kind read from other objects.
 #[derive(Debug, Default)]
@@ -21,6 +22,8 @@ pub struct UpdateFacts {
     default_priority_class: Option<String>,
     /// The pods of a namespace, whose enforced Pod Security level may change.
     pods: Vec<Value>,
+    /// The labels of a pod's namespace (its Pod Security levels).
+    namespace_labels: Value,
 }
 
 impl Registry {
@@ -33,6 +36,13 @@ impl Registry {
         endpoint: Endpoint,
     ) -> ApiResult<UpdateFacts> {
         let mut facts = UpdateFacts::default();
+        let is_pods = (scope.info().group, scope.info().plural) == ("", "pods");
+        if is_pods && pod_security::checks_update(endpoint) {
+            let ns = scope.namespace.unwrap_or_default();
+            let namespace = self.read_object(NAMESPACES, None, ns).await?;
+            facts.namespace_labels =
+                namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take());
+        }
         if endpoint != Endpoint::Main {
             return Ok(facts);
         }
@@ -99,6 +109,21 @@ pub(crate) fn validate_update(
     endpoint: Endpoint,
     warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
+    if (scope.info().group, scope.info().plural) == ("", "pods")
+        && pod_security::checks_update(endpoint)
+    {
+        let attrs = Attributes {
+            scope,
+            name: new.metadata().name().to_owned(),
+            namespace: new.metadata().namespace.clone(),
+        };
+        let old = old.to_value().map_err(ApiError::internal)?;
+        let new = new.to_value().map_err(ApiError::internal)?;
+        if pod_security::significant_update(&old, &new) {
+            pod_security::check_pod(&attrs, &facts.namespace_labels, &new, warnings)?;
+        }
+        return Ok(());
+    }
     if endpoint != Endpoint::Main {
         return Ok(());
     }

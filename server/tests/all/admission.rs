@@ -1228,3 +1228,50 @@ async fn accounts_may_limit_the_secrets_of_their_pods() {
     assert_eq!(code, 201, "{v}");
     assert_eq!(v["spec"]["imagePullSecrets"], json!([{"name": "pull"}]));
 }
+
+#[tokio::test]
+async fn pod_updates_that_change_containers_are_checked_again() {
+    let h = harness().await;
+    labelled_namespace(
+        &h,
+        "ps",
+        json!({"pod-security.kubernetes.io/warn": "restricted"}),
+    )
+    .await;
+    labelled_namespace(
+        &h,
+        "psb",
+        json!({"pod-security.kubernetes.io/enforce": "baseline"}),
+    )
+    .await;
+    for ns in ["ps", "psb"] {
+        let uri = format!("/api/v1/namespaces/{ns}/pods");
+        assert_eq!(h.call("POST", &uri, pod("e", json!({}))).await.0, 201);
+    }
+    let strategic = "application/strategic-merge-patch+json";
+    let debug = json!({"spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox",
+        "targetContainerName": "c", "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}]}});
+    let uri = "/api/v1/namespaces/psb/pods/e/ephemeralcontainers?dryRun=All";
+    let (code, v, _) = h
+        .send_warned("PATCH", uri, strategic, &debug.to_string())
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        r#"pods "e" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "dbg" must not include "SYS_ADMIN" in securityContext.capabilities.add)"#
+    );
+    let uri = "/api/v1/namespaces/ps/pods/e?dryRun=All";
+    let labels = json!({"metadata": {"labels": {"a": "b"}}}).to_string();
+    let (code, _, warnings) = h.send_warned("PATCH", uri, strategic, &labels).await;
+    assert_eq!(code, 200);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let image = json!({"spec": {"containers": [{"name": "c", "image": "y"}]}}).to_string();
+    let (code, v, warnings) = h.send_warned("PATCH", uri, strategic, &image).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(
+        warnings,
+        vec![
+            r#"299 - "would violate PodSecurity \"restricted:latest\": allowPrivilegeEscalation != false (container \"c\" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container \"c\" must set securityContext.capabilities.drop=[\"ALL\"]), runAsNonRoot != true (pod or container \"c\" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container \"c\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")""#
+        ]
+    );
+}

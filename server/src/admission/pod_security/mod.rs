@@ -15,7 +15,7 @@ use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use super::Attributes;
 use crate::api_error::{ApiError, ApiResult};
-use crate::registry::Registry;
+use crate::registry::{Endpoint, Registry};
 
 const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";
 
@@ -161,7 +161,16 @@ pub async fn admit_pod(
     warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
     let labels = namespace_labels(registry, attrs).await?;
-    let labels = &labels;
+    check_pod(attrs, &labels, pod, warnings)
+}
+
+/// Checks a pod against the levels its namespace's `labels` set.
+pub fn check_pod(
+    attrs: &Attributes<'_>,
+    labels: &Value,
+    pod: &Value,
+    warnings: &mut Vec<String>,
+) -> ApiResult<()> {
     let enforce = Policy::of(labels, "enforce");
     let violations = enforce.violations(pod);
     if !violations.is_empty() {
@@ -181,6 +190,41 @@ pub async fn admit_pod(
         ));
     }
     Ok(())
+}
+
+/// Whether pod updates through `endpoint` are checked: the pod itself and
+/// its ephemeral containers (status, binding and the like are not).
+pub fn checks_update(endpoint: Endpoint) -> bool {
+    match endpoint {
+        Endpoint::Main => true,
+        Endpoint::Part(part) => part.name == "ephemeralcontainers",
+        Endpoint::Status => false,
+    }
+}
+
+/// Whether a pod update may change what the standards check: containers
+/// added or removed, an image or a seccomp annotation changed. Other pod
+/// updates (labels, tolerations...) are not checked again.
+pub fn significant_update(old: &Value, new: &Value) -> bool {
+    const SECCOMP: &str = "seccomp.security.alpha.kubernetes.io/pod";
+    let annotation = |pod: &Value, key: &str| pod["metadata"]["annotations"][key].clone();
+    if annotation(old, SECCOMP) != annotation(new, SECCOMP) {
+        return true;
+    }
+    ["containers", "initContainers", "ephemeralContainers"]
+        .iter()
+        .any(|list| {
+            let items = |pod: &Value| pod["spec"][*list].as_array().cloned().unwrap_or_default();
+            let (old_items, new_items) = (items(old), items(new));
+            old_items.len() != new_items.len()
+                || old_items.iter().zip(&new_items).any(|(o, n)| {
+                    let key = format!(
+                        "container.seccomp.security.alpha.kubernetes.io/{}",
+                        n["name"].as_str().unwrap_or_default()
+                    );
+                    o["image"] != n["image"] || annotation(old, &key) != annotation(new, &key)
+                })
+        })
 }
 
 /// The modes a namespace may label, in the order upstream checks them.
