@@ -19,7 +19,7 @@ const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
 
 /// The LimitRanges of the namespace written to.
-async fn limit_ranges(registry: &Registry, attrs: &Attributes<'_>) -> ApiResult<Vec<Value>> {
+pub async fn limit_ranges(registry: &Registry, attrs: &Attributes<'_>) -> ApiResult<Vec<Value>> {
     match attrs.namespace.as_deref() {
         Some(ns) => registry.read_objects(LIMIT_RANGES, Some(ns)).await,
         None => Ok(Vec::new()),
@@ -116,10 +116,16 @@ pub async fn validate(
     attrs: &Attributes<'_>,
     object: &Value,
 ) -> ApiResult<()> {
+    let ranges = limit_ranges(registry, attrs).await?;
+    check(attrs, &ranges, object)
+}
+
+/// Checks a pod or claim against the LimitRanges of its namespace.
+pub fn check(attrs: &Attributes<'_>, ranges: &[Value], object: &Value) -> ApiResult<()> {
     let is_pod = attrs.scope.info().plural == "pods";
     let mut errors: Vec<String> = Vec::new();
-    for range in limit_ranges(registry, attrs).await? {
-        for item in items(&range) {
+    for range in ranges {
+        for item in items(range) {
             let kind = item["type"].as_str().unwrap_or_default();
             match kind {
                 "Container" if is_pod => {

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Attributes, pod_security, priority, toleration_seconds};
+use super::{Attributes, limit_ranger, pod_security, priority, toleration_seconds};
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::{Endpoint, Input, Object, Registry, Scope};
 
@@ -24,6 +24,8 @@ pub struct UpdateFacts {
     pods: Vec<Value>,
     /// The labels of a pod's namespace (its Pod Security levels).
     namespace_labels: Value,
+    /// The LimitRanges of a claim's namespace.
+    limit_ranges: Vec<Value>,
 }
 
 impl Registry {
@@ -48,6 +50,12 @@ impl Registry {
         }
         match (scope.info().group, scope.info().plural) {
             ("", "persistentvolumeclaims") => {
+                let attrs = Attributes {
+                    scope,
+                    name: name.to_owned(),
+                    namespace: scope.namespace.map(str::to_owned),
+                };
+                facts.limit_ranges = limit_ranger::limit_ranges(self, &attrs).await?;
                 let claim = match self.get(scope, name).await {
                     Ok(claim) => claim.to_value().map_err(ApiError::internal)?,
                     // The update itself answers for a missing claim.
@@ -136,6 +144,7 @@ pub(crate) fn validate_update(
         ("", "persistentvolumeclaims") => {
             let old = old.to_value().map_err(ApiError::internal)?;
             let new = new.to_value().map_err(ApiError::internal)?;
+            limit_ranger::check(&attrs, &facts.limit_ranges, &new)?;
             check_resize(&attrs, facts, &old, &new)
         }
         ("scheduling.k8s.io", "priorityclasses") => {

@@ -575,6 +575,30 @@ async fn claims_grow_only_when_their_class_allows_it() {
         .await;
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["spec"]["resources"]["requests"]["storage"], "2Gi");
+    // A LimitRange bounds growing claims too.
+    let range = json!({"metadata": {"name": "lr"}, "spec": {"limits": [
+        {"type": "PersistentVolumeClaim", "max": {"storage": "10Gi"}}]}});
+    assert_eq!(
+        h.call("POST", "/api/v1/namespaces/default/limitranges", range)
+            .await
+            .0,
+        201
+    );
+    let huge = json!({"spec": {"resources": {"requests": {"storage": "20Gi"}}}}).to_string();
+    let (code, v, _) = h
+        .send(
+            "PATCH",
+            &format!("{claims}/r-exp"),
+            "application/merge-patch+json",
+            huge.into_bytes(),
+            None,
+        )
+        .await;
+    assert_eq!(code, 403, "{v}");
+    assert_eq!(
+        v["message"],
+        "persistentvolumeclaims \"r-exp\" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi"
+    );
 }
 
 #[tokio::test]
