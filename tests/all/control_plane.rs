@@ -180,7 +180,10 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
         let (_, slices) = api.get(
             "/apis/discovery.k8s.io/v1/namespaces/team/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dweb",
         );
-        slices["items"][0]["endpoints"].as_array().map_or(0, Vec::len) == 3
+        slices["items"][0]["endpoints"]
+            .as_array()
+            .map_or(0, Vec::len)
+            == 3
     });
 
     // Scaling up and down.

@@ -1,5 +1,7 @@
-//! CREATE: decode -> type and namespace checks -> generateName -> PrepareForCreate
-//! -> admit -> namespace must exist -> storage create.
+//! CREATE: decode -> type and namespace checks -> mutating admission (the
+//! namespace must exist and not be terminating) -> generateName ->
+//! PrepareForCreate -> defaults and validation -> validating admission ->
+//! storage create.
 
 use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy};
 use crate::api_error::{ApiError, ApiResult};
@@ -24,14 +26,14 @@ impl Registry {
             return answer(scope, object, warnings);
         }
         strategy::check_namespace(scope, object.metadata_mut())?;
+        let admission_name = self.admit_create(scope, &mut object).await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
+        self.validate_create(scope, admission_name, &object, opts.dry_run, &mut warnings)
+            .await?;
         let namespace = object.metadata().namespace.clone();
-        if let Some(ns) = namespace.as_deref() {
-            self.require_namespace(ns).await?;
-        }
         let name = object.metadata().name().to_owned();
         let held = if service_alloc::is_services(scope.info()) {
             let mut value = object.to_value().map_err(ApiError::internal)?;

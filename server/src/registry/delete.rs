@@ -44,6 +44,7 @@ impl Registry {
                 "this namespace may not be deleted",
             ));
         }
+        self.admit_delete(scope, name)?;
         let dry_run = options
             .dry_run
             .as_ref()

@@ -46,6 +46,7 @@ pub use list::{ListOptions, ListPage};
 pub use object::Object;
 pub use scale::ScaleAnswer;
 pub use service_alloc::{IpRange, ServiceRanges};
+pub use strategy::random_suffix;
 pub use token::ISSUER as SERVICE_ACCOUNT_ISSUER;
 pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
@@ -256,26 +257,6 @@ impl Registry {
             .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
         scope.to_served(decode(scope.entry, &kv)?)
-    }
-
-    /// Fails with 404 unless namespace `ns` exists (creating in a missing namespace
-    /// is NotFound for the namespace, as Kubernetes answers). A server whose scheme
-    /// has no Namespace kind has no namespace lifecycle to enforce.
-    async fn require_namespace(&self, ns: &str) -> ApiResult<()> {
-        let Some(namespaces) = self.scheme.get("", "v1", "namespaces") else {
-            return Ok(());
-        };
-        let key = keys::object(namespaces.info, None, ns);
-        let namespace_target = Target {
-            group: "",
-            resource: "namespaces",
-            name: ns,
-        };
-        match self.storage.get(&key).await {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => Err(ApiError::not_found(namespace_target)),
-            Err(e) => Err(ApiError::from_storage(e, namespace_target)),
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! UPDATE and PATCH: both are a guaranteed update whose new object is either the
-//! body (PUT) or the patch applied to the current object, then PrepareForUpdate ->
-//! admit -> finalizer rules -> storage.
+//! body (PUT) or the patch applied to the current object, then mutating
+//! admission -> PrepareForUpdate -> finalizer rules -> defaults and validation
+//! -> validating admission -> storage.
 
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use super::{
     Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace,
     service_alloc, strategy,
 };
+use crate::admission::{self, UpdateFacts};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
@@ -116,9 +118,10 @@ impl Registry {
         endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
+        let facts = self.update_facts(scope, name, endpoint).await?;
         if service_alloc::is_services(scope.info()) {
             return self
-                .service_update(scope, name, source, endpoint, opts)
+                .service_update(scope, name, source, (endpoint, &facts), opts)
                 .await;
         }
         let key = scope.key(name);
@@ -129,8 +132,15 @@ impl Registry {
             .storage
             .guaranteed_update(&key, &mut |current| {
                 warnings.clear();
-                let step =
-                    next_object(scope, name, current, &source, endpoint, opts, &mut warnings);
+                let step = next_object(
+                    scope,
+                    name,
+                    current,
+                    &source,
+                    (endpoint, &facts),
+                    opts,
+                    &mut warnings,
+                );
                 match step {
                     Ok((mut object, delete_after)) => {
                         let bytes = self.media_type.encode(scope.entry, &mut object);
@@ -193,7 +203,7 @@ impl Registry {
         scope: Scope<'_>,
         name: &str,
         source: Source<'_>,
-        endpoint: Endpoint,
+        endpoint: (Endpoint, &UpdateFacts),
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let key = scope.key(name);
@@ -264,7 +274,7 @@ fn next_object(
     name: &str,
     current: Option<&KeyValue>,
     source: &Source<'_>,
-    endpoint: Endpoint,
+    (endpoint, facts): (Endpoint, &UpdateFacts),
     opts: WriteOptions,
     warnings: &mut Vec<String>,
 ) -> ApiResult<(Object, bool)> {
@@ -311,10 +321,12 @@ fn next_object(
         )));
     }
     strategy::check_namespace(scope, new.metadata_mut())?;
+    admission::admit_update(scope, &old, &mut new, endpoint)?;
     strategy::prepare_update(scope, &old, &mut new, endpoint);
     check_finalizers(scope, &old, &new)?;
     strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
     warnings.extend(new.typed().warnings(Some(old.typed())));
+    admission::validate_update(scope, facts, (&old, &new), endpoint, warnings)?;
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
     let mut delete_after = meta.deletion_timestamp.is_some()

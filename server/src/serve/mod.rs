@@ -84,6 +84,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         .with_storage_media_type(opts.storage_media_type)
         .with_service_ranges(opts.service_ranges.clone());
     bootstrap_namespaces(&registry).await;
+    crate::admission::bootstrap(&registry).await;
     bootstrap_objects(&registry, address.port()).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod admission;
 mod controllers;
 mod field_validation;
 mod http;

@@ -327,7 +327,11 @@ async fn an_endpoint_slice_may_have_no_endpoints() {
     let slice = json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
         "metadata": {"name": "e1"}, "addressType": "IPv4"});
     let (code, v) = h
-        .call("POST", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", slice)
+        .call(
+            "POST",
+            "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+            slice,
+        )
         .await;
     assert_eq!(code, 201, "{v}");
     assert_eq!(v["endpoints"], Value::Null);
