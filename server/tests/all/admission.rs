@@ -103,8 +103,7 @@ async fn created_objects_match_the_reference() {
         ),
         ("job", "/apis/batch/v1/namespaces/admission/jobs"),
         ("pvc", "/api/v1/namespaces/admission/persistentvolumeclaims"),
-        // service.*.json are recorded too, but kapi allocates no cluster IP
-        // nor IP families yet (the Service REST's work, not admission's).
+        ("service", "/api/v1/namespaces/admission/services"),
     ] {
         let request = fixture(&format!("{kind}.request.json"));
         let (code, created) = h.call("POST", path, request).await;
