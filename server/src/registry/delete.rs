@@ -27,6 +27,11 @@ enum Decision {
     Keep(Object),
     /// Leave it as stored (a namespace still being emptied).
     Unchanged(Object),
+    /// Write it marked for deletion with no grace period left, then remove
+    /// it: watchers see MODIFIED and DELETED, as upstream's graceful deletion
+    /// of a pod with nothing left to wait for (unscheduled, or confirmed by
+    /// its kubelet).
+    MarkThenRemove(Object),
 }
 
 impl Registry {
@@ -64,7 +69,7 @@ impl Registry {
                             _ if dry_run => Ok(Update::Keep),
                             Decision::Remove(_) => Ok(Update::Delete),
                             Decision::Unchanged(_) => Ok(Update::Keep),
-                            Decision::Keep(obj) => media_type
+                            Decision::Keep(obj) | Decision::MarkThenRemove(obj) => media_type
                                 .encode(scope.entry, obj)
                                 .map(Update::Write)
                                 .map_err(StorageError::Internal),
@@ -89,6 +94,23 @@ impl Registry {
                 if !dry_run {
                     self.release_service(scope, &object).await;
                 }
+                Ok(Deleted::Gone(scope.to_served(object)?))
+            }
+            Some(Decision::MarkThenRemove(object)) if dry_run => {
+                Ok(Deleted::Gone(scope.to_served(object)?))
+            }
+            Some(Decision::MarkThenRemove(mut object)) => {
+                let Some(kv) = kv else {
+                    return Err(ApiError::not_found(scope.target(name)));
+                };
+                object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
+                // No finalizer can be added once the deletion is marked: what
+                // is stored now goes, whatever changed since.
+                match self.storage.delete(&key, None).await {
+                    Ok(_) | Err(StorageError::NotFound(_)) => {}
+                    Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
+                }
+                self.release_service(scope, &object).await;
                 Ok(Deleted::Gone(scope.to_served(object)?))
             }
             Some(Decision::Keep(object) | Decision::Unchanged(object)) if dry_run => {
@@ -176,18 +198,35 @@ fn decide(
         .deletion_grace_period(options.grace_period_seconds);
     let meta = object.metadata_mut();
     match grace {
-        Some(seconds) if seconds > 0 => {
-            // Graceful deletion: only ever shortened by a later delete.
-            if meta
-                .deletion_grace_period_seconds
-                .is_some_and(|current| current <= seconds)
-            {
-                return Ok(Decision::Keep(object));
+        Some(seconds) => {
+            match (meta.deletion_timestamp, meta.deletion_grace_period_seconds) {
+                // Marked with no time left: it goes (once its finalizers are done).
+                (Some(_), None | Some(0)) if meta.finalizers().is_empty() => {
+                    return Ok(Decision::Remove(object));
+                }
+                (Some(_), None | Some(0)) => return Ok(Decision::Keep(object)),
+                // Graceful deletion is only ever shortened by a later delete,
+                // counted from when it was asked for.
+                (Some(_), Some(current)) if seconds >= current => {
+                    return Ok(Decision::Keep(object));
+                }
+                (Some(at), Some(current)) => {
+                    let asked = at.0.checked_sub(SignedDuration::from_secs(current));
+                    let due = asked.and_then(|t| t.checked_add(SignedDuration::from_secs(seconds)));
+                    meta.deletion_timestamp = Some(Time(due.unwrap_or(at.0)));
+                }
+                (None, _) => {
+                    bump_generation_once(meta);
+                    meta.deletion_timestamp = Some(Time(after(seconds)));
+                }
             }
-            bump_generation_once(meta);
-            meta.deletion_timestamp = Some(Time(after(seconds)));
             meta.deletion_grace_period_seconds = Some(seconds);
-            Ok(Decision::Keep(object))
+            // No time left: marked, then removed (watchers see both).
+            if seconds == 0 && meta.finalizers().is_empty() {
+                Ok(Decision::MarkThenRemove(object))
+            } else {
+                Ok(Decision::Keep(object))
+            }
         }
         _ if !meta.finalizers().is_empty() => {
             bump_generation_once(meta);

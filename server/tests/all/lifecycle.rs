@@ -285,3 +285,96 @@ async fn events_of_both_groups_are_the_same_objects() {
         "field label not supported: involvedObject.name"
     );
 }
+
+/// A pod with nothing to wait for (unscheduled, or its kubelet confirming
+/// with a zero grace period) is first marked, then removed: watchers see
+/// MODIFIED and DELETED, as kube-apiserver 1.32 sends them.
+#[tokio::test]
+async fn pods_without_time_left_are_marked_then_removed() {
+    let h = harness().await;
+    let pods = "/api/v1/namespaces/default/pods";
+    let pod = |name: &str| {
+        json!({"metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    };
+    let (code, created) = h.call("POST", pods, pod("unscheduled")).await;
+    assert_eq!(code, 201, "{created}");
+    let rv = created["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (code, gone) = h
+        .call("DELETE", &format!("{pods}/unscheduled"), Value::Null)
+        .await;
+    assert_eq!(code, 200, "{gone}");
+    assert_eq!(gone["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert!(gone["metadata"]["deletionTimestamp"].is_string());
+    let (code, _) = h
+        .call("GET", &format!("{pods}/unscheduled"), Value::Null)
+        .await;
+    assert_eq!(code, 404);
+    let events = watch_types(
+        &h,
+        &format!("{pods}?watch=1&resourceVersion={rv}&timeoutSeconds=1"),
+    )
+    .await;
+    assert_eq!(events, ["MODIFIED", "DELETED"]);
+
+    // A bound pod waits for its grace period; a confirming delete with none
+    // left removes it, its deletion dated from when it was asked for.
+    let (_, bound) = h.call("POST", pods, pod("bound")).await;
+    let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "bound"},
+        "target": {"kind": "Node", "name": "n1"}});
+    let (code, v) = h
+        .call("POST", &format!("{pods}/bound/binding"), binding)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let (code, pending) = h
+        .call("DELETE", &format!("{pods}/bound"), Value::Null)
+        .await;
+    assert_eq!(code, 200);
+    assert_eq!(pending["metadata"]["deletionGracePeriodSeconds"], 30);
+    let due = pending["metadata"]["deletionTimestamp"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let rv = pending["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (code, gone) = h
+        .call(
+            "DELETE",
+            &format!("{pods}/bound?gracePeriodSeconds=0"),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(code, 200, "{gone}");
+    let asked: jiff::Timestamp =
+        due.parse::<jiff::Timestamp>().unwrap() - jiff::SignedDuration::from_secs(30);
+    assert_eq!(
+        gone["metadata"]["deletionTimestamp"],
+        asked.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    );
+    let events = watch_types(
+        &h,
+        &format!("{pods}?watch=1&resourceVersion={rv}&timeoutSeconds=1"),
+    )
+    .await;
+    assert_eq!(events, ["MODIFIED", "DELETED"]);
+    let _ = bound;
+}
+
+async fn watch_types(h: &crate::common::Harness, uri: &str) -> Vec<String> {
+    let (code, body, _) = h.send_raw("GET", uri, "", vec![], None).await;
+    assert_eq!(code, 200);
+    body.split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            serde_json::from_slice::<Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}

@@ -114,8 +114,9 @@ fn keep_all_but_ephemeral_containers(new: &mut Pod, old: &Pod) {
 }
 
 /// How long a deleted pod stays terminating (pod strategy `CheckGracefulDelete`):
-/// the requested period, else the pod's `terminationGracePeriodSeconds`; at once
-/// when the pod never reached a node or has already finished.
+/// the requested period, else the pod's `terminationGracePeriodSeconds`; none
+/// (0: marked, then removed) when the pod never reached a node or has already
+/// finished. Pods are always deleted gracefully, so this is never `None`.
 fn deletion_grace_period(pod: &Pod, requested: Option<i64>) -> Option<i64> {
     let mut period = requested
         .or(pod.spec.termination_grace_period_seconds)
@@ -129,5 +130,5 @@ fn deletion_grace_period(pod: &Pod, requested: Option<i64>) -> Option<i64> {
     if period < 0 {
         period = 1;
     }
-    (period > 0).then_some(period)
+    Some(period)
 }
