@@ -201,8 +201,17 @@ impl Collector {
             let keep: Vec<&OwnerRef> = solid.iter().collect();
             return self.set_owner_references(node, &latest, &keep).await;
         }
-        let has_dependents = !self.graph.dependents(uid).is_empty();
-        let policy = if !waiting.is_empty() && has_dependents {
+        let dependents = self.graph.dependents(uid);
+        let policy = if !waiting.is_empty() && !dependents.is_empty() {
+            // A dependent of this object waits for its own dependents too: a
+            // possible cycle of blocking references, which upstream breaks by
+            // making this object's references non-blocking first.
+            let cycle = dependents
+                .iter()
+                .any(|d| self.graph.node(d).is_some_and(|n| n.deleting_dependents()));
+            if cycle {
+                self.unblock_owner_references(node, &latest).await?;
+            }
             "Foreground"
         } else if node.orphan {
             "Orphan"
@@ -298,17 +307,13 @@ impl Collector {
         self.remove_finalizer(uid, node, ORPHAN).await
     }
 
-    /// Writes `keep` as the object's ownerReferences (a merge patch guarded by
-    /// the resourceVersion read; a conflict is retried from the queue).
+    /// Keeps only the references to `keep` in the object's ownerReferences.
     async fn set_owner_references(
         &self,
         node: &Node,
         latest: &Value,
         keep: &[&OwnerRef],
     ) -> Result<(), ClientError> {
-        let Some(found) = self.resources.get(node.resource) else {
-            return Ok(());
-        };
         let uids: HashSet<&str> = keep.iter().map(|o| o.uid.as_str()).collect();
         let refs: Vec<Value> = latest["metadata"]["ownerReferences"]
             .as_array()
@@ -317,6 +322,38 @@ impl Collector {
             .filter(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)))
             .cloned()
             .collect();
+        self.patch_owner_references(node, latest, refs).await
+    }
+
+    /// Sets `blockOwnerDeletion: false` on every reference that blocks.
+    async fn unblock_owner_references(
+        &self,
+        node: &Node,
+        latest: &Value,
+    ) -> Result<(), ClientError> {
+        let mut refs = match &latest["metadata"]["ownerReferences"] {
+            Value::Array(refs) => refs.clone(),
+            _ => return Ok(()),
+        };
+        for r in &mut refs {
+            if r["blockOwnerDeletion"] == true {
+                r["blockOwnerDeletion"] = json!(false);
+            }
+        }
+        self.patch_owner_references(node, latest, refs).await
+    }
+
+    /// Writes `refs` as the object's ownerReferences (a merge patch guarded by
+    /// the resourceVersion read; a conflict is retried from the queue).
+    async fn patch_owner_references(
+        &self,
+        node: &Node,
+        latest: &Value,
+        refs: Vec<Value>,
+    ) -> Result<(), ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(());
+        };
         let patch = json!({
             "metadata": {
                 "ownerReferences": if refs.is_empty() { Value::Null } else { Value::Array(refs) },
