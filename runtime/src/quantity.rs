@@ -63,6 +63,28 @@ pub fn round_up_to_milli(text: &str) -> Option<String> {
     })
 }
 
+/// The value of a quantity in billionths (`1Gi` is `1073741824000000000`),
+/// rounded up below a billionth, as Go's `Quantity.Cmp` orders them; `None`
+/// when `text` is not a quantity or too large to count so finely.
+pub fn nano_value(text: &str) -> Option<i128> {
+    let parsed = parse(text)?;
+    let value = parsed
+        .digits
+        .checked_mul(1024_i128.checked_pow(parsed.binary)?)?;
+    let shift = parsed.exponent + 9;
+    let magnitude = if shift >= 0 {
+        value.checked_mul(10_i128.checked_pow(shift.unsigned_abs())?)?
+    } else {
+        let divisor = 10_i128.checked_pow(shift.unsigned_abs())?;
+        value / divisor + i128::from(value % divisor != 0)
+    };
+    Some(if parsed.negative {
+        -magnitude
+    } else {
+        magnitude
+    })
+}
+
 /// The canonical text of a parsed quantity.
 fn canonical_of(parsed: &Parsed<'_>) -> Option<String> {
     if parsed.digits == 0 {
@@ -252,7 +274,18 @@ fn parse(text: &str) -> Option<Parsed<'_>> {
 
 #[cfg(test)]
 mod tests {
-    use super::canonical;
+    use super::{canonical, nano_value};
+
+    #[test]
+    fn values_count_billionths() {
+        assert_eq!(nano_value("1Gi"), Some(1_073_741_824_000_000_000));
+        assert_eq!(nano_value("100m"), Some(100_000_000));
+        assert_eq!(nano_value("1.5"), Some(1_500_000_000));
+        assert_eq!(nano_value("-2k"), Some(-2_000_000_000_000));
+        assert_eq!(nano_value("1e-10"), Some(1));
+        assert_eq!(nano_value("x"), None);
+        assert!(nano_value("2Gi") > nano_value("2G"));
+    }
 
     #[test]
     fn decimal_numbers_take_the_largest_whole_suffix() {

@@ -10,6 +10,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod admission;
 pub mod api_error;
 pub mod app;
 pub mod controllers;

@@ -113,6 +113,11 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
         "default",
     ]);
 
+    // The kubernetes Service has the range's first address.
+    let (code, kubernetes) = api.get("/api/v1/namespaces/default/services/kubernetes");
+    assert_eq!(code, 200, "{kubernetes}");
+    assert_eq!(kubernetes["spec"]["clusterIPs"], json!(["10.96.0.1"]));
+
     // A new namespace gets its default ServiceAccount and the root CA.
     server.kubectl_ok(&["create", "namespace", "team"]);
     wait_for("the default ServiceAccount in team", 60, || {
@@ -168,6 +173,18 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
         .filter_map(|c| c["type"].as_str())
         .collect();
     assert!(conditions.contains(&"Available") && conditions.contains(&"Progressing"));
+
+    // A Service in front of them: its EndpointSlice lists the ready Pods.
+    server.kubectl_ok(&["expose", "deployment", "web", "--port=80", "-n", "team"]);
+    wait_for("web's EndpointSlice with 3 endpoints", 60, || {
+        let (_, slices) = api.get(
+            "/apis/discovery.k8s.io/v1/namespaces/team/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dweb",
+        );
+        slices["items"][0]["endpoints"]
+            .as_array()
+            .map_or(0, Vec::len)
+            == 3
+    });
 
     // Scaling up and down.
     server.kubectl_ok(&["scale", "deployment", "web", "--replicas=5", "-n", "team"]);

@@ -169,7 +169,7 @@ fn configmap_lifecycle_with_kubectl() {
             "cm",
             "-A",
             "--field-selector",
-            "metadata.namespace!=demo",
+            "metadata.namespace!=demo,metadata.name=app-config",
             "-o",
             "name"
         ])
@@ -281,6 +281,8 @@ fn configmap_lifecycle_with_kubectl() {
 fn pods_from_manifests_print_like_kubernetes() {
     let s = server();
     s.kubectl_stdin_ok(&["create", "-f", "-"], NAMESPACE);
+    // Pods run as their namespace's `default` account (as upstream requires).
+    s.kubectl_ok(&["create", "serviceaccount", "default", "-n", "demo"]);
     assert!(
         s.kubectl_stdin_ok(&["create", "-f", "-"], POD)
             .contains("pod/web-0 created")
@@ -349,6 +351,8 @@ fn pods_from_manifests_print_like_kubernetes() {
 #[test]
 fn invalid_objects_are_refused_with_kubernetes_messages() {
     let s = server();
+    // Else the pod is refused for its missing account first, as upstream.
+    s.kubectl_ok(&["create", "serviceaccount", "default"]);
     let bad = CONFIGMAP
         .replace("name: app-config", "name: Bad_Name")
         .replace("namespace: demo", "namespace: default");
@@ -480,6 +484,7 @@ fn bad_listen_address_is_refused() {
 #[test]
 fn warnings_are_upstreams() {
     let s = server();
+    s.kubectl_ok(&["create", "serviceaccount", "default"]);
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/warnings");
     for kind in ["pod", "deployment"] {
         let manifest = std::fs::read_to_string(format!("{dir}/{kind}.yaml")).unwrap();

@@ -142,6 +142,7 @@ spec:
 #[test]
 fn binding_a_pod_sets_its_node_once() {
     let s = start();
+    s.kubectl_ok(&["create", "serviceaccount", "default"]);
     s.kubectl_stdin_ok(&["create", "-f", "-"], POD);
     s.kubectl_stdin_ok(
         &["create", "-f", "-"],

@@ -1,7 +1,9 @@
-//! CREATE: decode -> type and namespace checks -> generateName -> PrepareForCreate
-//! -> admit -> namespace must exist -> storage create.
+//! CREATE: decode -> type and namespace checks -> mutating admission (the
+//! namespace must exist and not be terminating) -> generateName ->
+//! PrepareForCreate -> defaults and validation -> validating admission ->
+//! storage create.
 
-use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, strategy};
+use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy};
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -24,29 +26,42 @@ impl Registry {
             return answer(scope, object, warnings);
         }
         strategy::check_namespace(scope, object.metadata_mut())?;
+        let admission_name = self.admit_create(scope, &mut object).await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
+        self.validate_create(scope, admission_name, &object, opts.dry_run, &mut warnings)
+            .await?;
         let namespace = object.metadata().namespace.clone();
-        if let Some(ns) = namespace.as_deref() {
-            self.require_namespace(ns).await?;
-        }
+        let name = object.metadata().name().to_owned();
+        let held = if service_alloc::is_services(scope.info()) {
+            let mut value = object.to_value().map_err(ApiError::internal)?;
+            let held = self
+                .services
+                .allocate_create(self.storage.as_ref(), &name, &mut value, opts.dry_run)
+                .await?;
+            object = Input::from_value(scope.entry, value)?.object;
+            held
+        } else {
+            Default::default()
+        };
         if opts.dry_run {
             let object = scope.to_served(object)?;
             return Ok(Written { object, warnings });
         }
-        let name = object.metadata().name().to_owned();
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
         let bytes = self
             .media_type
             .encode(scope.entry, &mut object)
             .map_err(ApiError::internal)?;
-        let kv = self
-            .storage
-            .create(&key, bytes)
-            .await
-            .map_err(|e| ApiError::from_storage(e, scope.target(&name)))?;
+        let kv = match self.storage.create(&key, bytes).await {
+            Ok(kv) => kv,
+            Err(e) => {
+                self.services.release(self.storage.as_ref(), &held).await;
+                return Err(ApiError::from_storage(e, scope.target(&name)));
+            }
+        };
         // What was stored is this object; only the revision is new.
         object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
         let object = scope.to_served(object)?;

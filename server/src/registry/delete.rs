@@ -5,7 +5,7 @@ use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::{DeleteOptions, Time};
 use kapi_storage::{KeyValue, StorageError, Update};
 
-use super::{ListOptions, Object, Registry, Scope, decode, namespace};
+use super::{ListOptions, Object, Registry, Scope, decode, namespace, service_alloc};
 use crate::api_error::{ApiError, ApiResult};
 
 /// Namespaces Kubernetes refuses to delete.
@@ -44,6 +44,7 @@ impl Registry {
                 "this namespace may not be deleted",
             ));
         }
+        self.admit_delete(scope, name)?;
         let dry_run = options
             .dry_run
             .as_ref()
@@ -84,7 +85,12 @@ impl Registry {
         let kv = outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         match decision {
             None => Err(ApiError::not_found(scope.target(name))),
-            Some(Decision::Remove(object)) => Ok(Deleted::Gone(scope.to_served(object)?)),
+            Some(Decision::Remove(object)) => {
+                if !dry_run {
+                    self.release_service(scope, &object).await;
+                }
+                Ok(Deleted::Gone(scope.to_served(object)?))
+            }
             Some(Decision::Keep(object) | Decision::Unchanged(object)) if dry_run => {
                 Ok(Deleted::Pending(scope.to_served(object)?))
             }
@@ -122,6 +128,22 @@ impl Registry {
             }
         }
         Ok(deleted)
+    }
+}
+
+impl Registry {
+    /// Gives back the ClusterIPs and NodePorts of a Service that is gone.
+    pub(super) async fn release_service(&self, scope: Scope<'_>, object: &Object) {
+        if !service_alloc::is_services(scope.info()) {
+            return;
+        }
+        match object.to_value() {
+            Ok(value) => {
+                let held = self.services.held(&value);
+                self.services.release(self.storage.as_ref(), &held).await;
+            }
+            Err(e) => tracing::warn!(error = %e, "could not read a deleted service"),
+        }
     }
 }
 

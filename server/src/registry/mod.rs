@@ -24,6 +24,7 @@ mod list;
 mod namespace;
 mod object;
 mod scale;
+mod service_alloc;
 mod strategy;
 mod token;
 mod update;
@@ -44,6 +45,8 @@ pub use input::Input;
 pub use list::{ListOptions, ListPage};
 pub use object::Object;
 pub use scale::ScaleAnswer;
+pub use service_alloc::{IpRange, ServiceRanges};
+pub use strategy::random_suffix;
 pub use token::ISSUER as SERVICE_ACCOUNT_ISSUER;
 pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
@@ -168,6 +171,8 @@ pub struct Registry {
     /// The schemas strategic merge patches follow, by `apiVersion/kind`, made
     /// on first use.
     patch_schemas: Arc<std::sync::Mutex<HashMap<String, Arc<PatchSchema>>>>,
+    /// Service ClusterIPs and NodePorts.
+    services: service_alloc::ServiceAllocator,
 }
 
 impl Registry {
@@ -180,7 +185,19 @@ impl Registry {
             media_type: StorageMediaType::default(),
             signer: Arc::default(),
             patch_schemas: Arc::default(),
+            services: service_alloc::ServiceAllocator::default(),
         }
+    }
+
+    /// Gives Services ClusterIPs and NodePorts from `ranges`.
+    pub fn with_service_ranges(mut self, ranges: ServiceRanges) -> Registry {
+        self.services = service_alloc::ServiceAllocator::new(ranges);
+        self
+    }
+
+    /// The ranges Services are given addresses and ports from.
+    pub fn service_ranges(&self) -> &ServiceRanges {
+        self.services.ranges()
     }
 
     /// Writes objects in `media_type` from now on (objects already stored stay
@@ -240,26 +257,6 @@ impl Registry {
             .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
         scope.to_served(decode(scope.entry, &kv)?)
-    }
-
-    /// Fails with 404 unless namespace `ns` exists (creating in a missing namespace
-    /// is NotFound for the namespace, as Kubernetes answers). A server whose scheme
-    /// has no Namespace kind has no namespace lifecycle to enforce.
-    async fn require_namespace(&self, ns: &str) -> ApiResult<()> {
-        let Some(namespaces) = self.scheme.get("", "v1", "namespaces") else {
-            return Ok(());
-        };
-        let key = keys::object(namespaces.info, None, ns);
-        let namespace_target = Target {
-            group: "",
-            resource: "namespaces",
-            name: ns,
-        };
-        match self.storage.get(&key).await {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => Err(ApiError::not_found(namespace_target)),
-            Err(e) => Err(ApiError::from_storage(e, namespace_target)),
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! UPDATE and PATCH: both are a guaranteed update whose new object is either the
-//! body (PUT) or the patch applied to the current object, then PrepareForUpdate ->
-//! admit -> finalizer rules -> storage.
+//! body (PUT) or the patch applied to the current object, then mutating
+//! admission -> PrepareForUpdate -> finalizer rules -> defaults and validation
+//! -> validating admission -> storage.
 
 use std::sync::Arc;
 
@@ -8,8 +9,10 @@ use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
 use super::{
-    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace, strategy,
+    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace,
+    service_alloc, strategy,
 };
+use crate::admission::{self, UpdateFacts};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
@@ -115,6 +118,12 @@ impl Registry {
         endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
+        let facts = self.update_facts(scope, name, endpoint).await?;
+        if service_alloc::is_services(scope.info()) {
+            return self
+                .service_update(scope, name, source, (endpoint, &facts), opts)
+                .await;
+        }
         let key = scope.key(name);
         let mut failure: Option<ApiError> = None;
         let mut result: Option<(Object, bool)> = None;
@@ -123,8 +132,15 @@ impl Registry {
             .storage
             .guaranteed_update(&key, &mut |current| {
                 warnings.clear();
-                let step =
-                    next_object(scope, name, current, &source, endpoint, opts, &mut warnings);
+                let step = next_object(
+                    scope,
+                    name,
+                    current,
+                    &source,
+                    (endpoint, &facts),
+                    opts,
+                    &mut warnings,
+                );
                 match step {
                     Ok((mut object, delete_after)) => {
                         let bytes = self.media_type.encode(scope.entry, &mut object);
@@ -173,13 +189,92 @@ impl Registry {
     }
 }
 
+/// How often a Service update is tried again when another writer came first.
+const SERVICE_UPDATE_ATTEMPTS: usize = 32;
+
+impl Registry {
+    /// An update of a Service: its ClusterIPs and NodePorts are taken and
+    /// given back in the store between computing the new object and writing
+    /// it, so the write is conditional on the revision the new object was
+    /// computed from, and computed again (what it took given back) when
+    /// another writer came first.
+    async fn service_update(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        source: Source<'_>,
+        endpoint: (Endpoint, &UpdateFacts),
+        opts: WriteOptions,
+    ) -> ApiResult<Written> {
+        let key = scope.key(name);
+        let storage = self.storage.as_ref();
+        for _ in 0..SERVICE_UPDATE_ATTEMPTS {
+            let current = storage
+                .get(&key)
+                .await
+                .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
+            let mut warnings = Vec::new();
+            let (new, delete_after) = next_object(
+                scope,
+                name,
+                current.as_ref(),
+                &source,
+                endpoint,
+                opts,
+                &mut warnings,
+            )?;
+            let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
+            let old = decode(scope.entry, &current)?
+                .to_value()
+                .map_err(ApiError::internal)?;
+            let mut value = new.to_value().map_err(ApiError::internal)?;
+            let (taken, freed) = self
+                .services
+                .allocate_update(storage, name, &old, &mut value, opts.dry_run)
+                .await?;
+            let mut new = Input::from_value(scope.entry, value)?.object;
+            if opts.dry_run {
+                let object = scope.to_served(new)?;
+                return Ok(Written { object, warnings });
+            }
+            let bytes = self
+                .media_type
+                .encode(scope.entry, &mut new)
+                .map_err(ApiError::internal)?;
+            match storage.update(&key, bytes, current.mod_revision).await {
+                Ok(kv) => {
+                    new.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
+                    self.services.release(storage, &freed).await;
+                    if delete_after {
+                        match storage.delete(&key, Some(kv.mod_revision)).await {
+                            Ok(_) => self.release_service(scope, &new).await,
+                            Err(StorageError::NotFound(_) | StorageError::Conflict(_)) => {}
+                            Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
+                        }
+                    }
+                    let object = scope.to_served(new)?;
+                    return Ok(Written { object, warnings });
+                }
+                Err(StorageError::Conflict(_)) => {
+                    self.services.release(storage, &taken).await;
+                }
+                Err(e) => {
+                    self.services.release(storage, &taken).await;
+                    return Err(ApiError::from_storage(e, scope.target(name)));
+                }
+            }
+        }
+        Err(ApiError::conflict_modified(scope.target(name)))
+    }
+}
+
 /// One attempt: the object to write and whether it must be deleted afterwards.
 fn next_object(
     scope: Scope<'_>,
     name: &str,
     current: Option<&KeyValue>,
     source: &Source<'_>,
-    endpoint: Endpoint,
+    (endpoint, facts): (Endpoint, &UpdateFacts),
     opts: WriteOptions,
     warnings: &mut Vec<String>,
 ) -> ApiResult<(Object, bool)> {
@@ -226,10 +321,12 @@ fn next_object(
         )));
     }
     strategy::check_namespace(scope, new.metadata_mut())?;
+    admission::admit_update(scope, &old, &mut new, endpoint)?;
     strategy::prepare_update(scope, &old, &mut new, endpoint);
     check_finalizers(scope, &old, &new)?;
     strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
     warnings.extend(new.typed().warnings(Some(old.typed())));
+    admission::validate_update(scope, facts, (&old, &new), endpoint, warnings)?;
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();
     let mut delete_after = meta.deletion_timestamp.is_some()

@@ -8,7 +8,7 @@ use clap::Args;
 use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 
 use super::{Backend, ServeOptions};
-use crate::registry::StorageMediaType;
+use crate::registry::{IpRange, ServiceRanges, StorageMediaType};
 
 /// Options of `serve`; etcd flags are named as kube-apiserver's.
 #[derive(Args, Clone, Debug)]
@@ -41,6 +41,14 @@ pub struct ServeArgs {
     /// whatever format they were written.
     #[arg(long, default_value_t = StorageMediaType::default())]
     pub storage_media_type: StorageMediaType,
+    /// The network Service ClusterIPs are allocated from; its first address
+    /// is the `kubernetes` Service's.
+    #[arg(long, default_value = "10.96.0.0/12")]
+    pub service_cluster_ip_range: IpRange,
+    /// The ports Services of type NodePort and LoadBalancer are given
+    /// (`first-last`).
+    #[arg(long, default_value = "30000-32767", value_parser = parse_port_range)]
+    pub service_node_port_range: (u16, u16),
     /// The built-in controllers to run, as kube-controller-manager's flag: `*`
     /// enables all, `foo` enables `foo`, `-foo` disables it; `-*` runs none (for
     /// a real kube-controller-manager beside kapi). Names:
@@ -53,6 +61,18 @@ pub struct ServeArgs {
     /// on first start.
     #[arg(long)]
     pub root_ca_file: Option<PathBuf>,
+}
+
+/// `30000-32767`.
+fn parse_port_range(text: &str) -> Result<(u16, u16), String> {
+    let invalid = || format!("{text:?} is not a port range (e.g. 30000-32767)");
+    let (first, last) = text.split_once('-').ok_or_else(invalid)?;
+    let first: u16 = first.trim().parse().map_err(|_| invalid())?;
+    let last: u16 = last.trim().parse().map_err(|_| invalid())?;
+    if first == 0 || last < first {
+        return Err(invalid());
+    }
+    Ok((first, last))
 }
 
 impl ServeArgs {
@@ -75,6 +95,10 @@ impl ServeArgs {
             data_dir: self.data_dir.clone(),
             backend,
             storage_media_type: self.storage_media_type,
+            service_ranges: ServiceRanges {
+                cluster_ips: self.service_cluster_ip_range,
+                node_ports: self.service_node_port_range,
+            },
             controllers: self.controllers.clone(),
             root_ca_file: self.root_ca_file.clone(),
         }

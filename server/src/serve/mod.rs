@@ -23,7 +23,7 @@ use tokio::sync::watch;
 
 use crate::app::{App, app};
 use crate::controllers::{self, ControllerOptions, UnknownController};
-use crate::registry::{Input, Registry, Scope, StorageMediaType, WriteOptions};
+use crate::registry::{Input, Registry, Scope, ServiceRanges, StorageMediaType, WriteOptions};
 
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -39,6 +39,8 @@ pub struct ServeOptions {
     pub backend: Backend,
     /// The format objects are written in.
     pub storage_media_type: StorageMediaType,
+    /// Where Service ClusterIPs and NodePorts come from.
+    pub service_ranges: ServiceRanges,
     /// `--controllers`: which built-in controllers run.
     pub controllers: Vec<String>,
     /// The CA certificate to publish (default: `<data-dir>/ca.crt`, made on
@@ -78,9 +80,12 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
-    let registry =
-        Registry::new(storage, Arc::new(scheme)).with_storage_media_type(opts.storage_media_type);
+    let registry = Registry::new(storage, Arc::new(scheme))
+        .with_storage_media_type(opts.storage_media_type)
+        .with_service_ranges(opts.service_ranges.clone());
     bootstrap_namespaces(&registry).await;
+    crate::admission::bootstrap(&registry).await;
+    bootstrap_objects(&registry, address.port()).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let shutdown_rx_for_controllers = shutdown_rx.clone();
@@ -166,6 +171,57 @@ async fn bootstrap_namespaces(registry: &Registry) {
             Err(e) if e.code() == 409 => {}
             Err(e) => {
                 tracing::warn!(namespace = name, error = ?e.0.message, "could not create system namespace")
+            }
+        }
+    }
+}
+
+/// Objects kube-apiserver keeps from its first start: the `kubernetes`
+/// Service (the range's first address, port 443 to this server's port) and
+/// the ConfigMap dating the tracking of legacy service account tokens.
+async fn bootstrap_objects(registry: &Registry, port: u16) {
+    let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let first_ip = registry.service_ranges().first_ip().to_string();
+    let objects = [
+        (
+            ("", "v1", "services"),
+            "default",
+            json!({"metadata": {"name": "kubernetes",
+                "labels": {"component": "apiserver", "provider": "kubernetes"}},
+                "spec": {"type": "ClusterIP", "clusterIP": first_ip,
+                    "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}],
+                    "sessionAffinity": "None"}}),
+        ),
+        (
+            ("", "v1", "configmaps"),
+            "kube-system",
+            json!({"metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking"},
+                "data": {"since": today}}),
+        ),
+    ];
+    for ((group, version, plural), namespace, body) in objects {
+        let Some(entry) = registry.scheme().get(group, version, plural).copied() else {
+            continue;
+        };
+        let name = body["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let scope = Scope::new(&entry, Some(namespace));
+        // Kept as they are once made (a Service's create would first ask for
+        // its address again).
+        if registry.get(scope, &name).await.is_ok() {
+            continue;
+        }
+        let created = match Input::from_value(&entry, body) {
+            Ok(input) => registry.create(scope, input, WriteOptions::default()).await,
+            Err(e) => Err(e),
+        };
+        match created {
+            Ok(_) => tracing::info!(%namespace, %name, "created"),
+            Err(e) if e.code() == 409 => {}
+            Err(e) => {
+                tracing::warn!(%namespace, %name, error = ?e.0.message, "could not create")
             }
         }
     }

@@ -5,12 +5,14 @@
 
 mod common;
 
+mod admission;
 mod controllers;
 mod field_validation;
 mod http;
 mod lifecycle;
 mod patch_edges;
 mod protobuf;
+mod services;
 mod storage_media_type;
 mod strategies;
 mod subresources;

@@ -88,6 +88,77 @@ fn cluster_ips_on_create(svc: &mut Service) {
 /// validation (upstream's `patchAllocatedValues` and `normalizeClusterIPs`).
 fn cluster_ips_on_update(new: &mut Service, old: &Service) {
     keep_allocated(new, old);
+    normalize_cluster_ips(new, old);
+    drop_type_dependent_fields(new, old);
+}
+
+/// Fields that belong to the old type and that the update left as they were
+/// go with the type (upstream's `dropTypeDependentFields`): the cluster IPs
+/// and IP families leaving for ExternalName, the node ports, health check
+/// port and external traffic policy leaving NodePort and LoadBalancer, and
+/// what only LoadBalancers have. The server gives back what was allocated.
+fn drop_type_dependent_fields(new: &mut Service, old: &Service) {
+    let type_of = |svc: &Service| svc.spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
+    let (new_type, old_type) = (type_of(new), type_of(old));
+    let (spec, before) = (&mut new.spec, &old.spec);
+    let node_ports = |t: &str| t == "NodePort" || t == "LoadBalancer";
+    if old_type != "ExternalName" && new_type == "ExternalName" {
+        if spec.cluster_ip == before.cluster_ip && spec.cluster_ips == before.cluster_ips {
+            spec.cluster_ip = None;
+            spec.cluster_ips = None;
+        }
+        if spec.ip_families == before.ip_families {
+            spec.ip_families = None;
+        }
+        if spec.ip_family_policy == before.ip_family_policy {
+            spec.ip_family_policy = None;
+        }
+        if spec.internal_traffic_policy == before.internal_traffic_policy {
+            spec.internal_traffic_policy = None;
+        }
+    }
+    if node_ports(&old_type) && !node_ports(&new_type) {
+        let used = |s: &ServiceSpec| -> Vec<i32> {
+            s.ports
+                .iter()
+                .flatten()
+                .filter_map(|p| p.node_port)
+                .filter(|n| *n != 0)
+                .collect()
+        };
+        let old_used = used(before);
+        if used(spec).iter().all(|n| old_used.contains(n)) {
+            for port in spec.ports.iter_mut().flatten() {
+                port.node_port = None;
+            }
+        }
+        if spec.external_traffic_policy == before.external_traffic_policy {
+            spec.external_traffic_policy = None;
+        }
+    }
+    let health_check = |t: &str, s: &ServiceSpec| {
+        t == "LoadBalancer" && s.external_traffic_policy.as_deref() == Some("Local")
+    };
+    if health_check(&old_type, before)
+        && !health_check(&new_type, spec)
+        && spec.health_check_node_port == before.health_check_node_port
+    {
+        spec.health_check_node_port = None;
+    }
+    if old_type == "LoadBalancer" && new_type != "LoadBalancer" {
+        if spec.allocate_load_balancer_node_ports.is_some()
+            && spec.allocate_load_balancer_node_ports == before.allocate_load_balancer_node_ports
+        {
+            spec.allocate_load_balancer_node_ports = None;
+        }
+        if spec.load_balancer_class == before.load_balancer_class {
+            spec.load_balancer_class = None;
+        }
+    }
+}
+
+/// Upstream's `normalizeClusterIPs` for a client that knows only `clusterIP`.
+fn normalize_cluster_ips(new: &mut Service, old: &Service) {
     let (spec, before) = (&mut new.spec, &old.spec);
     let ips = |list: &Option<Vec<String>>| list.clone().unwrap_or_default();
     let (old_single, old_ips) = (

@@ -39,7 +39,7 @@ pub struct EndpointSlice {
     pub address_type: String,
     /// The endpoints (at most 1000). Go writes `null` for an unset list.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 2)]
     pub endpoints: Option<Vec<Endpoint>>,
     /// Ports every endpoint of the slice serves (at most 100); an empty list

@@ -42,7 +42,8 @@ pub async fn harness_stored_as(media_type: StorageMediaType) -> Harness {
     harness_on(store, dir, media_type, |_| {}).await
 }
 
-/// Starts a harness on `store` (creating `default` unless it exists).
+/// Starts a harness on `store` (creating `default` and its `default`
+/// ServiceAccount unless they exist).
 pub async fn harness_on(
     store: Arc<EmbeddedStore>,
     dir: tempfile::TempDir,
@@ -54,6 +55,7 @@ pub async fn harness_on(
     extra(&mut scheme);
     let registry =
         Registry::new(store.clone(), Arc::new(scheme)).with_storage_media_type(media_type);
+    kapi_server::admission::bootstrap(&registry).await;
     let (tx, rx) = tokio::sync::watch::channel(false);
     let router = app(Arc::new(App {
         registry,
@@ -79,6 +81,13 @@ pub async fn harness_on(
         code == StatusCode::CREATED || code == StatusCode::CONFLICT,
         "{code}"
     );
+    // The service account controller's work: pods need their account.
+    h.call(
+        "POST",
+        "/api/v1/namespaces/default/serviceaccounts",
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}),
+    )
+    .await;
     h
 }
 

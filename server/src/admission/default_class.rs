@@ -1,0 +1,78 @@
+//! DefaultStorageClass (plugin/pkg/admission/storage/storageclass/setdefault)
+//! and DefaultIngressClass (plugin/pkg/admission/network/defaultingressclass):
+//! a claim or an ingress created without a class gets the cluster's default
+//! one, the class annotated as default (the newest, of several; by name on a
+//! tie).
+
+use serde_json::{Value, json};
+
+use crate::api_error::ApiResult;
+use crate::registry::Registry;
+
+const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
+const INGRESS_CLASSES: (&str, &str, &str) = ("networking.k8s.io", "v1", "ingressclasses");
+
+/// The annotations that make a StorageClass the default (GA and beta).
+const DEFAULT_STORAGE_CLASS: &[&str] = &[
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class",
+];
+
+/// The annotation that makes an IngressClass the default.
+const DEFAULT_INGRESS_CLASS: &[&str] = &["ingressclass.kubernetes.io/is-default-class"];
+
+/// Gives a claim being created the default StorageClass, unless it has a
+/// class (an empty `storageClassName` counts: it asks for none).
+pub async fn admit_claim(registry: &Registry, claim: &mut Value) -> ApiResult<()> {
+    let has_class = !claim["spec"]["storageClassName"].is_null()
+        || !claim["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].is_null();
+    if has_class || !claim["spec"].is_object() {
+        return Ok(());
+    }
+    if let Some(name) = default_class(registry, STORAGE_CLASSES, DEFAULT_STORAGE_CLASS).await? {
+        claim["spec"]["storageClassName"] = json!(name);
+    }
+    Ok(())
+}
+
+/// Gives an ingress being created the default IngressClass, unless it has a
+/// class (in its spec or its legacy annotation).
+pub async fn admit_ingress(registry: &Registry, ingress: &mut Value) -> ApiResult<()> {
+    let has_class = !ingress["spec"]["ingressClassName"].is_null()
+        || !ingress["metadata"]["annotations"]["kubernetes.io/ingress.class"].is_null();
+    if has_class || !ingress["spec"].is_object() {
+        return Ok(());
+    }
+    if let Some(name) = default_class(registry, INGRESS_CLASSES, DEFAULT_INGRESS_CLASS).await? {
+        ingress["spec"]["ingressClassName"] = json!(name);
+    }
+    Ok(())
+}
+
+/// The name of the default class of a kind: of those annotated `true`, the
+/// newest, then the first by name.
+async fn default_class(
+    registry: &Registry,
+    kind: (&str, &str, &str),
+    annotations: &[&str],
+) -> ApiResult<Option<String>> {
+    let classes = registry.read_objects(kind, None).await?;
+    let mut defaults: Vec<(&str, &str)> = classes
+        .iter()
+        .filter(|class| {
+            annotations
+                .iter()
+                .any(|key| class["metadata"]["annotations"][key] == "true")
+        })
+        .map(|class| {
+            let meta = &class["metadata"];
+            (
+                meta["creationTimestamp"].as_str().unwrap_or_default(),
+                meta["name"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    // RFC 3339 times in UTC, to the second, order as text.
+    defaults.sort_by(|a, b| b.0.cmp(a.0).then(a.1.cmp(b.1)));
+    Ok(defaults.first().map(|(_, name)| (*name).to_owned()))
+}

@@ -1,0 +1,28 @@
+//! TaintNodesByCondition (plugin/pkg/admission/nodetaint): a new node is
+//! not ready until its kubelet says otherwise, so it starts with the
+//! `node.kubernetes.io/not-ready:NoSchedule` taint (the node lifecycle
+//! controller removes it).
+
+use serde_json::{Value, json};
+
+use super::array_at;
+
+const NOT_READY: &str = "node.kubernetes.io/not-ready";
+
+/// Adds the not-ready taint to a node being created, unless it has it.
+pub fn admit_node(node: &mut Value) {
+    let has_taint = node["spec"]["taints"].as_array().is_some_and(|taints| {
+        taints
+            .iter()
+            .any(|t| t["key"] == NOT_READY && t["effect"] == "NoSchedule")
+    });
+    if has_taint {
+        return;
+    }
+    if node["spec"].is_null() {
+        node["spec"] = json!({});
+    }
+    if let Some(taints) = array_at(&mut node["spec"], "taints") {
+        taints.push(json!({ "key": NOT_READY, "effect": "NoSchedule" }));
+    }
+}

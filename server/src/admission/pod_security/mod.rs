@@ -1,0 +1,335 @@
+//! PodSecurity (k8s.io/pod-security-admission): the Pod Security Standards a
+//! namespace opts into by label. `pod-security.kubernetes.io/enforce` refuses
+//! a pod that violates its level, `.../warn` answers `Warning` headers (the
+//! `audit` mode writes audit annotations, which kapi does not keep). A
+//! `-version` label names the standard's version in the messages; the checks
+//! are those of the latest version.
+
+mod baseline;
+mod checks;
+mod restricted;
+
+use serde_json::Value;
+
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+
+use super::Attributes;
+use crate::api_error::{ApiError, ApiResult};
+use crate::registry::{Endpoint, Registry};
+
+const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";
+
+/// The levels of the Pod Security Standards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Privileged,
+    Baseline,
+    Restricted,
+}
+
+impl Level {
+    fn parse(text: &str) -> Option<Level> {
+        match text {
+            "privileged" => Some(Level::Privileged),
+            "baseline" => Some(Level::Baseline),
+            "restricted" => Some(Level::Restricted),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Level::Privileged => "privileged",
+            Level::Baseline => "baseline",
+            Level::Restricted => "restricted",
+        }
+    }
+}
+
+/// A namespace's level and version for one mode (`enforce`, `warn`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Policy {
+    level: Level,
+    version: String,
+}
+
+impl Policy {
+    /// The policy the namespace's labels set for `mode`: privileged unless
+    /// they name a level.
+    fn of(labels: &Value, mode: &str) -> Policy {
+        let level = labels[format!("{LABEL_PREFIX}{mode}")]
+            .as_str()
+            .and_then(Level::parse)
+            .unwrap_or(Level::Privileged);
+        let version = labels[format!("{LABEL_PREFIX}{mode}-version")]
+            .as_str()
+            .filter(|v| *v == "latest" || is_version(v))
+            .unwrap_or("latest")
+            .to_owned();
+        Policy { level, version }
+    }
+
+    /// The violations of `pod`, as `reason (detail)` texts.
+    fn violations(&self, pod: &Value) -> Vec<String> {
+        if self.level == Level::Privileged {
+            return Vec::new();
+        }
+        checks::evaluate(self.level == Level::Restricted, pod)
+            .into_iter()
+            .map(|(reason, detail)| format!("{reason} ({detail})"))
+            .collect()
+    }
+
+    fn label(&self) -> String {
+        format!("{}:{}", self.level.name(), self.version)
+    }
+}
+
+/// `v1.<minor>`.
+fn is_version(text: &str) -> bool {
+    text.strip_prefix("v1.")
+        .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The labels of the namespace written to.
+async fn namespace_labels(registry: &Registry, attrs: &Attributes<'_>) -> ApiResult<Value> {
+    let Some(ns) = attrs.namespace.as_deref() else {
+        return Ok(Value::Null);
+    };
+    let namespace = registry
+        .read_object(("", "v1", "namespaces"), None, ns)
+        .await?;
+    Ok(namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take()))
+}
+
+/// Where the pod template of a kind that makes pods lies (`None` for other
+/// kinds).
+pub fn template_path(group: &str, plural: &str) -> Option<&'static [&'static str]> {
+    match (group, plural) {
+        ("apps", "deployments" | "replicasets" | "statefulsets" | "daemonsets")
+        | ("batch", "jobs")
+        | ("", "replicationcontrollers") => Some(&["spec", "template"]),
+        ("batch", "cronjobs") => Some(&["spec", "jobTemplate", "spec", "template"]),
+        ("", "podtemplates") => Some(&["template"]),
+        _ => None,
+    }
+}
+
+/// The pod template at `path` of a workload, as a pod's JSON (`metadata`
+/// and `spec`).
+pub fn pod_template(object: &Value, path: &[&str]) -> Value {
+    let template = path.iter().fold(object, |value, key| &value[key]);
+    serde_json::json!({ "metadata": template["metadata"], "spec": template["spec"] })
+}
+
+/// Checks the pod template of a workload being created: violations of the
+/// enforced level and of the warned one are warnings (the workload's pods
+/// are refused, not the workload).
+pub async fn admit_template(
+    registry: &Registry,
+    attrs: &Attributes<'_>,
+    pod: &Value,
+    warnings: &mut Vec<String>,
+) -> ApiResult<()> {
+    let labels = namespace_labels(registry, attrs).await?;
+    let enforce = Policy::of(&labels, "enforce");
+    let warn = Policy::of(&labels, "warn");
+    let mut policies = vec![enforce.clone()];
+    if warn != enforce {
+        policies.push(warn);
+    }
+    for policy in policies {
+        let violations = policy.violations(pod);
+        if !violations.is_empty() {
+            warnings.push(format!(
+                "would violate PodSecurity {:?}: {}",
+                policy.label(),
+                violations.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a pod being created against its namespace's standards: refuses
+/// it when it violates the enforced level, adds a warning when it violates
+/// the warned one.
+pub async fn admit_pod(
+    registry: &Registry,
+    attrs: &Attributes<'_>,
+    pod: &Value,
+    warnings: &mut Vec<String>,
+) -> ApiResult<()> {
+    let labels = namespace_labels(registry, attrs).await?;
+    check_pod(attrs, &labels, pod, warnings)
+}
+
+/// Checks a pod against the levels its namespace's `labels` set.
+pub fn check_pod(
+    attrs: &Attributes<'_>,
+    labels: &Value,
+    pod: &Value,
+    warnings: &mut Vec<String>,
+) -> ApiResult<()> {
+    let enforce = Policy::of(labels, "enforce");
+    let violations = enforce.violations(pod);
+    if !violations.is_empty() {
+        return Err(attrs.forbidden(&format!(
+            "violates PodSecurity {:?}: {}",
+            enforce.label(),
+            violations.join(", ")
+        )));
+    }
+    let warn = Policy::of(labels, "warn");
+    let violations = warn.violations(pod);
+    if !violations.is_empty() {
+        warnings.push(format!(
+            "would violate PodSecurity {:?}: {}",
+            warn.label(),
+            violations.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Whether pod updates through `endpoint` are checked: the pod itself and
+/// its ephemeral containers (status, binding and the like are not).
+pub fn checks_update(endpoint: Endpoint) -> bool {
+    match endpoint {
+        Endpoint::Main => true,
+        Endpoint::Part(part) => part.name == "ephemeralcontainers",
+        Endpoint::Status => false,
+    }
+}
+
+/// Whether a pod update may change what the standards check: containers
+/// added or removed, an image or a seccomp annotation changed. Other pod
+/// updates (labels, tolerations...) are not checked again.
+pub fn significant_update(old: &Value, new: &Value) -> bool {
+    const SECCOMP: &str = "seccomp.security.alpha.kubernetes.io/pod";
+    let annotation = |pod: &Value, key: &str| pod["metadata"]["annotations"][key].clone();
+    if annotation(old, SECCOMP) != annotation(new, SECCOMP) {
+        return true;
+    }
+    ["containers", "initContainers", "ephemeralContainers"]
+        .iter()
+        .any(|list| {
+            let items = |pod: &Value| pod["spec"][*list].as_array().cloned().unwrap_or_default();
+            let (old_items, new_items) = (items(old), items(new));
+            old_items.len() != new_items.len()
+                || old_items.iter().zip(&new_items).any(|(o, n)| {
+                    let key = format!(
+                        "container.seccomp.security.alpha.kubernetes.io/{}",
+                        n["name"].as_str().unwrap_or_default()
+                    );
+                    o["image"] != n["image"] || annotation(old, &key) != annotation(new, &key)
+                })
+        })
+}
+
+/// The modes a namespace may label, in the order upstream checks them.
+const MODES: [&str; 3] = ["audit", "enforce", "warn"];
+
+/// Refuses a namespace whose Pod Security labels name no level or version.
+pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
+    let labels = &namespace["metadata"]["labels"];
+    let mut errors = FieldErrors::default();
+    let path = FieldPath::new("metadata").child("labels");
+    for mode in MODES {
+        let key = format!("{LABEL_PREFIX}{mode}");
+        if let Some(level) = labels[&key].as_str().filter(|l| Level::parse(l).is_none()) {
+            errors.invalid(
+                path.key(&key),
+                level,
+                "must be one of privileged, baseline, restricted",
+            );
+        }
+        let key = format!("{key}-version");
+        if let Some(version) = labels[&key]
+            .as_str()
+            .filter(|v| *v != "latest" && !is_version(v))
+        {
+            errors.invalid(path.key(&key), version, "must be \"latest\" or \"v1.x\"");
+        }
+    }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let name = namespace["metadata"]["name"].as_str().unwrap_or_default();
+    Err(ApiError::invalid("", "Namespace", name, &errors))
+}
+
+/// The warnings of a namespace update that makes its enforced level
+/// stricter than some of its pods: one line, then one per distinct set of
+/// violations, naming the first pod by name and counting the others.
+pub fn existing_pod_warnings(old: &Value, new: &Value, pods: &[Value]) -> Vec<String> {
+    let new_policy = Policy::of(&new["metadata"]["labels"], "enforce");
+    let old_policy = Policy::of(&old["metadata"]["labels"], "enforce");
+    if new_policy == old_policy || new_policy.level == Level::Privileged {
+        return Vec::new();
+    }
+    // (violations, first pod by name, pods)
+    let mut groups: Vec<(String, String, usize)> = Vec::new();
+    for pod in prioritized(pods) {
+        let reasons: Vec<String> = checks::evaluate(new_policy.level == Level::Restricted, pod)
+            .into_iter()
+            .map(|(reason, _)| reason)
+            .collect();
+        if reasons.is_empty() {
+            continue;
+        }
+        let reasons = reasons.join(", ");
+        let name = pod["metadata"]["name"].as_str().unwrap_or_default();
+        match groups.iter_mut().find(|(r, ..)| *r == reasons) {
+            Some((_, first, count)) => {
+                if name < first.as_str() {
+                    *first = name.to_owned();
+                }
+                *count += 1;
+            }
+            None => groups.push((reasons, name.to_owned(), 1)),
+        }
+    }
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let ns = new["metadata"]["name"].as_str().unwrap_or_default();
+    let mut warnings = vec![format!(
+        "existing pods in namespace {ns:?} violate the new PodSecurity enforce level {:?}",
+        new_policy.label()
+    )];
+    for (reasons, first, count) in groups {
+        warnings.push(match count {
+            1 => format!("{first}: {reasons}"),
+            2 => format!("{first} (and 1 other pod): {reasons}"),
+            _ => format!("{first} (and {} other pods): {reasons}", count - 1),
+        });
+    }
+    warnings
+}
+
+/// Pods in upstream's order of evaluation: one per controller first, the
+/// other replicas after.
+fn prioritized(pods: &[Value]) -> Vec<&Value> {
+    let mut first = Vec::new();
+    let mut replicas = Vec::new();
+    let mut controllers: Vec<&str> = Vec::new();
+    for pod in pods {
+        let controller = pod["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|owner| owner["controller"] == true)
+            .and_then(|owner| owner["uid"].as_str());
+        match controller {
+            Some(uid) if controllers.contains(&uid) => replicas.push(pod),
+            Some(uid) => {
+                controllers.push(uid);
+                first.push(pod);
+            }
+            None => first.push(pod),
+        }
+    }
+    first.extend(replicas);
+    first
+}

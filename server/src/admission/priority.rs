@@ -1,0 +1,183 @@
+//! Priority (plugin/pkg/admission/priority): a pod's `priority` and
+//! `preemptionPolicy` come from its PriorityClass (the global default class
+//! when it names none; priority 0 when there is none), a pod naming an unknown
+//! class is refused, at most one class is the global default, and the system
+//! classes, which the server makes at start, are never deleted.
+
+use serde_json::{Value, json};
+
+use super::Attributes;
+use crate::api_error::{ApiError, ApiResult, Target};
+use crate::registry::{Object, Registry, Scope};
+
+const CLASSES: (&str, &str, &str) = ("scheduling.k8s.io", "v1", "priorityclasses");
+
+/// The classes every cluster has: name, value and description, as
+/// kube-apiserver creates them at start.
+pub const SYSTEM_CLASSES: &[(&str, i64, &str)] = &[
+    (
+        "system-node-critical",
+        2_000_001_000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2_000_000_000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
+];
+
+/// The policy of pods when no class says otherwise.
+const DEFAULT_PREEMPTION_POLICY: &str = "PreemptLowerPriority";
+
+/// Fills the priority of a pod being created from its class.
+pub async fn admit_pod(
+    registry: &Registry,
+    attrs: &Attributes<'_>,
+    pod: &mut Value,
+) -> ApiResult<()> {
+    if registry
+        .scheme()
+        .get(CLASSES.0, CLASSES.1, CLASSES.2)
+        .is_none()
+    {
+        return Ok(());
+    }
+    let spec = &mut pod["spec"];
+    let named = spec["priorityClassName"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let (class_name, priority, policy) = if named.is_empty() {
+        match default_class(registry).await? {
+            Some(class) => (
+                class["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                class["value"].as_i64().unwrap_or(0),
+                class["preemptionPolicy"].as_str().map(str::to_owned),
+            ),
+            None => (String::new(), 0, Some(DEFAULT_PREEMPTION_POLICY.to_owned())),
+        }
+    } else {
+        let Some(class) = registry.read_object(CLASSES, None, &named).await? else {
+            return Err(attrs.forbidden(&format!("no PriorityClass with name {named} was found")));
+        };
+        let policy = class["preemptionPolicy"].as_str().map(str::to_owned);
+        (named, class["value"].as_i64().unwrap_or(0), policy)
+    };
+    if !class_name.is_empty() {
+        spec["priorityClassName"] = json!(class_name);
+    }
+    if let Some(given) = spec["priority"].as_i64().filter(|given| *given != priority) {
+        return Err(attrs.forbidden(&format!(
+            "the integer value of priority ({given}) must not be provided in pod spec; \
+             priority admission controller computed {priority} from the given PriorityClass name"
+        )));
+    }
+    spec["priority"] = json!(priority);
+    if let Some(policy) = policy {
+        if let Some(given) = spec["preemptionPolicy"]
+            .as_str()
+            .filter(|given| *given != policy)
+        {
+            return Err(attrs.forbidden(&format!(
+                "the string value of PreemptionPolicy ({given}) must not be provided in pod spec; \
+                 priority admission controller computed {policy} from the given PriorityClass name"
+            )));
+        }
+        spec["preemptionPolicy"] = json!(policy);
+    }
+    Ok(())
+}
+
+/// The global default class: of several, the one with the lowest value.
+async fn default_class(registry: &Registry) -> ApiResult<Option<Value>> {
+    let classes = registry.read_objects(CLASSES, None).await?;
+    Ok(classes
+        .into_iter()
+        .filter(|class| class["globalDefault"] == true)
+        .min_by_key(|class| class["value"].as_i64().unwrap_or(0)))
+}
+
+/// Refuses a class created as global default while there is one.
+pub async fn validate_class(
+    registry: &Registry,
+    scope: Scope<'_>,
+    class: &Object,
+) -> ApiResult<()> {
+    let doc = class.to_value().map_err(ApiError::internal)?;
+    if doc["globalDefault"] != true {
+        return Ok(());
+    }
+    match default_class_name(registry).await? {
+        Some(present) => Err(second_default(scope, class.metadata().name(), &present)),
+        None => Ok(()),
+    }
+}
+
+/// The name of the global default class, if there is one.
+pub async fn default_class_name(registry: &Registry) -> ApiResult<Option<String>> {
+    let class = default_class(registry).await?;
+    Ok(class.and_then(|c| c["metadata"]["name"].as_str().map(str::to_owned)))
+}
+
+/// The refusal of class `name` as global default while `present` is.
+pub fn second_default(scope: Scope<'_>, name: &str, present: &str) -> ApiError {
+    ApiError::forbidden(
+        scope.target(name),
+        &format!(
+            "PriorityClass {present} is already marked as default. Only one default can exist"
+        ),
+    )
+}
+
+/// Refuses the deletion of a system class.
+pub fn admit_class_delete(scope: Scope<'_>, name: &str) -> ApiResult<()> {
+    if SYSTEM_CLASSES.iter().any(|(system, ..)| *system == name) {
+        return Err(ApiError::forbidden(
+            Target {
+                group: scope.info().group,
+                resource: scope.info().plural,
+                name,
+            },
+            "this is a system priority class and cannot be deleted",
+        ));
+    }
+    Ok(())
+}
+
+/// Creates the system classes that do not exist yet (kube-apiserver's
+/// post-start hook does the same).
+pub async fn create_system_classes(registry: &Registry) {
+    let Some(entry) = registry
+        .scheme()
+        .get(CLASSES.0, CLASSES.1, CLASSES.2)
+        .copied()
+    else {
+        return;
+    };
+    for (name, value, description) in SYSTEM_CLASSES {
+        let body = json!({
+            "metadata": { "name": name },
+            "value": value,
+            "description": description,
+        });
+        let created = match crate::registry::Input::from_value(&entry, body) {
+            Ok(input) => {
+                let scope = Scope::new(&entry, None);
+                let opts = crate::registry::WriteOptions::default();
+                registry.create(scope, input, opts).await
+            }
+            Err(e) => Err(e),
+        };
+        match created {
+            Ok(_) => tracing::info!(priority_class = name, "created system priority class"),
+            Err(e) if e.code() == 409 => {}
+            Err(e) => {
+                tracing::warn!(priority_class = name, error = ?e.0.message, "could not create system priority class")
+            }
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! ResourceQuota (plugin/pkg/admission/resourcequota): a create that a
+//! namespace's quotas cover is checked against each quota's `status.hard`
+//! and charged to its `status.used` before the object is stored, as
+//! upstream's quota evaluators do. Quotas whose status the quota controller
+//! has not filled yet constrain nothing (upstream reads the status, too); a
+//! dry run is checked but charges nothing.
+//!
+//! Usage counted: objects (`count/<resource>[.<group>]` and the legacy names
+//! `pods`, `services`, `configmaps`, `secrets`, `persistentvolumeclaims`,
+//! `replicationcontrollers`, `resourcequotas`), a pod's requests and limits
+//! of cpu, memory and ephemeral storage, a claim's requested storage (also
+//! per StorageClass), a service's node ports and load balancers. A quota's
+//! scopes (`Terminating`, `NotTerminating`, `BestEffort`, `NotBestEffort`,
+//! and `PriorityClass` in a scope selector) limit it to the pods they match;
+//! a quota with another scope (`CrossNamespacePodAffinity`,
+//! `VolumeAttributesClass`) is not evaluated yet.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::Attributes;
+use super::limit_ranger::{Amount, Usage};
+use crate::api_error::{ApiError, ApiResult};
+use crate::registry::{Endpoint, Object, Registry, Scope, WriteOptions};
+
+const QUOTAS: (&str, &str, &str) = ("", "v1", "resourcequotas");
+
+/// The resources a pod must request (or limit) in every container when a
+/// quota constrains them: upstream's compatibility rule for cpu and memory.
+const MUST_SPECIFY: &[&str] = &[
+    "cpu",
+    "limits.cpu",
+    "limits.memory",
+    "memory",
+    "requests.cpu",
+    "requests.memory",
+];
+
+/// Checks a create against the namespace's quotas and, unless `dry_run`,
+/// charges it to them.
+pub async fn admit(
+    registry: &Registry,
+    attrs: &Attributes<'_>,
+    object: &Object,
+    dry_run: bool,
+) -> ApiResult<()> {
+    let Some(ns) = attrs.namespace.as_deref() else {
+        return Ok(());
+    };
+    let Some(entry) = registry.scheme().get(QUOTAS.0, QUOTAS.1, QUOTAS.2).copied() else {
+        return Ok(());
+    };
+    let quotas = registry.read_objects(QUOTAS, Some(ns)).await?;
+    if quotas.is_empty() {
+        return Ok(());
+    }
+    let object = object.to_value().map_err(ApiError::internal)?;
+    let is_pod = (attrs.scope.info().group, attrs.scope.info().plural) == ("", "pods");
+    let quotas: Vec<&Value> = quotas
+        .iter()
+        .filter(|q| evaluated(q, is_pod.then_some(&object)))
+        .collect();
+    let usage = usage_of(attrs.scope, &object);
+    for quota in &quotas {
+        check_constraints(attrs, quota, &object)?;
+        check(attrs, quota, &usage)?;
+    }
+    if dry_run {
+        return Ok(());
+    }
+    let scope = Scope::new(&entry, Some(ns));
+    for quota in quotas {
+        let name = quota["metadata"]["name"].as_str().unwrap_or_default();
+        if !charged(quota, &usage) {
+            continue;
+        }
+        // Checked again on the current status: another create may have
+        // been charged since it was read.
+        let charge = |current: &mut Value| {
+            check(attrs, current, &usage)?;
+            let used = add_usage(current, &usage);
+            current["status"]["used"] = used;
+            Ok(())
+        };
+        registry
+            .edit(
+                scope,
+                name,
+                Endpoint::Status,
+                &charge,
+                WriteOptions::default(),
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// Whether a quota constrains this create: it has a status, and its scopes
+/// (all of them) match the object (`pod`; scoped quotas count only pods).
+fn evaluated(quota: &Value, pod: Option<&Value>) -> bool {
+    let has_hard = quota["status"]["hard"]
+        .as_object()
+        .is_some_and(|h| !h.is_empty());
+    let scopes = quota["spec"]["scopes"].as_array().into_iter().flatten();
+    let selected = quota["spec"]["scopeSelector"]["matchExpressions"]
+        .as_array()
+        .into_iter()
+        .flatten();
+    let mut requirements = scopes
+        .map(|scope| (scope.as_str().unwrap_or_default(), "Exists", &Value::Null))
+        .chain(selected.map(|r| {
+            let text = |key: &str| r[key].as_str().unwrap_or_default();
+            (text("scopeName"), text("operator"), &r["values"])
+        }))
+        .peekable();
+    if requirements.peek().is_none() {
+        return has_hard;
+    }
+    let Some(pod) = pod else {
+        return false;
+    };
+    has_hard
+        && requirements.all(|(scope, operator, values)| matches_scope(pod, scope, operator, values))
+}
+
+/// Whether a pod matches one scope requirement.
+fn matches_scope(pod: &Value, scope: &str, operator: &str, values: &Value) -> bool {
+    let spec = &pod["spec"];
+    let terminating = spec["activeDeadlineSeconds"]
+        .as_i64()
+        .is_some_and(|s| s >= 0);
+    let best_effort = pod["status"]["qosClass"] == "BestEffort";
+    match scope {
+        "Terminating" => terminating,
+        "NotTerminating" => !terminating,
+        "BestEffort" => best_effort,
+        "NotBestEffort" => !best_effort,
+        "PriorityClass" => {
+            let class = spec["priorityClassName"].as_str().unwrap_or_default();
+            let listed = values
+                .as_array()
+                .is_some_and(|values| values.iter().any(|v| v == class));
+            match operator {
+                "In" => listed,
+                "NotIn" => !listed,
+                "Exists" => !class.is_empty(),
+                "DoesNotExist" => class.is_empty(),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The usage a new object adds, by resource name.
+fn usage_of(scope: Scope<'_>, object: &Value) -> BTreeMap<String, Amount> {
+    let info = scope.info();
+    let one = || Amount::from_milli(1000, false);
+    let mut usage = BTreeMap::new();
+    let count = if info.group.is_empty() {
+        format!("count/{}", info.plural)
+    } else {
+        format!("count/{}.{}", info.plural, info.group)
+    };
+    usage.insert(count, one());
+    match (info.group, info.plural) {
+        ("", "pods") => {
+            usage.insert("pods".to_owned(), one());
+            let pod = Usage::of_pod(&object["spec"]);
+            for resource in ["cpu", "memory", "ephemeral-storage"] {
+                if let Some(request) = pod.requests.get(resource) {
+                    usage.insert(resource.to_owned(), request.clone());
+                    usage.insert(format!("requests.{resource}"), request.clone());
+                }
+                if let Some(limit) = pod.limits.get(resource) {
+                    usage.insert(format!("limits.{resource}"), limit.clone());
+                }
+            }
+        }
+        ("", "persistentvolumeclaims") => {
+            usage.insert("persistentvolumeclaims".to_owned(), one());
+            let class = object["spec"]["storageClassName"]
+                .as_str()
+                .unwrap_or_default();
+            let prefix = format!("{class}.storageclass.storage.k8s.io/");
+            if !class.is_empty() {
+                usage.insert(format!("{prefix}persistentvolumeclaims"), one());
+            }
+            let storage = &object["spec"]["resources"]["requests"]["storage"];
+            if let Some(storage) = Amount::parse(storage) {
+                if !class.is_empty() {
+                    usage.insert(format!("{prefix}requests.storage"), storage.clone());
+                }
+                usage.insert("requests.storage".to_owned(), storage);
+            }
+        }
+        ("", "services") => {
+            usage.insert("services".to_owned(), one());
+            let kind = object["spec"]["type"].as_str().unwrap_or_default();
+            let ports = object["spec"]["ports"].as_array().map_or(0, Vec::len) as i128;
+            let node_ports = match kind {
+                "NodePort" | "LoadBalancer" => ports,
+                _ => 0,
+            };
+            let balancers = i128::from(kind == "LoadBalancer");
+            usage.insert(
+                "services.nodeports".to_owned(),
+                Amount::from_milli(node_ports * 1000, false),
+            );
+            usage.insert(
+                "services.loadbalancers".to_owned(),
+                Amount::from_milli(balancers * 1000, false),
+            );
+        }
+        ("", legacy @ ("configmaps" | "secrets" | "replicationcontrollers" | "resourcequotas")) => {
+            usage.insert(legacy.to_owned(), one());
+        }
+        _ => {}
+    }
+    usage
+}
+
+/// The resources of `usage` a quota constrains.
+fn constrained<'u>(quota: &Value, usage: &'u BTreeMap<String, Amount>) -> Vec<&'u String> {
+    let hard = quota["status"]["hard"].as_object();
+    usage
+        .keys()
+        .filter(|name| hard.is_some_and(|h| h.contains_key(name.as_str())))
+        .collect()
+}
+
+/// Whether a quota constrains anything of `usage`.
+fn charged(quota: &Value, usage: &BTreeMap<String, Amount>) -> bool {
+    !constrained(quota, usage).is_empty()
+}
+
+/// Every container of a pod must ask for the cpu and memory a quota
+/// constrains.
+fn check_constraints(attrs: &Attributes<'_>, quota: &Value, pod: &Value) -> ApiResult<()> {
+    if attrs.scope.info().plural != "pods" || !attrs.scope.info().group.is_empty() {
+        return Ok(());
+    }
+    let hard = quota["status"]["hard"].as_object();
+    let required: Vec<&str> = MUST_SPECIFY
+        .iter()
+        .copied()
+        .filter(|name| hard.is_some_and(|h| h.contains_key(*name)))
+        .collect();
+    let mut missing: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let containers = ["containers", "initContainers"]
+        .into_iter()
+        .flat_map(|list| pod["spec"][list].as_array().into_iter().flatten());
+    for container in containers {
+        let resources = &container["resources"];
+        let has = |name: &str| {
+            let (list, resource) = match name.split_once('.') {
+                Some((list, resource)) => (list, resource),
+                None => ("requests", name),
+            };
+            !resources[list][resource].is_null()
+        };
+        for name in required.iter().copied().filter(|name| !has(name)) {
+            let names = missing.entry(name).or_default();
+            let container_name = container["name"].as_str().unwrap_or_default().to_owned();
+            if !names.contains(&container_name) {
+                names.push(container_name);
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = missing
+        .into_iter()
+        .map(|(name, mut containers)| {
+            containers.sort();
+            format!("{name} for: {}", containers.join(","))
+        })
+        .collect();
+    let quota_name = quota["metadata"]["name"].as_str().unwrap_or_default();
+    Err(attrs.forbidden(&format!(
+        "failed quota: {quota_name}: must specify {}",
+        list.join("; ")
+    )))
+}
+
+/// Refuses usage that would exceed a quota (given as the stored object).
+fn check(attrs: &Attributes<'_>, quota: &Value, usage: &BTreeMap<String, Amount>) -> ApiResult<()> {
+    let name = quota["metadata"]["name"].as_str().unwrap_or_default();
+    let resources = constrained(quota, usage);
+    if resources.is_empty() {
+        return Ok(());
+    }
+    let used = &quota["status"]["used"];
+    if resources.iter().any(|r| used[r.as_str()].is_null()) {
+        let names: Vec<&str> = resources.iter().map(|r| r.as_str()).collect();
+        return Err(attrs.forbidden(&format!(
+            "status unknown for quota: {name}, resources: {}",
+            names.join(",")
+        )));
+    }
+    let hard = &quota["status"]["hard"];
+    let exceeded: Vec<&String> = resources
+        .into_iter()
+        .filter(|r| {
+            let (Some(used), Some(hard)) = (
+                Amount::parse(&used[r.as_str()]),
+                Amount::parse(&hard[r.as_str()]),
+            ) else {
+                return false;
+            };
+            used.milli + usage[*r].milli > hard.milli
+        })
+        .collect();
+    if exceeded.is_empty() {
+        return Ok(());
+    }
+    let print = |value: &dyn Fn(&str) -> String| {
+        exceeded
+            .iter()
+            .map(|r| format!("{r}={}", value(r)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    Err(attrs.forbidden(&format!(
+        "exceeded quota: {name}, requested: {}, used: {}, limited: {}",
+        print(&|r| usage[r].text.clone()),
+        print(&|r| text(&used[r])),
+        print(&|r| text(&hard[r])),
+    )))
+}
+
+/// A quota's `status.used` with `usage` added to what it constrains (a sum
+/// is written in the suffixes of what was used, or of the usage when
+/// nothing was).
+fn add_usage(quota: &Value, usage: &BTreeMap<String, Amount>) -> Value {
+    let mut used = quota["status"]["used"].clone();
+    for resource in constrained(quota, usage) {
+        let Some(before) = Amount::parse(&used[resource.as_str()]) else {
+            continue;
+        };
+        let added = &usage[resource];
+        let binary = if before.milli == 0 {
+            added.text.ends_with('i')
+        } else {
+            before.text.ends_with('i')
+        };
+        let sum = Amount::from_milli(before.milli + added.milli, binary);
+        used[resource.as_str()] = json!(sum.text);
+    }
+    used
+}

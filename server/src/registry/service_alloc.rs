@@ -1,0 +1,992 @@
+//! Service ClusterIPs and NodePorts, allocated as kube-apiserver allocates
+//! them: from `--service-cluster-ip-range` and `--service-node-port-range`,
+//! each a bitmap kept in the store (`/registry/ranges/serviceips`,
+//! `/registry/ranges/servicenodeports`, RangeAllocation objects as upstream
+//! keeps them) and changed by optimistic read-modify-write, so several
+//! replicas on one etcd never hand out the same address.
+//!
+//! A create takes what the Service needs before it is stored and gives it
+//! back when the write fails; a delete gives back what the Service held; an
+//! update takes and gives back the difference (type changes, ports).
+//!
+//! The registry is generic over schemes, so the Service is read and changed
+//! through its JSON form.
+
+use std::fmt;
+use std::net::IpAddr;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use bytes::Bytes;
+use kapi_runtime::ResourceInfo;
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+use kapi_storage::{Storage, StorageError, Update};
+use serde_json::{Value, json};
+
+use crate::api_error::{ApiError, ApiResult};
+
+/// Where the ClusterIP bitmap lives.
+const IPS_KEY: &str = "/registry/ranges/serviceips";
+/// Where the NodePort bitmap lives.
+const PORTS_KEY: &str = "/registry/ranges/servicenodeports";
+
+/// Whether `info` is the core Service kind.
+pub fn is_services(info: &ResourceInfo) -> bool {
+    info.group.is_empty() && info.plural == "services"
+}
+
+/// The ranges Services are given addresses and ports from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceRanges {
+    /// The network ClusterIPs come from.
+    pub cluster_ips: IpRange,
+    /// The first and last NodePort.
+    pub node_ports: (u16, u16),
+}
+
+impl Default for ServiceRanges {
+    fn default() -> ServiceRanges {
+        ServiceRanges {
+            cluster_ips: IpRange {
+                base: IpAddr::from([10, 96, 0, 0]),
+                prefix: 12,
+            },
+            node_ports: (30000, 32767),
+        }
+    }
+}
+
+impl ServiceRanges {
+    /// The address of the `kubernetes` Service: the range's first.
+    pub fn first_ip(&self) -> IpAddr {
+        self.cluster_ips.address(0)
+    }
+}
+
+/// A CIDR, e.g. `10.96.0.0/12`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpRange {
+    base: IpAddr,
+    prefix: u8,
+}
+
+impl std::str::FromStr for IpRange {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<IpRange, String> {
+        let (ip, prefix) = text
+            .split_once('/')
+            .ok_or_else(|| format!("{text:?} is not a CIDR (e.g. 10.96.0.0/12)"))?;
+        let ip: IpAddr = ip
+            .parse()
+            .map_err(|_| format!("{ip:?} is not an IP address"))?;
+        let prefix: u8 = prefix
+            .parse()
+            .map_err(|_| format!("{prefix:?} is not a prefix length"))?;
+        let bits = if ip.is_ipv4() { 32 } else { 128 };
+        // Upstream refuses ranges with fewer than 8 addresses.
+        if prefix > bits - 3 || prefix < bits.saturating_sub(108).max(1) {
+            return Err(format!(
+                "{text}: the prefix length must be between {} and {}",
+                bits.saturating_sub(108).max(1),
+                bits - 3
+            ));
+        }
+        let base = mask(ip, prefix);
+        Ok(IpRange { base, prefix })
+    }
+}
+
+impl fmt::Display for IpRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.base, self.prefix)
+    }
+}
+
+fn to_u128(ip: IpAddr) -> u128 {
+    match ip {
+        IpAddr::V4(v4) => u128::from(u32::from(v4)),
+        IpAddr::V6(v6) => u128::from(v6),
+    }
+}
+
+fn mask(ip: IpAddr, prefix: u8) -> IpAddr {
+    let bits: u32 = if ip.is_ipv4() { 32 } else { 128 };
+    let host_bits = bits - u32::from(prefix);
+    let value = to_u128(ip) >> host_bits << host_bits;
+    from_u128(ip.is_ipv4(), value)
+}
+
+fn from_u128(v4: bool, value: u128) -> IpAddr {
+    if v4 {
+        IpAddr::from(u32::try_from(value).unwrap_or(u32::MAX).to_be_bytes())
+    } else {
+        IpAddr::from(value.to_be_bytes())
+    }
+}
+
+impl IpRange {
+    /// How many addresses can be handed out: all but the network address
+    /// (and, for IPv4, the broadcast address), at most 2^20 as upstream caps
+    /// IPv6 ranges.
+    fn size(&self) -> usize {
+        let bits: u32 = if self.base.is_ipv4() { 32 } else { 128 };
+        let host_bits = bits - u32::from(self.prefix);
+        let all = if host_bits >= 21 {
+            1 << 20
+        } else {
+            1usize << host_bits
+        };
+        if self.base.is_ipv4() {
+            all - 2
+        } else {
+            all - 1
+        }
+    }
+
+    fn address(&self, offset: usize) -> IpAddr {
+        from_u128(self.base.is_ipv4(), to_u128(self.base) + 1 + offset as u128)
+    }
+
+    fn offset(&self, ip: IpAddr) -> Option<usize> {
+        if ip.is_ipv4() != self.base.is_ipv4() {
+            return None;
+        }
+        let offset = to_u128(ip).checked_sub(to_u128(self.base) + 1)?;
+        usize::try_from(offset).ok().filter(|o| *o < self.size())
+    }
+
+    /// `IPv4` or `IPv6`.
+    fn family(&self) -> &'static str {
+        if self.base.is_ipv4() { "IPv4" } else { "IPv6" }
+    }
+}
+
+/// Why an allocation failed.
+enum Refusal {
+    OutOfRange,
+    Taken,
+    Full,
+}
+
+/// One bitmap of taken offsets.
+struct Bitmap {
+    bits: Vec<u8>,
+    size: usize,
+}
+
+impl Bitmap {
+    fn decode(stored: Option<&[u8]>, size: usize) -> Bitmap {
+        let mut bits = stored
+            .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok())
+            .and_then(|v| v["data"].as_str().and_then(|d| STANDARD.decode(d).ok()))
+            .unwrap_or_default();
+        bits.resize(size.div_ceil(8), 0);
+        Bitmap { bits, size }
+    }
+
+    fn encode(&self, range: &str) -> Bytes {
+        let object = json!({"kind": "RangeAllocation", "apiVersion": "v1",
+            "metadata": {"creationTimestamp": null}, "range": range,
+            "data": STANDARD.encode(&self.bits)});
+        Bytes::from(object.to_string())
+    }
+
+    fn is_set(&self, i: usize) -> bool {
+        self.bits
+            .get(i / 8)
+            .is_some_and(|b| b & (1 << (i % 8)) != 0)
+    }
+
+    fn set(&mut self, i: usize, on: bool) {
+        if let Some(b) = self.bits.get_mut(i / 8) {
+            if on {
+                *b |= 1 << (i % 8);
+            } else {
+                *b &= !(1 << (i % 8));
+            }
+        }
+    }
+
+    /// A free offset, searched from a random point of the upper band first
+    /// (upstream keeps the lowest addresses for requested ones), then from
+    /// the start.
+    fn free(&self, reserved: usize) -> Option<usize> {
+        let upper = self.size.saturating_sub(reserved);
+        if upper > 0 {
+            let start = (uuid::Uuid::new_v4().as_u128() % upper as u128) as usize;
+            let found = (0..upper)
+                .map(|i| reserved + (start + i) % upper)
+                .find(|i| !self.is_set(*i));
+            if found.is_some() {
+                return found;
+            }
+        }
+        (0..reserved.min(self.size)).find(|i| !self.is_set(*i))
+    }
+}
+
+/// The lower band left to requested values: upstream's
+/// `min(max(16, size/step), cap)`.
+fn reserved(size: usize, step: usize, cap: usize) -> usize {
+    (size / step).clamp(16, cap).min(size)
+}
+
+/// One change to the two bitmaps: what to take (a value, or any free one)
+/// and what to give back.
+#[derive(Default, Debug)]
+struct Change {
+    take_ips: Vec<Option<IpAddr>>,
+    take_ports: Vec<Option<u16>>,
+    give_ips: Vec<IpAddr>,
+    give_ports: Vec<u16>,
+}
+
+/// What a Service holds (or a request took): given back on delete or failure.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    ips: Vec<IpAddr>,
+    ports: Vec<u16>,
+}
+
+impl Held {
+    fn is_empty(&self) -> bool {
+        self.ips.is_empty() && self.ports.is_empty()
+    }
+}
+
+/// The allocators over one store.
+#[derive(Clone, Debug, Default)]
+pub struct ServiceAllocator {
+    ranges: ServiceRanges,
+}
+
+impl ServiceAllocator {
+    /// Allocators over `ranges`.
+    pub fn new(ranges: ServiceRanges) -> ServiceAllocator {
+        ServiceAllocator { ranges }
+    }
+
+    /// The ranges.
+    pub fn ranges(&self) -> &ServiceRanges {
+        &self.ranges
+    }
+
+    /// Gives the new Service (JSON, defaulted and validated) its IP family
+    /// fields, ClusterIP, NodePorts and health check port, taking them in the
+    /// store (unless `dry_run`). Returns what was taken, to give back if the
+    /// create fails.
+    pub async fn allocate_create(
+        &self,
+        storage: &dyn Storage,
+        name: &str,
+        service: &mut Value,
+        dry_run: bool,
+    ) -> ApiResult<Held> {
+        let spec = spec_mut(service)?;
+        self.init_ip_families(name, spec, None)?;
+        let mut wanted = Change::default();
+        let ip_slot = self.wants_cluster_ip(spec)?;
+        if let Some(requested) = ip_slot {
+            wanted.take_ips.push(requested);
+        }
+        let port_slots = node_port_slots(spec, None);
+        wanted
+            .take_ports
+            .extend(port_slots.iter().map(|slot| slot.requested));
+        let health = needs_health_check(spec);
+        if health {
+            wanted
+                .take_ports
+                .push(requested_port(spec, "healthCheckNodePort"));
+        }
+        let taken = self
+            .apply(storage, name, &wanted, dry_run, &port_slots)
+            .await?;
+        let mut ports = taken.ports.iter().copied();
+        if ip_slot.is_some()
+            && let Some(ip) = taken.ips.first()
+        {
+            spec.insert("clusterIP".into(), json!(ip.to_string()));
+            spec.insert("clusterIPs".into(), json!([ip.to_string()]));
+        }
+        fill_node_ports(spec, &port_slots, &mut ports);
+        if health && let Some(port) = ports.next() {
+            spec.insert("healthCheckNodePort".into(), json!(port));
+        }
+        Ok(if dry_run { Held::default() } else { taken })
+    }
+
+    /// What a stored Service holds.
+    pub fn held(&self, service: &Value) -> Held {
+        let spec = &service["spec"];
+        let ips = spec["clusterIPs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|ip| ip.as_str()?.parse().ok())
+            .filter(|ip| self.ranges.cluster_ips.offset(*ip).is_some())
+            .collect();
+        let mut ports: Vec<u16> = spec["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| u16::try_from(p["nodePort"].as_i64()?).ok())
+            .chain(u16::try_from(spec["healthCheckNodePort"].as_i64().unwrap_or(0)).ok())
+            .filter(|p| *p != 0)
+            .collect();
+        ports.sort_unstable();
+        ports.dedup();
+        Held { ips, ports }
+    }
+
+    /// Gives back what a deleted Service or a failed request held.
+    pub async fn release(&self, storage: &dyn Storage, held: &Held) {
+        if held.is_empty() {
+            return;
+        }
+        let change = Change {
+            give_ips: held.ips.clone(),
+            give_ports: held.ports.clone(),
+            ..Change::default()
+        };
+        if let Err(e) = self.apply(storage, "", &change, false, &[]).await {
+            tracing::warn!(error = ?e.0.message, "could not release service addresses");
+        }
+    }
+
+    /// An update of `old` to `new` (JSON): the IP family fields, then what the
+    /// new Service needs that the old did not hold is taken, and what it no
+    /// longer holds is returned in the second [`Held`] (given back by the
+    /// caller once the update is stored).
+    pub async fn allocate_update(
+        &self,
+        storage: &dyn Storage,
+        name: &str,
+        old: &Value,
+        new: &mut Value,
+        dry_run: bool,
+    ) -> ApiResult<(Held, Held)> {
+        let old_spec = old["spec"].as_object().cloned().unwrap_or_default();
+        let spec = spec_mut(new)?;
+        self.init_ip_families(name, spec, Some(&old_spec))?;
+        let old_held = self.held(old);
+        let mut wanted = Change::default();
+        let old_type = service_type(&old_spec);
+        let new_type = service_type(spec);
+        let ip_slot = if old_type == "ExternalName" && new_type != "ExternalName" {
+            self.wants_cluster_ip(spec)?
+        } else {
+            None
+        };
+        if let Some(requested) = ip_slot {
+            wanted.take_ips.push(requested);
+        }
+        let port_slots = node_port_slots(spec, Some(&old_held.ports));
+        wanted
+            .take_ports
+            .extend(port_slots.iter().map(|slot| slot.requested));
+        let health = needs_health_check(spec) && !needs_health_check(&old_spec);
+        if health {
+            wanted
+                .take_ports
+                .push(requested_port(spec, "healthCheckNodePort"));
+        }
+        let taken = self
+            .apply(storage, name, &wanted, dry_run, &port_slots)
+            .await?;
+        let mut ports = taken.ports.iter().copied();
+        if ip_slot.is_some()
+            && let Some(ip) = taken.ips.first()
+        {
+            spec.insert("clusterIP".into(), json!(ip.to_string()));
+            spec.insert("clusterIPs".into(), json!([ip.to_string()]));
+        }
+        fill_node_ports(spec, &port_slots, &mut ports);
+        if health && let Some(port) = ports.next() {
+            spec.insert("healthCheckNodePort".into(), json!(port));
+        }
+        let new_held = self.held(new);
+        let freed = Held {
+            ips: old_held
+                .ips
+                .iter()
+                .filter(|ip| !new_held.ips.contains(ip))
+                .copied()
+                .collect(),
+            ports: old_held
+                .ports
+                .iter()
+                .filter(|p| !new_held.ports.contains(p))
+                .copied()
+                .collect(),
+        };
+        let taken = if dry_run { Held::default() } else { taken };
+        Ok((taken, freed))
+    }
+
+    /// Upstream's initIPFamilyFields for a single-family cluster.
+    fn init_ip_families(
+        &self,
+        name: &str,
+        spec: &mut serde_json::Map<String, Value>,
+        old: Option<&serde_json::Map<String, Value>>,
+    ) -> ApiResult<()> {
+        if service_type(spec) == "ExternalName" {
+            return Ok(());
+        }
+        let cluster = self.ranges.cluster_ips.family();
+        let headless_selectorless = spec.get("clusterIP").and_then(Value::as_str) == Some("None")
+            && spec
+                .get("selector")
+                .and_then(Value::as_object)
+                .is_none_or(|s| s.is_empty());
+        if spec.get("ipFamilyPolicy").is_none_or(Value::is_null) {
+            let policy = match old
+                .and_then(|o| o.get("ipFamilyPolicy"))
+                .filter(|p| !p.is_null())
+            {
+                Some(policy) => policy.clone(),
+                None if headless_selectorless => json!("RequireDualStack"),
+                None => json!("SingleStack"),
+            };
+            spec.insert("ipFamilyPolicy".into(), policy);
+        }
+        let policy = spec["ipFamilyPolicy"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let mut families: Vec<String> = strings(spec.get("ipFamilies"));
+        let cluster_ips = strings(spec.get("clusterIPs"));
+        let mut errors = FieldErrors::default();
+        let path = || FieldPath::new("spec");
+        if policy == "SingleStack" {
+            if cluster_ips.len() == 2 {
+                errors.invalid(
+                    path().child("ipFamilyPolicy"),
+                    &policy,
+                    "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified",
+                );
+            }
+            if families.len() == 2 {
+                errors.invalid(
+                    path().child("ipFamilyPolicy"),
+                    &policy,
+                    "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified",
+                );
+            }
+        }
+        for (i, ip) in cluster_ips.iter().enumerate() {
+            if ip == "None" {
+                break;
+            }
+            let family = match ip.parse::<IpAddr>() {
+                Ok(IpAddr::V4(_)) => "IPv4",
+                Ok(IpAddr::V6(_)) => "IPv6",
+                Err(_) => break,
+            };
+            if i >= families.len() {
+                if family == cluster {
+                    families.push(family.to_owned());
+                } else {
+                    errors.invalid(
+                        path().child("clusterIPs").index(i),
+                        GoStrings(&cluster_ips),
+                        &format!("{family} is not configured on this cluster"),
+                    );
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::invalid("", "Service", name, &errors));
+        }
+        if headless_selectorless {
+            if families.is_empty() {
+                families.push(cluster.to_owned());
+            }
+            if families.len() < 2 && policy != "SingleStack" {
+                let other = if families[0] == "IPv4" {
+                    "IPv6"
+                } else {
+                    "IPv4"
+                };
+                families.push(other.to_owned());
+            }
+            spec.insert("ipFamilies".into(), json!(families));
+            return Ok(());
+        }
+        if policy == "RequireDualStack" {
+            errors.invalid(
+                path().child("ipFamilyPolicy"),
+                &policy,
+                "this cluster is not configured for dual-stack services",
+            );
+        }
+        for (i, family) in families.iter().enumerate() {
+            if family != cluster {
+                errors.invalid(
+                    path().child("ipFamilies").index(i),
+                    family,
+                    "not configured on this cluster",
+                );
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::invalid("", "Service", name, &errors));
+        }
+        if families.is_empty() {
+            families.push(cluster.to_owned());
+        }
+        spec.insert("ipFamilies".into(), json!(families));
+        Ok(())
+    }
+
+    /// `Some(requested)` when the Service needs a ClusterIP (`None` inside:
+    /// any), `None` when it takes none (ExternalName, headless).
+    fn wants_cluster_ip(
+        &self,
+        spec: &serde_json::Map<String, Value>,
+    ) -> ApiResult<Option<Option<IpAddr>>> {
+        if service_type(spec) == "ExternalName" {
+            return Ok(None);
+        }
+        match spec
+            .get("clusterIP")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
+            "None" => Ok(None),
+            "" => Ok(Some(None)),
+            ip => ip
+                .parse()
+                .map(|ip| Some(Some(ip)))
+                .map_err(|_| ApiError::internal(format!("failed to parse service IP {ip:?}"))),
+        }
+    }
+
+    /// Takes and gives back in the two bitmaps, all or nothing per bitmap:
+    /// a refused value aborts with upstream's error and takes nothing.
+    async fn apply(
+        &self,
+        storage: &dyn Storage,
+        name: &str,
+        change: &Change,
+        dry_run: bool,
+        port_slots: &[PortSlot],
+    ) -> ApiResult<Held> {
+        let range = self.ranges.cluster_ips;
+        let ips = if change.take_ips.is_empty() && change.give_ips.is_empty() {
+            Vec::new()
+        } else {
+            let size = range.size();
+            let reserve = reserved(size, 16, 256);
+            let offsets: Vec<usize> = change
+                .give_ips
+                .iter()
+                .filter_map(|ip| range.offset(*ip))
+                .collect();
+            let wanted: Vec<Option<Option<usize>>> = change
+                .take_ips
+                .iter()
+                .map(|ip| ip.map(|ip| range.offset(ip)))
+                .collect();
+            let result = update_bitmap(
+                storage,
+                IPS_KEY,
+                &range.to_string(),
+                size,
+                reserve,
+                &wanted,
+                &offsets,
+                dry_run,
+            )
+            .await?;
+            match result {
+                Ok(taken) => taken.into_iter().map(|o| range.address(o)).collect(),
+                Err((i, refusal)) => {
+                    let ip = change.take_ips[i]
+                        .map(|ip| ip.to_string())
+                        .unwrap_or_default();
+                    return Err(match refusal {
+                        Refusal::Full => {
+                            ApiError::internal("failed to allocate a serviceIP: range is full")
+                        }
+                        Refusal::OutOfRange => ip_refusal(
+                            name,
+                            &ip,
+                            &format!(
+                                "the provided IP ({ip}) is not in the valid range. The range of valid IPs is {range}"
+                            ),
+                        ),
+                        Refusal::Taken => ip_refusal(name, &ip, "provided IP is already allocated"),
+                    });
+                }
+            }
+        };
+        let (first, last) = self.ranges.node_ports;
+        let size = usize::from(last - first) + 1;
+        let ports = if change.take_ports.is_empty() && change.give_ports.is_empty() {
+            Vec::new()
+        } else {
+            let reserve = reserved(size, 32, 128);
+            let to_offset = |p: u16| (first..=last).contains(&p).then(|| usize::from(p - first));
+            let offsets: Vec<usize> = change
+                .give_ports
+                .iter()
+                .filter_map(|p| to_offset(*p))
+                .collect();
+            let wanted: Vec<Option<Option<usize>>> =
+                change.take_ports.iter().map(|p| p.map(to_offset)).collect();
+            let range_text = format!("{first}-{last}");
+            let result = update_bitmap(
+                storage,
+                PORTS_KEY,
+                &range_text,
+                size,
+                reserve,
+                &wanted,
+                &offsets,
+                dry_run,
+            )
+            .await;
+            let result = match result {
+                Ok(result) => result,
+                Err(e) => {
+                    self.release_ips_after_failure(storage, &ips, dry_run).await;
+                    return Err(e);
+                }
+            };
+            match result {
+                Ok(taken) => taken
+                    .into_iter()
+                    .map(|o| first + u16::try_from(o).unwrap_or(0))
+                    .collect(),
+                Err((i, refusal)) => {
+                    self.release_ips_after_failure(storage, &ips, dry_run).await;
+                    let requested = change.take_ports[i].unwrap_or(0);
+                    let field = port_slots
+                        .get(i)
+                        .map(|s| {
+                            FieldPath::new("spec")
+                                .child("ports")
+                                .index(s.index)
+                                .child("nodePort")
+                        })
+                        .unwrap_or_else(|| FieldPath::new("spec").child("healthCheckNodePort"));
+                    return Err(match refusal {
+                        Refusal::Full => {
+                            ApiError::internal("failed to allocate a nodePort: range is full")
+                        }
+                        Refusal::OutOfRange => port_refusal(
+                            name,
+                            field,
+                            requested,
+                            &format!(
+                                "provided port is not in the valid range. The range of valid ports is {first}-{last}"
+                            ),
+                        ),
+                        Refusal::Taken => port_refusal(
+                            name,
+                            field,
+                            requested,
+                            "provided port is already allocated",
+                        ),
+                    });
+                }
+            }
+        };
+        Ok(Held { ips, ports })
+    }
+
+    /// Gives back the ClusterIPs a request took when its NodePorts failed.
+    async fn release_ips_after_failure(
+        &self,
+        storage: &dyn Storage,
+        ips: &[IpAddr],
+        dry_run: bool,
+    ) {
+        if dry_run || ips.is_empty() {
+            return;
+        }
+        let range = self.ranges.cluster_ips;
+        let size = range.size();
+        let offsets: Vec<usize> = ips.iter().filter_map(|ip| range.offset(*ip)).collect();
+        let given = update_bitmap(
+            storage,
+            IPS_KEY,
+            &range.to_string(),
+            size,
+            0,
+            &[],
+            &offsets,
+            false,
+        )
+        .await;
+        if let Err(e) = given {
+            tracing::warn!(error = ?e.0.message, "could not release service addresses");
+        }
+    }
+}
+
+/// Reads, changes and writes one bitmap: the offsets taken (in the order
+/// asked), or the index of the first refused request.
+#[allow(clippy::too_many_arguments)]
+async fn update_bitmap(
+    storage: &dyn Storage,
+    key: &str,
+    range: &str,
+    size: usize,
+    reserve: usize,
+    take: &[Option<Option<usize>>],
+    give: &[usize],
+    dry_run: bool,
+) -> ApiResult<Result<Vec<usize>, (usize, Refusal)>> {
+    let mut outcome = None;
+    let result = storage
+        .guaranteed_update(key, &mut |current| {
+            let mut bitmap = Bitmap::decode(current.map(|kv| kv.value.as_ref()), size);
+            for offset in give {
+                bitmap.set(*offset, false);
+            }
+            let mut taken = Vec::with_capacity(take.len());
+            for (i, wanted) in take.iter().enumerate() {
+                let offset = match wanted {
+                    Some(None) => {
+                        outcome = Some(Err((i, Refusal::OutOfRange)));
+                        return Ok(Update::Keep);
+                    }
+                    Some(Some(offset)) if bitmap.is_set(*offset) => {
+                        outcome = Some(Err((i, Refusal::Taken)));
+                        return Ok(Update::Keep);
+                    }
+                    Some(Some(offset)) => *offset,
+                    None => match bitmap.free(reserve) {
+                        Some(offset) => offset,
+                        None => {
+                            outcome = Some(Err((i, Refusal::Full)));
+                            return Ok(Update::Keep);
+                        }
+                    },
+                };
+                bitmap.set(offset, true);
+                taken.push(offset);
+            }
+            outcome = Some(Ok(taken));
+            if dry_run {
+                Ok(Update::Keep)
+            } else {
+                Ok(Update::Write(bitmap.encode(range)))
+            }
+        })
+        .await;
+    result.map_err(|e: StorageError| ApiError::internal(e))?;
+    outcome.ok_or_else(|| ApiError::internal("allocation did not run"))
+}
+
+fn ip_refusal(name: &str, ip: &str, why: &str) -> ApiError {
+    let mut errors = FieldErrors::default();
+    errors.invalid(
+        FieldPath::new("spec").child("clusterIPs"),
+        GoStrings(&[ip.to_owned()]),
+        &format!("failed to allocate IP {ip}: {why}"),
+    );
+    ApiError::invalid("", "Service", name, &errors)
+}
+
+fn port_refusal(name: &str, field: FieldPath, port: u16, why: &str) -> ApiError {
+    let mut errors = FieldErrors::default();
+    errors.invalid(field, GoInt(port), why);
+    ApiError::invalid("", "Service", name, &errors)
+}
+
+/// A string slice printed as Go's `%#v` does: `[]string{"a", "b"}`.
+struct GoStrings<'a>(&'a [String]);
+
+impl fmt::Debug for GoStrings<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted: Vec<String> = self.0.iter().map(|s| format!("{s:?}")).collect();
+        write!(f, "[]string{{{}}}", quoted.join(", "))
+    }
+}
+
+/// A number printed bare.
+struct GoInt(u16);
+
+impl fmt::Debug for GoInt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+fn spec_mut(service: &mut Value) -> ApiResult<&mut serde_json::Map<String, Value>> {
+    let object = service
+        .as_object_mut()
+        .ok_or_else(|| ApiError::internal("a Service that is no JSON object"))?;
+    object
+        .entry("spec")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or_else(|| ApiError::internal("a Service spec that is no JSON object"))
+}
+
+fn service_type(spec: &serde_json::Map<String, Value>) -> &str {
+    spec.get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("ClusterIP")
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// A port number the Service asks for in `field`, if any.
+fn requested_port(spec: &serde_json::Map<String, Value>, field: &str) -> Option<u16> {
+    spec.get(field)
+        .and_then(Value::as_i64)
+        .filter(|p| *p != 0)
+        .map(|p| u16::try_from(p).unwrap_or(0))
+}
+
+/// LoadBalancers with `externalTrafficPolicy: Local` get a health check port.
+fn needs_health_check(spec: &serde_json::Map<String, Value>) -> bool {
+    service_type(spec) == "LoadBalancer"
+        && spec.get("externalTrafficPolicy").and_then(Value::as_str) == Some("Local")
+}
+
+/// A port of the Service that takes a NodePort in this request.
+#[derive(Debug)]
+struct PortSlot {
+    /// Its index in `spec.ports`.
+    index: usize,
+    /// The requested port, or `None` for any.
+    requested: Option<u16>,
+}
+
+/// The ports that take a NodePort: NodePort and LoadBalancer Services
+/// (unless `allocateLoadBalancerNodePorts: false`, which still honours
+/// requested ones); one port number shared by the ports of one service port
+/// (TCP and UDP); ports already `held` are kept as they are.
+fn node_port_slots(spec: &serde_json::Map<String, Value>, held: Option<&[u16]>) -> Vec<PortSlot> {
+    let type_ = service_type(spec);
+    if type_ != "NodePort" && type_ != "LoadBalancer" {
+        return Vec::new();
+    }
+    let allocate = type_ == "NodePort"
+        || spec
+            .get("allocateLoadBalancerNodePorts")
+            .and_then(Value::as_bool)
+            != Some(false);
+    let ports = spec
+        .get("ports")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut slots: Vec<PortSlot> = Vec::new();
+    let mut seen: Vec<(i64, Option<u16>)> = Vec::new();
+    for (index, port) in ports.iter().enumerate() {
+        let node_port = port["nodePort"].as_i64().unwrap_or(0);
+        let service_port = port["port"].as_i64().unwrap_or(0);
+        if node_port == 0 && !allocate {
+            continue;
+        }
+        let requested = (node_port != 0).then(|| u16::try_from(node_port).unwrap_or(0));
+        if let Some(p) = requested
+            && (held.is_some_and(|h| h.contains(&p)) || seen.iter().any(|(_, r)| *r == Some(p)))
+        {
+            continue;
+        }
+        // A second protocol of the same service port shares its NodePort.
+        if requested.is_none() && seen.iter().any(|(sp, _)| *sp == service_port) {
+            continue;
+        }
+        seen.push((service_port, requested));
+        slots.push(PortSlot { index, requested });
+    }
+    slots
+}
+
+/// Writes the taken NodePorts into the ports that asked for any, and gives
+/// the other protocols of one service port the same number.
+fn fill_node_ports(
+    spec: &mut serde_json::Map<String, Value>,
+    slots: &[PortSlot],
+    taken: &mut impl Iterator<Item = u16>,
+) {
+    let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) else {
+        return;
+    };
+    let mut by_service_port: Vec<(i64, i64)> = Vec::new();
+    for slot in slots {
+        let number = taken.next();
+        if let (None, Some(number)) = (slot.requested, number)
+            && let Some(port) = ports.get_mut(slot.index)
+        {
+            port["nodePort"] = json!(number);
+        }
+    }
+    for port in ports.iter() {
+        let node_port = port["nodePort"].as_i64().unwrap_or(0);
+        if node_port != 0 {
+            by_service_port.push((port["port"].as_i64().unwrap_or(0), node_port));
+        }
+    }
+    for port in ports.iter_mut() {
+        if port["nodePort"].as_i64().unwrap_or(0) == 0
+            && let Some((_, node_port)) = by_service_port
+                .iter()
+                .find(|(sp, _)| *sp == port["port"].as_i64().unwrap_or(0))
+        {
+            port["nodePort"] = json!(node_port);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_and_count_as_upstream() {
+        let range: IpRange = "10.96.0.0/12".parse().unwrap();
+        assert_eq!(range.size(), (1 << 20) - 2);
+        assert_eq!(range.address(0), IpAddr::from([10, 96, 0, 1]));
+        assert_eq!(range.offset(IpAddr::from([10, 96, 0, 1])), Some(0));
+        assert_eq!(range.offset(IpAddr::from([10, 96, 0, 0])), None);
+        assert_eq!(
+            range.offset(IpAddr::from([10, 111, 255, 255])),
+            None,
+            "broadcast"
+        );
+        assert_eq!(range.offset(IpAddr::from([10, 200, 0, 1])), None);
+        assert_eq!(
+            "10.96.3.4/16".parse::<IpRange>().unwrap().to_string(),
+            "10.96.0.0/16"
+        );
+        assert!("10.96.0.0/30".parse::<IpRange>().is_err());
+        assert!("fd00::/64".parse::<IpRange>().is_ok());
+        assert!("nonsense".parse::<IpRange>().is_err());
+    }
+
+    #[test]
+    fn bitmaps_hand_out_each_offset_once() {
+        let mut bitmap = Bitmap::decode(None, 40);
+        let mut seen = Vec::new();
+        for _ in 0..40 {
+            let offset = bitmap.free(16).unwrap();
+            assert!(!seen.contains(&offset));
+            bitmap.set(offset, true);
+            seen.push(offset);
+        }
+        // The upper band went first.
+        assert!(seen[..24].iter().all(|o| *o >= 16), "{seen:?}");
+        assert_eq!(bitmap.free(16), None);
+        let stored = bitmap.encode("x");
+        let again = Bitmap::decode(Some(&stored), 40);
+        assert!((0..40).all(|i| again.is_set(i)));
+    }
+}
