@@ -325,6 +325,29 @@ async fn garbage_collector_follows_the_propagation_policy() {
     eventually("the owner removed", || gone(&c, &cms, "or-owner")).await;
     let dep = c.get(&cms, Some("default"), "or-dep").await.unwrap();
     assert!(dep["metadata"]["ownerReferences"].is_null(), "{dep}");
+
+    // Foreground through a cycle of blocking references: both go.
+    let a = configmap(&c, "cy-a").await;
+    let b = c
+        .create(&cms, Some("default"), &owned_configmap("cy-b", &a, true))
+        .await
+        .unwrap();
+    let patch = json!({"metadata": owned_configmap("cy-a", &b, true)["metadata"]});
+    c.merge_patch(&cms, Some("default"), "cy-a", &patch)
+        .await
+        .unwrap();
+    c.delete(
+        &cms,
+        Some("default"),
+        "cy-a",
+        &json!({"propagationPolicy": "Foreground"}),
+    )
+    .await
+    .unwrap();
+    eventually("both ends of the cycle collected", || async {
+        gone(&c, &cms, "cy-a").await && gone(&c, &cms, "cy-b").await
+    })
+    .await;
     replica.shutdown().await;
 }
 

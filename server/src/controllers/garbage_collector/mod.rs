@@ -14,10 +14,11 @@
 //! deleted, as upstream does.
 
 mod graph;
+mod writes;
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -201,8 +202,17 @@ impl Collector {
             let keep: Vec<&OwnerRef> = solid.iter().collect();
             return self.set_owner_references(node, &latest, &keep).await;
         }
-        let has_dependents = !self.graph.dependents(uid).is_empty();
-        let policy = if !waiting.is_empty() && has_dependents {
+        let dependents = self.graph.dependents(uid);
+        let policy = if !waiting.is_empty() && !dependents.is_empty() {
+            // A dependent of this object waits for its own dependents too: a
+            // possible cycle of blocking references, which upstream breaks by
+            // making this object's references non-blocking first.
+            let cycle = dependents
+                .iter()
+                .any(|d| self.graph.node(d).is_some_and(|n| n.deleting_dependents()));
+            if cycle {
+                self.unblock_owner_references(node, &latest).await?;
+            }
             "Foreground"
         } else if node.orphan {
             "Orphan"
@@ -296,116 +306,6 @@ impl Collector {
             self.set_owner_references(&dep, &latest, &keep).await?;
         }
         self.remove_finalizer(uid, node, ORPHAN).await
-    }
-
-    /// Writes `keep` as the object's ownerReferences (a merge patch guarded by
-    /// the resourceVersion read; a conflict is retried from the queue).
-    async fn set_owner_references(
-        &self,
-        node: &Node,
-        latest: &Value,
-        keep: &[&OwnerRef],
-    ) -> Result<(), ClientError> {
-        let Some(found) = self.resources.get(node.resource) else {
-            return Ok(());
-        };
-        let uids: HashSet<&str> = keep.iter().map(|o| o.uid.as_str()).collect();
-        let refs: Vec<Value> = latest["metadata"]["ownerReferences"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)))
-            .cloned()
-            .collect();
-        let patch = json!({
-            "metadata": {
-                "ownerReferences": if refs.is_empty() { Value::Null } else { Value::Array(refs) },
-                "resourceVersion": latest["metadata"]["resourceVersion"],
-            }
-        });
-        match self
-            .client
-            .merge_patch(
-                &found.resource,
-                node.namespace.as_deref(),
-                &node.name,
-                &patch,
-            )
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(e) if e.is_not_found() => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-
-    async fn remove_finalizer(
-        &self,
-        uid: &str,
-        node: &Node,
-        finalizer: &str,
-    ) -> Result<(), ClientError> {
-        let Some(found) = self.resources.get(node.resource) else {
-            return Ok(());
-        };
-        let Some(latest) = self.live(uid, node).await? else {
-            return Ok(());
-        };
-        let finalizers: Vec<Value> = latest["metadata"]["finalizers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|f| *f != finalizer)
-            .cloned()
-            .collect();
-        let patch = json!({
-            "metadata": {
-                "finalizers": finalizers,
-                "resourceVersion": latest["metadata"]["resourceVersion"],
-            }
-        });
-        match self
-            .client
-            .merge_patch(
-                &found.resource,
-                node.namespace.as_deref(),
-                &node.name,
-                &patch,
-            )
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(e) if e.is_not_found() => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-
-    async fn delete(&self, uid: &str, node: &Node, policy: &str) -> Result<(), ClientError> {
-        let Some(found) = self.resources.get(node.resource) else {
-            return Ok(());
-        };
-        let options = json!({
-            "apiVersion": "v1",
-            "kind": "DeleteOptions",
-            "propagationPolicy": policy,
-            "preconditions": { "uid": uid },
-        });
-        tracing::debug!(resource = %found.resource.plural, name = %node.name, policy, "garbage collecting");
-        match self
-            .client
-            .delete(
-                &found.resource,
-                node.namespace.as_deref(),
-                &node.name,
-                &options,
-            )
-            .await
-        {
-            Ok(_) => Ok(()),
-            // Gone already, or another object by now (uid precondition).
-            Err(e) if e.is_not_found() || e.is_conflict() => Ok(()),
-            Err(e) => Err(e),
-        }
     }
 }
 

@@ -1,0 +1,156 @@
+//! The collector's writes: ownerReferences kept or unblocked and finalizers
+//! removed (merge patches guarded by the resourceVersion read), and deletes
+//! guarded by the uid.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::Collector;
+use super::graph::{Node, OwnerRef};
+use crate::controllers::client::ClientError;
+
+impl Collector {
+    /// Keeps only the references to `keep` in the object's ownerReferences.
+    pub(super) async fn set_owner_references(
+        &self,
+        node: &Node,
+        latest: &Value,
+        keep: &[&OwnerRef],
+    ) -> Result<(), ClientError> {
+        let uids: HashSet<&str> = keep.iter().map(|o| o.uid.as_str()).collect();
+        let refs: Vec<Value> = latest["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)))
+            .cloned()
+            .collect();
+        self.patch_owner_references(node, latest, refs).await
+    }
+
+    /// Sets `blockOwnerDeletion: false` on every reference that blocks.
+    pub(super) async fn unblock_owner_references(
+        &self,
+        node: &Node,
+        latest: &Value,
+    ) -> Result<(), ClientError> {
+        let mut refs = match &latest["metadata"]["ownerReferences"] {
+            Value::Array(refs) => refs.clone(),
+            _ => return Ok(()),
+        };
+        for r in &mut refs {
+            if r["blockOwnerDeletion"] == true {
+                r["blockOwnerDeletion"] = json!(false);
+            }
+        }
+        self.patch_owner_references(node, latest, refs).await
+    }
+
+    /// Writes `refs` as the object's ownerReferences (a merge patch guarded by
+    /// the resourceVersion read; a conflict is retried from the queue).
+    async fn patch_owner_references(
+        &self,
+        node: &Node,
+        latest: &Value,
+        refs: Vec<Value>,
+    ) -> Result<(), ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(());
+        };
+        let patch = json!({
+            "metadata": {
+                "ownerReferences": if refs.is_empty() { Value::Null } else { Value::Array(refs) },
+                "resourceVersion": latest["metadata"]["resourceVersion"],
+            }
+        });
+        match self
+            .client
+            .merge_patch(
+                &found.resource,
+                node.namespace.as_deref(),
+                &node.name,
+                &patch,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_not_found() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub(super) async fn remove_finalizer(
+        &self,
+        uid: &str,
+        node: &Node,
+        finalizer: &str,
+    ) -> Result<(), ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(());
+        };
+        let Some(latest) = self.live(uid, node).await? else {
+            return Ok(());
+        };
+        let finalizers: Vec<Value> = latest["metadata"]["finalizers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| *f != finalizer)
+            .cloned()
+            .collect();
+        let patch = json!({
+            "metadata": {
+                "finalizers": finalizers,
+                "resourceVersion": latest["metadata"]["resourceVersion"],
+            }
+        });
+        match self
+            .client
+            .merge_patch(
+                &found.resource,
+                node.namespace.as_deref(),
+                &node.name,
+                &patch,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_not_found() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub(super) async fn delete(
+        &self,
+        uid: &str,
+        node: &Node,
+        policy: &str,
+    ) -> Result<(), ClientError> {
+        let Some(found) = self.resources.get(node.resource) else {
+            return Ok(());
+        };
+        let options = json!({
+            "apiVersion": "v1",
+            "kind": "DeleteOptions",
+            "propagationPolicy": policy,
+            "preconditions": { "uid": uid },
+        });
+        tracing::debug!(resource = %found.resource.plural, name = %node.name, policy, "garbage collecting");
+        match self
+            .client
+            .delete(
+                &found.resource,
+                node.namespace.as_deref(),
+                &node.name,
+                &options,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            // Gone already, or another object by now (uid precondition).
+            Err(e) if e.is_not_found() || e.is_conflict() => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
