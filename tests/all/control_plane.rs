@@ -492,7 +492,7 @@ impl Kubelet {
             while !flag.load(Ordering::Relaxed) {
                 for node in NODES {
                     renew_lease(&api, node);
-                    if tick % 5 == 0 {
+                    if tick.is_multiple_of(5) {
                         heartbeat(&api, node, &started);
                     }
                 }
