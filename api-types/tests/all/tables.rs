@@ -170,7 +170,11 @@ fn pod_grace_period() {
         Some(5),
         "the requested period wins"
     );
-    assert_eq!(grace(bound.clone(), Some(0)), None, "zero deletes at once");
+    assert_eq!(
+        grace(bound.clone(), Some(0)),
+        Some(0),
+        "zero: marked, then removed"
+    );
     assert_eq!(
         grace(bound.clone(), Some(-3)),
         Some(1),
@@ -183,12 +187,12 @@ fn pod_grace_period() {
         json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x:1"}]}});
     assert_eq!(
         grace(unbound, Some(30)),
-        None,
+        Some(0),
         "never scheduled: nothing to stop"
     );
     let mut finished = bound;
     finished["status"] = json!({"phase": "Succeeded"});
-    assert_eq!(grace(finished, None), None, "already terminated");
+    assert_eq!(grace(finished, None), Some(0), "already terminated");
 }
 
 #[test]
