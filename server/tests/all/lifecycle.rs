@@ -3,6 +3,8 @@
 //! finalizers follow the propagation policy and each kind's default. Answers
 //! compared with kube-apiserver 1.32.
 
+#![allow(clippy::unwrap_used)]
+
 use serde_json::{Value, json};
 
 use crate::common::harness;
