@@ -285,35 +285,11 @@ impl ServiceAllocator {
     ) -> ApiResult<Held> {
         let spec = spec_mut(service)?;
         self.init_ip_families(name, spec, None)?;
-        let mut wanted = Change::default();
         let ip_slot = self.wants_cluster_ip(spec)?;
-        if let Some(requested) = ip_slot {
-            wanted.take_ips.push(requested);
-        }
-        let port_slots = node_port_slots(spec, None);
-        wanted
-            .take_ports
-            .extend(port_slots.iter().map(|slot| slot.requested));
         let health = needs_health_check(spec);
-        if health {
-            wanted
-                .take_ports
-                .push(requested_port(spec, "healthCheckNodePort"));
-        }
         let taken = self
-            .apply(storage, name, &wanted, dry_run, &port_slots)
+            .take(storage, name, spec, (ip_slot, None, health), dry_run)
             .await?;
-        let mut ports = taken.ports.iter().copied();
-        if ip_slot.is_some()
-            && let Some(ip) = taken.ips.first()
-        {
-            spec.insert("clusterIP".into(), json!(ip.to_string()));
-            spec.insert("clusterIPs".into(), json!([ip.to_string()]));
-        }
-        fill_node_ports(spec, &port_slots, &mut ports);
-        if health && let Some(port) = ports.next() {
-            spec.insert("healthCheckNodePort".into(), json!(port));
-        }
         Ok(if dry_run { Held::default() } else { taken })
     }
 
@@ -371,7 +347,6 @@ impl ServiceAllocator {
         let spec = spec_mut(new)?;
         self.init_ip_families(name, spec, Some(&old_spec))?;
         let old_held = self.held(old);
-        let mut wanted = Change::default();
         let old_type = service_type(&old_spec);
         let new_type = service_type(spec);
         let ip_slot = if old_type == "ExternalName" && new_type != "ExternalName" {
@@ -379,33 +354,16 @@ impl ServiceAllocator {
         } else {
             None
         };
-        if let Some(requested) = ip_slot {
-            wanted.take_ips.push(requested);
-        }
-        let port_slots = node_port_slots(spec, Some(&old_held.ports));
-        wanted
-            .take_ports
-            .extend(port_slots.iter().map(|slot| slot.requested));
         let health = needs_health_check(spec) && !needs_health_check(&old_spec);
-        if health {
-            wanted
-                .take_ports
-                .push(requested_port(spec, "healthCheckNodePort"));
-        }
         let taken = self
-            .apply(storage, name, &wanted, dry_run, &port_slots)
+            .take(
+                storage,
+                name,
+                spec,
+                (ip_slot, Some(&old_held.ports), health),
+                dry_run,
+            )
             .await?;
-        let mut ports = taken.ports.iter().copied();
-        if ip_slot.is_some()
-            && let Some(ip) = taken.ips.first()
-        {
-            spec.insert("clusterIP".into(), json!(ip.to_string()));
-            spec.insert("clusterIPs".into(), json!([ip.to_string()]));
-        }
-        fill_node_ports(spec, &port_slots, &mut ports);
-        if health && let Some(port) = ports.next() {
-            spec.insert("healthCheckNodePort".into(), json!(port));
-        }
         let new_held = self.held(new);
         let freed = Held {
             ips: old_held
@@ -423,6 +381,45 @@ impl ServiceAllocator {
         };
         let taken = if dry_run { Held::default() } else { taken };
         Ok((taken, freed))
+    }
+
+    /// Takes what `spec` asks for in the store: the ClusterIP (`ip`: any or a
+    /// requested one), NodePorts for the ports that have none or a new one
+    /// (`held` are kept), and a health check port; writes them into `spec`.
+    async fn take(
+        &self,
+        storage: &dyn Storage,
+        name: &str,
+        spec: &mut serde_json::Map<String, Value>,
+        (ip, held, health): (Option<Option<IpAddr>>, Option<&[u16]>, bool),
+        dry_run: bool,
+    ) -> ApiResult<Held> {
+        let mut wanted = Change::default();
+        wanted.take_ips.extend(ip);
+        let port_slots = node_port_slots(spec, held);
+        wanted
+            .take_ports
+            .extend(port_slots.iter().map(|slot| slot.requested));
+        if health {
+            wanted
+                .take_ports
+                .push(requested_port(spec, "healthCheckNodePort"));
+        }
+        let taken = self
+            .apply(storage, name, &wanted, dry_run, &port_slots)
+            .await?;
+        let mut ports = taken.ports.iter().copied();
+        if ip.is_some()
+            && let Some(ip) = taken.ips.first()
+        {
+            spec.insert("clusterIP".into(), json!(ip.to_string()));
+            spec.insert("clusterIPs".into(), json!([ip.to_string()]));
+        }
+        fill_node_ports(spec, &port_slots, &mut ports);
+        if health && let Some(port) = ports.next() {
+            spec.insert("healthCheckNodePort".into(), json!(port));
+        }
+        Ok(taken)
     }
 
     /// Upstream's initIPFamilyFields for a single-family cluster.
