@@ -151,33 +151,12 @@ pub fn admit_class_delete(scope: Scope<'_>, name: &str) -> ApiResult<()> {
 /// Creates the system classes that do not exist yet (kube-apiserver's
 /// post-start hook does the same).
 pub async fn create_system_classes(registry: &Registry) {
-    let Some(entry) = registry
-        .scheme()
-        .get(CLASSES.0, CLASSES.1, CLASSES.2)
-        .copied()
-    else {
-        return;
-    };
     for (name, value, description) in SYSTEM_CLASSES {
         let body = json!({
             "metadata": { "name": name },
             "value": value,
             "description": description,
         });
-        let created = match crate::registry::Input::from_value(&entry, body) {
-            Ok(input) => {
-                let scope = Scope::new(&entry, None);
-                let opts = crate::registry::WriteOptions::default();
-                registry.create(scope, input, opts).await
-            }
-            Err(e) => Err(e),
-        };
-        match created {
-            Ok(_) => tracing::info!(priority_class = name, "created system priority class"),
-            Err(e) if e.code() == 409 => {}
-            Err(e) => {
-                tracing::warn!(priority_class = name, error = ?e.0.message, "could not create system priority class")
-            }
-        }
+        registry.ensure(CLASSES, body).await;
     }
 }

@@ -4,6 +4,8 @@
 //! storage create.
 
 use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy};
+use serde_json::Value;
+
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -66,6 +68,36 @@ impl Registry {
         object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
         let object = scope.to_served(object)?;
         Ok(Written { object, warnings })
+    }
+}
+
+impl Registry {
+    /// Creates an object the server itself keeps (a system namespace, the
+    /// `kubernetes` Service, a system PriorityClass) unless it exists: one
+    /// made before is kept as it is. Failures are logged; start-up goes on.
+    pub async fn ensure(&self, (group, version, plural): (&str, &str, &str), body: Value) {
+        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+            return;
+        };
+        let meta = &body["metadata"];
+        let name = meta["name"].as_str().unwrap_or_default().to_owned();
+        let namespace = meta["namespace"].as_str().map(str::to_owned);
+        let scope = Scope::new(&entry, namespace.as_deref());
+        if self.get(scope, &name).await.is_ok() {
+            return;
+        }
+        let created = match Input::from_value(&entry, body) {
+            Ok(input) => self.create(scope, input, WriteOptions::default()).await,
+            Err(e) => Err(e),
+        };
+        let (kind, namespace) = (entry.info.kind, namespace.unwrap_or_default());
+        match created {
+            Ok(_) => tracing::info!(kind, %namespace, %name, "created"),
+            Err(e) if e.code() == 409 => {}
+            Err(e) => {
+                tracing::warn!(kind, %namespace, %name, error = ?e.0.message, "could not create")
+            }
+        }
     }
 }
 

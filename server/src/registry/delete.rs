@@ -2,7 +2,7 @@
 //! with a deletionTimestamp), else removal from storage.
 
 use jiff::{SignedDuration, Timestamp};
-use kapi_runtime::meta::{DeleteOptions, Time};
+use kapi_runtime::meta::{DeleteOptions, ObjectMeta, Time};
 use kapi_storage::{KeyValue, StorageError, Update};
 
 use super::{ListOptions, Object, Registry, Scope, decode, namespace, service_alloc};
@@ -104,9 +104,20 @@ impl Registry {
                     return Err(ApiError::not_found(scope.target(name)));
                 };
                 object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
-                // No finalizer can be added once the deletion is marked: what
-                // is stored now goes, whatever changed since.
-                match self.storage.delete(&key, None).await {
+                // No finalizer can be added once the deletion is marked, so
+                // the object goes whatever changed since; but only this one,
+                // not one made again under its name meanwhile.
+                let uid = object.metadata().uid.clone();
+                let removed = self
+                    .storage
+                    .guaranteed_update(&key, &mut |current| {
+                        let same = current
+                            .and_then(|kv| decode(scope.entry, kv).ok())
+                            .is_some_and(|o| o.metadata().uid == uid);
+                        Ok(if same { Update::Delete } else { Update::Keep })
+                    })
+                    .await;
+                match removed {
                     Ok(_) | Err(StorageError::NotFound(_)) => {}
                     Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
                 }
@@ -242,7 +253,7 @@ fn decide(
 
 /// The first deletion request counts as a change of a kind that tracks
 /// generations (upstream's markAsDeleting and BeforeDelete).
-fn bump_generation_once(meta: &mut kapi_runtime::meta::ObjectMeta) {
+fn bump_generation_once(meta: &mut ObjectMeta) {
     if meta.deletion_timestamp.is_none()
         && let Some(generation) = meta.generation.filter(|g| *g > 0)
     {
@@ -303,7 +314,7 @@ pub const FOREGROUND: &str = "foregroundDeletion";
 fn set_gc_finalizers(scope: Scope<'_>, object: &mut Object, options: &DeleteOptions) {
     let meta = object.metadata_mut();
     let has = |f: &str| meta.finalizers().iter().any(|c| c == f);
-    let (orphan, foreground) = match (
+    let wanted = match (
         options.orphan_dependents,
         options.propagation_policy.as_deref(),
     ) {
@@ -313,6 +324,13 @@ fn set_gc_finalizers(scope: Scope<'_>, object: &mut Object, options: &DeleteOpti
         (None, None) if has(FOREGROUND) => (false, true),
         (None, None) => (scope.served.info.orphan_dependents, false),
     };
+    write_gc_finalizers(meta, wanted);
+}
+
+/// Makes the object carry exactly the garbage collector's finalizers asked
+/// for, `(orphan, foreground)`, keeping every other finalizer.
+pub(super) fn write_gc_finalizers(meta: &mut ObjectMeta, (orphan, foreground): (bool, bool)) {
+    let has = |f: &str| meta.finalizers().iter().any(|c| c == f);
     if orphan == has(ORPHAN) && foreground == has(FOREGROUND) {
         return;
     }

@@ -12,7 +12,7 @@ use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::{DeleteOptions, Time};
 use serde_json::Value;
 
-use super::{Input, Object, Scope};
+use super::{Input, Object, Scope, delete};
 use crate::api_error::{ApiError, ApiResult};
 
 /// The phase of a namespace being emptied.
@@ -48,37 +48,18 @@ pub fn mark_terminating(
     if meta.deletion_timestamp.is_none() {
         meta.deletion_timestamp = Some(Time(now));
     }
-    let current = meta.finalizers().to_vec();
-    let has = |f: &str| current.iter().any(|c| c == f);
-    let orphan = match (
+    // Namespaces have no default policy: the options decide, else the
+    // finalizers it has (upstream's shouldHave*Finalizer).
+    let has = |f: &str| meta.finalizers().iter().any(|c| c == f);
+    let wanted = match (
         options.orphan_dependents,
         options.propagation_policy.as_deref(),
     ) {
-        (Some(orphan), _) => orphan,
-        (None, Some(policy)) => policy == "Orphan",
-        (None, None) => has(super::delete::ORPHAN),
+        (Some(orphan), _) => (orphan, !orphan),
+        (None, Some(policy)) => (policy == "Orphan", policy == "Foreground"),
+        (None, None) => (has(delete::ORPHAN), has(delete::FOREGROUND)),
     };
-    let foreground = match (
-        options.orphan_dependents,
-        options.propagation_policy.as_deref(),
-    ) {
-        (Some(orphan), _) => !orphan,
-        (None, Some(policy)) => policy == "Foreground",
-        (None, None) => has(super::delete::FOREGROUND),
-    };
-    if orphan != has(super::delete::ORPHAN) || foreground != has(super::delete::FOREGROUND) {
-        let mut finalizers: Vec<String> = current
-            .into_iter()
-            .filter(|f| f != super::delete::ORPHAN && f != super::delete::FOREGROUND)
-            .collect();
-        if orphan {
-            finalizers.push(super::delete::ORPHAN.to_owned());
-        }
-        if foreground {
-            finalizers.push(super::delete::FOREGROUND.to_owned());
-        }
-        meta.finalizers = Some(finalizers);
-    }
+    delete::write_gc_finalizers(meta, wanted);
     let mut value = object.to_value().map_err(ApiError::internal)?;
     if let Some(fields) = value.as_object_mut() {
         let status = fields

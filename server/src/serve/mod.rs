@@ -23,7 +23,7 @@ use tokio::sync::watch;
 
 use crate::app::{App, app};
 use crate::controllers::{self, ControllerOptions, UnknownController};
-use crate::registry::{Input, Registry, Scope, ServiceRanges, StorageMediaType, WriteOptions};
+use crate::registry::{Registry, ServiceRanges, StorageMediaType};
 
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -154,25 +154,9 @@ fn controller_options(opts: &ServeOptions) -> Result<ControllerOptions, ServeErr
 }
 
 async fn bootstrap_namespaces(registry: &Registry) {
-    let Some(entry) = registry.scheme().get("", "v1", "namespaces").copied() else {
-        return;
-    };
     for name in SYSTEM_NAMESPACES {
         let body = json!({ "metadata": { "name": name } });
-        let created = match Input::from_value(&entry, body) {
-            Ok(input) => {
-                let scope = Scope::new(&entry, None);
-                registry.create(scope, input, WriteOptions::default()).await
-            }
-            Err(e) => Err(e),
-        };
-        match created {
-            Ok(_) => tracing::info!(namespace = name, "created system namespace"),
-            Err(e) if e.code() == 409 => {}
-            Err(e) => {
-                tracing::warn!(namespace = name, error = ?e.0.message, "could not create system namespace")
-            }
-        }
+        registry.ensure(("", "v1", "namespaces"), body).await;
     }
 }
 
@@ -180,51 +164,18 @@ async fn bootstrap_namespaces(registry: &Registry) {
 /// Service (the range's first address, port 443 to this server's port) and
 /// the ConfigMap dating the tracking of legacy service account tokens.
 async fn bootstrap_objects(registry: &Registry, port: u16) {
-    let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let first_ip = registry.service_ranges().first_ip().to_string();
-    let objects = [
-        (
-            ("", "v1", "services"),
-            "default",
-            json!({"metadata": {"name": "kubernetes",
-                "labels": {"component": "apiserver", "provider": "kubernetes"}},
-                "spec": {"type": "ClusterIP", "clusterIP": first_ip,
-                    "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}],
-                    "sessionAffinity": "None"}}),
-        ),
-        (
-            ("", "v1", "configmaps"),
-            "kube-system",
-            json!({"metadata": {"name": "kube-apiserver-legacy-service-account-token-tracking"},
-                "data": {"since": today}}),
-        ),
-    ];
-    for ((group, version, plural), namespace, body) in objects {
-        let Some(entry) = registry.scheme().get(group, version, plural).copied() else {
-            continue;
-        };
-        let name = body["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let scope = Scope::new(&entry, Some(namespace));
-        // Kept as they are once made (a Service's create would first ask for
-        // its address again).
-        if registry.get(scope, &name).await.is_ok() {
-            continue;
-        }
-        let created = match Input::from_value(&entry, body) {
-            Ok(input) => registry.create(scope, input, WriteOptions::default()).await,
-            Err(e) => Err(e),
-        };
-        match created {
-            Ok(_) => tracing::info!(%namespace, %name, "created"),
-            Err(e) if e.code() == 409 => {}
-            Err(e) => {
-                tracing::warn!(%namespace, %name, error = ?e.0.message, "could not create")
-            }
-        }
-    }
+    let service = json!({"metadata": {"name": "kubernetes", "namespace": "default",
+        "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {"type": "ClusterIP", "clusterIP": first_ip,
+            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}],
+            "sessionAffinity": "None"}});
+    registry.ensure(("", "v1", "services"), service).await;
+    let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let tracking = json!({"metadata": {"namespace": "kube-system",
+        "name": "kube-apiserver-legacy-service-account-token-tracking"},
+        "data": {"since": today}});
+    registry.ensure(("", "v1", "configmaps"), tracking).await;
 }
 
 /// Writes `DIR/kubeconfig` pointing kubectl at this server.
