@@ -43,7 +43,13 @@ impl Registry {
                 .services
                 .allocate_create(self.storage.as_ref(), &name, &mut value, opts.dry_run)
                 .await?;
-            object = Input::from_value(scope.entry, value)?.object;
+            match Input::from_value(scope.entry, value) {
+                Ok(input) => object = input.object,
+                Err(e) => {
+                    self.services.release(self.storage.as_ref(), &held).await;
+                    return Err(e);
+                }
+            }
             held
         } else {
             Default::default()
@@ -53,15 +59,20 @@ impl Registry {
             return Ok(Written { object, warnings });
         }
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
-        let bytes = self
-            .media_type
-            .encode(scope.entry, &mut object)
-            .map_err(ApiError::internal)?;
-        let kv = match self.storage.create(&key, bytes).await {
+        let stored = match self.media_type.encode(scope.entry, &mut object) {
+            Ok(bytes) => self
+                .storage
+                .create(&key, bytes)
+                .await
+                .map_err(|e| ApiError::from_storage(e, scope.target(&name))),
+            Err(e) => Err(ApiError::internal(e)),
+        };
+        let kv = match stored {
             Ok(kv) => kv,
             Err(e) => {
+                // A failed create gives back the addresses it took.
                 self.services.release(self.storage.as_ref(), &held).await;
-                return Err(ApiError::from_storage(e, scope.target(&name)));
+                return Err(e);
             }
         };
         // What was stored is this object; only the revision is new.

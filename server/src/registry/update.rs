@@ -232,15 +232,26 @@ impl Registry {
                 .services
                 .allocate_update(storage, name, &old, &mut value, opts.dry_run)
                 .await?;
-            let mut new = Input::from_value(scope.entry, value)?.object;
+            let encoded = Input::from_value(scope.entry, value).and_then(|input| {
+                let mut new = input.object;
+                let bytes = self
+                    .media_type
+                    .encode(scope.entry, &mut new)
+                    .map_err(ApiError::internal)?;
+                Ok((new, bytes))
+            });
+            let (mut new, bytes) = match encoded {
+                Ok(encoded) => encoded,
+                Err(e) => {
+                    // What this attempt took goes back (nothing, for a dry run).
+                    self.services.release(storage, &taken).await;
+                    return Err(e);
+                }
+            };
             if opts.dry_run {
                 let object = scope.to_served(new)?;
                 return Ok(Written { object, warnings });
             }
-            let bytes = self
-                .media_type
-                .encode(scope.entry, &mut new)
-                .map_err(ApiError::internal)?;
             match storage.update(&key, bytes, current.mod_revision).await {
                 Ok(kv) => {
                     new.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
