@@ -61,7 +61,11 @@ pub async fn preferred_resources(
         match client.get_path(&path).await {
             Ok(list) => found.extend(resources_of(&group, &version, &list)),
             Err(error) => failures.push(GroupFailure {
-                group_version: path,
+                group_version: if group.is_empty() {
+                    version
+                } else {
+                    format!("{group}/{version}")
+                },
                 error,
             }),
         }

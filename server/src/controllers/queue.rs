@@ -15,6 +15,9 @@ pub struct WorkQueue<K> {
     ready: VecDeque<K>,
     queued: HashSet<K>,
     delayed: BTreeMap<Instant, Vec<K>>,
+    /// When each delayed key is due: a key waits once, for the earliest time
+    /// it was asked for (entries of `delayed` at other times are stale).
+    waiting: HashMap<K, Instant>,
     failures: HashMap<K, u32>,
 }
 
@@ -24,6 +27,7 @@ impl<K> Default for WorkQueue<K> {
             ready: VecDeque::new(),
             queued: HashSet::new(),
             delayed: BTreeMap::new(),
+            waiting: HashMap::new(),
             failures: HashMap::new(),
         }
     }
@@ -37,12 +41,18 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
         }
     }
 
-    /// Queues `key` after `delay`.
+    /// Queues `key` after `delay`, unless it is queued already or waits for
+    /// an earlier time (client-go's delaying queue).
     pub fn add_after(&mut self, key: K, delay: Duration) {
-        self.delayed
-            .entry(Instant::now() + delay)
-            .or_default()
-            .push(key);
+        if self.queued.contains(&key) {
+            return;
+        }
+        let due = Instant::now() + delay;
+        if self.waiting.get(&key).is_some_and(|at| *at <= due) {
+            return;
+        }
+        self.waiting.insert(key.clone(), due);
+        self.delayed.entry(due).or_default().push(key);
     }
 
     /// Queues a key whose processing failed, after 200 ms doubling per failure
@@ -66,8 +76,12 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
             if *entry.key() > now {
                 break;
             }
+            let due = *entry.key();
             for key in entry.remove() {
-                self.add(key);
+                if self.waiting.get(&key) == Some(&due) {
+                    self.waiting.remove(&key);
+                    self.add(key);
+                }
             }
         }
         let key = self.ready.pop_front()?;
@@ -102,5 +116,21 @@ mod tests {
         assert_eq!(queue.pop(), Some("a"));
         assert_eq!(queue.pop(), None);
         assert!(queue.next_due().is_some());
+    }
+
+    #[test]
+    fn a_key_waits_once_for_its_earliest_time() {
+        let mut queue = WorkQueue::default();
+        queue.add_after("a", Duration::from_secs(60));
+        queue.add_after("a", Duration::from_secs(60));
+        queue.add_after("a", Duration::ZERO);
+        queue.add_after("a", Duration::from_secs(60));
+        assert_eq!(queue.pop(), Some("a"));
+        assert_eq!(queue.pop(), None, "the later entries were merged into it");
+        assert_eq!(queue.waiting.len(), 0);
+        queue.add("b");
+        queue.add_after("b", Duration::ZERO);
+        assert_eq!(queue.pop(), Some("b"));
+        assert_eq!(queue.pop(), None, "a queued key is not scheduled again");
     }
 }

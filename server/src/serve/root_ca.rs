@@ -74,7 +74,8 @@ pub fn generate() -> Result<(String, String), String> {
     let mut serial = [0u8; 16];
     rng.fill(&mut serial)
         .map_err(|_| "no random serial".to_owned())?;
-    serial[0] &= 0x7f;
+    // A positive INTEGER in minimal DER: no leading zero byte, top bit clear.
+    serial[0] = (serial[0] & 0x7f) | 0x40;
     let now = Timestamp::now();
     let not_before = now - 1.hour();
     let not_after = now

@@ -31,12 +31,16 @@ fn conditions(report: &ContentReport) -> Vec<Condition> {
     let content_failure = (!report.errors.is_empty()).then(|| {
         let mut errors = report.errors.clone();
         errors.sort();
+        // Go's aggregate error: one error as it is, several in brackets.
+        let aggregate = match errors.as_slice() {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
         (
             "ContentDeletionFailed",
             format!(
-                "Failed to delete all resource types, {} remaining: {}",
+                "Failed to delete all resource types, {} remaining: {aggregate}",
                 errors.len(),
-                errors.join(", ")
             ),
         )
     });
@@ -53,9 +57,9 @@ fn conditions(report: &ContentReport) -> Vec<Condition> {
     });
     let finalizers = (!report.finalizers.is_empty()).then(|| {
         (
-            "SomeFinalizerRemain",
+            "SomeFinalizersRemain",
             format!(
-                "Some finalizers are remaining: {}",
+                "Some content in the namespace has finalizers remaining: {}",
                 joined(&report.finalizers, |k, n| format!(
                     "{k} in {n} resource instances"
                 ))
@@ -90,8 +94,8 @@ fn conditions(report: &ContentReport) -> Vec<Condition> {
         Condition {
             kind: "NamespaceFinalizersRemaining",
             failure: finalizers,
-            ok_reason: "ContentRemoved",
-            ok_message: "All content successfully removed",
+            ok_reason: "ContentHasNoFinalizers",
+            ok_message: "All content-preserving finalizers finished",
         },
     ]
 }

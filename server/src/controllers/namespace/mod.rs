@@ -167,12 +167,14 @@ async fn delete_content(client: &Client, namespace: &str) -> Result<ContentRepor
     let (resources, failures) = preferred_resources(client).await?;
     let mut report = ContentReport::default();
     if !failures.is_empty() {
-        let groups: Vec<String> = failures
+        // client-go's ErrGroupDiscoveryFailed, group versions sorted.
+        let mut groups: Vec<String> = failures
             .iter()
             .map(|f| format!("{}: {}", f.group_version, f.error))
             .collect();
+        groups.sort();
         report.discovery = Some(format!(
-            "Discovery failed for some groups, {} failing: {}",
+            "Discovery failed for some groups, {} failing: unable to retrieve the complete list of server APIs: {}",
             failures.len(),
             groups.join(", ")
         ));
