@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::client::{Client, ClientError, ListParams, Resource};
+use super::client::{Client, ListParams, Resource};
 
 /// How long one watch request lasts before it is renewed.
 const WATCH_SECONDS: u64 = 300;
@@ -117,7 +117,11 @@ enum Stop {
 impl<T: Clone + Send + Sync + 'static> Informer<T> {
     async fn run(&mut self) {
         let mut backoff = Backoff::default();
+        // Lists again after a watch that ended at once wait too: a watch
+        // refused right away must not turn into back-to-back lists.
+        let mut relists = Backoff::default();
         loop {
+            let cycle = Instant::now();
             let namespace = self.source.namespace.as_deref();
             let listed = self
                 .client
@@ -145,7 +149,8 @@ impl<T: Clone + Send + Sync + 'static> Informer<T> {
             }
             match self.watch_from(version).await {
                 Stop::Closed => return,
-                Stop::Relist => continue,
+                Stop::Relist if cycle.elapsed() < SHORT_WATCH => relists.wait().await,
+                Stop::Relist => relists.reset(),
             }
         }
     }
@@ -212,11 +217,10 @@ impl<T: Clone + Send + Sync + 'static> Informer<T> {
 /// An ERROR event: a 410 asks for a new list; anything else is treated the same
 /// way, since the watch cannot go on from where it was.
 fn stop_for(status: &Value) -> Stop {
-    let error = ClientError::Status {
-        code: status["code"].as_u64().unwrap_or(500) as u16,
-        message: status["message"].as_str().unwrap_or_default().to_owned(),
-        status: status.clone(),
-    };
-    tracing::debug!(error = %error, "watch ended with an error event");
+    tracing::debug!(
+        code = %status["code"],
+        message = %status["message"],
+        "watch ended with an error event"
+    );
     Stop::Relist
 }

@@ -94,21 +94,39 @@ impl Elector {
                         return;
                     }
                     Some(ended) = running.join_next(), if !running.is_empty() => {
-                        tracing::warn!(?ended, "a controller ended");
-                        continue;
+                        // A controller never ends by itself: start them all
+                        // again (kube-controller-manager would exit and leave
+                        // the lease to another replica).
+                        tracing::warn!(?ended, "a controller ended: restarting the controllers");
+                        running.shutdown().await;
+                        tokio::select! {
+                            () = tokio::time::sleep(RETRY_PERIOD) => {}
+                            _ = shutdown.changed() => {
+                                self.release().await;
+                                return;
+                            }
+                        }
+                        break;
                     }
                 }
-                match self.try_acquire_or_renew().await {
-                    Ok(true) => renewed = Instant::now(),
-                    Ok(false) => break,
-                    Err(e) if renewed.elapsed() >= RENEW_DEADLINE => {
+                // A renewal may not outlast the renew deadline (client-go's
+                // RenewDeadline): a leader that cannot renew in time steps down.
+                let left = RENEW_DEADLINE.saturating_sub(renewed.elapsed());
+                match tokio::time::timeout(left, self.try_acquire_or_renew()).await {
+                    Ok(Ok(true)) => renewed = Instant::now(),
+                    Ok(Ok(false)) => break,
+                    Ok(Err(e)) if renewed.elapsed() >= RENEW_DEADLINE => {
                         tracing::warn!(error = %e, "could not renew the leader lease");
                         break;
                     }
-                    Err(_) => {}
+                    Ok(Err(_)) => {}
+                    Err(_) => {
+                        tracing::warn!("renewing the leader lease took too long");
+                        break;
+                    }
                 }
             }
-            tracing::warn!(identity = %self.identity, "lost the leader lease: stopping controllers");
+            tracing::warn!(identity = %self.identity, "not leading: stopping controllers");
             running.shutdown().await;
         }
     }

@@ -62,13 +62,11 @@ pub async fn run(client: Client, kept: impl Kept) {
     let mut queue: WorkQueue<String> = WorkQueue::default();
     loop {
         while let Some(namespace) = queue.pop() {
-            let Some(&terminating) = known.get(&namespace) else {
-                continue;
-            };
             // Upstream's root CA publisher relies on the API refusing creates
             // in a terminating namespace; skipping them here as well keeps the
             // namespace controller from racing a re-created object.
-            if terminating {
+            if known.get(&namespace).is_none_or(|terminating| *terminating) {
+                queue.forget(&namespace);
                 continue;
             }
             match sync(&client, &kept, &namespace).await {

@@ -115,22 +115,29 @@ impl Graph {
             .unwrap_or_default()
     }
 
-    /// Records an added or changed object; returns the uids to look at.
+    /// Records an added or changed object; returns the uids to look at. As
+    /// upstream's graph builder, only what matters to the collector counts:
+    /// a new object, changed owners, or a change in its deletion (a status
+    /// update of an owned object costs nothing).
     pub fn upsert(&mut self, uid: String, node: Node) -> Vec<String> {
+        let matters = |n: &Node| (n.deleting, n.foreground, n.orphan);
+        let old = self.nodes.get(&uid);
+        if old.is_some_and(|old| old.owners == node.owners && matters(old) == matters(&node)) {
+            return Vec::new();
+        }
         let mut todo = Vec::new();
         if !node.owners.is_empty() || (node.deleting && (node.foreground || node.orphan)) {
             todo.push(uid.clone());
         }
-        let old = self.nodes.insert(uid.clone(), node);
-        let old_owners = old.map(|n| n.owners).unwrap_or_default();
+        let owners: Vec<String> = node.owners.iter().map(|o| o.uid.clone()).collect();
+        let old_owners = self
+            .nodes
+            .insert(uid.clone(), node)
+            .map(|n| n.owners)
+            .unwrap_or_default();
         for owner in &old_owners {
             self.unlink(&owner.uid, &uid);
         }
-        let owners: Vec<String> = self.nodes[&uid]
-            .owners
-            .iter()
-            .map(|o| o.uid.clone())
-            .collect();
         for owner in &owners {
             self.dependents
                 .entry(owner.clone())
@@ -206,6 +213,11 @@ mod tests {
         assert!(graph.upsert(uid, n).is_empty());
         let (uid, n) = node("child", &["owner"]);
         assert_eq!(graph.upsert(uid, n), vec!["child"]);
+        let (uid, n) = node("child", &["owner"]);
+        assert!(
+            graph.upsert(uid, n).is_empty(),
+            "an unchanged node is not looked at again"
+        );
         assert_eq!(graph.dependents("owner"), vec!["child"]);
         assert_eq!(graph.remove("owner"), vec!["child"]);
         let (uid, n) = node("child", &[]);
