@@ -1,7 +1,9 @@
 //! ResourceQuota (plugin/pkg/admission/resourcequota): a create that a
 //! namespace's quotas cover is checked against each quota's `status.hard`
-//! and charged to its `status.used` before the object is stored, as
-//! upstream's quota evaluators do. Quotas whose status the quota controller
+//! and charged to its `status.used` right before the object is stored (and
+//! refunded when the store refuses it), as upstream's quota evaluators do.
+//! Nothing gives usage back on delete: the quota controller recalculates it
+//! (kube-controller-manager's; kapi has no built-in one). Quotas whose status the quota controller
 //! has not filled yet constrain nothing (upstream reads the status, too); a
 //! dry run is checked but charges nothing.
 //!
@@ -21,8 +23,8 @@ use serde_json::{Value, json};
 
 use super::Attributes;
 use super::limit_ranger::{Amount, Usage};
-use crate::api_error::{ApiError, ApiResult};
-use crate::registry::{Endpoint, Object, Registry, Scope, WriteOptions};
+use crate::api_error::ApiResult;
+use crate::registry::{Endpoint, Registry, Scope, WriteOptions};
 
 const QUOTAS: (&str, &str, &str) = ("", "v1", "resourcequotas");
 
@@ -37,63 +39,117 @@ const MUST_SPECIFY: &[&str] = &[
     "requests.memory",
 ];
 
-/// Checks a create against the namespace's quotas and, unless `dry_run`,
-/// charges it to them.
-pub async fn admit(
+/// What a create is to be charged: its usage, and the quotas it counts in.
+/// Charged right before the object is stored (after every other check), and
+/// refunded when the store refuses the object.
+pub struct Charge<'a> {
+    attrs: Attributes<'a>,
+    usage: BTreeMap<String, Amount>,
+    quotas: Vec<String>,
+}
+
+/// Checks a create against the namespace's quotas; answers what to charge
+/// (nothing on a dry run or when no quota counts the object).
+pub async fn admit<'a>(
     registry: &Registry,
-    attrs: &Attributes<'_>,
-    object: &Object,
+    attrs: &Attributes<'a>,
+    object: &Value,
     dry_run: bool,
-) -> ApiResult<()> {
+) -> ApiResult<Option<Charge<'a>>> {
     let Some(ns) = attrs.namespace.as_deref() else {
-        return Ok(());
-    };
-    let Some(entry) = registry.scheme().get(QUOTAS.0, QUOTAS.1, QUOTAS.2).copied() else {
-        return Ok(());
+        return Ok(None);
     };
     let quotas = registry.read_objects(QUOTAS, Some(ns)).await?;
     if quotas.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
-    let object = object.to_value().map_err(ApiError::internal)?;
     let is_pod = (attrs.scope.info().group, attrs.scope.info().plural) == ("", "pods");
     let quotas: Vec<&Value> = quotas
         .iter()
-        .filter(|q| evaluated(q, is_pod.then_some(&object)))
+        .filter(|q| evaluated(q, is_pod.then_some(object)))
         .collect();
-    let usage = usage_of(attrs.scope, &object);
+    let usage = usage_of(attrs.scope, object);
     for quota in &quotas {
-        check_constraints(attrs, quota, &object)?;
+        check_constraints(attrs, quota, object)?;
         check(attrs, quota, &usage)?;
     }
-    if dry_run {
-        return Ok(());
+    let quotas: Vec<String> = quotas
+        .into_iter()
+        .filter(|quota| charged(quota, &usage))
+        .filter_map(|quota| quota["metadata"]["name"].as_str().map(str::to_owned))
+        .collect();
+    if dry_run || quotas.is_empty() {
+        return Ok(None);
     }
-    let scope = Scope::new(&entry, Some(ns));
-    for quota in quotas {
-        let name = quota["metadata"]["name"].as_str().unwrap_or_default();
-        if !charged(quota, &usage) {
-            continue;
+    Ok(Some(Charge {
+        attrs: attrs.clone(),
+        usage,
+        quotas,
+    }))
+}
+
+impl Charge<'_> {
+    /// Adds the usage to each quota's `status.used`, checked again on the
+    /// current status (another create may have been charged since it was
+    /// read). All or nothing: a refusal refunds the quotas already charged.
+    /// A quota deleted meanwhile constrains nothing any more.
+    pub async fn charge(&self, registry: &Registry) -> ApiResult<()> {
+        for (i, name) in self.quotas.iter().enumerate() {
+            let charge = |current: &mut Value| {
+                check(&self.attrs, current, &self.usage)?;
+                current["status"]["used"] = add_usage(current, &self.usage, 1);
+                Ok(())
+            };
+            match self.edit(registry, name, &charge).await {
+                Ok(()) => {}
+                Err(e) if e.code() == 404 => {}
+                Err(e) => {
+                    self.refund_quotas(registry, &self.quotas[..i]).await;
+                    return Err(e);
+                }
+            }
         }
-        // Checked again on the current status: another create may have
-        // been charged since it was read.
-        let charge = |current: &mut Value| {
-            check(attrs, current, &usage)?;
-            let used = add_usage(current, &usage);
-            current["status"]["used"] = used;
-            Ok(())
+        Ok(())
+    }
+
+    /// Takes the charge back (the object was not stored after all).
+    pub async fn refund(&self, registry: &Registry) {
+        self.refund_quotas(registry, &self.quotas).await;
+    }
+
+    async fn refund_quotas(&self, registry: &Registry, quotas: &[String]) {
+        for name in quotas {
+            let refund = |current: &mut Value| {
+                current["status"]["used"] = add_usage(current, &self.usage, -1);
+                Ok(())
+            };
+            if let Err(e) = self.edit(registry, name, &refund).await {
+                tracing::warn!(quota = %name, error = ?e.0.message, "could not refund a quota");
+            }
+        }
+    }
+
+    async fn edit(
+        &self,
+        registry: &Registry,
+        name: &str,
+        change: crate::registry::Edit<'_>,
+    ) -> ApiResult<()> {
+        let Some(entry) = registry.scheme().get(QUOTAS.0, QUOTAS.1, QUOTAS.2).copied() else {
+            return Ok(());
         };
+        let scope = Scope::new(&entry, self.attrs.namespace.as_deref());
         registry
             .edit(
                 scope,
                 name,
                 Endpoint::Status,
-                &charge,
+                change,
                 WriteOptions::default(),
             )
-            .await?;
+            .await
+            .map(drop)
     }
-    Ok(())
 }
 
 /// Whether a quota constrains this create: it has a status, and its scopes
@@ -335,7 +391,9 @@ fn check(attrs: &Attributes<'_>, quota: &Value, usage: &BTreeMap<String, Amount>
 /// A quota's `status.used` with `usage` added to what it constrains (a sum
 /// is written in the suffixes of what was used, or of the usage when
 /// nothing was).
-fn add_usage(quota: &Value, usage: &BTreeMap<String, Amount>) -> Value {
+/// `status.used` with `usage` added (`sign` 1) or taken back (-1, never
+/// below zero).
+fn add_usage(quota: &Value, usage: &BTreeMap<String, Amount>, sign: i128) -> Value {
     let mut used = quota["status"]["used"].clone();
     for resource in constrained(quota, usage) {
         let Some(before) = Amount::parse(&used[resource.as_str()]) else {
@@ -347,7 +405,7 @@ fn add_usage(quota: &Value, usage: &BTreeMap<String, Amount>) -> Value {
         } else {
             before.text.ends_with('i')
         };
-        let sum = Amount::from_milli(before.milli + added.milli, binary);
+        let sum = Amount::from_milli((before.milli + sign * added.milli).max(0), binary);
         used[resource.as_str()] = json!(sum.text);
     }
     used

@@ -1,6 +1,7 @@
 //! CREATE: decode -> type and namespace checks -> mutating admission (the
 //! namespace must exist and not be terminating) -> generateName ->
 //! PrepareForCreate -> defaults and validation -> validating admission ->
+//! Service addresses -> quota charge ->
 //! storage create.
 
 use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy};
@@ -28,12 +29,13 @@ impl Registry {
             return answer(scope, object, warnings);
         }
         strategy::check_namespace(scope, object.metadata_mut())?;
-        let admission_name = self.admit_create(scope, &mut object).await?;
+        self.admit_create(scope, &mut object).await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
-        self.validate_create(scope, admission_name, &object, opts.dry_run, &mut warnings)
+        let quota = self
+            .validate_create(scope, &object, opts.dry_run, &mut warnings)
             .await?;
         let namespace = object.metadata().namespace.clone();
         let name = object.metadata().name().to_owned();
@@ -59,6 +61,12 @@ impl Registry {
             return Ok(Written { object, warnings });
         }
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
+        if let Some(charge) = &quota
+            && let Err(e) = charge.charge(self).await
+        {
+            self.services.release(self.storage.as_ref(), &held).await;
+            return Err(e);
+        }
         let stored = match self.media_type.encode(scope.entry, &mut object) {
             Ok(bytes) => self
                 .storage
@@ -70,7 +78,11 @@ impl Registry {
         let kv = match stored {
             Ok(kv) => kv,
             Err(e) => {
-                // A failed create gives back the addresses it took.
+                // A failed create gives back what it took: the quota charge
+                // and the addresses.
+                if let Some(charge) = &quota {
+                    charge.refund(self).await;
+                }
                 self.services.release(self.storage.as_ref(), &held).await;
                 return Err(e);
             }

@@ -842,6 +842,11 @@ async fn quotas_are_checked_and_charged() {
     assert_eq!(code, 201);
     let (_, after) = h.call("GET", &format!("{quotas}/q"), Value::Null).await;
     assert_eq!(after["status"]["used"], q["status"]["used"]);
+    // Nor does a create the store refuses (the name is taken).
+    let (code, v) = h.call("POST", pods, sized("p1", "100m")).await;
+    assert_eq!(code, 409, "{v}");
+    let (_, after) = h.call("GET", &format!("{quotas}/q"), Value::Null).await;
+    assert_eq!(after["status"]["used"], q["status"]["used"], "refunded");
 
     let configmaps = "/api/v1/namespaces/q/configmaps";
     for name in ["c2", "c3"] {
