@@ -59,7 +59,8 @@ impl Registry {
                 let claim = match self.get(scope, name).await {
                     Ok(claim) => claim.to_value().map_err(ApiError::internal)?,
                     // The update itself answers for a missing claim.
-                    Err(_) => return Ok(facts),
+                    Err(e) if e.code() == 404 => return Ok(facts),
+                    Err(e) => return Err(e),
                 };
                 let class = claim_class(&claim);
                 if class.is_empty() {
@@ -142,9 +143,14 @@ pub(crate) fn validate_update(
     };
     match (scope.info().group, scope.info().plural) {
         ("", "persistentvolumeclaims") => {
+            // LimitRanger leaves objects being deleted alone (a range made
+            // since must not keep a claim from losing its finalizers).
+            let deleting = old.metadata().deletion_timestamp.is_some();
             let old = old.to_value().map_err(ApiError::internal)?;
             let new = new.to_value().map_err(ApiError::internal)?;
-            limit_ranger::check(&attrs, &facts.limit_ranges, &new)?;
+            if !deleting {
+                limit_ranger::check(&attrs, &facts.limit_ranges, &new)?;
+            }
             check_resize(&attrs, facts, &old, &new)
         }
         ("scheduling.k8s.io", "priorityclasses") => {

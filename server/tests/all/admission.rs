@@ -1303,3 +1303,39 @@ async fn pod_updates_that_change_containers_are_checked_again() {
         ]
     );
 }
+
+/// LimitRanger leaves a claim being deleted alone: a range made since that
+/// the claim no longer fits must not keep it from losing its finalizers.
+#[tokio::test]
+async fn a_claim_being_deleted_may_lose_its_finalizers_whatever_the_ranges() {
+    let h = with_namespace("gone").await;
+    let claims = "/api/v1/namespaces/gone/persistentvolumeclaims";
+    let claim = json!({"metadata": {"name": "c"}, "spec": {"accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "1Gi"}}}});
+    let (code, v) = h.call("POST", claims, claim).await;
+    assert_eq!(code, 201, "{v}");
+    let range = json!({"metadata": {"name": "small"}, "spec": {"limits": [
+        {"type": "PersistentVolumeClaim", "max": {"storage": "500Mi"}}]}});
+    let (code, v) = h
+        .call("POST", "/api/v1/namespaces/gone/limitranges", range)
+        .await;
+    assert_eq!(code, 201, "{v}");
+    let (code, v) = h.call("DELETE", &format!("{claims}/c"), Value::Null).await;
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(
+        v["metadata"]["finalizers"],
+        json!(["kubernetes.io/pvc-protection"])
+    );
+    let (code, v, _) = h
+        .send(
+            "PATCH",
+            &format!("{claims}/c"),
+            "application/merge-patch+json",
+            br#"{"metadata":{"finalizers":null}}"#.to_vec(),
+            None,
+        )
+        .await;
+    assert_eq!(code, 200, "{v}");
+    let (code, _) = h.call("GET", &format!("{claims}/c"), Value::Null).await;
+    assert_eq!(code, 404);
+}
