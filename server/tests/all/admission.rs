@@ -1107,6 +1107,17 @@ async fn namespace_pod_security_labels_are_checked() {
         v["message"],
         r#"Namespace "x" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "bogus": must be one of privileged, baseline, restricted"#
     );
+    // Several bad labels: in the order upstream parses them (recorded from
+    // kube-apiserver 1.32).
+    let body = json!({"metadata": {"name": "psl", "labels": {
+        "pod-security.kubernetes.io/warn": "x", "pod-security.kubernetes.io/enforce": "y",
+        "pod-security.kubernetes.io/audit": "z", "pod-security.kubernetes.io/enforce-version": "q"}}});
+    let (code, v) = h.call("POST", "/api/v1/namespaces", body).await;
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(
+        v["message"],
+        r#"Namespace "psl" is invalid: [metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "y": must be one of privileged, baseline, restricted, metadata.labels[pod-security.kubernetes.io/enforce-version]: Invalid value: "q": must be "latest" or "v1.x", metadata.labels[pod-security.kubernetes.io/audit]: Invalid value: "z": must be one of privileged, baseline, restricted, metadata.labels[pod-security.kubernetes.io/warn]: Invalid value: "x": must be one of privileged, baseline, restricted]"#
+    );
     for name in ["web", "p1"] {
         let (code, v) = h
             .call(

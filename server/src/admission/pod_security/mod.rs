@@ -228,7 +228,7 @@ pub fn significant_update(old: &Value, new: &Value) -> bool {
 }
 
 /// The modes a namespace may label, in the order upstream checks them.
-const MODES: [&str; 3] = ["audit", "enforce", "warn"];
+const MODES: [&str; 3] = ["enforce", "audit", "warn"];
 
 /// Refuses a namespace whose Pod Security labels name no level or version.
 pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
