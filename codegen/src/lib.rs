@@ -43,7 +43,7 @@ pub fn derive_convert(input: TokenStream) -> TokenStream {
 /// `categories(..)`, `cluster_scoped`, `status`, `selectable_fields(..)`,
 /// `printer_column(name, type, json_path, priority, description, format)`,
 /// `return_deleted_object`, `orphan_dependents`,
-/// hooks `prepare`, `table_cells`, `grace_period`.
+/// hooks `prepare`, `table_cells`, `grace_period`, `field_label`.
 #[proc_macro_derive(Resource, attributes(resource))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     emit::resource::expand(input.into()).into()

@@ -6,6 +6,9 @@
 use std::fmt;
 
 use serde::ser::{self, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::openapi::{Definitions, referenced};
 
 /// The text of the scalar at the dotted `path` of `value`: strings as they are,
 /// numbers and booleans as JSON writes them. `None` when the field is absent,
@@ -302,6 +305,42 @@ impl ser::SerializeStructVariant for Skip {
 
     fn end(self) -> Result<Found, Failed> {
         Ok(None)
+    }
+}
+
+/// What a field selector reads for a field the object leaves out: Go's zero
+/// value of the field's type as upstream's `GetAttrs` functions format it
+/// (`strconv.FormatBool` gives `false`, `strconv.Itoa` gives `0`, a string is
+/// empty), found from the kind's OpenAPI schema (`schema` is the kind's `$ref`
+/// with its definitions in `defs`). Empty when the path leads nowhere.
+pub fn zero_text(defs: &Definitions, schema: &Value, path: &str) -> &'static str {
+    let mut at = resolve(defs, schema);
+    for segment in path.split('.') {
+        let Some(property) = at
+            .and_then(|s| s.get("properties"))
+            .and_then(|p| p.get(segment))
+        else {
+            return "";
+        };
+        at = resolve(defs, property);
+    }
+    match at.and_then(|s| s.get("type")).and_then(Value::as_str) {
+        Some("boolean") => "false",
+        Some("integer" | "number") => "0",
+        _ => "",
+    }
+}
+
+/// A schema with its `$ref` (also one wrapped in `allOf`, as a described
+/// reference is) followed.
+fn resolve<'a>(defs: &'a Definitions, schema: &'a Value) -> Option<&'a Value> {
+    let target = schema
+        .get("allOf")
+        .and_then(|all| all.get(0))
+        .unwrap_or(schema);
+    match referenced(target) {
+        Some(name) => defs.get(name),
+        None => Some(schema),
     }
 }
 

@@ -155,7 +155,7 @@ impl<T: Resource> DynObject for T {
         match path {
             "metadata.name" => Resource::metadata(self).name.clone(),
             "metadata.namespace" => Resource::metadata(self).namespace.clone(),
-            _ => field_text::read(self, path),
+            _ => Resource::field_label(self, path).or_else(|| field_text::read(self, path)),
         }
     }
 

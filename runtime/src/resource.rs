@@ -268,6 +268,14 @@ pub trait Resource:
         None
     }
 
+    /// The text of the selectable field `label` when the kind computes it rather
+    /// than reading it at its path (`#[resource(field_label = path)]`, upstream's
+    /// `GetAttrs`: a pod's `status.podIP` is its first `status.podIPs`, a Job's
+    /// `status.successful` its `status.succeeded`); `None` reads the path.
+    fn field_label(&self, _label: &str) -> Option<String> {
+        None
+    }
+
     /// Graceful deletion (`#[resource(grace_period = path)]`): the seconds the object
     /// should stay in `Terminating` for a delete that asked for `requested` seconds,
     /// or `None` to delete at once.

@@ -1,7 +1,8 @@
 //! The scheme: every annotated kind, collected at link time without a hand-written
 //! list, and the type-erased operations the one generic request path calls.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
 use std::marker::PhantomData;
 
 use serde_json::Value;
@@ -83,6 +84,26 @@ impl KindEntry {
             schema: <T as crate::openapi::OpenApi>::schema,
             hub: T::HUB,
         }
+    }
+
+    /// The text a field selector reads for `field` when an object leaves it
+    /// out: Go's zero value of its type (`false`, `0`, empty), from the kind's
+    /// schema, worked out once per kind and field.
+    pub fn absent_field_text(&self, field: &str) -> &'static str {
+        type Key = (&'static str, &'static str, String);
+        static ZEROS: OnceLock<Mutex<HashMap<Key, &'static str>>> = OnceLock::new();
+        let key = (self.info.group_version, self.info.kind, field.to_owned());
+        let zeros = ZEROS.get_or_init(Mutex::default);
+        if let Some(zero) = zeros.lock().ok().and_then(|z| z.get(&key).copied()) {
+            return zero;
+        }
+        let mut defs = crate::openapi::Definitions::new();
+        let schema = (self.schema)(&mut defs);
+        let zero = crate::field_text::zero_text(&defs, &schema, field);
+        if let Ok(mut zeros) = zeros.lock() {
+            zeros.insert(key, zero);
+        }
+        zero
     }
 
     /// The entry of a kind with a protobuf message.

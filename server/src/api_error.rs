@@ -318,7 +318,9 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = serde_json::to_vec(&self.0).unwrap_or_default();
+        // Go's json.Encoder ends the body with a newline; clients compare texts.
+        let mut body = serde_json::to_vec(&self.0).unwrap_or_default();
+        body.push(b'\n');
         let mut response = (code, body).into_response();
         self.retry_after(&mut response);
         response.headers_mut().insert(

@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use tokio::sync::watch;
@@ -12,7 +11,7 @@ use tokio::sync::watch;
 use crate::api_error::ApiError;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
-use crate::{discovery, endpoints, openapi};
+use crate::{discovery, endpoints, health, openapi};
 
 /// Shared server state.
 pub struct App {
@@ -45,9 +44,12 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/openapi/v3/{*path}", get(openapi::group_version))
         .route("/version", get(discovery::version))
         .route("/version/", get(discovery::version))
-        .route("/healthz", get(ok))
-        .route("/livez", get(ok))
-        .route("/readyz", get(ready))
+        .route("/healthz", get(health::healthz))
+        .route("/healthz/{name}", get(health::healthz_one))
+        .route("/livez", get(health::livez))
+        .route("/livez/{name}", get(health::livez_one))
+        .route("/readyz", get(health::readyz))
+        .route("/readyz/{name}", get(health::readyz_one))
         .route("/metrics", get(metrics))
         .route(
             "/.well-known/openid-configuration",
@@ -56,24 +58,6 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/openid/v1/jwks", get(jwks))
         .fallback(not_found)
         .with_state(state)
-}
-
-async fn ok() -> &'static str {
-    "ok"
-}
-
-async fn ready(State(app): State<Arc<App>>) -> Response {
-    if *app.shutdown.borrow() {
-        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
-    }
-    match app.registry.storage().ready().await {
-        Ok(()) => "ok".into_response(),
-        Err(e) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("storage not ready: {e}"),
-        )
-            .into_response(),
-    }
 }
 
 async fn metrics(State(app): State<Arc<App>>) -> Response {

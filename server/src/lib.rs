@@ -16,6 +16,7 @@ pub mod app;
 pub mod controllers;
 pub mod discovery;
 pub mod endpoints;
+pub mod health;
 pub mod metrics;
 pub mod negotiation;
 pub mod openapi;

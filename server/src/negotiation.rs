@@ -153,6 +153,13 @@ pub fn body_format(headers: &HeaderMap) -> ApiResult<Format> {
     }
 }
 
+/// A JSON response body: compact, ending with a newline (Go's `json.Encoder`).
+pub fn json_body<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<Vec<u8>> {
+    let mut out = serde_json::to_vec(value)?;
+    out.push(b'\n');
+    Ok(out)
+}
+
 /// Decodes a JSON body, with the error Kubernetes gives for malformed input.
 pub fn decode_json(body: &[u8]) -> ApiResult<Value> {
     if body.iter().all(u8::is_ascii_whitespace) {
@@ -184,13 +191,15 @@ pub fn decode_yaml(body: &[u8]) -> ApiResult<Value> {
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
 }
 
-/// Serializes a response body in the negotiated format.
+/// Serializes a response body in the negotiated format. A JSON body ends
+/// with a newline, as Go's `json.Encoder` ends what kube-apiserver writes
+/// (clients compare error texts, and `kubectl get --raw` output, exactly).
 pub fn encode<T: serde::Serialize>(
     value: &T,
     format: Format,
 ) -> ApiResult<(Vec<u8>, &'static str)> {
     match format {
-        Format::Json => serde_json::to_vec(value)
+        Format::Json => json_body(value)
             .map(|b| (b, "application/json"))
             .map_err(ApiError::internal),
         Format::Yaml => serde_saphyr::to_string(value)

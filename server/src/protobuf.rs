@@ -5,7 +5,7 @@
 //! Objects reach the wire through the kind's generated codec: the registry's
 //! object is the kind's Rust value, which decodes and encodes itself. Lists and watch events are wrapped here, one copy of each item.
 
-use kapi_runtime::meta::{DeleteOptions, ListMeta, ObjectMeta, Status};
+use kapi_runtime::meta::{ListMeta, ObjectMeta, Status};
 use kapi_runtime::proto::{self, Field, Message, envelope, wire};
 use kapi_runtime::scheme::KindEntry;
 
@@ -42,21 +42,6 @@ pub fn decode_object(entry: &KindEntry, body: &[u8]) -> ApiResult<Input> {
         .decode(raw)
         .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
     Ok(Input::typed(Object::new(object)))
-}
-
-/// Decodes the DeleteOptions body of a delete (meta.k8s.io/v1, or v1 as older
-/// clients send it).
-pub fn decode_delete_options(body: &[u8]) -> ApiResult<DeleteOptions> {
-    let unknown = envelope::decode(body)
-        .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
-    if unknown.kind != "DeleteOptions" || !matches!(unknown.api_version, "v1" | META_V1) {
-        return Err(ApiError::bad_request(format!(
-            "the body holds {}/{} where DeleteOptions was expected",
-            unknown.api_version, unknown.kind
-        )));
-    }
-    DeleteOptions::decode(unknown.raw)
-        .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))
 }
 
 /// The kind's message for an object.
@@ -186,22 +171,5 @@ mod tests {
         let back = Status::decode(u.raw).unwrap();
         assert_eq!(back.code, Some(404));
         assert_eq!(back.reason.as_deref(), Some("NotFound"));
-    }
-
-    #[test]
-    fn delete_options_need_their_kind() {
-        let raw = DeleteOptions {
-            grace_period_seconds: Some(0),
-            ..DeleteOptions::default()
-        }
-        .encode_to_vec();
-        let ok = envelope::encode(META_V1, "DeleteOptions", &raw);
-        assert_eq!(
-            decode_delete_options(&ok).unwrap().grace_period_seconds,
-            Some(0)
-        );
-        let wrong = envelope::encode("v1", "Pod", &raw);
-        assert_eq!(decode_delete_options(&wrong).unwrap_err().code(), 400);
-        assert_eq!(decode_delete_options(b"garbage").unwrap_err().code(), 400);
     }
 }

@@ -8,6 +8,7 @@ mod autoscaling_versions;
 mod connections;
 mod control_plane;
 mod controllers;
+mod e2e_smoke;
 mod etcd;
 mod generated_fresh;
 mod kube_client;

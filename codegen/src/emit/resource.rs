@@ -260,6 +260,17 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
             }
         }
     });
+    let field_label = model.hooks.field_label.as_ref().map(|f| {
+        let hook = quote_spanned!(f.span()=>
+            let hook: fn(&Self, &str) -> ::core::option::Option<::std::string::String> = #f;
+        );
+        quote! {
+            fn field_label(&self, label: &str) -> ::core::option::Option<::std::string::String> {
+                #hook
+                hook(self, label)
+            }
+        }
+    });
     let prepare_create = model.hooks.prepare_create.as_ref().map(|f| {
         let hook = quote_spanned!(f.span()=> let hook: fn(&mut Self) = #f;);
         quote! {
@@ -291,7 +302,7 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
         }
     });
     let subresources = emit_subresource_hooks(model);
-    quote!(#prepare #prepare_create #prepare_update #subresources #validate_update #warnings #answer #cells #grace)
+    quote!(#prepare #prepare_create #prepare_update #subresources #validate_update #warnings #answer #cells #grace #field_label)
 }
 
 /// `prepare_subresource_update` and `validate_subresource_update`: a `match` on

@@ -118,6 +118,8 @@ pub struct Hooks {
     pub table_cells: Option<syn::Path>,
     /// `fn(&Self, Option<i64>) -> Option<i64>`.
     pub grace_period: Option<syn::Path>,
+    /// `fn(&Self, &str) -> Option<String>`.
+    pub field_label: Option<syn::Path>,
 }
 
 /// Every verb a kind can serve, in the order Kubernetes lists them.
@@ -344,6 +346,7 @@ impl ResourceModel {
                 warnings: input.warnings,
                 table_cells: input.table_cells,
                 grace_period: input.grace_period,
+                field_label: input.field_label,
             },
             spec_fields,
         })

@@ -126,6 +126,10 @@ pub struct ResourceInput {
     /// `grace_period = path::to::fn`: `fn(&Self, Option<i64>) -> Option<i64>`.
     #[darling(default)]
     pub grace_period: Option<syn::Path>,
+    /// `field_label = path::to::fn`: `fn(&Self, &str) -> Option<String>`, the
+    /// text of a selectable field the kind computes rather than reads at its path.
+    #[darling(default)]
+    pub field_label: Option<syn::Path>,
 }
 
 /// A field of a resource struct: its name, and whether `#[api(...)]` gives it a

@@ -51,7 +51,7 @@ fn document<T: Serialize + Message>(headers: &HeaderMap, value: &T, types: &Type
 }
 
 fn json<T: Serialize>(value: &T, content_type: &str) -> Response {
-    match serde_json::to_vec(value) {
+    match negotiation::json_body(value) {
         Ok(bytes) => {
             let mut response = (StatusCode::OK, bytes).into_response();
             if let Ok(v) = HeaderValue::from_str(content_type) {

@@ -5,21 +5,13 @@ use axum::response::Response;
 use bytes::Bytes;
 use kapi_runtime::meta::{DeleteOptions, Status, StatusDetails};
 
-use super::{Ctx, respond};
+use super::{Ctx, options_body, respond};
 use crate::api_error::{ApiError, ApiResult};
-use crate::negotiation::Format;
 use crate::registry::Deleted;
 
 /// DeleteOptions from the body (if any), completed by query parameters.
 fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
-    let mut options: DeleteOptions = if body.iter().all(u8::is_ascii_whitespace) {
-        DeleteOptions::default()
-    } else if let Ok(Format::Protobuf) = crate::negotiation::body_format(ctx.headers) {
-        crate::protobuf::decode_delete_options(body)?
-    } else {
-        serde_json::from_slice(body)
-            .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))?
-    };
+    let mut options = options_body::delete_options(ctx.headers, body)?;
     if let Some(grace) = ctx.query.grace_period_seconds()? {
         options.grace_period_seconds = Some(grace);
     }
@@ -94,6 +86,7 @@ async fn answer_delete(ctx: &Ctx<'_>, options: &DeleteOptions) -> ApiResult<Resp
 
 /// Handles DELETE `.../<resource>`: a list of what was deleted.
 pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
+    ctx.query.validate_list(false)?;
     let options = options(ctx, &body)?;
     let deleted = ctx
         .app

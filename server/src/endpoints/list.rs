@@ -8,6 +8,7 @@ use crate::registry::{COMPONENT_STATUS_DEPRECATED, is_component_status};
 
 /// Handles GET `.../<resource>` without `watch`.
 pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
+    ctx.query.validate_list(false)?;
     let page = ctx
         .app
         .registry

@@ -5,7 +5,9 @@ mod action;
 mod create;
 mod delete;
 mod get;
+mod go_duration;
 mod list;
+mod options_body;
 mod patch;
 mod query;
 mod respond;
@@ -139,14 +141,24 @@ async fn respond(
     headers: &HeaderMap,
     body: Body,
 ) -> Response {
-    let request = dispatch(app, method, uri, headers, body);
-    let error = match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
-        Ok(Ok(response)) => return response,
-        Ok(Err(e)) => e,
-        Err(_) => ApiError::timeout(format!(
-            "the request did not complete within the allowed duration of {}s",
-            REQUEST_TIMEOUT.as_secs()
-        )),
+    let error = match Query::parse(uri.query()).and_then(|q| Ok((q.request_timeout()?, q))) {
+        Err(e) => e,
+        Ok((requested, query)) => {
+            // `?timeout=` shortens the bound; zero, negative or longer than the
+            // server's own bound means the server's, as upstream.
+            let bound = requested
+                .filter(|t| !t.is_zero() && *t < REQUEST_TIMEOUT)
+                .unwrap_or(REQUEST_TIMEOUT);
+            let request = dispatch(app, method, uri, headers, query, body);
+            match tokio::time::timeout(bound, request).await {
+                Ok(Ok(response)) => return response,
+                Ok(Err(e)) => e,
+                Err(_) => ApiError::timeout(format!(
+                    "the request did not complete within the allowed duration of {}",
+                    humantime_secs(bound)
+                )),
+            }
+        }
     };
     // Errors travel in the client's preferred codec, as kube-apiserver sends them
     // (a 406 too, and for JSON-only kinds: a Status always has a protobuf form).
@@ -157,14 +169,24 @@ async fn respond(
     }
 }
 
+/// A bound in Go's duration form (`60s`, `1.5s`).
+fn humantime_secs(bound: std::time::Duration) -> String {
+    let millis = bound.as_millis();
+    if millis % 1000 == 0 {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{}s", bound.as_secs_f64())
+    }
+}
+
 async fn dispatch(
     app: &App,
     method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
+    query: Query,
     body: Body,
 ) -> ApiResult<Response> {
-    let query = Query::parse(uri.query())?;
     let req =
         request_info::parse(method, uri.path(), query.watch()?).ok_or_else(ApiError::no_route)?;
     let entry = app

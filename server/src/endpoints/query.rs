@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+
+use super::go_duration;
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::ListOptions;
 use crate::selectors::field::FieldSelector;
@@ -48,24 +51,29 @@ pub struct Query {
     pub orphan_dependents: Option<String>,
     /// `includeObject`.
     pub include_object: Option<String>,
+    /// `timeout`: how long a non-watch request may take (a Go duration).
+    pub timeout: Option<String>,
 }
 
-fn flag(name: &str, value: Option<&str>) -> ApiResult<bool> {
-    match value {
-        None | Some("") | Some("false") | Some("0") | Some("False") => Ok(false),
-        Some("true") | Some("1") | Some("True") => Ok(true),
-        Some(other) => Err(ApiError::bad_request(format!(
-            "{name}: invalid boolean value {other:?}"
-        ))),
-    }
+/// A boolean parameter as metav1's query conversion reads it: absent, `0` and
+/// `false` (any case) are false; anything else, even an empty value, is true.
+fn flag(value: Option<&str>) -> bool {
+    value.is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
 }
 
-fn integer(name: &str, value: Option<&str>) -> ApiResult<Option<i64>> {
+/// An integer parameter; a value that does not parse is a 400 in Go's words.
+fn integer(value: Option<&str>) -> ApiResult<Option<i64>> {
     value
-        .filter(|v| !v.is_empty())
         .map(|v| {
-            v.parse::<i64>()
-                .map_err(|_| ApiError::bad_request(format!("{name}: invalid integer value {v:?}")))
+            v.parse::<i64>().map_err(|e| {
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                        "value out of range"
+                    }
+                    _ => "invalid syntax",
+                };
+                ApiError::bad_request(format!("strconv.ParseInt: parsing {v:?}: {why}"))
+            })
         })
         .transpose()
 }
@@ -79,7 +87,7 @@ impl Query {
 
     /// `watch=true`.
     pub fn watch(&self) -> ApiResult<bool> {
-        flag("watch", self.watch.as_deref())
+        Ok(flag(self.watch.as_deref()))
     }
 
     /// `dryRun=All`.
@@ -95,31 +103,105 @@ impl Query {
 
     /// `allowWatchBookmarks`.
     pub fn allow_bookmarks(&self) -> ApiResult<bool> {
-        flag("allowWatchBookmarks", self.allow_watch_bookmarks.as_deref())
+        Ok(flag(self.allow_watch_bookmarks.as_deref()))
     }
 
     /// `sendInitialEvents`.
     pub fn send_initial_events(&self) -> ApiResult<bool> {
-        flag("sendInitialEvents", self.send_initial_events.as_deref())
+        Ok(flag(self.send_initial_events.as_deref()))
     }
 
     /// `timeoutSeconds`.
     pub fn timeout(&self) -> ApiResult<Option<Duration>> {
-        Ok(integer("timeoutSeconds", self.timeout_seconds.as_deref())?
+        Ok(integer(self.timeout_seconds.as_deref())?
             .map(|s| Duration::from_secs(s.max(0) as u64)))
     }
 
     /// `gracePeriodSeconds`.
     pub fn grace_period_seconds(&self) -> ApiResult<Option<i64>> {
-        integer("gracePeriodSeconds", self.grace_period_seconds.as_deref())
+        integer(self.grace_period_seconds.as_deref())
     }
 
     /// `orphanDependents`.
     pub fn orphan_dependents(&self) -> ApiResult<Option<bool>> {
-        self.orphan_dependents
-            .as_deref()
-            .map(|v| flag("orphanDependents", Some(v)))
-            .transpose()
+        Ok(self.orphan_dependents.as_deref().map(|v| flag(Some(v))))
+    }
+
+    /// Checks the list options of a list, watch or deletecollection as
+    /// upstream's `ValidateListOptions` does: a 422 `ListOptions` Status.
+    pub fn validate_list(&self, watch: bool) -> ApiResult<()> {
+        let mut errors = FieldErrors::default();
+        let rv = self.resource_version.as_deref().unwrap_or_default();
+        let matching = self.resource_version_match.as_deref().unwrap_or_default();
+        let continues = self.continue_.as_deref().is_some_and(|c| !c.is_empty());
+        let initial_events = self.send_initial_events.is_some();
+        let path = || FieldPath::root().child("resourceVersionMatch");
+        if watch {
+            if initial_events && matching != "NotOlderThan" {
+                errors.forbidden(
+                    path(),
+                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                );
+            }
+            if !matching.is_empty() {
+                if !initial_events {
+                    errors.forbidden(
+                        path(),
+                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                    );
+                }
+                if matching != "NotOlderThan" {
+                    errors.not_supported(path(), matching, &["NotOlderThan"]);
+                }
+                if continues {
+                    errors.forbidden(path(), "resourceVersionMatch is forbidden when continue is provided");
+                }
+            }
+        } else {
+            if !matching.is_empty() {
+                if rv.is_empty() {
+                    errors.forbidden(
+                        path(),
+                        "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                    );
+                }
+                if continues {
+                    errors.forbidden(path(), "resourceVersionMatch is forbidden when continue is provided");
+                }
+                if matching != "Exact" && matching != "NotOlderThan" {
+                    errors.not_supported(path(), matching, &["Exact", "NotOlderThan", ""]);
+                }
+                if matching == "Exact" && rv == "0" {
+                    errors.forbidden(
+                        path(),
+                        "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                    );
+                }
+            }
+            if initial_events {
+                errors.forbidden(
+                    FieldPath::root().child("sendInitialEvents"),
+                    "sendInitialEvents is forbidden for list",
+                );
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::invalid("meta.k8s.io", "ListOptions", "", &errors))
+        }
+    }
+
+    /// The request's `timeout`: `None` when absent or empty; a value that is no
+    /// Go duration is a 400 in upstream's words.
+    pub fn request_timeout(&self) -> ApiResult<Option<Duration>> {
+        let Some(text) = self.timeout.as_deref().filter(|t| !t.is_empty()) else {
+            return Ok(None);
+        };
+        let nanos = go_duration::parse(text).map_err(|e| {
+            ApiError::bad_request(format!("invalid timeout specified in the request URL - {e}"))
+        })?;
+        Ok(Some(Duration::from_nanos(u64::try_from(nanos).unwrap_or(0))))
     }
 
     /// The list options: parsed selectors, limit, continue, resourceVersion.
@@ -132,7 +214,7 @@ impl Query {
             Some(text) => FieldSelector::parse(text).map_err(ApiError::bad_request)?,
             None => FieldSelector::everything(),
         };
-        let limit = integer("limit", self.limit.as_deref())?.unwrap_or(0);
+        let limit = integer(self.limit.as_deref())?.unwrap_or(0);
         Ok(ListOptions {
             labels: Arc::new(labels),
             fields: Arc::new(fields),

@@ -98,11 +98,17 @@ pub fn object(
             Ok(protobuf(code, protobuf::encode_partial(object), warnings))
         }
         (Shape::Object, Format::Json) => {
-            let json = object.to_json().map_err(ApiError::internal)?;
+            let mut json = object.to_json().map_err(ApiError::internal)?;
+            json.push(b'\n');
             Ok(with_headers(code, json, "application/json", warnings))
         }
         (Shape::Object, _) => body(ctx, code, object, warnings),
         (Shape::PartialMetadata, _) => body(ctx, code, &partial_metadata(object), warnings),
+        // A kind that is only created and answered (the reviews) has no table
+        // convertor upstream: a Table is not acceptable.
+        (Shape::Table, _) if !ctx.entry.info.verbs.contains(&"get") => {
+            Err(ApiError::not_acceptable())
+        }
         (Shape::Table, _) => {
             let include = IncludeObject::parse(ctx.query.include_object.as_deref())
                 .map_err(ApiError::bad_request)?;
@@ -158,7 +164,7 @@ fn json_list(info: &ResourceInfo, meta: &ListMeta, items: &[Object]) -> Result<V
         }
         item.write_json(&mut out)?;
     }
-    out.extend_from_slice(b"]}");
+    out.extend_from_slice(b"]}\n");
     Ok(out)
 }
 

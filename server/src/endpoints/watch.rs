@@ -36,6 +36,7 @@ struct Render {
 
 /// Handles GET `.../<resource>?watch=true`.
 pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
+    ctx.query.validate_list(true)?;
     let opts = WatchOptions {
         list: ctx.query.list_options()?,
         send_initial_events: ctx.query.send_initial_events()?,

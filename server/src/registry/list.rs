@@ -178,16 +178,30 @@ pub fn parse_rv(rv: &str) -> ApiResult<u64> {
         .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
 }
 
-/// Rejects field selectors on fields the kind does not index.
+/// Rejects field selectors on fields the kind does not select on, in
+/// upstream's words: a kind with fields of its own lists them in its field
+/// label conversion (which names `metadata.namespace` only for namespaced
+/// kinds); any other kind takes the object meta fields of
+/// `DefaultMetaV1FieldSelectorConversion`.
 pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
-    let selectable = scope.served.info.selectable_fields;
+    let info = scope.served.info;
+    let selectable = info.selectable_fields;
     for field in fields.fields() {
-        if field != "metadata.name" && field != "metadata.namespace" && !selectable.contains(&field)
-        {
-            return Err(ApiError::bad_request(format!(
-                "field label not supported: {field}"
-            )));
+        let known = match field {
+            "metadata.name" => true,
+            "metadata.namespace" => selectable.is_empty() || info.namespaced,
+            _ => selectable.contains(&field),
+        };
+        if known {
+            continue;
         }
+        return Err(ApiError::bad_request(if selectable.is_empty() {
+            format!(
+                "{field:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+            )
+        } else {
+            format!("field label not supported: {field}")
+        }));
     }
     Ok(())
 }
@@ -203,8 +217,14 @@ pub fn predicate(
     if labels.is_everything() && fields.is_everything() {
         return None;
     }
-    let (entry, hub) = (*scope.entry, scope.served.hub);
+    let (entry, served, hub) = (*scope.entry, *scope.served, scope.served.hub);
     let (labels, fields) = (labels.clone(), fields.clone());
+    // A field the object leaves out reads as Go's zero value of its type.
+    let text = move |object: &Object, field: &str| {
+        object
+            .field_text(field)
+            .or_else(|| Some(served.absent_field_text(field).to_owned()))
+    };
     Some(Arc::new(move |kv: &KeyValue| {
         let Ok(object) = codec::decode_stored(&entry, kv) else {
             return false;
@@ -216,10 +236,10 @@ pub fn predicate(
             return true;
         }
         match hub {
-            None => fields.matches(|f| object.field_text(f)),
+            None => fields.matches(|f| text(&object, f)),
             Some(hub) => (hub.from_hub)(object.into_typed())
                 .map(Object::new)
-                .is_ok_and(|served| fields.matches(|f| served.field_text(f))),
+                .is_ok_and(|served| fields.matches(|f| text(&served, f))),
         }
     }))
 }

@@ -19,6 +19,8 @@ use crate::labels::format_selector;
     version = "v1",
     plural = "jobs",
     orphan_dependents,
+    selectable_fields("status.successful"),
+    field_label = job_field_label,
     categories("all"),
     status,
     printer_column(name = "Status", type = "string", json_path = ".status.conditions",
@@ -446,6 +448,12 @@ fn job_warnings(d: &Job, old: Option<&Job>) -> Vec<String> {
         &d.spec,
         old.map(|o| &o.spec),
     )
+}
+
+/// A Job's one field selector, `status.successful`, reads `status.succeeded`
+/// (absent is 0), as upstream's `JobToSelectableFields`.
+fn job_field_label(job: &Job, label: &str) -> Option<String> {
+    (label == "status.successful").then(|| job.status.succeeded.unwrap_or(0).to_string())
 }
 
 #[cfg(test)]

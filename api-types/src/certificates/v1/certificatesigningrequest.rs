@@ -22,6 +22,7 @@ use crate::go_json::{null_as_default, omitempty};
     plural = "certificatesigningrequests",
     short_names("csr"),
     cluster_scoped,
+    selectable_fields("spec.signerName"),
     status,
     generation = false,
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",

@@ -31,6 +31,7 @@ use crate::go_json::{null_as_default, omitempty};
         "source",
         "type"
     ),
+    field_label = event_field_label,
     printer_column(name = "Last Seen", type = "date", json_path = ".lastTimestamp",
         description = "When the event was last observed."),
     printer_column(name = "Type", type = "string", json_path = ".type",
@@ -159,4 +160,15 @@ fn event_cells(event: &Event) -> Vec<Value> {
         json!(target),
         json!(event.message.as_deref().unwrap_or_default().trim()),
     ]
+}
+
+/// An Event's `source` selects its reporting component, or its reporting
+/// controller when no component is set, as upstream's `ToSelectableFields`.
+fn event_field_label(event: &Event, label: &str) -> Option<String> {
+    (label == "source").then(|| {
+        event.source.component
+            .clone()
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| event.reporting_component.clone())
+    })
 }

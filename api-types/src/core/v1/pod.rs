@@ -50,8 +50,11 @@ use crate::go_json::null_as_default;
         "spec.hostNetwork",
         "status.phase",
         "status.podIP",
-        "status.nominatedNodeName"
+        "status.podIPs",
+        "status.nominatedNodeName",
+        "spec.host"
     ),
+    field_label = pod_field_label,
     printer_column(name = "Ready", type = "string", json_path = ".status.containerStatuses",
         description = "Containers that are ready out of all containers of the pod."),
     printer_column(name = "Status", type = "string", json_path = ".status.phase",
@@ -131,4 +134,23 @@ fn deletion_grace_period(pod: &Pod, requested: Option<i64>) -> Option<i64> {
         period = 1;
     }
     Some(period)
+}
+
+/// Pod field selectors upstream computes (`PodToSelectableFields`): the pod IP is
+/// the first of `status.podIPs`; `spec.host` is the old name of `spec.nodeName`;
+/// `status.podIPs` is accepted but never set, so it reads empty.
+fn pod_field_label(pod: &Pod, label: &str) -> Option<String> {
+    match label {
+        "status.podIP" => Some(
+            pod.status
+                .pod_ips
+                .as_ref()
+                .and_then(|ips| ips.first())
+                .map(|ip| ip.ip.clone())
+                .unwrap_or_default(),
+        ),
+        "status.podIPs" => Some(String::new()),
+        "spec.host" => Some(pod.spec.node_name.clone().unwrap_or_default()),
+        _ => None,
+    }
 }

@@ -1,0 +1,208 @@
+//! `/healthz`, `/livez` and `/readyz`: named checks, answered the way
+//! k8s.io/apiserver's healthz package answers them.
+//!
+//! - `GET /livez` answers `ok` when every check passes; with `?verbose` one line
+//!   per check (`[+]etcd ok`) and `livez check passed`; a failing check makes it a
+//!   500 listing every check (`[-]etcd failed: reason withheld`) and ending in
+//!   `livez check failed`.
+//! - `?exclude=NAME` (repeatable) skips a check (`[+]NAME excluded: ok`); a name no
+//!   check has is reported in a `warn:` line, as upstream.
+//! - `GET /livez/NAME` runs one check: `ok`, or a 500 with its error; 404 for an
+//!   unknown name.
+//!
+//! The checks are kapi's own: `ping` (the server answers), `etcd` (the store
+//! answers a read of its current revision; kube-apiserver's name for its storage
+//! check, kept for tools that look for it, whichever backend kapi runs on) and,
+//! for readiness only, `shutdown` (fails once the server has begun shutting
+//! down, so load balancers stop sending it requests).
+
+use std::sync::Arc;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::app::App;
+
+/// Which of the three endpoints.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Endpoint {
+    Healthz,
+    Livez,
+    Readyz,
+}
+
+impl Endpoint {
+    fn name(self) -> &'static str {
+        match self {
+            Endpoint::Healthz => "healthz",
+            Endpoint::Livez => "livez",
+            Endpoint::Readyz => "readyz",
+        }
+    }
+
+    /// The checks of this endpoint, in the order they are listed.
+    fn checks(self) -> &'static [Check] {
+        match self {
+            Endpoint::Healthz | Endpoint::Livez => &[Check::Ping, Check::Etcd],
+            Endpoint::Readyz => &[Check::Ping, Check::Etcd, Check::Shutdown],
+        }
+    }
+}
+
+/// One named check.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Check {
+    Ping,
+    Etcd,
+    Shutdown,
+}
+
+impl Check {
+    fn name(self) -> &'static str {
+        match self {
+            Check::Ping => "ping",
+            Check::Etcd => "etcd",
+            Check::Shutdown => "shutdown",
+        }
+    }
+
+    async fn run(self, app: &App) -> Result<(), String> {
+        match self {
+            Check::Ping => Ok(()),
+            Check::Etcd => app
+                .registry
+                .storage()
+                .ready()
+                .await
+                .map_err(|e| format!("storage not ready: {e}")),
+            Check::Shutdown => match *app.shutdown.borrow() {
+                true => Err("process is shutting down".into()),
+                false => Ok(()),
+            },
+        }
+    }
+}
+
+/// `GET /healthz`.
+pub async fn healthz(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    all(&app, Endpoint::Healthz, query.as_deref()).await
+}
+
+/// `GET /livez`.
+pub async fn livez(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    all(&app, Endpoint::Livez, query.as_deref()).await
+}
+
+/// `GET /readyz`.
+pub async fn readyz(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    all(&app, Endpoint::Readyz, query.as_deref()).await
+}
+
+/// `GET /healthz/NAME`.
+pub async fn healthz_one(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
+    one(&app, Endpoint::Healthz, &name).await
+}
+
+/// `GET /livez/NAME`.
+pub async fn livez_one(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
+    one(&app, Endpoint::Livez, &name).await
+}
+
+/// `GET /readyz/NAME`.
+pub async fn readyz_one(State(app): State<Arc<App>>, Path(name): Path<String>) -> Response {
+    one(&app, Endpoint::Readyz, &name).await
+}
+
+/// The parameters that matter: `verbose` (present at all) and every `exclude`.
+fn parse_query(query: Option<&str>) -> (bool, Vec<String>) {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query.unwrap_or_default()).unwrap_or_default();
+    let verbose = pairs.iter().any(|(k, _)| k == "verbose");
+    let excluded = pairs
+        .into_iter()
+        .filter(|(k, _)| k == "exclude")
+        .map(|(_, v)| v.trim().to_owned())
+        .collect();
+    (verbose, excluded)
+}
+
+async fn all(app: &App, endpoint: Endpoint, query: Option<&str>) -> Response {
+    let (verbose, mut excluded) = parse_query(query);
+    let mut lines = String::new();
+    let mut failed = false;
+    for check in endpoint.checks() {
+        if let Some(at) = excluded.iter().position(|e| e == check.name()) {
+            excluded.remove(at);
+            lines.push_str(&format!("[+]{} excluded: ok\n", check.name()));
+            continue;
+        }
+        match check.run(app).await {
+            Ok(()) => lines.push_str(&format!("[+]{} ok\n", check.name())),
+            Err(e) => {
+                tracing::warn!(check = check.name(), endpoint = endpoint.name(), error = %e, "health check failed");
+                failed = true;
+                lines.push_str(&format!("[-]{} failed: reason withheld\n", check.name()));
+            }
+        }
+    }
+    if !excluded.is_empty() {
+        let names: Vec<String> = excluded.iter().map(|e| format!("{e:?}")).collect();
+        lines.push_str(&format!(
+            "warn: some health checks cannot be excluded: no matches for {}\n",
+            names.join(",")
+        ));
+    }
+    if failed {
+        lines.push_str(&format!("{} check failed\n", endpoint.name()));
+        return text(StatusCode::INTERNAL_SERVER_ERROR, lines);
+    }
+    if !verbose {
+        return text(StatusCode::OK, "ok".into());
+    }
+    lines.push_str(&format!("{} check passed\n", endpoint.name()));
+    text(StatusCode::OK, lines)
+}
+
+async fn one(app: &App, endpoint: Endpoint, name: &str) -> Response {
+    let Some(check) = endpoint.checks().iter().find(|c| c.name() == name) else {
+        return text(StatusCode::NOT_FOUND, "404 page not found\n".into());
+    };
+    match check.run(app).await {
+        Ok(()) => text(StatusCode::OK, "ok".into()),
+        Err(e) => text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal server error: {e}\n"),
+        ),
+    }
+}
+
+fn text(code: StatusCode, body: String) -> Response {
+    let mut response = (code, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_query;
+
+    #[test]
+    fn verbose_is_present_with_any_value_and_excludes_repeat() {
+        assert_eq!(parse_query(None), (false, vec![]));
+        assert_eq!(parse_query(Some("verbose")), (true, vec![]));
+        assert_eq!(parse_query(Some("verbose=0")), (true, vec![]));
+        assert_eq!(
+            parse_query(Some("exclude=etcd&exclude=%20ping")),
+            (false, vec!["etcd".to_owned(), "ping".to_owned()])
+        );
+    }
+}
