@@ -2,7 +2,8 @@
 //! temporary directory, bounded waits, every process killed by its PID on drop.
 //!
 //! Where `/usr/bin/etcd` is missing (Debian's `etcd-server`), [`etcd_available`]
-//! prints a loud SKIPPED line, except under CI (`CI` set), where it fails.
+//! skips the test through [`crate::require::require`]: recorded locally, a
+//! failure under `KAPI_REQUIRE_ALL` (`.ci/run`).
 
 use std::fs::File;
 use std::net::{SocketAddr, TcpListener};
@@ -18,17 +19,15 @@ pub const ETCD: &str = "/usr/bin/etcd";
 
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Whether etcd tests can run here (panics under CI when they cannot).
+/// Whether etcd tests can run here (panics under `KAPI_REQUIRE_ALL` when they
+/// cannot; see [`crate::require::require`]).
+#[track_caller]
 pub fn etcd_available() -> bool {
-    if std::path::Path::new(ETCD).exists() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{ETCD} not found, and CI must not skip etcd tests (apt-get install etcd-server)"
-    );
-    eprintln!("SKIPPED: /usr/bin/etcd not found (apt-get install etcd-server)");
-    false
+    crate::require::require(
+        std::path::Path::new(ETCD).exists(),
+        ETCD,
+        "apt-get install etcd-server",
+    )
 }
 
 fn free_port() -> u16 {

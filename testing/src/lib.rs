@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod etcd;
+pub mod require;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;

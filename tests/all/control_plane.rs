@@ -7,7 +7,8 @@
 //! and once with kapi's built-in controllers standing in for the
 //! kube-controller-manager controllers they cover.
 //!
-//! Skipped, loudly, where `../shared/reference` is absent (CI has it).
+//! Skipped (and listed in `target/kapi-skipped-tests.txt`) where
+//! `../shared/reference` is absent; under `KAPI_REQUIRE_ALL` (`.ci/run`) that fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use kapi_test_support::require::require;
 use kapi_test_support::{Server, http_request_as, text};
 use serde_json::{Value, json};
 
@@ -40,17 +42,18 @@ const STALLS: [&str; 6] = [
 const BUILT_IN: &str = "-namespace-controller,-serviceaccount-controller,\
     -root-ca-certificate-publisher-controller,-garbage-collector-controller";
 
+/// `../shared/reference`, or `None` (the skip recorded; a failure under
+/// `KAPI_REQUIRE_ALL`) where it is absent.
+#[track_caller]
 fn reference() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-    if dir.join("start-control-plane").is_file() {
-        return Some(dir);
-    }
-    eprintln!(
-        "\n*** SKIPPED: {} is absent, so the real kube-controller-manager and \
-         kube-scheduler cannot run against kapi. CI has it and never skips this. ***\n",
-        dir.display()
-    );
-    None
+    let present = dir.join("start-control-plane").is_file();
+    require(
+        present,
+        &format!("{}/start-control-plane", dir.display()),
+        "the real kube-controller-manager and kube-scheduler 1.32 come with ../shared",
+    )
+    .then_some(dir)
 }
 
 #[test]

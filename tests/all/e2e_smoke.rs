@@ -9,13 +9,20 @@
 use std::path::Path;
 use std::process::Command;
 
+use kapi_test_support::require::require;
+
 #[test]
 fn e2e_smoke_subset_passes_on_kapi() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let shared = root.join("../shared");
-    let present = shared.join("e2e/run").is_file() && shared.join("reference/start-control-plane").is_file();
-    if !present {
-        eprintln!("SKIPPED: {} has no e2e/ or reference/", shared.display());
+    let present =
+        shared.join("e2e/run").is_file() && shared.join("reference/start-control-plane").is_file();
+    let what = format!("{}/e2e/run and reference/", shared.display());
+    if !require(
+        present,
+        &what,
+        "Kubernetes' e2e suite and the reference binaries come with ../shared",
+    ) {
         return;
     }
     let out = tempfile::tempdir().unwrap();
@@ -36,7 +43,9 @@ fn e2e_smoke_subset_passes_on_kapi() {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .count();
     assert!(
-        output.status.success() && failed.trim().is_empty() && summary.contains(&format!("{expected} passed, 0 failed")),
+        output.status.success()
+            && failed.trim().is_empty()
+            && summary.contains(&format!("{expected} passed, 0 failed")),
         "the e2e smoke tests failed:\n{stdout}\n{}\nfailed:\n{failed}\nlogs in {}",
         String::from_utf8_lossy(&output.stderr),
         out.keep().display()

@@ -382,9 +382,12 @@ fn invalid_objects_are_refused_with_kubernetes_messages() {
     );
 }
 
+/// The create must arrive as a watch event, not in the initial list: the test
+/// waits for the list (which shows `configmap/before`) before creating.
 #[test]
 fn watch_sees_a_create() {
     let s = server();
+    s.kubectl_ok(&["create", "configmap", "before", "-n", "default"]);
     let mut watcher = s
         .kubectl_command(&[
             "get",
@@ -409,14 +412,28 @@ fn watch_sees_a_create() {
             }
         }
     });
-    // Give the watch a moment to be established, then create.
-    std::thread::sleep(Duration::from_millis(500));
+    // `get -w` lists, then watches from the list's resourceVersion: once the
+    // list has been printed, a later create can only come through the watch.
+    let listed = Instant::now() + Duration::from_secs(20);
+    let mut seen = Vec::new();
+    while Instant::now() < listed && !seen.iter().any(|l: &String| l == "configmap/before") {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) {
+            seen.push(line);
+        }
+    }
+    assert!(
+        seen.iter().any(|l| l == "configmap/before"),
+        "the initial list: {seen:?}"
+    );
+    assert!(
+        !seen.iter().any(|l| l.contains("configmap/app-config")),
+        "app-config before its create: {seen:?}"
+    );
     s.kubectl_stdin_ok(
         &["create", "-f", "-"],
         &CONFIGMAP.replace("namespace: demo", "namespace: default"),
     );
     let deadline = Instant::now() + Duration::from_secs(20);
-    let mut seen = Vec::new();
     while Instant::now() < deadline {
         if let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) {
             seen.push(line);

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use kapi_test_support::require::require;
 use kapi_test_support::{Server, text};
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1
@@ -54,15 +55,17 @@ fn kubectl_explain_prints_the_field_docs() {
     assert!(out.contains("binaryData\t<map[string]string>"), "{out}");
 }
 
-/// A kubectl of another release, if the machine has it.
+/// A kubectl of another release, or `None` (the skip recorded; a failure
+/// under `KAPI_REQUIRE_ALL`) where the machine lacks it.
+#[track_caller]
 fn kubectl_release(version: &str) -> Option<PathBuf> {
     let path = PathBuf::from(format!("/usr/lib/google-cloud-sdk/bin/kubectl.{version}"));
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("SKIPPED: {} is not on this machine", path.display());
-        None
-    }
+    require(
+        path.exists(),
+        &path.display().to_string(),
+        "the Google Cloud SDK's `kubectl` package (packages.cloud.google.com) carries it",
+    )
+    .then_some(path)
 }
 
 #[test]

@@ -31,6 +31,8 @@ use kapi_runtime::proto::{Message, envelope};
 use kapi_runtime::scheme::{KindEntry, Scheme};
 use serde_json::{Value, json};
 
+use crate::common;
+
 fn fixture(path: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -457,12 +459,7 @@ fn kinds_are_registered_as_upstream_serves_them() {
 /// lists and list types.
 #[test]
 fn token_request_schema_is_upstreams() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/upstream/openapi-v2-k8s-1.32.json"
-    );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("SKIPPED LOUDLY: {path} is missing");
+    let Some(text) = common::upstream("openapi-v2-k8s-1.32.json") else {
         return;
     };
     let upstream: Value = serde_json::from_str(&text).expect("JSON");

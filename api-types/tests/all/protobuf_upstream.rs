@@ -11,10 +11,8 @@ use kapi_runtime::meta::{
 use kapi_runtime::proto::{FieldDescriptor, Message, Shape};
 use kapi_runtime::scheme::Scheme;
 
-const PROTO: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/upstream/protobuf-k8s-1.32.proto.txt"
-);
+use crate::common;
+
 const META: &str = "k8s.io.apimachinery.pkg.apis.meta.v1";
 
 /// One field of an upstream message: number and type as written.
@@ -174,14 +172,11 @@ impl Checker<'_> {
     }
 }
 
+/// Upstream's messages, or `None` where `../shared/upstream` is absent (see
+/// [`common::upstream`]).
+#[track_caller]
 fn upstream() -> Option<Upstream> {
-    match std::fs::read_to_string(PROTO) {
-        Ok(text) => Some(parse(&text)),
-        Err(e) => {
-            eprintln!("SKIPPED LOUDLY: {PROTO} is missing ({e}); CI has ../shared and runs this");
-            None
-        }
-    }
+    common::upstream("protobuf-k8s-1.32.proto.txt").map(|text| parse(&text))
 }
 
 /// Groups served from other repositories than k8s.io/api (apiextensions-apiserver,

@@ -28,6 +28,26 @@ pub fn fixture(name: &str) -> Map<String, Value> {
     }
 }
 
+/// A file of `../shared/upstream/` (Kubernetes 1.32's OpenAPI document and
+/// protobuf definitions, outside this repository), or `None` where it is
+/// absent: the skip is recorded in `target/kapi-skipped-tests.txt`, or fails
+/// the test under `KAPI_REQUIRE_ALL` (`.ci/run`).
+#[track_caller]
+pub fn upstream(name: &str) -> Option<String> {
+    let path = format!(
+        "{}/../../shared/upstream/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            let how = format!("{e}; ../shared/upstream comes with the shared checkout");
+            kapi_test_support::require::require(false, &path, &how);
+            None
+        }
+    }
+}
+
 /// Runs `object` through the kind's create path (decode, the kind's
 /// PrepareForCreate, prepare, default, validate), as the server does on a
 /// create, and encodes the result as JSON.

@@ -1,9 +1,10 @@
 //! Real etcd processes for tests: free loopback ports, a temporary data
 //! directory, bounded waits, and every process killed by PID when dropped.
 //!
-//! Where `/usr/bin/etcd` is missing (Debian's `etcd-server` package), tests skip
-//! with a loud message, except under CI (`CI` set), where they fail: CI installs
-//! etcd, so a skip there would hide a broken setup.
+//! Where `/usr/bin/etcd` (Debian's `etcd-server` package) or `openssl` is
+//! missing, tests skip through `kapi_test_support::require::require`: recorded
+//! locally, a failure under `KAPI_REQUIRE_ALL` (`.ci/run`), where a skip would
+//! hide a broken setup.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use etcd_client::{Client, ConnectOptions};
 use kapi_storage::etcd::{EtcdOptions, EtcdStore};
+use kapi_test_support::require::require;
 use tempfile::TempDir;
 
 /// Where Debian's `etcd-server` puts etcd.
@@ -24,17 +26,16 @@ pub const ETCD: &str = "/usr/bin/etcd";
 /// this long.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Whether etcd tests can run here. Without etcd: fails under CI, otherwise
-/// prints a loud SKIPPED line and answers false (the test then returns).
+/// Whether etcd tests can run here. Without etcd: fails under
+/// `KAPI_REQUIRE_ALL`, otherwise records the skip and answers false (the test
+/// then returns).
+#[track_caller]
 pub fn etcd_available() -> bool {
-    if std::path::Path::new(ETCD).exists() {
-        return true;
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("{ETCD} not found, and CI must not skip etcd tests (apt-get install etcd-server)");
-    }
-    eprintln!("SKIPPED: /usr/bin/etcd not found (apt-get install etcd-server)");
-    false
+    require(
+        std::path::Path::new(ETCD).exists(),
+        ETCD,
+        "apt-get install etcd-server",
+    )
 }
 
 /// An [`EtcdStore`] on `etcd` with `prefix` and a 5 s request timeout.
@@ -328,12 +329,12 @@ pub struct TestCerts {
 }
 
 impl TestCerts {
-    /// Makes the files in `dir`; `None` (after a loud message) where the
-    /// `openssl` command is missing. Unlike etcd this skips under CI too:
-    /// Debian images carry openssl, and the TLS test is one test among many.
+    /// Makes the files in `dir`; `None` (the skip recorded) where the `openssl`
+    /// command is missing, a failure there under `KAPI_REQUIRE_ALL`.
+    #[track_caller]
     pub fn make(dir: &std::path::Path) -> Option<TestCerts> {
-        if Command::new("openssl").arg("version").output().is_err() {
-            eprintln!("SKIPPED: openssl not found (apt-get install openssl)");
+        let present = Command::new("openssl").arg("version").output().is_ok();
+        if !require(present, "the openssl command", "apt-get install openssl") {
             return None;
         }
         let certs = TestCerts {
