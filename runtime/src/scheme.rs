@@ -2,8 +2,8 @@
 //! list, and the type-erased operations the one generic request path calls.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, OnceLock};
 use std::marker::PhantomData;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 

@@ -35,8 +35,11 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/apis", get(discovery::groups))
         .route("/apis/", get(discovery::groups))
         .route("/api/{version}", get(discovery::core_version))
+        .route("/api/{version}/", get(discovery::core_version))
         .route("/apis/{group}", get(discovery::group))
+        .route("/apis/{group}/", get(discovery::group))
         .route("/apis/{group}/{version}", get(discovery::group_version))
+        .route("/apis/{group}/{version}/", get(discovery::group_version))
         .route("/api/{version}/{*rest}", any(endpoints::resource))
         .route("/apis/{group}/{version}/{*rest}", any(endpoints::resource))
         .route("/openapi/v2", get(openapi::v2))
@@ -51,17 +54,23 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/readyz/{name}", get(health::readyz_one))
         .route("/metrics", get(metrics))
+        .route("/metrics/slis", get(metrics_slis))
         .route(
             "/.well-known/openid-configuration",
             get(openid_configuration),
         )
         .route("/openid/v1/jwks", get(jwks))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(crate::go_duration::check_timeout))
         .with_state(state)
 }
 
 async fn metrics(State(app): State<Arc<App>>) -> Response {
     app.metrics.render()
+}
+
+async fn metrics_slis(State(app): State<Arc<App>>) -> Response {
+    app.metrics.render_slis()
 }
 
 /// The OpenID discovery document of the service account token issuer, as

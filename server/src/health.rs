@@ -137,7 +137,10 @@ async fn all(app: &App, endpoint: Endpoint, query: Option<&str>) -> Response {
             lines.push_str(&format!("[+]{} excluded: ok\n", check.name()));
             continue;
         }
-        match check.run(app).await {
+        let result = check.run(app).await;
+        app.metrics
+            .record_health(check.name(), endpoint.name(), result.is_ok());
+        match result {
             Ok(()) => lines.push_str(&format!("[+]{} ok\n", check.name())),
             Err(e) => {
                 tracing::warn!(check = check.name(), endpoint = endpoint.name(), error = %e, "health check failed");
@@ -168,7 +171,10 @@ async fn one(app: &App, endpoint: Endpoint, name: &str) -> Response {
     let Some(check) = endpoint.checks().iter().find(|c| c.name() == name) else {
         return text(StatusCode::NOT_FOUND, "404 page not found\n".into());
     };
-    match check.run(app).await {
+    let result = check.run(app).await;
+    app.metrics
+        .record_health(check.name(), endpoint.name(), result.is_ok());
+    match result {
         Ok(()) => text(StatusCode::OK, "ok".into()),
         Err(e) => text(
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -16,6 +16,7 @@ pub mod app;
 pub mod controllers;
 pub mod discovery;
 pub mod endpoints;
+pub mod go_duration;
 pub mod health;
 pub mod metrics;
 pub mod negotiation;

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 /// The labels of one resource request.
@@ -25,10 +26,18 @@ pub struct RequestLabels {
     pub response_content_type: &'static str,
 }
 
+/// Labels of a health check: its name and endpoint (`healthz`, `livez`,
+/// `readyz`), and for the totals its outcome.
+type HealthLabels = Vec<(&'static str, &'static str)>;
+
 /// The server's metrics.
 pub struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
+    /// The service level indicators of `/metrics/slis`: health checks.
+    slis: Registry,
+    health: Family<HealthLabels, Gauge>,
+    health_total: Family<HealthLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -40,7 +49,27 @@ impl Default for Metrics {
             "Resource requests by method, code and the media types of their bodies",
             requests.clone(),
         );
-        Metrics { registry, requests }
+        // kube-apiserver's names, so that dashboards made for it read these.
+        let mut slis = Registry::default();
+        let health = Family::<HealthLabels, Gauge>::default();
+        let health_total = Family::<HealthLabels, Counter>::default();
+        slis.register(
+            "kubernetes_healthcheck",
+            "[STABLE] This metric records the result of a single healthcheck.",
+            health.clone(),
+        );
+        slis.register(
+            "kubernetes_healthchecks",
+            "[STABLE] This metric records the results of all healthcheck.",
+            health_total.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            slis,
+            health,
+            health_total,
+        }
     }
 }
 
@@ -94,19 +123,37 @@ impl Metrics {
         self.requests.get_or_create(&labels).inc();
     }
 
+    /// Records one run of the health check `name` of `endpoint`.
+    pub fn record_health(&self, name: &'static str, endpoint: &'static str, ok: bool) {
+        let labels = vec![("name", name), ("type", endpoint)];
+        self.health.get_or_create(&labels).set(i64::from(ok));
+        let status = if ok { "success" } else { "error" };
+        let labels = vec![("name", name), ("status", status), ("type", endpoint)];
+        self.health_total.get_or_create(&labels).inc();
+    }
+
     /// The text exposition of every metric.
     pub fn render(&self) -> Response {
-        let mut text = String::new();
-        if prometheus_client::encoding::text::encode(&mut text, &self.registry).is_err() {
-            return (StatusCode::INTERNAL_SERVER_ERROR, "metrics unavailable").into_response();
-        }
-        let mut response = text.into_response();
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
-        );
-        response
+        render(&self.registry)
     }
+
+    /// `/metrics/slis`: the health checks' results.
+    pub fn render_slis(&self) -> Response {
+        render(&self.slis)
+    }
+}
+
+fn render(registry: &Registry) -> Response {
+    let mut text = String::new();
+    if prometheus_client::encoding::text::encode(&mut text, registry).is_err() {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "metrics unavailable").into_response();
+    }
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+    );
+    response
 }
 
 #[cfg(test)]

@@ -134,7 +134,11 @@ pub fn object(description: &str, properties: Map<String, Value>, required: Vec<S
         map.insert("description".into(), Value::String(description.to_owned()));
     }
     map.insert("type".into(), Value::String("object".into()));
-    map.insert("properties".into(), Value::Object(properties));
+    // A struct with no fields has no `properties` (as kube-openapi writes it): an
+    // empty map would not survive a client's decode-encode round trip.
+    if !properties.is_empty() {
+        map.insert("properties".into(), Value::Object(properties));
+    }
     if !required.is_empty() {
         map.insert(
             "required".into(),

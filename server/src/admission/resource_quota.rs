@@ -192,6 +192,23 @@ fn matches_scope(pod: &Value, scope: &str, operator: &str, values: &Value) -> bo
         "NotTerminating" => !terminating,
         "BestEffort" => best_effort,
         "NotBestEffort" => !best_effort,
+        // A pod affinity or anti-affinity term that reaches other namespaces.
+        "CrossNamespacePodAffinity" => ["podAffinity", "podAntiAffinity"].iter().any(|kind| {
+            let affinity = &spec["affinity"][kind];
+            let required = affinity["requiredDuringSchedulingIgnoredDuringExecution"]
+                .as_array()
+                .into_iter()
+                .flatten();
+            let preferred = affinity["preferredDuringSchedulingIgnoredDuringExecution"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|weighted| &weighted["podAffinityTerm"]);
+            required.chain(preferred).any(|term| {
+                term["namespaces"].as_array().is_some_and(|n| !n.is_empty())
+                    || term["namespaceSelector"].is_object()
+            })
+        }),
         "PriorityClass" => {
             let class = spec["priorityClassName"].as_str().unwrap_or_default();
             let listed = values
@@ -231,6 +248,17 @@ fn usage_of(scope: Scope<'_>, object: &Value) -> BTreeMap<String, Amount> {
                 }
                 if let Some(limit) = pod.limits.get(resource) {
                     usage.insert(format!("limits.{resource}"), limit.clone());
+                }
+            }
+            // Huge pages count under their name and as requests; extended
+            // resources (`example.com/dongle`) only as `requests.<name>`, the
+            // one form a quota may name them in (upstream's PodUsageFunc).
+            for (resource, request) in &pod.requests {
+                if resource.starts_with("hugepages-") {
+                    usage.insert(resource.clone(), request.clone());
+                    usage.insert(format!("requests.{resource}"), request.clone());
+                } else if is_extended_resource(resource) {
+                    usage.insert(format!("requests.{resource}"), request.clone());
                 }
             }
         }
@@ -275,6 +303,14 @@ fn usage_of(scope: Scope<'_>, object: &Value) -> BTreeMap<String, Amount> {
         _ => {}
     }
     usage
+}
+
+/// Whether a resource name is an extended resource (upstream's
+/// IsExtendedResourceName): a domain-prefixed name outside `kubernetes.io`,
+/// not itself a `requests.` name.
+fn is_extended_resource(name: &str) -> bool {
+    let native = !name.contains('/') || name.contains("kubernetes.io/");
+    !native && !name.starts_with("requests.")
 }
 
 /// The resources of `usage` a quota constrains.

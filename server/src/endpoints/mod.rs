@@ -5,7 +5,6 @@ mod action;
 mod create;
 mod delete;
 mod get;
-mod go_duration;
 mod list;
 mod options_body;
 mod patch;

@@ -22,9 +22,8 @@ pub fn delete_options(headers: &HeaderMap, body: &[u8]) -> ApiResult<DeleteOptio
     }
     match negotiation::body_format(headers)? {
         Format::Protobuf => {
-            let unknown = envelope::decode(body).map_err(|e| {
-                ApiError::bad_request(format!("error decoding protobuf body: {e}"))
-            })?;
+            let unknown = envelope::decode(body)
+                .map_err(|e| ApiError::bad_request(format!("error decoding protobuf body: {e}")))?;
             check_kind("DeleteOptions", unknown.api_version, unknown.kind)?;
             DeleteOptions::decode(unknown.raw)
                 .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))
@@ -85,15 +84,27 @@ mod tests {
 
     #[test]
     fn any_group_version_and_no_kind_are_taken() {
-        for api_version in ["meta.k8s.io/v1", "v1", "apps/v1", "batch/v1", "policy/v1", ""] {
+        for api_version in [
+            "meta.k8s.io/v1",
+            "v1",
+            "apps/v1",
+            "batch/v1",
+            "policy/v1",
+            "",
+        ] {
             let json = format!(
                 r#"{{"kind":"DeleteOptions","apiVersion":"{api_version}","gracePeriodSeconds":3}}"#
             );
             assert_eq!(grace("application/json", json.as_bytes()), Ok(Some(3)));
-            let yaml = format!("kind: DeleteOptions\napiVersion: {api_version:?}\ngracePeriodSeconds: 3\n");
+            let yaml = format!(
+                "kind: DeleteOptions\napiVersion: {api_version:?}\ngracePeriodSeconds: 3\n"
+            );
             assert_eq!(grace("application/yaml", yaml.as_bytes()), Ok(Some(3)));
         }
-        assert_eq!(grace("application/json", br#"{"gracePeriodSeconds":1}"#), Ok(Some(1)));
+        assert_eq!(
+            grace("application/json", br#"{"gracePeriodSeconds":1}"#),
+            Ok(Some(1))
+        );
         assert_eq!(grace("application/json", b"  \n"), Ok(None));
     }
 
@@ -117,7 +128,10 @@ mod tests {
     #[test]
     fn another_kind_or_a_malformed_body_is_a_bad_request() {
         let json = "application/json";
-        assert_eq!(grace(json, br#"{"kind":"Pod","apiVersion":"v1"}"#), Err(400));
+        assert_eq!(
+            grace(json, br#"{"kind":"Pod","apiVersion":"v1"}"#),
+            Err(400)
+        );
         assert_eq!(grace(json, b"[1]"), Err(400));
         assert_eq!(grace(json, b"{"), Err(400));
         assert_eq!(grace(json, br#"{"gracePeriodSeconds":"x"}"#), Err(400));

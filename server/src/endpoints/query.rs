@@ -8,7 +8,6 @@ use serde::Deserialize;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
-use super::go_duration;
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::ListOptions;
 use crate::selectors::field::FieldSelector;
@@ -113,8 +112,7 @@ impl Query {
 
     /// `timeoutSeconds`.
     pub fn timeout(&self) -> ApiResult<Option<Duration>> {
-        Ok(integer(self.timeout_seconds.as_deref())?
-            .map(|s| Duration::from_secs(s.max(0) as u64)))
+        Ok(integer(self.timeout_seconds.as_deref())?.map(|s| Duration::from_secs(s.max(0) as u64)))
     }
 
     /// `gracePeriodSeconds`.
@@ -154,7 +152,10 @@ impl Query {
                     errors.not_supported(path(), matching, &["NotOlderThan"]);
                 }
                 if continues {
-                    errors.forbidden(path(), "resourceVersionMatch is forbidden when continue is provided");
+                    errors.forbidden(
+                        path(),
+                        "resourceVersionMatch is forbidden when continue is provided",
+                    );
                 }
             }
         } else {
@@ -166,7 +167,10 @@ impl Query {
                     );
                 }
                 if continues {
-                    errors.forbidden(path(), "resourceVersionMatch is forbidden when continue is provided");
+                    errors.forbidden(
+                        path(),
+                        "resourceVersionMatch is forbidden when continue is provided",
+                    );
                 }
                 if matching != "Exact" && matching != "NotOlderThan" {
                     errors.not_supported(path(), matching, &["Exact", "NotOlderThan", ""]);
@@ -195,13 +199,7 @@ impl Query {
     /// The request's `timeout`: `None` when absent or empty; a value that is no
     /// Go duration is a 400 in upstream's words.
     pub fn request_timeout(&self) -> ApiResult<Option<Duration>> {
-        let Some(text) = self.timeout.as_deref().filter(|t| !t.is_empty()) else {
-            return Ok(None);
-        };
-        let nanos = go_duration::parse(text).map_err(|e| {
-            ApiError::bad_request(format!("invalid timeout specified in the request URL - {e}"))
-        })?;
-        Ok(Some(Duration::from_nanos(u64::try_from(nanos).unwrap_or(0))))
+        crate::go_duration::request_timeout(self.timeout.as_deref())
     }
 
     /// The list options: parsed selectors, limit, continue, resourceVersion.

@@ -184,12 +184,70 @@ fn take_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigning
     let conditions = new.status.conditions.take();
     new.status.clone_from(&old.status);
     new.status.conditions = conditions;
+    date_conditions(new, old);
 }
 
-/// PrepareForUpdate of `/status`: the certificate may be issued, but the
-/// conditions change only through `approval`.
+/// PrepareForUpdate of `/status`: the certificate may be issued and other
+/// conditions set, but the Approved and Denied conditions change only through
+/// `approval`: the stored instances are kept in the places the new object
+/// has them (upstream's preserveConditionInstances); a write that adds or
+/// removes some gets the stored ones back, after its other conditions.
 fn keep_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigningRequest) {
-    new.status.conditions.clone_from(&old.status.conditions);
+    new.spec.clone_from(&old.spec);
+    for kind in ["Approved", "Denied"] {
+        preserve_conditions(new, old, kind);
+    }
+    date_conditions(new, old);
+}
+
+fn preserve_conditions(
+    new: &mut CertificateSigningRequest,
+    old: &CertificateSigningRequest,
+    kind: &str,
+) {
+    let olds: Vec<_> = old
+        .status
+        .conditions
+        .iter()
+        .flatten()
+        .filter(|c| c.type_ == kind)
+        .cloned()
+        .collect();
+    let conditions = new.status.conditions.get_or_insert_with(Vec::new);
+    let places: Vec<usize> = (0..conditions.len())
+        .filter(|&i| conditions[i].type_ == kind)
+        .collect();
+    if places.len() == olds.len() {
+        for (place, condition) in places.into_iter().zip(olds) {
+            conditions[place] = condition;
+        }
+    } else {
+        conditions.retain(|c| c.type_ != kind);
+        conditions.extend(olds);
+    }
+    if conditions.is_empty() {
+        new.status.conditions = None;
+    }
+}
+
+/// Conditions written without times get them (upstream's
+/// populateConditionTimestamps): `lastUpdateTime` now; `lastTransitionTime`
+/// that of the stored condition of the same type and status, else now.
+fn date_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigningRequest) {
+    let now = Time::now();
+    for condition in new.status.conditions.iter_mut().flatten() {
+        condition.last_update_time.get_or_insert(now);
+        if condition.last_transition_time.is_none() {
+            let kept = old
+                .status
+                .conditions
+                .iter()
+                .flatten()
+                .find(|o| o.type_ == condition.type_ && o.status == condition.status)
+                .and_then(|o| o.last_transition_time);
+            condition.last_transition_time = Some(kept.unwrap_or(now));
+        }
+    }
 }
 
 /// The `kubectl get csr` row (kube-apiserver's

@@ -166,7 +166,9 @@ fn event_cells(event: &Event) -> Vec<Value> {
 /// controller when no component is set, as upstream's `ToSelectableFields`.
 fn event_field_label(event: &Event, label: &str) -> Option<String> {
     (label == "source").then(|| {
-        event.source.component
+        event
+            .source
+            .component
             .clone()
             .filter(|c| !c.is_empty())
             .unwrap_or_else(|| event.reporting_component.clone())

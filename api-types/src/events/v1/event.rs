@@ -202,7 +202,9 @@ fn event_cells(event: &Event) -> Vec<Value> {
 /// controller when no component is set, as upstream's `ToSelectableFields`.
 fn event_field_label(event: &Event, label: &str) -> Option<String> {
     (label == "source").then(|| {
-        event.deprecated_source.component
+        event
+            .deprecated_source
+            .component
             .clone()
             .filter(|c| !c.is_empty())
             .unwrap_or_else(|| event.reporting_controller.clone().unwrap_or_default())

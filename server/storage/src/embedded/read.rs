@@ -53,8 +53,13 @@ pub(super) fn list(
     // Counting is cheap only over the live keys and without a predicate (the same
     // cases in which Kubernetes reports remainingItemCount).
     let remaining = match &continue_after {
-        Some(last) if revision == current_rev && opts.predicate.is_none() => {
+        Some(last) if opts.predicate.is_none() && revision == current_rev => {
             Some(count_after(&current, prefix, last)?)
+        }
+        // A later page of a chunked list reads at the first page's revision:
+        // count what was alive then, as etcd counts a range at a revision.
+        Some(last) if opts.predicate.is_none() => {
+            Some(count_after_at(&history, prefix, last, revision)?)
         }
         _ => None,
     };
@@ -213,5 +218,40 @@ fn count_after(
         }
         count += 1;
     }
+    Ok(count)
+}
+
+/// How many keys under `prefix` after `last` were alive at `revision`, from
+/// the history (each key's newest version at or before it is not a tombstone).
+fn count_after_at(
+    history: &ReadOnlyTable<HistoryKey, HistoryValue>,
+    prefix: &str,
+    last: &str,
+    revision: u64,
+) -> Result<u64, StorageError> {
+    let mut count = 0;
+    // The key being scanned and whether its newest version so far is alive.
+    let mut current: Option<(String, bool)> = None;
+    for row in history
+        .range::<(&str, u64)>((Bound::Excluded((last, u64::MAX)), Bound::Unbounded))
+        .map_err(db_err)?
+    {
+        let (k, v) = row.map_err(db_err)?;
+        let (key, rev) = k.value();
+        if !key.starts_with(prefix) {
+            break;
+        }
+        if current.as_ref().is_some_and(|(k, _)| k != key) {
+            count += u64::from(current.take().is_some_and(|(_, alive)| alive));
+        }
+        if rev <= revision {
+            let alive = !v.value().0;
+            match &mut current {
+                Some((k, a)) if k == key => *a = alive,
+                _ => current = Some((key.to_owned(), alive)),
+            }
+        }
+    }
+    count += u64::from(current.is_some_and(|(_, alive)| alive));
     Ok(count)
 }

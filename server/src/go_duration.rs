@@ -3,6 +3,47 @@
 //! (`300ms`, `1.5h`, `2h45m`); units `ns`, `us` (or `µs`, `μs`), `ms`, `s`, `m`,
 //! `h`. Errors are Go's texts, which kube-apiserver passes on to the client.
 
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::api_error::{ApiError, ApiResult};
+
+/// The `timeout` query parameter of any request: `None` when absent or empty
+/// (zero or negative reads as zero: the server's own bound), a 400 in
+/// upstream's words when it is no Go duration.
+pub fn request_timeout(value: Option<&str>) -> ApiResult<Option<Duration>> {
+    let Some(text) = value.filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    let nanos = parse(text).map_err(|e| {
+        ApiError::bad_request(format!(
+            "invalid timeout specified in the request URL - {e}"
+        ))
+    })?;
+    Ok(Some(Duration::from_nanos(
+        u64::try_from(nanos).unwrap_or(0),
+    )))
+}
+
+/// A filter in front of every path (kube-apiserver's WithRequestDeadline): a
+/// request whose `timeout` does not parse gets a 400 whatever it asks for.
+pub async fn check_timeout(request: Request, next: Next) -> Response {
+    let timeout = request.uri().query().and_then(|query| {
+        serde_urlencoded::from_str::<Vec<(String, String)>>(query)
+            .ok()?
+            .into_iter()
+            .find(|(key, _)| key == "timeout")
+            .map(|(_, value)| value)
+    });
+    if let Err(e) = request_timeout(timeout.as_deref()) {
+        return e.into_response();
+    }
+    next.run(request).await
+}
+
 /// Nanoseconds of a duration, or Go's error text.
 pub fn parse(text: &str) -> Result<i128, String> {
     let invalid = || format!("time: invalid duration {text:?}");
@@ -19,11 +60,15 @@ pub fn parse(text: &str) -> Result<i128, String> {
     }
     let mut total: i128 = 0;
     while !rest.is_empty() {
-        let whole_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let whole_end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let (whole, after) = rest.split_at(whole_end);
         let (fraction, after) = match after.strip_prefix('.') {
             Some(after) => {
-                let end = after.find(|c: char| !c.is_ascii_digit()).unwrap_or(after.len());
+                let end = after
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(after.len());
                 after.split_at(end)
             }
             None => ("", after),
@@ -88,9 +133,18 @@ mod tests {
 
     #[test]
     fn errors_in_go_words() {
-        assert_eq!(parse("invalid"), Err(r#"time: invalid duration "invalid""#.into()));
-        assert_eq!(parse("1"), Err(r#"time: missing unit in duration "1""#.into()));
-        assert_eq!(parse("1x"), Err(r#"time: unknown unit "x" in duration "1x""#.into()));
+        assert_eq!(
+            parse("invalid"),
+            Err(r#"time: invalid duration "invalid""#.into())
+        );
+        assert_eq!(
+            parse("1"),
+            Err(r#"time: missing unit in duration "1""#.into())
+        );
+        assert_eq!(
+            parse("1x"),
+            Err(r#"time: unknown unit "x" in duration "1x""#.into())
+        );
         assert_eq!(parse(""), Err(r#"time: invalid duration """#.into()));
         assert_eq!(parse("-"), Err(r#"time: invalid duration "-""#.into()));
         assert_eq!(parse("."), Err(r#"time: invalid duration ".""#.into()));
