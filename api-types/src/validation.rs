@@ -184,6 +184,19 @@ pub(crate) fn domain_prefixed_path(value: &str, path: &FieldPath, errs: &mut Fie
     }
 }
 
+/// `ValidatePathSegmentName` (`IsPathSegmentName`): a name that can be one
+/// segment of a URL path (a role's, a scale target's).
+pub(crate) fn path_segment_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
+    if name == "." || name == ".." {
+        errs.invalid(path.clone(), name, &format!("may not be '{name}'"));
+    }
+    for bad in ["/", "%"] {
+        if name.contains(bad) {
+            errs.invalid(path.clone(), name, &format!("may not contain '{bad}'"));
+        }
+    }
+}
+
 /// `ValidateNonnegativeField`.
 pub(crate) fn nonnegative(value: Option<i64>, path: &FieldPath, errs: &mut FieldErrors) {
     if let Some(n) = value

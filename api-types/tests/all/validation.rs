@@ -519,8 +519,6 @@ upstream_cases!(CronJob, "batch":
     cronjob_tz_update,
 );
 
-upstream_cases!(PodDisruptionBudget, "policy": pdb_negative, pdb_percent, pdb_values);
-
 upstream_cases!(ConfigMap, "core": configmap_immutable, configmap_keys);
 
 upstream_cases!(Secret, "core":
@@ -543,20 +541,6 @@ upstream_cases!(Node, "core":
 );
 
 upstream_cases!(Namespace, "core": namespace_finalizers);
-
-upstream_cases!(Role, "rbac": role_rules);
-
-upstream_cases!(ClusterRole, "rbac": clusterrole_rules);
-
-upstream_cases!(RoleBinding, "rbac": rolebinding_refs, rolebinding_update);
-
-upstream_cases!(PriorityClass, "scheduling": priorityclass_update, priorityclass_value);
-
-upstream_cases!(Lease, "coordination": lease_spec);
-
-upstream_cases!(Ingress, "networking": ingress_default_backend, ingress_rules);
-
-upstream_cases!(NetworkPolicy, "networking": networkpolicy_spec);
 
 // `core/pv_update_affinity` is recorded but not run: upstream's message
 // prints a Go pointer (`core.VolumeNodeAffinity{Required:(*core.NodeSelector)(0xc...)}`).
@@ -582,3 +566,8 @@ upstream_cases!(PersistentVolume, "core":
 );
 
 upstream_cases!(ReplicationController, "core": rc_spec);
+
+// The cases of the smaller API groups (networking, policy, RBAC, storage,
+// scheduling, coordination, discovery, node, autoscaling, events).
+#[path = "validation/upstream_apis.rs"]
+mod upstream_apis;

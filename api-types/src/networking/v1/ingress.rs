@@ -29,8 +29,10 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Addresses the load balancer serves the ingress on."),
     printer_column(name = "Ports", type = "string", json_path = ".spec.tls",
         description = "Ports the ingress is served on (443 only with TLS)."),
-    table_cells = ingress_cells
+    table_cells = ingress_cells,
+    validate_update = super::validation::ingress::validate_ingress_update
 )]
+#[api(validate = super::validation::ingress::validate_ingress)]
 pub struct Ingress {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -49,7 +51,7 @@ pub struct Ingress {
 /// What an ingress routes and how.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
-#[api(validate = super::validation::validate_ingress_spec)]
+#[api(validate = super::validation::ingress::validate_ingress_spec)]
 pub struct IngressSpec {
     /// Name of the IngressClass whose controller serves this ingress; unset
     /// means the default class, if any.
@@ -175,7 +177,8 @@ pub struct HTTPIngressRuleValue {
     /// The paths and where their requests go. Go writes `null` for an unset
     /// list.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    // Required by the spec hook (`validateHTTPIngressRuleValue`).
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub paths: Option<Vec<HTTPIngressPath>>,
 }

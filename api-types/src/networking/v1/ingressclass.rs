@@ -20,7 +20,8 @@ use crate::go_json::{null_as_default, omitempty};
         description = "The controller implementing the class."),
     printer_column(name = "Parameters", type = "string", json_path = ".spec.parameters",
         description = "Object holding the controller's settings for the class."),
-    table_cells = ingressclass_cells
+    table_cells = ingressclass_cells,
+    validate_update = super::validation::ingressclass::validate_ingress_class_update
 )]
 pub struct IngressClass {
     /// Name, labels and other metadata; the annotation
@@ -37,6 +38,7 @@ pub struct IngressClass {
 /// The controller of an ingress class and its settings.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::ingressclass::validate_ingress_class_spec)]
 pub struct IngressClassSpec {
     /// Name of the controller, a domain-prefixed path such as
     /// `example.com/ingress-controller` (at most 250 characters). Immutable.
@@ -60,12 +62,12 @@ pub struct IngressClassParametersReference {
     pub api_group: Option<String>,
     /// Kind of the object.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub kind: String,
     /// Name of the object.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub name: String,
     /// `Cluster` (the default) or `Namespace`.

@@ -37,7 +37,7 @@ pub struct NetworkPolicy {
 /// The pods a network policy applies to and the traffic it allows them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
-#[api(validate = super::validation::validate_network_policy_spec)]
+#[api(validate = super::validation::networkpolicy::validate_network_policy_spec)]
 pub struct NetworkPolicySpec {
     /// Pods of the policy's namespace it applies to; empty selects them all.
     #[serde(default, deserialize_with = "null_as_default")]

@@ -8,7 +8,8 @@ use super::clusterrolebinding::ClusterRoleBinding;
 use super::role::{PolicyRule, Role};
 use super::rolebinding::{RoleBinding, RoleRef, Subject};
 use crate::validation::{
-    GoSelector, GoStrings, dns1123_subdomain, selector_converts, validate_label_selector,
+    GoStrings, Raw, dns1123_subdomain, path_segment_name, selector_converts,
+    validate_label_selector,
 };
 
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
@@ -80,24 +81,13 @@ pub(crate) fn validate_cluster_role(role: &ClusterRole, path: &FieldPath, errs: 
         for (i, selector) in selectors.iter().enumerate() {
             validate_label_selector(selector, &selectors_path.index(i), errs);
             if !selector_converts(selector) {
+                // Upstream prints the selector it failed to build: none.
                 errs.invalid(
                     selectors_path.index(i),
-                    GoSelector(selector),
+                    Raw("\"null\""),
                     "invalid label selector.",
                 );
             }
-        }
-    }
-}
-
-/// `ValidatePathSegmentName`: the name of a role.
-fn path_segment_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
-    if name == "." || name == ".." {
-        errs.invalid(path.clone(), name, &format!("may not be '{name}'"));
-    }
-    for bad in ["/", "%"] {
-        if name.contains(bad) {
-            errs.invalid(path.clone(), name, &format!("may not contain '{bad}'"));
         }
     }
 }

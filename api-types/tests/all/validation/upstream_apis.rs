@@ -1,0 +1,63 @@
+//! The recorded upstream cases of the API groups beyond core, apps and
+//! batch: one `upstream_cases!` list per kind, as in `validation.rs`.
+
+use super::upstream;
+use kapi_api_types::coordination::v1::Lease;
+use kapi_api_types::networking::v1::{Ingress, IngressClass, NetworkPolicy};
+use kapi_api_types::policy::v1::PodDisruptionBudget;
+use kapi_api_types::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use kapi_api_types::scheduling::v1::PriorityClass;
+
+upstream_cases!(NetworkPolicy, "networking":
+    networkpolicy_spec,
+    networkpolicy_except,
+    networkpolicy_policy_types,
+    networkpolicy_ports,
+);
+
+upstream_cases!(Ingress, "networking":
+    ingress_default_backend,
+    ingress_rules,
+    ingress_empty,
+    ingress_class_annotation,
+    ingress_resource,
+);
+
+upstream_cases!(IngressClass, "networking":
+    ingressclass_params,
+    ingressclass_scope,
+    ingressclass_cluster_ns,
+    ingressclass_update,
+);
+
+// `policy/pdb_both` is recorded but not run: upstream prints the spec with
+// Go pointers (`MinAvailable:(*intstr.IntOrString)(0xc...)`); we print the
+// values.
+upstream_cases!(PodDisruptionBudget, "policy":
+    pdb_negative,
+    pdb_percent,
+    pdb_values,
+    pdb_percent_forms,
+    pdb_selector,
+);
+
+upstream_cases!(Role, "rbac": role_rules);
+
+upstream_cases!(ClusterRole, "rbac":
+    clusterrole_rules,
+    clusterrole_aggregation,
+    clusterrole_aggregation_empty,
+);
+
+upstream_cases!(RoleBinding, "rbac": rolebinding_refs, rolebinding_update, rolebinding_subjects);
+
+upstream_cases!(ClusterRoleBinding, "rbac": clusterrolebinding_refs, clusterrolebinding_update);
+
+upstream_cases!(PriorityClass, "scheduling":
+    priorityclass_update,
+    priorityclass_value,
+    priorityclass_system,
+    priorityclass_system_value,
+);
+
+upstream_cases!(Lease, "coordination": lease_spec, lease_negative);
