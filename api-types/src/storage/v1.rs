@@ -5,6 +5,7 @@ pub mod csinode;
 pub mod csistoragecapacity;
 mod defaults;
 pub mod storageclass;
+mod validation;
 pub mod volume_attachment;
 
 pub use csidriver::CSIDriver;

@@ -22,9 +22,10 @@ pub struct TopologySelectorTerm {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct TopologySelectorLabelRequirement {
-    /// The label key, e.g. `topology.kubernetes.io/zone`.
+    /// The label key, e.g. `topology.kubernetes.io/zone` (a label name, which
+    /// the storage class hook checks, even empty).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub key: String,
     /// Accepted values of the label; any one of them matches. Go writes `null`

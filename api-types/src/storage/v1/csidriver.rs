@@ -33,7 +33,8 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Whether volumes are published again periodically."),
     printer_column(name = "Modes", type = "string", json_path = ".spec.volumeLifecycleModes",
         description = "Volume lifecycle modes the driver supports."),
-    table_cells = csidriver_cells
+    table_cells = csidriver_cells,
+    validate_update = super::validation::csi::validate_csi_driver_update
 )]
 pub struct CSIDriver {
     /// Name (the driver's name, at most 63 characters) and other metadata.
@@ -47,11 +48,12 @@ pub struct CSIDriver {
     pub spec: CSIDriverSpec,
 }
 
-/// The behaviour of a CSI driver's volumes. All fields but `requiresRepublish`,
-/// `tokenRequests` and `seLinuxMount` are immutable.
+/// The behaviour of a CSI driver's volumes. `attachRequired` and
+/// `volumeLifecycleModes` are immutable.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::default_csi_driver_spec)]
+#[api(validate = super::validation::csi::validate_csi_driver_spec)]
 pub struct CSIDriverSpec {
     /// Whether volumes need an attach step (a VolumeAttachment, and the
     /// driver's ControllerPublishVolume) before mounting; true by default.

@@ -37,6 +37,7 @@ pub struct CSINode {
 /// The CSI drivers of a node.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::csi::validate_csi_node_spec)]
 pub struct CSINodeSpec {
     /// One entry per driver registered on the node, keyed by driver name; an
     /// empty list means none (or none yet). Go writes `null` for an unset list.

@@ -33,8 +33,10 @@ use crate::go_json::omitempty;
     printer_column(name = "AllowVolumeExpansion", type = "boolean",
         json_path = ".allowVolumeExpansion",
         description = "Whether claims of this class may be resized."),
-    table_cells = storageclass_cells
+    table_cells = storageclass_cells,
+    validate_update = super::validation::storageclass::validate_storage_class_update
 )]
+#[api(validate = super::validation::storageclass::validate_storage_class)]
 pub struct StorageClass {
     /// Name, labels and other metadata.
     #[serde(default)]

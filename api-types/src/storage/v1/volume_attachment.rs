@@ -33,7 +33,8 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Whether the attachment succeeded."),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
         description = "Time since the attachment was requested."),
-    table_cells = volume_attachment_cells
+    table_cells = volume_attachment_cells,
+    validate_update = super::validation::volume_attachment::validate_volume_attachment_update
 )]
 pub struct VolumeAttachment {
     /// Name, labels and other metadata.
@@ -54,6 +55,7 @@ pub struct VolumeAttachment {
 /// What to attach where.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::volume_attachment::validate_volume_attachment_spec)]
 pub struct VolumeAttachmentSpec {
     /// Name of the volume driver that must handle the attachment.
     #[serde(default)]
@@ -65,9 +67,9 @@ pub struct VolumeAttachmentSpec {
     #[api(proto = 2)]
     #[api(required)]
     pub source: VolumeAttachmentSource,
-    /// Node to attach the volume to.
+    /// Node to attach the volume to (a name the spec hook checks, even empty).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub node_name: String,
 }

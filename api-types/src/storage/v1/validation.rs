@@ -1,0 +1,5 @@
+//! The checks of pkg/apis/storage/validation, one module per kind.
+
+pub(super) mod csi;
+pub(super) mod storageclass;
+pub(super) mod volume_attachment;
