@@ -197,6 +197,51 @@ pub(crate) fn path_segment_name(name: &str, path: &FieldPath, errs: &mut FieldEr
     }
 }
 
+/// `ValidateNonSpecialIP` once `ip` parsed as `addr`: not unspecified,
+/// loopback or link-local (the addresses of endpoints and external IPs).
+pub(crate) fn special_ip(
+    addr: std::net::IpAddr,
+    ip: &str,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    use std::net::IpAddr;
+    if addr.is_unspecified() {
+        errs.invalid(path.clone(), ip, &format!("may not be unspecified ({ip})"));
+    }
+    if addr.is_loopback() {
+        errs.invalid(
+            path.clone(),
+            ip,
+            "may not be in the loopback range (127.0.0.0/8, ::1/128)",
+        );
+    }
+    let (link_local, link_local_multicast) = match addr {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            (v4.is_link_local(), o[0] == 224 && o[1] == 0 && o[2] == 0)
+        }
+        IpAddr::V6(v6) => {
+            let s = v6.segments();
+            (s[0] & 0xffc0 == 0xfe80, s[0] & 0xff0f == 0xff02)
+        }
+    };
+    if link_local {
+        errs.invalid(
+            path.clone(),
+            ip,
+            "may not be in the link-local range (169.254.0.0/16, fe80::/10)",
+        );
+    }
+    if link_local_multicast {
+        errs.invalid(
+            path.clone(),
+            ip,
+            "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)",
+        );
+    }
+}
+
 /// `ValidateNonnegativeField`.
 pub(crate) fn nonnegative(value: Option<i64>, path: &FieldPath, errs: &mut FieldErrors) {
     if let Some(n) = value

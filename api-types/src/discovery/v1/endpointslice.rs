@@ -25,8 +25,10 @@ use crate::go_json::{null_as_default, omitempty};
         description = "The ports, by number or name (first three)."),
     printer_column(name = "Endpoints", type = "string", json_path = ".endpoints",
         description = "Addresses of the endpoints (first three)."),
-    table_cells = endpointslice_cells
+    table_cells = endpointslice_cells,
+    validate_update = super::validation::validate_endpoint_slice_update
 )]
+#[api(validate = super::validation::validate_endpoint_slice)]
 pub struct EndpointSlice {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -58,7 +60,7 @@ pub struct Endpoint {
     /// Addresses of the endpoint, of the slice's address type; consumers use
     /// the first. At least one, at most 100. Go writes `null` for an unset list.
     #[serde(default)]
-    #[api(required, list_type = "set")]
+    #[api(schema_required, list_type = "set")]
     #[api(proto = 1)]
     pub addresses: Option<Vec<String>>,
     /// Whether the endpoint is ready, serving and terminating.
@@ -129,9 +131,9 @@ pub struct EndpointHints {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct ForZone {
-    /// Name of the zone.
+    /// Name of the zone (not checked, even empty).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
 }

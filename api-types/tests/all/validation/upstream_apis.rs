@@ -3,6 +3,7 @@
 
 use super::upstream;
 use kapi_api_types::coordination::v1::Lease;
+use kapi_api_types::discovery::v1::EndpointSlice;
 use kapi_api_types::networking::v1::{Ingress, IngressClass, NetworkPolicy};
 use kapi_api_types::policy::v1::PodDisruptionBudget;
 use kapi_api_types::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -76,3 +77,11 @@ upstream_cases!(PriorityClass, "scheduling":
 );
 
 upstream_cases!(Lease, "coordination": lease_spec, lease_negative);
+
+upstream_cases!(EndpointSlice, "discovery":
+    endpointslice_type,
+    endpointslice_ports,
+    endpointslice_endpoints,
+    endpointslice_fqdn,
+    endpointslice_update,
+);

@@ -268,7 +268,8 @@ fn service_port<'a>(
     }
 }
 
-/// `ValidateNonSpecialIP` after the address parses.
+/// `ValidateNonSpecialIP` with the message of `IsValidIP` for an address
+/// that does not parse.
 fn external_ip(ip: &str, path: &FieldPath, errs: &mut FieldErrors) {
     let Ok(addr) = ip.parse::<IpAddr>() else {
         errs.invalid(
@@ -278,40 +279,7 @@ fn external_ip(ip: &str, path: &FieldPath, errs: &mut FieldErrors) {
         );
         return;
     };
-    if addr.is_unspecified() {
-        errs.invalid(path.clone(), ip, &format!("may not be unspecified ({ip})"));
-    }
-    if addr.is_loopback() {
-        errs.invalid(
-            path.clone(),
-            ip,
-            "may not be in the loopback range (127.0.0.0/8, ::1/128)",
-        );
-    }
-    let (link_local, link_local_multicast) = match addr {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            (v4.is_link_local(), o[0] == 224 && o[1] == 0 && o[2] == 0)
-        }
-        IpAddr::V6(v6) => {
-            let s = v6.segments();
-            (s[0] & 0xffc0 == 0xfe80, s[0] & 0xff0f == 0xff02)
-        }
-    };
-    if link_local {
-        errs.invalid(
-            path.clone(),
-            ip,
-            "may not be in the link-local range (169.254.0.0/16, fe80::/10)",
-        );
-    }
-    if link_local_multicast {
-        errs.invalid(
-            path.clone(),
-            ip,
-            "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)",
-        );
-    }
+    crate::validation::special_ip(addr, ip, path, errs);
 }
 
 /// Node ports only outside `ClusterIP` services; no two ports (or node ports)

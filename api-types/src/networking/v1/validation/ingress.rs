@@ -3,12 +3,12 @@
 use std::net::IpAddr;
 
 use kapi_runtime::validation::{
-    FieldErrorKind, FieldErrors, FieldPath, dns1035_label_errors, dns1123_subdomain_errors, port_name_errors,
-    port_number_errors,
+    FieldErrorKind, FieldErrors, FieldPath, dns1035_label_errors, dns1123_subdomain_errors,
+    port_name_errors, port_number_errors,
 };
 
-use super::super::ingress::{HTTPIngressPath, IngressBackend, IngressSpec};
 use super::super::ingress::Ingress;
+use super::super::ingress::{HTTPIngressPath, IngressBackend, IngressSpec};
 use crate::core::v1::reference::TypedLocalObjectReference;
 use crate::validation::{Raw, dns1123_subdomain, path_segment_name};
 
@@ -186,11 +186,7 @@ fn ingress_backend(backend: &IngressBackend, path: &FieldPath, errs: &mut FieldE
 /// `validateIngressTypedLocalObjectReference`: a resource backend. Its kind
 /// and name are required by the field rules of the reference; the ingress
 /// says why (`kind is required`), as kube-apiserver 1.32 answers.
-fn typed_local_ref(
-    resource: &TypedLocalObjectReference,
-    path: &FieldPath,
-    errs: &mut FieldErrors,
-) {
+fn typed_local_ref(resource: &TypedLocalObjectReference, path: &FieldPath, errs: &mut FieldErrors) {
     if let Some(group) = resource.api_group.as_deref() {
         dns1123_subdomain(group, &path.child("apiGroup"), errs);
     }

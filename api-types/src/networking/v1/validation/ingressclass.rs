@@ -48,10 +48,9 @@ fn parameters(params: &IngressClassParametersReference, path: &FieldPath, errs: 
     };
     let namespace_path = path.child("namespace");
     match (scope, params.namespace.as_deref()) {
-        ("Namespace", None) => errs.required(
-            namespace_path,
-            "`parameters.scope` is set to 'Namespace'",
-        ),
+        ("Namespace", None) => {
+            errs.required(namespace_path, "`parameters.scope` is set to 'Namespace'")
+        }
         ("Namespace", Some(namespace)) => {
             for detail in dns1123_label_errors(namespace) {
                 errs.invalid(namespace_path.clone(), namespace, &detail);

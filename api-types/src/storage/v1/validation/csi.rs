@@ -97,7 +97,10 @@ pub(crate) fn validate_csi_driver_update(
 ) {
     let spec_path = path.child("spec");
     if new.spec.attach_required != old.spec.attach_required {
-        let value = new.spec.attach_required.map_or("<nil>".to_owned(), |b| b.to_string());
+        let value = new
+            .spec
+            .attach_required
+            .map_or("<nil>".to_owned(), |b| b.to_string());
         errs.invalid(
             spec_path.child("attachedRequired"),
             crate::validation::Raw(&value),

@@ -15,7 +15,11 @@ const MAX_PARAMETERS_SIZE: usize = 256 * 1024;
 
 /// The `StorageClass` hook. An empty provisioner is the field rule's
 /// `Required`.
-pub(crate) fn validate_storage_class(class: &StorageClass, path: &FieldPath, errs: &mut FieldErrors) {
+pub(crate) fn validate_storage_class(
+    class: &StorageClass,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
     if !class.provisioner.is_empty() {
         // Upstream checks, and prints, the lowercased name.
         let lower = class.provisioner.to_lowercase();

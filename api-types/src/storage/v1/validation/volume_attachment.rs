@@ -32,7 +32,11 @@ pub(crate) fn validate_volume_attachment_spec(
     }
     // `ValidateVolumeAttachmentV1`: a persistent volume's name.
     if let Some(name) = &source.persistent_volume_name {
-        dns1123_subdomain(name, &path.child("source").child("persistentVolumeName"), errs);
+        dns1123_subdomain(
+            name,
+            &path.child("source").child("persistentVolumeName"),
+            errs,
+        );
     }
     dns1123_subdomain(&spec.node_name, &path.child("nodeName"), errs);
     let attacher_path = path.child("attacher");
