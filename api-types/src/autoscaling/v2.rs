@@ -2,5 +2,6 @@
 
 pub mod horizontalpodautoscaler;
 pub mod metric;
+mod validation;
 
 pub use horizontalpodautoscaler::HorizontalPodAutoscaler;

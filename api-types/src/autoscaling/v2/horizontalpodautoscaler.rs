@@ -55,6 +55,7 @@ pub struct HorizontalPodAutoscaler {
 /// The desired behaviour of an autoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_hpa_spec)]
 pub struct HorizontalPodAutoscalerSpec {
     /// The object whose replica count is set (it must serve `/scale`).
     #[serde(default, deserialize_with = "null_as_default")]
@@ -146,7 +147,7 @@ pub struct HPAScalingRules {
 pub struct HPAScalingPolicy {
     /// `Pods` (an absolute count) or `Percent` (of the current replicas).
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// The size of the change allowed; greater than zero.

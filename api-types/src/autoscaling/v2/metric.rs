@@ -16,7 +16,7 @@ use crate::go_json::null_as_default;
 pub struct MetricSpec {
     /// The source: `Object`, `Pods`, `Resource`, `ContainerResource` or `External`.
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// A metric describing one other object of the namespace (`type: Object`).
@@ -87,7 +87,7 @@ pub struct PodsMetricSource {
 pub struct ResourceMetricSource {
     /// The resource, e.g. `cpu` or `memory`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
     /// `Utilization` (percent of the pods' requests) or `AverageValue`.
@@ -103,7 +103,7 @@ pub struct ResourceMetricSource {
 pub struct ContainerResourceMetricSource {
     /// The resource, e.g. `cpu` or `memory`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
     /// `Utilization` (percent of the container's request) or `AverageValue`.
@@ -113,7 +113,7 @@ pub struct ContainerResourceMetricSource {
     pub target: MetricTarget,
     /// Name of the container whose usage counts.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub container: String,
 }
@@ -142,7 +142,7 @@ pub struct ExternalMetricSource {
 pub struct MetricIdentifier {
     /// The metric's name.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
     /// Labels of the series to use; without one, the metrics adapter picks.
@@ -158,7 +158,7 @@ pub struct MetricIdentifier {
 pub struct MetricTarget {
     /// `Utilization`, `Value` or `AverageValue`: which of the fields below applies.
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// The metric's total value to aim for.

@@ -2,6 +2,7 @@
 //! batch: one `upstream_cases!` list per kind, as in `validation.rs`.
 
 use super::upstream;
+use kapi_api_types::autoscaling::v2::HorizontalPodAutoscaler;
 use kapi_api_types::coordination::v1::Lease;
 use kapi_api_types::discovery::v1::EndpointSlice;
 use kapi_api_types::networking::v1::{Ingress, IngressClass, NetworkPolicy};
@@ -84,4 +85,11 @@ upstream_cases!(EndpointSlice, "discovery":
     endpointslice_endpoints,
     endpointslice_fqdn,
     endpointslice_update,
+);
+
+upstream_cases!(HorizontalPodAutoscaler, "autoscaling":
+    hpa_spec,
+    hpa_min_max,
+    hpa_metrics,
+    hpa_behavior,
 );

@@ -34,10 +34,46 @@ fn overcommit_allowed(name: &str) -> bool {
     is_native(name) && !is_hugepages(name)
 }
 
-/// `validateContainerResourceName`.
-fn resource_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
+/// Names a resource may have without a domain (`IsStandardResourceName`,
+/// besides huge pages): the compute resources, as such and as quota
+/// requests and limits, and the object counts and storage of quotas.
+const STANDARD_RESOURCES: [&str; 20] = [
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// `validateContainerResourceName`, after `ValidateResourceName`: a
+/// qualified name, a standard one when it has no domain.
+pub(crate) fn container_resource_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
     for detail in qualified_name_errors(name) {
         errs.invalid(path.clone(), Raw(name), &detail);
+    }
+    let quota_hugepages = name.strip_prefix("requests.").unwrap_or(name);
+    if !name.contains('/') && !STANDARD_RESOURCES.contains(&name) && !is_hugepages(quota_hugepages)
+    {
+        errs.invalid(
+            path.clone(),
+            Raw(name),
+            "must be a standard resource type or fully qualified",
+        );
     }
     if !name.contains('/') {
         if !STANDARD_CONTAINER_RESOURCES.contains(&name) && !is_hugepages(name) {
@@ -79,12 +115,12 @@ pub(crate) fn validate_resources(
     let requests_path = path.child("requests");
     for (name, quantity) in limits {
         let entry = limits_path.key(name);
-        resource_name(name, &entry, errs);
+        container_resource_name(name, &entry, errs);
         resource_quantity(name, quantity, &entry, errs);
     }
     for (name, quantity) in requests {
         let entry = requests_path.key(name);
-        resource_name(name, &entry, errs);
+        container_resource_name(name, &entry, errs);
         resource_quantity(name, quantity, &entry, errs);
         match limits.get(name) {
             Some(limit) => {
