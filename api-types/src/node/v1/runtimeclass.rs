@@ -25,8 +25,10 @@ use crate::go_json::omitempty;
         type = "string",
         json_path = ".handler",
         description = "CRI handler that runs the pods."
-    )
+    ),
+    validate_update = super::validation::validate_runtime_class_update
 )]
+#[api(validate = super::validation::validate_runtime_class)]
 pub struct RuntimeClass {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -35,7 +37,7 @@ pub struct RuntimeClass {
     /// Name of the runtime handler in the node's CRI configuration (a DNS
     /// label, e.g. `runc` or `runsc`); cannot change.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub handler: String,
     /// Resources a pod of this class uses on top of its containers' requests.
@@ -63,6 +65,7 @@ pub struct Overhead {
 /// Where pods of a runtime class may run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_scheduling)]
 pub struct Scheduling {
     /// Labels nodes must have; merged with the pod's own node selector (a
     /// conflict rejects the pod).

@@ -6,6 +6,7 @@ use kapi_api_types::autoscaling::v2::HorizontalPodAutoscaler;
 use kapi_api_types::coordination::v1::Lease;
 use kapi_api_types::discovery::v1::EndpointSlice;
 use kapi_api_types::networking::v1::{Ingress, IngressClass, NetworkPolicy};
+use kapi_api_types::node::v1::RuntimeClass;
 use kapi_api_types::policy::v1::PodDisruptionBudget;
 use kapi_api_types::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kapi_api_types::scheduling::v1::PriorityClass;
@@ -85,6 +86,12 @@ upstream_cases!(EndpointSlice, "discovery":
     endpointslice_endpoints,
     endpointslice_fqdn,
     endpointslice_update,
+);
+
+upstream_cases!(RuntimeClass, "node":
+    runtimeclass_handler,
+    runtimeclass_overhead,
+    runtimeclass_update,
 );
 
 upstream_cases!(HorizontalPodAutoscaler, "autoscaling":
