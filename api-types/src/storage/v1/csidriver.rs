@@ -110,9 +110,10 @@ pub struct CSIDriverSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenRequest {
-    /// Audience of the token; empty means the API server's audiences.
+    /// Audience of the token; empty means the API server's audiences (so
+    /// required in the schema, but not checked).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub audience: String,
     /// Validity of the token in seconds; the service account token default
