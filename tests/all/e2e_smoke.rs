@@ -2,7 +2,7 @@
 //! that pass on the reference control plane), run through `e2e/run` against this
 //! build's kapi with the real kube-controller-manager and kube-scheduler: the
 //! smoke subset of `e2e/smoke.txt`. The whole list is run with `e2e/run` by hand
-//! (it takes 20-40 minutes); this keeps CI from losing what it proved.
+//! (about 10 minutes on two cores); this keeps CI from losing what it proved.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -184,7 +184,10 @@ fn configmap_lifecycle_with_kubectl() {
         "--field-selector",
         "data.color=blue",
     ]);
-    assert!(err.contains("field label not supported"), "{err}");
+    assert!(
+        err.contains(r#""data.color" is not a known field selector: only "metadata.name", "metadata.namespace""#),
+        "{err}"
+    );
 
     // label, annotate, patch (merge and JSON).
     assert!(

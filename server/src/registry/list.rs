@@ -175,7 +175,13 @@ impl Registry {
 /// Parses a resourceVersion parameter.
 pub fn parse_rv(rv: &str) -> ApiResult<u64> {
     rv.parse()
-        .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
+        .map_err(|_| {
+            // kube-apiserver's text (which it sends as a 500; a client's
+            // mistake is a 400 here).
+            ApiError::bad_request(format!(
+                "resourceVersion: Invalid value: {rv:?}: strconv.ParseUint: parsing {rv:?}: invalid syntax"
+            ))
+        })
 }
 
 /// Rejects field selectors on fields the kind does not select on, in
