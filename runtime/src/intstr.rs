@@ -60,20 +60,25 @@ impl fmt::Display for IntOrString {
 /// resource.Quantity, in the text form the client sent (`500m`, `1Gi`) until
 /// defaults are applied, which rewrite it in Kubernetes' canonical form (`0.5`
 /// to `500m`, see [`crate::quantity`]); a number sent as JSON number is
-/// accepted as its decimal text.
+/// accepted as its decimal text. Text that is no quantity fails to decode, as
+/// Go's `Quantity.UnmarshalJSON` fails (kube-apiserver answers 400, not 422).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct Quantity(pub String);
 
 impl<'de> Deserialize<'de> for Quantity {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(s) => Ok(Quantity(s)),
-            serde_json::Value::Number(n) => Ok(Quantity(n.to_string())),
-            _ => Err(serde::de::Error::custom(
+        let text = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => s.trim().to_owned(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => String::new(),
+        };
+        if !is_quantity(&text) {
+            return Err(serde::de::Error::custom(
                 "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
-            )),
+            ));
         }
+        Ok(Quantity(text))
     }
 }
 

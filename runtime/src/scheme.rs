@@ -147,6 +147,13 @@ impl<T: Resource> Typed<T> {
     const OPS: &'static dyn KindOps = &Typed::<T>(PhantomData);
 }
 
+/// A decode error as Go's decoder words it: without serde_json's position.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&position).map_or(text.clone(), str::to_owned)
+}
+
 /// Whether a path serde_ignored reports is the type meta every body carries.
 fn is_type_meta(path: &serde_ignored::Path<'_>) -> bool {
     matches!(
@@ -165,8 +172,8 @@ impl<T: Resource> KindOps for Typed<T> {
                 unknown_fields.push(json_path(&path));
             }
         })
-        .map_err(|e| e.to_string())?;
-        de.end().map_err(|e| e.to_string())?;
+        .map_err(|e| without_position(&e))?;
+        de.end().map_err(|e| without_position(&e))?;
         Ok(Decoded {
             object: Box::new(typed),
             unknown_fields,

@@ -580,6 +580,15 @@ fn heartbeat(api: &Api, node: &str, started: &jiff::Timestamp) {
     );
 }
 
+/// A pod's address in 10.244.0.0/16, from its uid (distinct enough for the
+/// few pods of a test).
+fn pod_ip(uid: &str) -> String {
+    let hash = uid
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    format!("10.244.{}.{}", (hash >> 8) % 256, hash % 254 + 1)
+}
+
 /// Starts the Pods bound to the nodes (a Job's run to completion) and
 /// confirms the deletion of those being deleted.
 fn run_pods(api: &Api) {
@@ -625,10 +634,13 @@ fn run_pods(api: &Api) {
             .collect();
         let ready = if job { "False" } else { "True" };
         let condition = |type_: &str, status: &str| json!({"type": type_, "status": status, "lastProbeTime": null, "lastTransitionTime": at});
+        // A pod network address of its own, as a network plugin gives: an
+        // EndpointSlice may not hold loopback addresses (upstream refuses them).
+        let pod_ip = pod_ip(meta["uid"].as_str().unwrap_or_default());
         let status = json!({"status": {
             "phase": if job { "Succeeded" } else { "Running" },
             "hostIP": "127.0.0.1", "hostIPs": [{"ip": "127.0.0.1"}],
-            "podIP": "127.0.0.1", "podIPs": [{"ip": "127.0.0.1"}],
+            "podIP": pod_ip, "podIPs": [{"ip": pod_ip}],
             "startTime": at,
             "conditions": [condition("PodReadyToStartContainers", "True"),
                 condition("Initialized", "True"), condition("Ready", ready),

@@ -199,9 +199,14 @@ async fn losing_etcd_members_loses_no_acknowledged_write() {
     assert!(code >= 500, "{code} {status}");
     let status: serde_json::Value = serde_json::from_str(&status).unwrap();
     assert_eq!(status["kind"], "Status", "{status}");
-    let ready =
-        tokio::task::block_in_place(|| http_get(server.address, "/readyz")).map(|(code, _)| code);
-    assert_eq!(ready, Some(503), "/readyz reports the outage");
+    // A failed check is a 500 listing the checks, as k8s.io/apiserver's healthz.
+    let ready = tokio::task::block_in_place(|| http_get(server.address, "/readyz?verbose"));
+    let (code, body) = ready.expect("an answer from /readyz");
+    assert_eq!(code, 500, "/readyz reports the outage: {body}");
+    assert!(
+        body.contains("[-]etcd failed: reason withheld") && body.ends_with("readyz check failed\n"),
+        "{body}"
+    );
 
     // etcd comes back; kapi recovers by itself.
     etcd.spawn(0);

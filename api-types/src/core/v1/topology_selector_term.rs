@@ -22,8 +22,8 @@ pub struct TopologySelectorTerm {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct TopologySelectorLabelRequirement {
-    /// The label key, e.g. `topology.kubernetes.io/zone` (a label name, which
-    /// the storage class hook checks, even empty).
+    /// The label key, e.g. `topology.kubernetes.io/zone`.
+    // Checked as a label name by the StorageClass hook, even when empty.
     #[serde(default)]
     #[api(schema_required)]
     #[api(proto = 1)]

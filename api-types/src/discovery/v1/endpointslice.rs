@@ -131,7 +131,7 @@ pub struct EndpointHints {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct ForZone {
-    /// Name of the zone (not checked, even empty).
+    /// Name of the zone.
     #[serde(default)]
     #[api(schema_required)]
     #[api(proto = 1)]

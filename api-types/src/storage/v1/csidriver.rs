@@ -110,8 +110,8 @@ pub struct CSIDriverSpec {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenRequest {
-    /// Audience of the token; empty means the API server's audiences (so
-    /// required in the schema, but not checked).
+    /// Audience of the token; empty means the API server's audiences.
+    // Required in the schema, as upstream's, but an empty audience is valid.
     #[serde(default)]
     #[api(schema_required)]
     #[api(proto = 1)]

@@ -67,7 +67,7 @@ pub struct VolumeAttachmentSpec {
     #[api(proto = 2)]
     #[api(required)]
     pub source: VolumeAttachmentSource,
-    /// Node to attach the volume to (a name the spec hook checks, even empty).
+    /// Node to attach the volume to.
     #[serde(default)]
     #[api(schema_required)]
     #[api(proto = 3)]
