@@ -71,6 +71,8 @@ impl<'de> Deserialize<'de> for Quantity {
         let text = match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(s) => s.trim().to_owned(),
             serde_json::Value::Number(n) => n.to_string(),
+            // Go's Quantity reads null as zero.
+            serde_json::Value::Null => "0".to_owned(),
             _ => String::new(),
         };
         if !is_quantity(&text) {

@@ -151,7 +151,8 @@ impl<T: Resource> Typed<T> {
 fn without_position(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
-    text.strip_suffix(&position).map_or(text.clone(), str::to_owned)
+    text.strip_suffix(&position)
+        .map_or(text.clone(), str::to_owned)
 }
 
 /// Whether a path serde_ignored reports is the type meta every body carries.

@@ -29,16 +29,23 @@ pub fn request_timeout(value: Option<&str>) -> ApiResult<Option<Duration>> {
 }
 
 /// A filter in front of every path (kube-apiserver's WithRequestDeadline): a
-/// request whose `timeout` does not parse gets a 400 whatever it asks for.
+/// request whose `timeout` does not parse gets a 400 whatever it asks for,
+/// unless it is long-running (a watch), which the parameter does not bound.
 pub async fn check_timeout(request: Request, next: Next) -> Response {
-    let timeout = request.uri().query().and_then(|query| {
-        serde_urlencoded::from_str::<Vec<(String, String)>>(query)
-            .ok()?
-            .into_iter()
-            .find(|(key, _)| key == "timeout")
-            .map(|(_, value)| value)
-    });
-    if let Err(e) = request_timeout(timeout.as_deref()) {
+    let params: Vec<(String, String)> = request
+        .uri()
+        .query()
+        .and_then(|query| serde_urlencoded::from_str(query).ok())
+        .unwrap_or_default();
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let watch = param("watch").is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
+        || request.uri().path().contains("/watch/");
+    if !watch && let Err(e) = request_timeout(param("timeout")) {
         return e.into_response();
     }
     next.run(request).await
@@ -98,15 +105,20 @@ pub fn parse(text: &str) -> Result<i128, String> {
             whole.parse().map_err(|_| invalid())?
         };
         let mut value = whole.checked_mul(scale).ok_or_else(invalid)?;
+        // Digits past the 18th cannot change a nanosecond count (Go's
+        // leadingFraction stops there too), and keep the arithmetic bounded.
         let mut divisor: i128 = 1;
         let mut fraction_value: i128 = 0;
-        for digit in fraction.bytes().take(30) {
+        for digit in fraction.bytes().take(18) {
             fraction_value = fraction_value * 10 + i128::from(digit - b'0');
             divisor *= 10;
         }
-        value += fraction_value * scale / divisor;
+        // As Go: the fraction times the unit, in floating point.
+        value += (fraction_value as f64 * (scale as f64 / divisor as f64)) as i128;
         total = total.checked_add(value).ok_or_else(invalid)?;
-        if total > i128::from(i64::MAX) {
+        // Go allows one more nanosecond below zero (an int64's range).
+        let limit = i128::from(i64::MAX) + i128::from(negative);
+        if total > limit {
             return Err(invalid());
         }
         rest = after;
@@ -149,5 +161,19 @@ mod tests {
         assert_eq!(parse("-"), Err(r#"time: invalid duration "-""#.into()));
         assert_eq!(parse("."), Err(r#"time: invalid duration ".""#.into()));
         assert!(parse("99999999999999h").is_err());
+        assert_eq!(
+            parse("-9223372036854775808ns"),
+            Ok(-9_223_372_036_854_775_808)
+        );
+        assert!(parse("9223372036854775808ns").is_err());
+    }
+
+    #[test]
+    fn long_fractions_do_not_overflow() {
+        assert_eq!(
+            parse("1.99999999999999999999999999h"),
+            Ok(7_200_000_000_000)
+        );
+        assert_eq!(parse("0.000000000000000000000000000001s"), Ok(0));
     }
 }

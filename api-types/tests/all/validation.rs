@@ -115,7 +115,11 @@ fn a_quantity_that_does_not_parse_is_a_decode_error() {
     );
     assert!(ops.decode_value(pod(json!(""))).is_err());
     let json = serde_json::to_vec(&pod(json!("1x"))).unwrap();
-    assert_eq!(ops.decode_json(&json).unwrap_err(), error, "no position in the text");
+    assert_eq!(
+        ops.decode_json(&json).unwrap_err(),
+        error,
+        "no position in the text"
+    );
     for good in [json!("500m"), json!(" 1Gi "), json!(2), json!("1e3")] {
         assert!(ops.decode_value(pod(good.clone())).is_ok(), "{good}");
     }

@@ -86,12 +86,12 @@ async fn answer_delete(ctx: &Ctx<'_>, options: &DeleteOptions) -> ApiResult<Resp
 
 /// Handles DELETE `.../<resource>`: a list of what was deleted.
 pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
-    ctx.query.validate_list(false)?;
+    let list_options = ctx.query.checked_list_options(ctx.query.watch()?)?;
     let options = options(ctx, &body)?;
     let deleted = ctx
         .app
         .registry
-        .delete_collection(ctx.scope(), ctx.query.list_options()?, &options)
+        .delete_collection(ctx.scope(), list_options, &options)
         .await?;
     let mut response = respond::items(ctx, &kapi_runtime::meta::ListMeta::default(), &deleted)?;
     warn_orphaned_pods(ctx, &options, &mut response);

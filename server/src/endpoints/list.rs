@@ -8,12 +8,8 @@ use crate::registry::{COMPONENT_STATUS_DEPRECATED, is_component_status};
 
 /// Handles GET `.../<resource>` without `watch`.
 pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
-    ctx.query.validate_list(false)?;
-    let page = ctx
-        .app
-        .registry
-        .list(ctx.read_scope(), ctx.query.list_options()?)
-        .await?;
+    let options = ctx.query.checked_list_options(false)?;
+    let page = ctx.app.registry.list(ctx.read_scope(), options).await?;
     let mut response = respond::list(ctx, &page)?;
     if is_component_status(ctx.scope()) {
         respond::warn(&mut response, COMPONENT_STATUS_DEPRECATED);

@@ -152,10 +152,10 @@ async fn respond(
             match tokio::time::timeout(bound, request).await {
                 Ok(Ok(response)) => return response,
                 Ok(Err(e)) => e,
-                Err(_) => ApiError::timeout(format!(
-                    "the request did not complete within the allowed duration of {}",
-                    humantime_secs(bound)
-                )),
+                // kube-apiserver's words for a request cut off at its deadline.
+                Err(_) => ApiError::timeout(
+                    "Timeout: request did not complete within the allotted timeout",
+                ),
             }
         }
     };
@@ -165,16 +165,6 @@ async fn respond(
         error.into_protobuf_response()
     } else {
         error.into_response()
-    }
-}
-
-/// A bound in Go's duration form (`60s`, `1.5s`).
-fn humantime_secs(bound: std::time::Duration) -> String {
-    let millis = bound.as_millis();
-    if millis % 1000 == 0 {
-        format!("{}s", millis / 1000)
-    } else {
-        format!("{}s", bound.as_secs_f64())
     }
 }
 

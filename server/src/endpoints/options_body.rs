@@ -34,6 +34,9 @@ pub fn delete_options(headers: &HeaderMap, body: &[u8]) -> ApiResult<DeleteOptio
 }
 
 fn from_value(value: Value) -> ApiResult<DeleteOptions> {
+    if value.is_null() {
+        return Ok(DeleteOptions::default());
+    }
     if !value.is_object() {
         return Err(ApiError::bad_request(
             "invalid DeleteOptions: the body is not a JSON object",

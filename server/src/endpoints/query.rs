@@ -125,9 +125,19 @@ impl Query {
         Ok(self.orphan_dependents.as_deref().map(|v| flag(Some(v))))
     }
 
+    /// The list options of a list, watch (`watch`) or deletecollection:
+    /// decoded first (a parameter that does not parse is a 400), then checked
+    /// as upstream's `ValidateListOptions` checks them (a 422).
+    pub fn checked_list_options(&self, watch: bool) -> ApiResult<ListOptions> {
+        let options = self.list_options()?;
+        self.timeout()?;
+        self.validate_list(watch)?;
+        Ok(options)
+    }
+
     /// Checks the list options of a list, watch or deletecollection as
     /// upstream's `ValidateListOptions` does: a 422 `ListOptions` Status.
-    pub fn validate_list(&self, watch: bool) -> ApiResult<()> {
+    fn validate_list(&self, watch: bool) -> ApiResult<()> {
         let mut errors = FieldErrors::default();
         let rv = self.resource_version.as_deref().unwrap_or_default();
         let matching = self.resource_version_match.as_deref().unwrap_or_default();

@@ -36,9 +36,8 @@ struct Render {
 
 /// Handles GET `.../<resource>?watch=true`.
 pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
-    ctx.query.validate_list(true)?;
     let opts = WatchOptions {
-        list: ctx.query.list_options()?,
+        list: ctx.query.checked_list_options(true)?,
         send_initial_events: ctx.query.send_initial_events()?,
         allow_bookmarks: ctx.query.allow_bookmarks()?,
         timeout: ctx.query.timeout()?.unwrap_or(DEFAULT_TIMEOUT),

@@ -223,13 +223,22 @@ pub fn predicate(
     if labels.is_everything() && fields.is_everything() {
         return None;
     }
-    let (entry, served, hub) = (*scope.entry, *scope.served, scope.served.hub);
+    let (entry, hub) = (*scope.entry, scope.served.hub);
     let (labels, fields) = (labels.clone(), fields.clone());
-    // A field the object leaves out reads as Go's zero value of its type.
+    // A field the object leaves out reads as Go's zero value of its type,
+    // looked up once per request rather than once per object.
+    let zeros: Vec<(String, &'static str)> = fields
+        .fields()
+        .map(|f| (f.to_owned(), scope.served.absent_field_text(f)))
+        .collect();
     let text = move |object: &Object, field: &str| {
-        object
-            .field_text(field)
-            .or_else(|| Some(served.absent_field_text(field).to_owned()))
+        object.field_text(field).or_else(|| {
+            let zero = zeros
+                .iter()
+                .find(|(f, _)| f == field)
+                .map_or("", |(_, z)| z);
+            Some(zero.to_owned())
+        })
     };
     Some(Arc::new(move |kv: &KeyValue| {
         let Ok(object) = codec::decode_stored(&entry, kv) else {

@@ -6,6 +6,7 @@ use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::ByteString;
 use kapi_runtime::meta::human_duration;
 use kapi_runtime::meta::{ObjectMeta, Time};
+use kapi_runtime::validation::{FieldErrors, FieldPath};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -39,6 +40,7 @@ use crate::go_json::{null_as_default, omitempty};
     subresource(name = "approval", prepare_update = take_conditions),
     prepare_update = keep_spec,
     prepare_status_update = keep_conditions,
+    validate_update = validate_csr_update,
     table_cells = csr_cells
 )]
 pub struct CertificateSigningRequest {
@@ -189,44 +191,60 @@ fn take_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigning
 
 /// PrepareForUpdate of `/status`: the certificate may be issued and other
 /// conditions set, but the Approved and Denied conditions change only through
-/// `approval`: the stored instances are kept in the places the new object
-/// has them (upstream's preserveConditionInstances); a write that adds or
-/// removes some gets the stored ones back, after its other conditions.
+/// `approval`: the stored instances are kept in the places the new object has
+/// them (upstream's preserveConditionInstances). A write that adds or removes
+/// some is left as it is, for [`validate_csr_update`] to refuse.
 fn keep_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigningRequest) {
     new.spec.clone_from(&old.spec);
     for kind in ["Approved", "Denied"] {
-        preserve_conditions(new, old, kind);
+        let olds = conditions_of(old, kind);
+        let conditions = new.status.conditions.iter_mut().flatten();
+        let places: Vec<_> = conditions.filter(|c| c.type_ == kind).collect();
+        if places.len() == olds.len() {
+            for (place, condition) in places.into_iter().zip(olds) {
+                place.clone_from(condition);
+            }
+        }
     }
     date_conditions(new, old);
 }
 
-fn preserve_conditions(
-    new: &mut CertificateSigningRequest,
-    old: &CertificateSigningRequest,
+/// The conditions of type `kind`.
+fn conditions_of<'c>(
+    csr: &'c CertificateSigningRequest,
     kind: &str,
-) {
-    let olds: Vec<_> = old
-        .status
+) -> Vec<&'c CertificateSigningRequestCondition> {
+    csr.status
         .conditions
         .iter()
         .flatten()
         .filter(|c| c.type_ == kind)
-        .cloned()
-        .collect();
-    let conditions = new.status.conditions.get_or_insert_with(Vec::new);
-    let places: Vec<usize> = (0..conditions.len())
-        .filter(|&i| conditions[i].type_ == kind)
-        .collect();
-    if places.len() == olds.len() {
-        for (place, condition) in places.into_iter().zip(olds) {
-            conditions[place] = condition;
+        .collect()
+}
+
+/// Update checks of the main endpoint and `/status` (upstream's
+/// validateCertificateSigningRequestUpdate): no Approved, Denied or Failed
+/// condition may be removed, and Approved and Denied are added only through
+/// `approval`.
+fn validate_csr_update(
+    new: &CertificateSigningRequest,
+    old: &CertificateSigningRequest,
+    root: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let path = root.child("status").child("conditions");
+    for kind in ["Approved", "Denied", "Failed"] {
+        let (now, before) = (
+            conditions_of(new, kind).len(),
+            conditions_of(old, kind).len(),
+        );
+        if now < before {
+            let detail = format!("updates may not remove a condition of type {kind:?}");
+            errs.forbidden(path.clone(), &detail);
+        } else if now > before && kind != "Failed" {
+            let detail = format!("updates may not add a condition of type {kind:?}");
+            errs.forbidden(path.clone(), &detail);
         }
-    } else {
-        conditions.retain(|c| c.type_ != kind);
-        conditions.extend(olds);
-    }
-    if conditions.is_empty() {
-        new.status.conditions = None;
     }
 }
 
@@ -243,8 +261,8 @@ fn date_conditions(new: &mut CertificateSigningRequest, old: &CertificateSigning
                 .conditions
                 .iter()
                 .flatten()
-                .find(|o| o.type_ == condition.type_ && o.status == condition.status)
-                .and_then(|o| o.last_transition_time);
+                .filter(|o| o.type_ == condition.type_ && o.status == condition.status)
+                .find_map(|o| o.last_transition_time);
             condition.last_transition_time = Some(kept.unwrap_or(now));
         }
     }

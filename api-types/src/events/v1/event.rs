@@ -34,10 +34,8 @@ use crate::go_json::{null_as_default, omitempty};
         "regarding.fieldPath",
         "reason",
         "reportingController",
-        "source",
         "type"
     ),
-    field_label = event_field_label,
     printer_column(name = "Last Seen", type = "date", json_path = ".deprecatedLastTimestamp",
         description = "When the event was last observed."),
     printer_column(name = "Type", type = "string", json_path = ".type",
@@ -196,17 +194,4 @@ fn event_cells(event: &Event) -> Vec<Value> {
         json!(first.map(|t| t.to_string())),
         json!(count),
     ]
-}
-
-/// An Event's `source` selects its reporting component, or its reporting
-/// controller when no component is set, as upstream's `ToSelectableFields`.
-fn event_field_label(event: &Event, label: &str) -> Option<String> {
-    (label == "source").then(|| {
-        event
-            .deprecated_source
-            .component
-            .clone()
-            .filter(|c| !c.is_empty())
-            .unwrap_or_else(|| event.reporting_controller.clone().unwrap_or_default())
-    })
 }
