@@ -107,6 +107,22 @@ pub fn message(rng: &mut Rng, name: &str, fields: &[FieldDescriptor], depth: usi
             delimited(&mut out, 1, raw.as_bytes());
             return out;
         }
+        // A raw embedded document (runtime.RawExtension, apiextensions' JSON):
+        // JSON, as clients send it, never empty (Go's JSON decoding leaves the
+        // field out for `null` rather than holding an empty document).
+        // Documents that are not JSON are protobuf_hostile's business.
+        "RawExtension" | "JSON" => {
+            let json = rng.pick(&[
+                r#"{}"#,
+                r#"{"a":1}"#,
+                r#"{"kind":"Pod","apiVersion":"v1","spec":{"x":["y",2.5,true]}}"#,
+                r#"[1,"two",{}]"#,
+                r#""text""#,
+                r#"42"#,
+            ]);
+            delimited(&mut out, 1, json.as_bytes());
+            return out;
+        }
         _ => {}
     }
     for field in fields {
@@ -114,6 +130,12 @@ pub fn message(rng: &mut Rng, name: &str, fields: &[FieldDescriptor], depth: usi
             continue;
         }
         value(rng, &mut out, field.number, &field.shape, depth);
+    }
+    // `items` holds a schema or an array of them; Go's JSON decoding never
+    // leaves one empty (`null` gives no items), and an empty one is `null` in
+    // JSON, read back as no items, in Go as here. Give it a (blank) schema.
+    if name == "JSONSchemaPropsOrArray" && out.is_empty() {
+        delimited(&mut out, 1, &[]);
     }
     out
 }
