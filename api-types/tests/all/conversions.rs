@@ -18,13 +18,18 @@ use kapi_runtime::scheme::Scheme;
 use kapi_runtime::{ApiType, Convert, Quantity};
 use serde_json::{Value, json};
 use support::Rng;
+use support::go_bytes::{assert_same_key_order, assert_written_in_go_order};
 
-fn fixture<T: serde::de::DeserializeOwned>(name: &str) -> (T, Value) {
+fn fixture_text(name: &str) -> Vec<u8> {
     let path = format!(
         "{}/tests/fixtures/autoscaling/{name}.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn fixture<T: serde::de::DeserializeOwned>(name: &str) -> (T, Value) {
+    let bytes = fixture_text(name);
     let typed = serde_json::from_slice(&bytes).expect("decodes");
     let value = serde_json::from_slice(&bytes).expect("JSON");
     (typed, value)
@@ -54,6 +59,8 @@ fn stored_autoscalers_read_in_v1_as_kube_apiserver_serves_them() {
             go_v1,
             "{stored} in v1"
         );
+        // As the server writes it, in Go's key order.
+        assert_written_in_go_order(&ours, &fixture_text(as_v1), &format!("{stored} in v1"));
         let back: v2::HorizontalPodAutoscaler = ours.convert();
         assert_eq!(back, through_v1(hub), "{stored} through v1");
     }
@@ -72,6 +79,10 @@ fn a_v1_write_is_stored_in_v2_as_kube_apiserver_stores_it() {
     // is the server's, not the conversion's.
     assert_eq!(ours["spec"], go_v2["spec"]);
     assert_eq!(ours["status"], go_v2["status"]);
+    for part in ["spec", "status"] {
+        let text = |v: &Value| serde_json::to_vec(&v[part]).expect("JSON");
+        assert_same_key_order(&text(&ours), &text(&go_v2), part);
+    }
     assert_eq!(
         ours["metadata"].get("annotations"),
         go_v2["metadata"].get("annotations")

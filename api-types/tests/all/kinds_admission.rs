@@ -16,6 +16,8 @@ use kapi_runtime::proto::{Message, envelope};
 use kapi_runtime::scheme::KindEntry;
 use serde_json::{Value, json};
 
+use crate::support::go_bytes::assert_same_key_order;
+
 fn read(path: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -43,6 +45,7 @@ fn check<K: Resource + Message>(name: &str) -> Vec<Value> {
     assert_eq!(ours, go_json, "{name}.json: JSON round trip");
     let mut written = Vec::new();
     decoded.object.write_json(&mut written).expect("JSON");
+    assert_same_key_order(&written, &json_bytes, &format!("{name}.json"));
     let written: Value = serde_json::from_slice(&written).expect("JSON");
     assert_eq!(written, go_json, "{name}.json: JSON with type meta");
 

@@ -16,6 +16,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::support::go_bytes::assert_written_in_go_order;
+
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/core/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -56,6 +58,7 @@ fn kind_json_round_trip<T: Resource + DeserializeOwned>(file: &str) -> T {
         "{file}: unknown fields {:?}",
         decoded.unknown_fields
     );
+    assert_written_in_go_order(&*decoded.object, &bytes, file);
     json_round_trip(file, T::INFO.kind)
 }
 

@@ -14,6 +14,8 @@ use kapi_runtime::proto::{Field, Message, Reader, envelope, wire};
 use kapi_runtime::scheme::{Decoded, KindEntry};
 use serde_json::{Value, json};
 
+use crate::support::go_bytes::{assert_same_key_order, assert_written_in_go_order};
+
 fn read(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -41,6 +43,7 @@ fn assert_json_round_trip<K: Resource>(name: &str) {
     assert_eq!(decoded.unknown_fields, Vec::<String>::new(), "{name}");
     let go: Value = serde_json::from_slice(&body).expect("fixture is JSON");
     assert_eq!(written(&decoded), go, "{name}");
+    assert_written_in_go_order(&*decoded.object, &body, name);
     let errors = decoded.object.admit();
     assert!(errors.is_empty(), "{name}: {errors:?}");
 }
@@ -59,6 +62,9 @@ fn assert_json_list_round_trip<K: Resource>(name: &str) -> usize {
             item,
             "{what}"
         );
+        let ours = serde_json::to_vec(decoded.object.as_serialize()).expect("JSON");
+        let go = serde_json::to_vec(item).expect("JSON");
+        assert_same_key_order(&ours, &go, &what);
     }
     items.len()
 }

@@ -16,6 +16,8 @@ use kapi_runtime::scheme::KindEntry;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::support::go_bytes::assert_written_in_go_order;
+
 fn fixture(path: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -70,6 +72,7 @@ where
     object.insert("kind".into(), json!(info.kind));
     object.insert("apiVersion".into(), json!(api_version));
     assert_eq!(ours, go_json, "{name}.json: written back differently");
+    assert_written_in_go_order(&*decoded.object, &json, &format!("{name}.json"));
 
     // Protobuf: Go's bytes, envelope included.
     let body = fixture(&format!("{name}.pb"));

@@ -3,9 +3,9 @@
 //! protobuf fixture re-encodes to exactly Go's bytes. Names are paths below
 //! `tests/fixtures/` without the extension (`apps/replicaset`).
 
-use kapi_runtime::Resource;
 use kapi_runtime::proto::{Message, envelope};
 use kapi_runtime::scheme::KindEntry;
+use kapi_runtime::{DynObject, Resource};
 use serde_json::{Value, json};
 
 pub fn fixture(name: &str) -> Vec<u8> {
@@ -33,7 +33,45 @@ pub fn json_round_trip<K: Resource + PartialEq>(name: &str) -> K {
     object.insert("apiVersion".into(), json!(K::INFO.api_version()));
     let go: Value = serde_json::from_slice(&bytes).expect("fixture is JSON");
     assert_eq!(ours, go, "{name}.json: written back differently");
+    assert_written_in_go_order(&*decoded.object, &bytes, &format!("{name}.json"));
     typed
+}
+
+/// The server's JSON of `object` (`write_json`: `kind` and `apiVersion` first)
+/// has the `recorded` JSON's keys in the recorded order. Value equality ignores
+/// the order of keys, which is part of the wire form (Go writes struct fields
+/// in declaration order).
+#[track_caller]
+pub fn assert_written_in_go_order(object: &dyn DynObject, recorded: &[u8], what: &str) {
+    let mut ours = Vec::new();
+    object.write_json(&mut ours).expect("writes JSON");
+    assert_same_key_order(&ours, recorded, what);
+}
+
+/// `ours` and `recorded` are the same JSON with the same keys in the same
+/// order. Both are parsed (serde_json keeps the order here) and written
+/// compactly, which takes only whitespace away: the fixtures are indented, and
+/// managed fields keep the text they were read from (`kinds_access` and
+/// `kinds_kinds` compare exact bytes with compact recordings).
+#[track_caller]
+pub fn assert_same_key_order(ours: &[u8], recorded: &[u8], what: &str) {
+    let compact = |text: &[u8]| {
+        let value: Value = serde_json::from_slice(text).expect("JSON");
+        serde_json::to_vec(&value).expect("JSON")
+    };
+    let (ours, go) = (compact(ours), compact(recorded));
+    if ours != go {
+        let at = ours.iter().zip(&go).take_while(|(a, b)| a == b).count();
+        let around = |text: &[u8]| {
+            String::from_utf8_lossy(&text[at.saturating_sub(60)..(at + 60).min(text.len())])
+                .into_owned()
+        };
+        panic!(
+            "{what}: our JSON differs from the recorded JSON (in key order) from byte {at}:\n  ours: {}\n    go: {}",
+            around(&ours),
+            around(&go)
+        );
+    }
 }
 
 /// The protobuf fixture decodes and re-encodes to exactly Go's bytes, envelope
@@ -80,4 +118,10 @@ pub fn both<K: Resource + Message + PartialEq>(name: &str) -> K {
         "{name}: the JSON and protobuf fixtures differ"
     );
     from_json
+}
+
+#[test]
+#[should_panic(expected = "in key order")]
+fn the_key_order_check_sees_keys_swapped() {
+    assert_same_key_order(br#"{"a":1,"b":2}"#, br#"{ "b": 2, "a": 1 }"#, "swapped");
 }
