@@ -37,7 +37,10 @@ fn two_replicas_on_one_etcd_agree() {
     let a = Server::start_args(kapi(), &["--etcd-servers", &endpoints]);
     let b = Server::start_args(kapi(), &["--etcd-servers", &endpoints]);
 
-    // A watch on B, printing one line per event.
+    // A watch on B, printing one line per event. It lists first (an object
+    // made before it started is ADDED) and then watches from the list's
+    // revision: once the marker's line shows, every later write reaches it.
+    a.kubectl_stdin_ok(&["create", "-f", "-"], &configmap_yaml("watch-start"));
     let mut watcher = b
         .kubectl_command(&[
             "get",
@@ -62,9 +65,18 @@ fn two_replicas_on_one_etcd_agree() {
             sink.lock().unwrap().push(line);
         }
     });
-    std::thread::sleep(Duration::from_millis(700));
+    let listed = Instant::now() + Duration::from_secs(20);
+    while !lines
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.starts_with("ADDED watch-start "))
+    {
+        assert!(Instant::now() < listed, "the watch never listed the marker");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 
-    let mut expected = Vec::new();
+    let mut expected = vec!["ADDED watch-start".to_owned()];
     for i in 0..6 {
         let name = format!("cm-{i}");
         a.kubectl_stdin_ok(&["create", "-f", "-"], &configmap_yaml(&name));
@@ -159,7 +171,12 @@ async fn losing_etcd_members_loses_no_acknowledged_write() {
             }
         }));
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The member dies mid-burst: once some creates are acknowledged.
+    let started = Instant::now() + Duration::from_secs(30);
+    while acknowledged.lock().unwrap().len() < 20 {
+        assert!(Instant::now() < started, "no creates acknowledged");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     etcd.kill(0);
     for task in tasks {
         task.await.unwrap();
