@@ -4,6 +4,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
 use kapi_runtime::meta::{DeleteOptions, Status, StatusDetails};
+use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use super::{Ctx, options_body, respond};
 use crate::api_error::{ApiError, ApiResult};
@@ -21,23 +22,59 @@ fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
     if let Some(orphan) = ctx.query.orphan_dependents()? {
         options.orphan_dependents = Some(orphan);
     }
-    if ctx.query.dry_run()? {
-        options.dry_run = Some(vec!["All".into()]);
+    if let Some(dry_run) = ctx.query.dry_run.as_deref().filter(|d| !d.is_empty()) {
+        options.dry_run = Some(vec![dry_run.to_owned()]);
     }
-    match options.propagation_policy.as_deref() {
-        None | Some("Orphan" | "Background" | "Foreground") => {}
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "propagationPolicy: Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
-            )));
+    validate(&options)?;
+    Ok(options)
+}
+
+/// Checks the options as upstream's `ValidateDeleteOptions`: a 422
+/// `DeleteOptions` Status. A negative grace period is no error (the kind's
+/// grace hook decides; a pod's becomes 1, as upstream).
+fn validate(options: &DeleteOptions) -> ApiResult<()> {
+    let mut errors = FieldErrors::default();
+    let policy_path = || FieldPath::root().child("propagationPolicy");
+    if let Some(policy) = options.propagation_policy.as_deref() {
+        if options.orphan_dependents.is_some() {
+            errors.invalid(
+                policy_path(),
+                policy,
+                "orphanDependents and deletionPropagation cannot be both set",
+            );
+        }
+        if !matches!(policy, "Foreground" | "Background" | "Orphan") {
+            let allowed = ["Foreground", "Background", "Orphan", "nil"];
+            errors.not_supported(policy_path(), policy, &allowed);
         }
     }
-    if options.grace_period_seconds.is_some_and(|g| g < 0) {
-        return Err(ApiError::bad_request(
-            "gracePeriodSeconds: Invalid value: must be >= 0",
-        ));
+    if let Some(dry_run) = &options.dry_run
+        && dry_run.iter().any(|d| d != "All")
+    {
+        let path = FieldPath::root().child("dryRun");
+        errors.not_supported_value(path, GoStrings(dry_run), &["All"]);
     }
-    Ok(options)
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            &errors,
+        ))
+    }
+}
+
+/// A string list as Go's `%#v` prints it (`[]string{"a", "b"}`), the value
+/// upstream's dryRun message shows.
+struct GoStrings<'a>(&'a [String]);
+
+impl std::fmt::Debug for GoStrings<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let items: Vec<String> = self.0.iter().map(|s| format!("{s:?}")).collect();
+        write!(f, "[]string{{{}}}", items.join(", "))
+    }
 }
 
 /// Handles DELETE `.../<resource>/<name>`: the object when it stays (finalizers,

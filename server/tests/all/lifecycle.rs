@@ -380,3 +380,49 @@ async fn watch_types(h: &crate::common::Harness, uri: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// DeleteOptions are checked as upstream's ValidateDeleteOptions (texts
+/// recorded from kube-apiserver 1.32): a 422 `DeleteOptions`, the object kept;
+/// a negative grace period is no error.
+#[tokio::test]
+async fn delete_options_are_validated_as_upstream() {
+    let h = harness().await;
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let (code, _) = h
+        .call("POST", cms, json!({"metadata": {"name": "keep"}}))
+        .await;
+    assert_eq!(code, 201);
+    let cases = [
+        (
+            "propagationPolicy=Foo",
+            "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Foo\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+        ),
+        (
+            "orphanDependents=true&propagationPolicy=Orphan",
+            "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Invalid value: \"Orphan\": orphanDependents and deletionPropagation cannot be both set",
+        ),
+        (
+            "dryRun=Foo",
+            "DeleteOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Foo\"}: supported values: \"All\"",
+        ),
+    ];
+    for (query, message) in cases {
+        let (code, v) = h
+            .call("DELETE", &format!("{cms}/keep?{query}"), Value::Null)
+            .await;
+        assert_eq!(code, 422, "{query}: {v}");
+        assert_eq!(v["message"], message, "{query}");
+        assert_eq!(v["details"]["kind"], "DeleteOptions");
+        assert_eq!(v["details"]["group"], "meta.k8s.io");
+    }
+    let (code, _) = h.call("GET", &format!("{cms}/keep"), Value::Null).await;
+    assert_eq!(code, 200, "nothing was deleted");
+    let (code, v) = h
+        .call(
+            "DELETE",
+            &format!("{cms}/keep?gracePeriodSeconds=-5"),
+            Value::Null,
+        )
+        .await;
+    assert_eq!(code, 200, "{v}");
+}
