@@ -53,6 +53,14 @@ impl Output {
     /// protobuf Table): such ranges are skipped, so `protobuf,json` clients of a
     /// JSON-only kind get JSON, and a request offering nothing else gets 406.
     pub fn from_headers(headers: &HeaderMap, protobuf: bool) -> ApiResult<Output> {
+        Output::for_kind(headers, protobuf, true)
+    }
+
+    /// [`Output::from_headers`] for a kind that may have no Table form
+    /// (`table`: the kinds that are only created and answered, the reviews,
+    /// have no table convertor upstream): a Table range is then skipped like an
+    /// unproducible protobuf one, so the next acceptable range wins.
+    pub fn for_kind(headers: &HeaderMap, protobuf: bool, table: bool) -> ApiResult<Output> {
         let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
             return Ok(Output::JSON);
         };
@@ -68,7 +76,9 @@ impl Output {
         ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
         ranges
             .into_iter()
-            .find_map(|(_, range)| media_range(range, protobuf))
+            .find_map(|(_, range)| {
+                media_range(range, protobuf).filter(|o| table || o.shape != Shape::Table)
+            })
             .ok_or_else(ApiError::not_acceptable)
     }
 }
@@ -228,6 +238,21 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(header::ACCEPT, HeaderValue::from_static(v));
         Output::from_headers(&h, true)
+    }
+
+    #[test]
+    fn a_kind_without_tables_skips_table_ranges() {
+        let mut h = HeaderMap::new();
+        let table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+        h.insert(header::ACCEPT, HeaderValue::from_static(table));
+        assert_eq!(Output::for_kind(&h, true, false).unwrap_err().code(), 406);
+        assert_eq!(
+            Output::for_kind(&h, true, true).unwrap().shape,
+            Shape::Table
+        );
+        let both = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
+        h.insert(header::ACCEPT, HeaderValue::from_static(both));
+        assert_eq!(Output::for_kind(&h, true, false).unwrap(), Output::JSON);
     }
 
     #[test]

@@ -190,7 +190,9 @@ async fn dispatch(
             entry.info.group_version, entry.info.kind
         ))
     })?;
-    let output = Output::from_headers(headers, entry.proto.is_some())?;
+    // The create-only kinds (the reviews) have no Table form upstream.
+    let table = entry.info.verbs.contains(&"get");
+    let output = Output::for_kind(headers, entry.proto.is_some(), table)?;
     let ctx = Ctx {
         app,
         req: &req,

@@ -474,6 +474,36 @@ async fn tables_partial_metadata_and_aggregated_discovery() {
     assert_eq!(v["items"][0]["metadata"]["name"], "apiregistration.k8s.io");
     let (_, v, _) = h.send("GET", "/api", "", Vec::new(), None).await;
     assert_eq!(v["kind"], "APIVersions");
+
+    // A review has no Table form (kube-apiserver 1.32): 406 when only a Table
+    // is acceptable, the next acceptable form when there is one.
+    let reviews = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    let review = serde_json::to_vec(&json!({"apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"nonResourceAttributes": {"path": "/", "verb": "get"}}}))
+    .unwrap();
+    let table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+    let (code, v, _) = h
+        .send(
+            "POST",
+            reviews,
+            "application/json",
+            review.clone(),
+            Some(table),
+        )
+        .await;
+    assert_eq!(code, 406, "{v}");
+    let (code, v, _) = h
+        .send(
+            "POST",
+            reviews,
+            "application/json",
+            review,
+            Some(&format!("{table}, application/json")),
+        )
+        .await;
+    assert_eq!(code, 201, "{v}");
+    assert_eq!(v["kind"], "SelfSubjectAccessReview");
 }
 
 fn urlencode(text: &str) -> String {
