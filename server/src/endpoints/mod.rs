@@ -140,9 +140,13 @@ async fn respond(
     headers: &HeaderMap,
     body: Body,
 ) -> Response {
-    let error = match Query::parse(uri.query()).and_then(|q| Ok((q.request_timeout()?, q))) {
+    let error = match Query::parse(uri.query()) {
         Err(e) => e,
-        Ok((requested, query)) => {
+        Ok(query) => {
+            // A `timeout` that does not parse was refused in front of every
+            // path (crate::go_duration::check_timeout), except on a watch,
+            // which it does not bound.
+            let requested = query.request_timeout().ok().flatten();
             // `?timeout=` shortens the bound; zero, negative or longer than the
             // server's own bound means the server's, as upstream.
             let bound = requested

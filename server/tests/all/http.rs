@@ -562,3 +562,47 @@ async fn delete_collection_and_group_discovery() {
         json!(["get", "patch", "update"])
     );
 }
+
+/// `?timeout=` is checked in front of every path, as kube-apiserver's
+/// WithRequestDeadline (texts recorded from 1.32), but not for a watch, which
+/// it does not bound.
+#[tokio::test]
+async fn a_timeout_that_does_not_parse_is_a_bad_request_on_any_path() {
+    let h = harness().await;
+    for path in [
+        "/version?timeout=invalid",
+        "/api/v1/namespaces?timeout=invalid",
+    ] {
+        let (code, v) = h.call("GET", path, Value::Null).await;
+        assert_eq!(code, 400, "{path}: {v}");
+        assert_eq!(
+            v["message"],
+            "invalid timeout specified in the request URL - time: invalid duration \"invalid\"",
+            "{path}"
+        );
+    }
+    let (code, v) = h
+        .call("GET", "/api/v1/namespaces?timeout=1", Value::Null)
+        .await;
+    assert_eq!(code, 400);
+    assert_eq!(
+        v["message"],
+        "invalid timeout specified in the request URL - time: missing unit in duration \"1\""
+    );
+    for fine in ["timeout=0s", "timeout=3m", "timeout=", "timeoutSeconds=1"] {
+        let (code, v) = h
+            .call("GET", &format!("/api/v1/namespaces?{fine}"), Value::Null)
+            .await;
+        assert_eq!(code, 200, "{fine}: {v}");
+    }
+    let (code, _, _) = h
+        .send_raw(
+            "GET",
+            "/api/v1/namespaces?watch=true&timeoutSeconds=1&timeout=bad",
+            "",
+            Vec::new(),
+            None,
+        )
+        .await;
+    assert_eq!(code, 200, "a watch's timeout is not checked");
+}
