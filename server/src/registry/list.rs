@@ -227,17 +227,17 @@ pub fn predicate(
     let (labels, fields) = (labels.clone(), fields.clone());
     // A field the object leaves out reads as Go's zero value of its type,
     // looked up once per request rather than once per object.
+    // The selector reads an absent field as empty already: only the non-empty
+    // zeros (`false`, `0`) are kept.
     let zeros: Vec<(String, &'static str)> = fields
         .fields()
         .map(|f| (f.to_owned(), scope.served.absent_field_text(f)))
+        .filter(|(_, zero)| !zero.is_empty())
         .collect();
     let text = move |object: &Object, field: &str| {
         object.field_text(field).or_else(|| {
-            let zero = zeros
-                .iter()
-                .find(|(f, _)| f == field)
-                .map_or("", |(_, z)| z);
-            Some(zero.to_owned())
+            let (_, zero) = zeros.iter().find(|(f, _)| f == field)?;
+            Some((*zero).to_owned())
         })
     };
     Some(Arc::new(move |kv: &KeyValue| {

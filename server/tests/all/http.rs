@@ -606,3 +606,31 @@ async fn a_timeout_that_does_not_parse_is_a_bad_request_on_any_path() {
         .await;
     assert_eq!(code, 200, "a watch's timeout is not checked");
 }
+
+/// A field the object leaves out reads as Go's zero value of its type (a
+/// Node without `spec.unschedulable` is schedulable), as kube-apiserver's
+/// field sets format it; a string reads as empty.
+#[tokio::test]
+async fn field_selectors_read_absent_fields_as_zero_values() {
+    let h = harness().await;
+    let (code, _) = h
+        .call("POST", "/api/v1/nodes", json!({"metadata": {"name": "n"}}))
+        .await;
+    assert_eq!(code, 201);
+    for (selector, count) in [
+        ("spec.unschedulable%3Dfalse", 1),
+        ("spec.unschedulable%3Dtrue", 0),
+        ("spec.unschedulable!%3Dfalse", 0),
+        ("metadata.name%3Dn,spec.unschedulable%3Dfalse", 1),
+    ] {
+        let (code, v) = h
+            .call(
+                "GET",
+                &format!("/api/v1/nodes?fieldSelector={selector}"),
+                Value::Null,
+            )
+            .await;
+        assert_eq!(code, 200, "{v}");
+        assert_eq!(v["items"].as_array().unwrap().len(), count, "{selector}");
+    }
+}
