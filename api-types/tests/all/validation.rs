@@ -594,3 +594,16 @@ upstream_cases!(ReplicationController, "core": rc_spec);
 // scheduling, coordination, discovery, node, autoscaling, events).
 #[path = "validation/upstream_apis.rs"]
 mod upstream_apis;
+
+// admissionregistration.k8s.io: webhook configurations and admission policies.
+#[path = "validation/upstream_admission.rs"]
+mod upstream_admission;
+
+// flowcontrol, apiregistration and certificates.
+#[path = "validation/upstream_control.rs"]
+mod upstream_control;
+
+// The core kinds beyond those above: service accounts, endpoints, limit
+// ranges, quotas, pod templates.
+#[path = "validation/upstream_core_rest.rs"]
+mod upstream_core_rest;
