@@ -3,6 +3,7 @@
 mod defaults;
 pub mod flowschema;
 pub mod prioritylevelconfiguration;
+mod validation;
 
 pub use flowschema::FlowSchema;
 pub use prioritylevelconfiguration::PriorityLevelConfiguration;

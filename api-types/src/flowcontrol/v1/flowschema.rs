@@ -33,6 +33,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Status of the Dangling condition: whether the priority level is missing."),
     table_cells = flowschema_cells
 )]
+#[api(validate = super::validation::validate_flow_schema)]
 pub struct FlowSchema {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -55,7 +56,7 @@ pub struct FlowSchema {
 pub struct FlowSchemaSpec {
     /// The priority level of matched requests.
     #[serde(default, deserialize_with = "null_as_default")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub priority_level_configuration: PriorityLevelConfigurationReference,
     /// Rank among the schemas matching a request, 1 to 10000; the lowest wins.
@@ -81,7 +82,7 @@ pub struct FlowDistinguisherMethod {
     /// `ByUser` (one flow per requesting user) or `ByNamespace` (per namespace
     /// of the object).
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
 }
@@ -92,7 +93,7 @@ pub struct FlowDistinguisherMethod {
 pub struct PriorityLevelConfigurationReference {
     /// Name of the PriorityLevelConfiguration.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
 }
@@ -104,7 +105,7 @@ pub struct PriorityLevelConfigurationReference {
 pub struct PolicyRulesWithSubjects {
     /// Who sends the requests; at least one.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub subjects: Vec<Subject>,
     /// Requests for resources that match.
@@ -125,7 +126,7 @@ pub struct PolicyRulesWithSubjects {
 pub struct Subject {
     /// `User`, `Group` or `ServiceAccount`: which of the other fields is set.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub kind: String,
     /// The user, for kind `User`.
@@ -148,7 +149,7 @@ pub struct Subject {
 pub struct UserSubject {
     /// User name; `*` is every user.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
 }
@@ -159,7 +160,7 @@ pub struct UserSubject {
 pub struct GroupSubject {
     /// Group name, e.g. `system:authenticated`; `*` is every group.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
 }
@@ -170,12 +171,12 @@ pub struct GroupSubject {
 pub struct ServiceAccountSubject {
     /// Namespace of the service account.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub namespace: String,
     /// Name of the service account; `*` is every one in the namespace.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub name: String,
 }
@@ -187,18 +188,18 @@ pub struct ServiceAccountSubject {
 pub struct ResourcePolicyRule {
     /// Verbs, e.g. `get`, `list`; `*` alone is every verb.
     #[serde(default)]
-    #[api(required, list_type = "set")]
+    #[api(schema_required, list_type = "set")]
     #[api(proto = 1)]
     pub verbs: Vec<String>,
     /// API groups; `""` is the core group, `*` alone every group.
     #[serde(default)]
-    #[api(required, list_type = "set")]
+    #[api(schema_required, list_type = "set")]
     #[api(proto = 2)]
     pub api_groups: Vec<String>,
     /// Resources, with `resource/subresource` for subresources; `*` alone is
     /// every resource.
     #[serde(default)]
-    #[api(required, list_type = "set")]
+    #[api(schema_required, list_type = "set")]
     #[api(proto = 3)]
     pub resources: Vec<String>,
     /// Whether requests outside any namespace (cluster-scoped resources and
@@ -220,12 +221,12 @@ pub struct ResourcePolicyRule {
 pub struct NonResourcePolicyRule {
     /// Verbs, e.g. `get`; `*` alone is every verb.
     #[serde(default)]
-    #[api(required, list_type = "set")]
+    #[api(schema_required, list_type = "set")]
     #[api(proto = 1)]
     pub verbs: Vec<String>,
     /// URL paths; a trailing `/*` matches a prefix, `*` alone every path.
     #[serde(default, rename = "nonResourceURLs")]
-    #[api(required, list_type = "set")]
+    #[api(schema_required, list_type = "set")]
     #[api(proto = 6)]
     pub non_resource_urls: Vec<String>,
 }

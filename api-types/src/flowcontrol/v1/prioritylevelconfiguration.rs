@@ -34,6 +34,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Requests that may wait in one queue."),
     table_cells = priority_level_cells
 )]
+#[api(validate = super::validation::validate_priority_level)]
 pub struct PriorityLevelConfiguration {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -56,7 +57,7 @@ pub struct PriorityLevelConfiguration {
 pub struct PriorityLevelConfigurationSpec {
     /// `Exempt` (requests are never queued or limited) or `Limited`.
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// The limits of a `Limited` level.
@@ -122,7 +123,7 @@ pub struct LimitResponse {
     /// `Queue` (wait in queues as `queuing` says) or `Reject` (answer 429 at
     /// once).
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// The queues of type `Queue`.
