@@ -1,5 +1,6 @@
 //! `apiregistration.k8s.io/v1`.
 
 pub mod apiservice;
+mod validation;
 
 pub use apiservice::APIService;

@@ -22,6 +22,7 @@ use crate::go_json::{null_as_default, omitempty};
     cluster_scoped,
     status,
     generation = false,
+    name_format = "path-segment",
     printer_column(name = "Service", type = "string", json_path = ".spec.service",
         description = "The Service behind the API as namespace/name, or Local."),
     printer_column(name = "Available", type = "string", json_path = ".status.conditions",
@@ -30,6 +31,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Time since the APIService was created."),
     table_cells = apiservice_cells
 )]
+#[api(validate = super::validation::validate_api_service)]
 pub struct APIService {
     /// Name (`<version>.<group>`), labels and other metadata.
     #[serde(default)]
@@ -113,6 +115,7 @@ pub struct ServiceReference {
     /// Port of the Service to connect to (1-65535); 443 by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 3)]
+    #[api(default = 443)]
     pub port: Option<i32>,
 }
 
@@ -134,12 +137,12 @@ pub struct APIServiceStatus {
 pub struct APIServiceCondition {
     /// The condition type: `Available`.
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// `True`, `False` or `Unknown`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub status: String,
     /// When the status last changed.

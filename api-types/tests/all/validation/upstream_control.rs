@@ -4,6 +4,7 @@
 //! `validation.rs`.
 
 use super::upstream;
+use kapi_api_types::apiregistration::v1::APIService;
 use kapi_api_types::flowcontrol::v1::{FlowSchema, PriorityLevelConfiguration};
 
 // `flowcontrol/fs_catch_all` and `fs_exempt` are recorded but not run:
@@ -35,4 +36,13 @@ upstream_cases!(PriorityLevelConfiguration, "flowcontrol":
     plc_queuing_entropy2,
     plc_queuing_over,
     plc_empty,
+);
+
+upstream_cases!(APIService, "apiregistration":
+    apiservice_spec,
+    apiservice_local,
+    apiservice_name,
+    apiservice_name_bad,
+    apiservice_core,
+    apiservice_version,
 );
