@@ -41,6 +41,7 @@ pub struct Endpoints {
 /// Addresses that all serve the same set of ports.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_endpoint_subset)]
 pub struct EndpointSubset {
     /// Addresses ready to receive traffic on the ports.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -65,7 +66,7 @@ pub struct EndpointSubset {
 pub struct EndpointAddress {
     /// The IP address (IPv4 or IPv6); not loopback, link-local or multicast.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub ip: String,
     /// Hostname of the endpoint, used for per-pod DNS records.
@@ -92,7 +93,7 @@ pub struct EndpointPort {
     pub name: Option<String>,
     /// Port number.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub port: i32,
     /// `TCP`, `UDP` or `SCTP`.

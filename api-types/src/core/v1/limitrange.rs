@@ -38,10 +38,11 @@ pub struct LimitRange {
 /// The limits of a limit range.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::validate_limit_range_spec)]
 pub struct LimitRangeSpec {
     /// One entry per kind of object constrained.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub limits: Vec<LimitRangeItem>,
 }
@@ -54,7 +55,7 @@ pub struct LimitRangeSpec {
 pub struct LimitRangeItem {
     /// What the entry constrains: `Pod`, `Container` or `PersistentVolumeClaim`.
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// Highest amount allowed per resource.

@@ -22,6 +22,7 @@ use crate::go_json::{null_as_default, omitempty};
     short_names("quota"),
     generation = false,
     status,
+    validate_update = super::validation::validate_quota_update,
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
         description = "Time since the quota was created."),
     printer_column(name = "Request", type = "string", json_path = ".status.used",
@@ -49,6 +50,7 @@ pub struct ResourceQuota {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::round_quota_spec)]
+#[api(validate = super::validation::validate_quota_spec)]
 pub struct ResourceQuotaSpec {
     /// Cap per resource name, e.g. `requests.cpu`, `pods` or `count/configmaps`.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -83,12 +85,12 @@ pub struct ScopeSelector {
 pub struct ScopedResourceSelectorRequirement {
     /// The scope, e.g. `PriorityClass`, `Terminating` or `CrossNamespacePodAffinity`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub scope_name: String,
     /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub operator: String,
     /// Values for `In` and `NotIn`; empty for `Exists` and `DoesNotExist`.
@@ -102,6 +104,7 @@ pub struct ScopedResourceSelectorRequirement {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::round_quota_status)]
+#[api(validate = super::validation::validate_quota_status)]
 pub struct ResourceQuotaStatus {
     /// Caps being enforced, per resource name.
     #[serde(default, skip_serializing_if = "omitempty")]

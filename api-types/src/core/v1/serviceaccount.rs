@@ -25,6 +25,8 @@ use crate::go_json::omitempty;
         description = "Time since the service account was created."),
     subresource(name = "token", group = "authentication.k8s.io", version = "v1",
         kind = "TokenRequest"),
+    prepare = keep_secret_names,
+    warnings = serviceaccount_warnings,
     table_cells = serviceaccount_cells
 )]
 pub struct ServiceAccount {
@@ -57,4 +59,37 @@ fn serviceaccount_cells(sa: &ServiceAccount) -> Vec<Value> {
         json!(sa.secrets.as_ref().map_or(0, Vec::len)),
         json!(sa.metadata.creation_timestamp.map(|t| t.to_string())),
     ]
+}
+
+/// The annotation that limits pods to the account's `secrets`, deprecated
+/// since 1.32.
+const ENFORCE_MOUNTABLE_SECRETS: &str = "kubernetes.io/enforce-mountable-secrets";
+
+/// A secret of the account is named only: the API server drops the other
+/// fields of each reference on every write, as upstream's strategy does.
+fn keep_secret_names(sa: &mut ServiceAccount) {
+    for secret in sa.secrets.iter_mut().flatten() {
+        *secret = ObjectReference {
+            name: secret.name.take(),
+            ..ObjectReference::default()
+        };
+    }
+}
+
+/// The `Warning` headers of a write: the deprecated mountable-secrets
+/// annotation, whatever its value.
+fn serviceaccount_warnings(sa: &ServiceAccount, _old: Option<&ServiceAccount>) -> Vec<String> {
+    let annotated = sa
+        .metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(ENFORCE_MOUNTABLE_SECRETS));
+    if annotated {
+        vec![format!(
+            "metadata.annotations[{ENFORCE_MOUNTABLE_SECRETS}]: deprecated in v1.32+; prefer \
+             separate namespaces to isolate access to mounted secrets"
+        )]
+    } else {
+        Vec::new()
+    }
 }

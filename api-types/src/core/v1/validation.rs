@@ -4,6 +4,11 @@
 mod cluster;
 mod config;
 mod controller;
+mod endpoints;
+mod ip_sloppy;
+mod limits;
+mod quota;
+mod resource_names;
 mod service;
 mod volume;
 mod volume_sources;
@@ -17,6 +22,9 @@ pub(crate) use config::{
     validate_config_map, validate_config_map_update, validate_secret, validate_secret_update,
 };
 pub(crate) use controller::validate_rc_spec;
+pub(crate) use endpoints::validate_endpoint_subset;
+pub(crate) use limits::validate_limit_range_spec;
+pub(crate) use quota::{validate_quota_spec, validate_quota_status, validate_quota_update};
 pub(crate) use service::{validate_service_spec, validate_service_update};
 pub(crate) use volume::validate_pv;
 pub(crate) use volume_update::validate_pv_update;
