@@ -6,6 +6,7 @@ pub mod rule;
 pub mod validatingadmissionpolicy;
 pub mod validatingadmissionpolicybinding;
 pub mod validatingwebhookconfiguration;
+mod validation;
 pub mod webhook;
 
 pub use mutatingwebhookconfiguration::MutatingWebhookConfiguration;

@@ -24,6 +24,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Number of webhooks in the configuration."),
     table_cells = mutating_cells
 )]
+#[api(validate = super::validation::webhook::validate_mutating_configuration)]
 pub struct MutatingWebhookConfiguration {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -45,12 +46,12 @@ pub struct MutatingWebhookConfiguration {
 pub struct MutatingWebhook {
     /// Fully qualified name of the webhook, e.g. `defaults.example.com`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
     /// How to reach the webhook.
     #[serde(default, deserialize_with = "null_as_default")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub client_config: WebhookClientConfig,
     /// Operations and resources sent to the webhook; any one rule matching is
@@ -83,7 +84,7 @@ pub struct MutatingWebhook {
     /// `None` or `NoneOnDryRun`: the webhook has no side effects (on dry-run
     /// requests); dry-run requests skip webhooks that might.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 6)]
     pub side_effects: Option<String>,
     /// Seconds to wait for the webhook, 1 to 30; 10 when unset.
@@ -94,7 +95,7 @@ pub struct MutatingWebhook {
     /// `AdmissionReview` versions the webhook accepts, preferred first; the
     /// server sends the first it knows.
     #[serde(default)]
-    #[api(required, list_type = "atomic")]
+    #[api(schema_required, list_type = "atomic")]
     #[api(proto = 8)]
     pub admission_review_versions: Vec<String>,
     /// `Never` (the default) or `IfNeeded`: call the webhook again when later

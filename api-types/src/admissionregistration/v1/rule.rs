@@ -102,13 +102,13 @@ pub struct MatchResources {
 pub struct MatchCondition {
     /// Name of the condition, unique in its list (a qualified name).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub name: String,
     /// CEL expression over `object`, `oldObject`, `request` and `authorizer`,
     /// evaluating to a bool.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub expression: String,
 }

@@ -27,6 +27,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "apiVersion/kind of the objects that parameterize the policy."),
     table_cells = policy_cells
 )]
+#[api(validate = super::validation::policy::validate_policy)]
 pub struct ValidatingAdmissionPolicy {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -108,7 +109,7 @@ pub struct Validation {
     /// CEL expression over `object`, `oldObject`, `request`, `params`,
     /// `namespaceObject`, `variables` and `authorizer`; true passes.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1, proto_name = "Expression")]
     pub expression: String,
     /// Message returned when the check fails; a default one names the
@@ -134,13 +135,13 @@ pub struct Validation {
 pub struct Variable {
     /// Name, a CEL identifier unique in the policy.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1, proto_name = "Name")]
     pub name: String,
     /// CEL expression computing the value, evaluated lazily at most once per
     /// request.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2, proto_name = "Expression")]
     pub expression: String,
 }
@@ -151,12 +152,12 @@ pub struct Variable {
 pub struct AuditAnnotation {
     /// Key, unique in the policy; the annotation is `<policy name>/<key>`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub key: String,
     /// CEL expression giving the value, a string (or null to add nothing).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub value_expression: String,
 }

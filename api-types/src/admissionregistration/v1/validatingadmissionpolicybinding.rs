@@ -25,6 +25,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "The parameter object or objects of the binding."),
     table_cells = binding_cells
 )]
+#[api(validate = super::validation::binding::validate_binding)]
 pub struct ValidatingAdmissionPolicyBinding {
     /// Name, labels and other metadata.
     #[serde(default)]

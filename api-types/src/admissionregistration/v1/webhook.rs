@@ -31,12 +31,12 @@ pub struct WebhookClientConfig {
 pub struct ServiceReference {
     /// Namespace of the service.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub namespace: String,
     /// Name of the service.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub name: String,
     /// URL path requests are sent to.
