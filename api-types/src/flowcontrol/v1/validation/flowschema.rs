@@ -53,19 +53,19 @@ pub(crate) fn validate_flow_schema(schema: &FlowSchema, path: &FieldPath, errs: 
         let detail = "only the schema named 'exempt' may have matchingPrecedence 1";
         errs.invalid(precedence_path, precedence, detail);
     }
-    if let Some(method) = &spec.distinguisher_method {
-        if !matches!(method.type_.as_str(), "ByNamespace" | "ByUser") {
-            // Upstream reports the whole method, as Go prints the struct.
-            let value = format!(
-                "flowcontrol.FlowDistinguisherMethod{{Type:{:?}}}",
-                method.type_
-            );
-            errs.not_supported_value(
-                spec_path.child("distinguisherMethod").child("type"),
-                Raw(&value),
-                &["ByNamespace", "ByUser"],
-            );
-        }
+    if let Some(method) = &spec.distinguisher_method
+        && !matches!(method.type_.as_str(), "ByNamespace" | "ByUser")
+    {
+        // Upstream reports the whole method, as Go prints the struct.
+        let value = format!(
+            "flowcontrol.FlowDistinguisherMethod{{Type:{:?}}}",
+            method.type_
+        );
+        errs.not_supported_value(
+            spec_path.child("distinguisherMethod").child("type"),
+            Raw(&value),
+            &["ByNamespace", "ByUser"],
+        );
     }
     let level = &spec.priority_level_configuration.name;
     let level_path = spec_path.child("priorityLevelConfiguration").child("name");
