@@ -16,9 +16,10 @@ upstream_cases!(ValidatingWebhookConfiguration, "admissionregistration":
     vwc_rules,
     vwc_service,
     vwc_match_conditions,
+    vwc_urls,
 );
 
-upstream_cases!(MutatingWebhookConfiguration, "admissionregistration": mwc_webhooks);
+upstream_cases!(MutatingWebhookConfiguration, "admissionregistration": mwc_webhooks, mwc_update);
 
 upstream_cases!(ValidatingAdmissionPolicy, "admissionregistration":
     vap_spec,
@@ -28,12 +29,14 @@ upstream_cases!(ValidatingAdmissionPolicy, "admissionregistration":
     vap_rules,
     vap_annotations,
     vap_many_annotations,
+    vap_update,
 );
 
 upstream_cases!(ValidatingAdmissionPolicyBinding, "admissionregistration":
     vapb_spec,
     vapb_values,
     vapb_param_ref,
+    vapb_update,
 );
 
 /// Objects kube-apiserver 1.32 accepts (checked with `?dryRun=All`, with no

@@ -25,7 +25,8 @@ pub(super) fn validate_webhook_url(url: &str, path: &FieldPath, errs: &mut Field
     let parsed = match parse(url) {
         Ok(parsed) => parsed,
         Err(reason) => {
-            let detail = format!("url must be a valid URL: parse {url:?}: {reason}{FORM}");
+            let quoted = go_quote(url);
+            let detail = format!("url must be a valid URL: parse {quoted}: {reason}{FORM}");
             errs.required(path.clone(), &detail);
             return;
         }
@@ -195,10 +196,8 @@ fn unescape(text: &str, mode: Mode) -> Result<String, String> {
             continue;
         }
         if mode == Mode::Host && b < 0x80 && !host_char(b) {
-            return Err(format!(
-                "invalid character {:?} in host name",
-                (b as char).to_string()
-            ));
+            let quoted = go_quote(&(b as char).to_string());
+            return Err(format!("invalid character {quoted} in host name"));
         }
         out.push(b);
         i += 1;
@@ -210,6 +209,33 @@ fn unescape(text: &str, mode: Mode) -> Result<String, String> {
 /// host mode is false for them).
 fn host_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&b)
+}
+
+/// A string as Go's `strconv.Quote` writes it: control characters as `\xNN`
+/// (or their short escapes), where Rust's `Debug` would write `\u{N}`.
+fn go_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]
@@ -235,6 +261,7 @@ mod tests {
             "invalid port \":abc\" after host"
         );
         assert_eq!(parse(":x").unwrap_err(), "missing protocol scheme");
+        assert_eq!(go_quote("a\u{1}\\\"\n"), "\"a\\x01\\\\\\\"\\n\"");
         assert_eq!(
             parse("a:b/c").map(|u| u.scheme),
             Ok("a".to_owned()),
