@@ -45,6 +45,7 @@ use crate::go_json::null_as_default;
     prepare_create = cluster_ips_on_create,
     prepare_update = cluster_ips_on_update,
     validate_update = super::validation::validate_service_update,
+    warnings = super::validation::service_warnings,
     table_cells = table::service_cells
 )]
 #[api(defaults = default_service)]

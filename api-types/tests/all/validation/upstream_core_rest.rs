@@ -6,7 +6,9 @@
 
 use super::upstream;
 use crate::common::{admit_clean, fixture};
-use kapi_api_types::core::v1::{Endpoints, LimitRange, PodTemplate, ResourceQuota, ServiceAccount};
+use kapi_api_types::core::v1::{
+    Endpoints, LimitRange, PodTemplate, ResourceQuota, Service, ServiceAccount,
+};
 use kapi_runtime::Resource;
 
 upstream_cases!(Endpoints, "core":
@@ -89,4 +91,20 @@ fn service_account_references_are_not_validated() {
 fn service_account_warnings() {
     let (ours, theirs) = warnings_of::<ServiceAccount>("warn_serviceaccount");
     assert_eq!(ours, theirs);
+}
+
+/// Service addresses only the lenient parser reads, IPv6 addresses and
+/// prefixes not in RFC 5952 form, the deprecated topology annotation, and
+/// fields the type ignores: accepted with warnings, as kube-apiserver 1.32
+/// answered.
+#[test]
+fn service_warnings() {
+    for case in [
+        "warn_service_ips",
+        "warn_service_lb",
+        "warn_service_external_name",
+    ] {
+        let (ours, theirs) = warnings_of::<Service>(case);
+        assert_eq!(ours, theirs, "{case}");
+    }
 }

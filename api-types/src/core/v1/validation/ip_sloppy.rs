@@ -45,12 +45,30 @@ pub(crate) fn parse_ip_sloppy(text: &str) -> Option<IpAddr> {
     })
 }
 
-/// Whether `text` is an IP address only through the sloppy parser: Go 1.32
-/// accepts it with a warning, as a later release will refuse it (IPv4 octets
-/// with leading zeros).
-#[allow(dead_code)] // for the Service warnings
-pub(crate) fn has_leading_zeros(text: &str) -> bool {
-    parse_ip_sloppy(text).is_some() && text.parse::<IpAddr>().is_err()
+/// `IsValidCIDR`: `address/prefix` as `netutils.ParseCIDRSloppy` reads it
+/// (leading zeros allowed in IPv4 octets).
+pub(crate) fn sloppy_cidr(
+    value: &str,
+    path: &kapi_runtime::validation::FieldPath,
+    errs: &mut kapi_runtime::validation::FieldErrors,
+) {
+    let valid = value.split_once('/').is_some_and(|(addr, bits)| {
+        let max = match (addr.contains(':'), parse_ip_sloppy(addr)) {
+            (_, None) => return false,
+            (false, Some(_)) => 32,
+            (true, Some(_)) => 128,
+        };
+        !bits.is_empty()
+            && bits.bytes().all(|c| c.is_ascii_digit())
+            && bits.parse::<u32>().is_ok_and(|b| b <= max)
+    });
+    if !valid {
+        errs.invalid(
+            path.clone(),
+            value,
+            "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+        );
+    }
 }
 
 #[cfg(test)]
@@ -71,7 +89,5 @@ mod tests {
         assert_eq!(parse_ip_sloppy("1.2.3"), None);
         assert_eq!(parse_ip_sloppy("256.1.1.1"), None);
         assert!(parse_ip_sloppy("2001:db8::1").is_some());
-        assert!(has_leading_zeros("10.01.1.1"));
-        assert!(!has_leading_zeros("10.1.1.1"));
     }
 }

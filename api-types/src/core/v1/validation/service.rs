@@ -5,10 +5,9 @@ use std::net::IpAddr;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath, port_number_errors, qualified_name_errors};
 
+use super::ip_sloppy::{parse_ip_sloppy, sloppy_cidr};
 use crate::core::v1::service::{Service, ServicePort, ServiceSpec};
-use crate::validation::{
-    GoStrings, Raw, cidr, dns1123_subdomain, port_num_or_name, validate_labels,
-};
+use crate::validation::{GoStrings, Raw, dns1123_subdomain, port_num_or_name, validate_labels};
 
 /// The kubelet's port, which a load balancer may not expose.
 const KUBELET_PORT: i32 = 10250;
@@ -93,7 +92,7 @@ pub(crate) fn validate_service_spec(spec: &ServiceSpec, path: &FieldPath, errs: 
         for (i, range) in ranges.iter().enumerate() {
             // Blanks around a range are tolerated (it once came from an
             // annotation).
-            cidr(range.trim(), &ranges_path.index(i), errs);
+            sloppy_cidr(range.trim(), &ranges_path.index(i), errs);
         }
     }
     if type_ != "ExternalName" {
@@ -195,7 +194,7 @@ fn cluster_ips(spec: &ServiceSpec, path: &FieldPath, errs: &mut FieldErrors) {
             }
             continue;
         }
-        if ip.parse::<IpAddr>().is_err() {
+        if parse_ip_sloppy(ip).is_none() {
             bad_ips = true;
             errs.invalid(
                 ips_path.index(i),
@@ -211,7 +210,7 @@ fn cluster_ips(spec: &ServiceSpec, path: &FieldPath, errs: &mut FieldErrors) {
     if bad_ips {
         return;
     }
-    let is_v6 = |ip: &String| matches!(ip.parse::<IpAddr>(), Ok(IpAddr::V6(_)));
+    let is_v6 = |ip: &String| matches!(parse_ip_sloppy(ip), Some(IpAddr::V6(_)));
     let v6_count = ips.iter().filter(|ip| is_v6(ip)).count();
     if ips.len() > 1 && (v6_count == 0 || v6_count == ips.len()) {
         errs.invalid(
@@ -271,7 +270,7 @@ fn service_port<'a>(
 /// `ValidateNonSpecialIP` with the message of `IsValidIP` for an address
 /// that does not parse.
 fn external_ip(ip: &str, path: &FieldPath, errs: &mut FieldErrors) {
-    let Ok(addr) = ip.parse::<IpAddr>() else {
+    let Some(addr) = parse_ip_sloppy(ip) else {
         errs.invalid(
             path.clone(),
             ip,
