@@ -9,7 +9,7 @@ use std::fmt;
 use kapi_runtime::meta::LabelSelector;
 use kapi_runtime::validation::{
     FieldErrors, FieldPath, dns1123_subdomain_errors, is_percent, label_value_errors,
-    port_name_errors, port_number_errors, qualified_name_errors,
+    path_segment_errors, port_name_errors, port_number_errors, qualified_name_errors,
 };
 use kapi_runtime::{IntOrString, Quantity};
 
@@ -187,13 +187,8 @@ pub(crate) fn domain_prefixed_path(value: &str, path: &FieldPath, errs: &mut Fie
 /// `ValidatePathSegmentName` (`IsPathSegmentName`): a name that can be one
 /// segment of a URL path (a role's, a scale target's).
 pub(crate) fn path_segment_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
-    if name == "." || name == ".." {
-        errs.invalid(path.clone(), name, &format!("may not be '{name}'"));
-    }
-    for bad in ["/", "%"] {
-        if name.contains(bad) {
-            errs.invalid(path.clone(), name, &format!("may not contain '{bad}'"));
-        }
+    for detail in path_segment_errors(name) {
+        errs.invalid(path.clone(), name, &detail);
     }
 }
 

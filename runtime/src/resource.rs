@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::DynObject;
 use crate::api_type::ApiType;
 use crate::meta::ObjectMeta;
 
@@ -135,6 +136,9 @@ pub enum NameFormat {
     Dns1123Label,
     /// RFC 1035 label (starts with a letter): Service.
     Dns1035Label,
+    /// Any name that can be one segment of a URL path (not `.` or `..`, no
+    /// `/` or `%`): core Events, whose old clients name them freely.
+    PathSegment,
 }
 
 impl NameFormat {
@@ -142,11 +146,13 @@ impl NameFormat {
     pub fn errors(self, name: &str) -> Vec<String> {
         use crate::validation::{
             dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors,
+            path_segment_errors,
         };
         match self {
             NameFormat::Dns1123Subdomain => dns1123_subdomain_errors(name),
             NameFormat::Dns1123Label => dns1123_label_errors(name),
             NameFormat::Dns1035Label => dns1035_label_errors(name),
+            NameFormat::PathSegment => path_segment_errors(name),
         }
     }
 }
@@ -194,6 +200,18 @@ pub trait Resource:
     /// How this version converts to and from the kind's hub (storage) version;
     /// `None` for the hub itself (`#[resource(hub = Path)]`).
     const HUB: Option<&'static crate::convert::HubLink> = None;
+
+    /// The checks a write through this version adds to the kind's own
+    /// validation, run on the object as stored (the hub version's type) and,
+    /// on an update, the stored object: upstream validates a few kinds by the
+    /// request's version (an events.k8s.io Event more strictly than a core
+    /// one). `#[resource(validate_served = path)]`.
+    fn validate_served(
+        _object: &dyn DynObject,
+        _old: Option<&dyn DynObject>,
+        _errs: &mut crate::validation::FieldErrors,
+    ) {
+    }
 
     /// The object's metadata.
     fn metadata(&self) -> &ObjectMeta;

@@ -29,8 +29,18 @@ pub struct Decoded {
     pub unknown_fields: Vec<String>,
 }
 
-/// Decoding into a kind's type, type-erased for the one request path.
+/// Decoding into a kind's type, and the checks of its version, type-erased
+/// for the one request path.
 pub trait KindOps: Send + Sync {
+    /// The checks a write through this version adds
+    /// ([`Resource::validate_served`]), on the object as stored.
+    fn validate_served(
+        &self,
+        object: &dyn DynObject,
+        old: Option<&dyn DynObject>,
+        errs: &mut crate::validation::FieldErrors,
+    );
+
     /// Decodes a JSON object (a request body or a stored object) from its text.
     fn decode_json(&self, json: &[u8]) -> Result<Decoded, String>;
 
@@ -165,6 +175,15 @@ fn is_type_meta(path: &serde_ignored::Path<'_>) -> bool {
 }
 
 impl<T: Resource> KindOps for Typed<T> {
+    fn validate_served(
+        &self,
+        object: &dyn DynObject,
+        old: Option<&dyn DynObject>,
+        errs: &mut crate::validation::FieldErrors,
+    ) {
+        T::validate_served(object, old, errs);
+    }
+
     fn decode_json(&self, json: &[u8]) -> Result<Decoded, String> {
         let mut unknown_fields = Vec::new();
         let mut de = serde_json::Deserializer::from_slice(json);

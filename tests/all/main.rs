@@ -10,6 +10,7 @@ mod control_plane;
 mod controllers;
 mod e2e_smoke;
 mod etcd;
+mod event_versions;
 mod generated_fresh;
 mod kube_client;
 mod kubectl;

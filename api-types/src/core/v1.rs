@@ -21,7 +21,7 @@ pub mod secret_reference;
 pub mod service;
 pub mod serviceaccount;
 pub mod topology_selector_term;
-mod validation;
+pub(crate) mod validation;
 
 pub use binding::Binding;
 pub use componentstatus::ComponentStatus;

@@ -66,6 +66,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         NameFormat::Dns1123Subdomain => quote!(Dns1123Subdomain),
         NameFormat::Dns1123Label => quote!(Dns1123Label),
         NameFormat::Dns1035Label => quote!(Dns1035Label),
+        NameFormat::PathSegment => quote!(PathSegment),
     };
     let group_version = if group.is_empty() {
         version.clone()
@@ -302,7 +303,27 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
         }
     });
     let subresources = emit_subresource_hooks(model);
-    quote!(#prepare #prepare_create #prepare_update #subresources #validate_update #warnings #answer #cells #grace #field_label)
+    let validate_served = model.hooks.validate_served.as_ref().map(|f| {
+        let target = match &model.hub {
+            Some(hub) => quote!(#hub),
+            None => quote!(Self),
+        };
+        quote! {
+            fn validate_served(
+                object: &dyn ::kapi_runtime::DynObject,
+                old: ::core::option::Option<&dyn ::kapi_runtime::DynObject>,
+                errs: &mut ::kapi_runtime::validation::FieldErrors,
+            ) {
+                if let ::core::option::Option::Some(object) =
+                    object.as_any().downcast_ref::<#target>()
+                {
+                    let old = old.and_then(|o| o.as_any().downcast_ref::<#target>());
+                    #f(object, old, errs);
+                }
+            }
+        }
+    });
+    quote!(#prepare #prepare_create #prepare_update #subresources #validate_update #warnings #answer #cells #grace #field_label #validate_served)
 }
 
 /// `prepare_subresource_update` and `validate_subresource_update`: a `match` on

@@ -81,6 +81,8 @@ pub enum NameFormat {
     Dns1123Label,
     /// RFC 1035 label (Service).
     Dns1035Label,
+    /// One URL path segment (core Event).
+    PathSegment,
 }
 
 /// A subresource besides `status` and `scale`.
@@ -120,6 +122,9 @@ pub struct Hooks {
     pub grace_period: Option<syn::Path>,
     /// `fn(&Self, &str) -> Option<String>`.
     pub field_label: Option<syn::Path>,
+    /// `fn(&Hub, Option<&Hub>, &mut FieldErrors)` for writes through this
+    /// version (`Hub` is `Self` for a kind's hub version).
+    pub validate_served: Option<syn::Path>,
 }
 
 /// Every verb a kind can serve, in the order Kubernetes lists them.
@@ -250,9 +255,10 @@ impl ResourceModel {
             Some((_, v)) if v == "dns1123-subdomain" => NameFormat::Dns1123Subdomain,
             Some((_, v)) if v == "dns1123-label" => NameFormat::Dns1123Label,
             Some((_, v)) if v == "dns1035-label" => NameFormat::Dns1035Label,
+            Some((_, v)) if v == "path-segment" => NameFormat::PathSegment,
             Some((lit, v)) => {
                 let msg = format!(
-                    "unknown name_format `{v}`; expected \"dns1123-subdomain\", \"dns1123-label\" or \"dns1035-label\""
+                    "unknown name_format `{v}`; expected \"dns1123-subdomain\", \"dns1123-label\", \"dns1035-label\" or \"path-segment\""
                 );
                 errors.push(darling::Error::custom(msg).with_span(lit));
                 NameFormat::Dns1123Subdomain
@@ -347,6 +353,7 @@ impl ResourceModel {
                 table_cells: input.table_cells,
                 grace_period: input.grace_period,
                 field_label: input.field_label,
+                validate_served: input.validate_served,
             },
             spec_fields,
         })

@@ -71,7 +71,8 @@ pub struct ResourceInput {
     #[darling(default)]
     pub age_column: Option<syn::LitBool>,
     /// `name_format = "dns1123-label"`: how object names are validated
-    /// (`dns1123-subdomain` by default, `dns1123-label`, `dns1035-label`).
+    /// (`dns1123-subdomain` by default, `dns1123-label`, `dns1035-label`,
+    /// `path-segment`).
     #[darling(default)]
     pub name_format: Option<LitStr>,
     /// `selectable_fields("spec.nodeName")`.
@@ -85,6 +86,14 @@ pub struct ResourceInput {
     /// (`#[derive(Convert)]`).
     #[darling(default)]
     pub hub: Option<syn::Path>,
+    /// `validate_served = path::to::fn`: `fn(&Hub, Option<&Hub>, &mut
+    /// FieldErrors)` (`Hub` is the type of `hub`, or `Self`), the checks a
+    /// write through this version adds to the kind's own, run on the object
+    /// as stored (the stored one second, on an update): upstream validates
+    /// some kinds by the request's version (an events.k8s.io Event more
+    /// strictly than a core one).
+    #[darling(default)]
+    pub validate_served: Option<syn::Path>,
     /// `prepare = path::to::fn`: `fn(&mut Self)` run before every write.
     #[darling(default)]
     pub prepare: Option<syn::Path>,

@@ -15,7 +15,18 @@ pub struct Time(pub Timestamp);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MicroTime(pub Timestamp);
 
+/// A timestamp as Go's `time.Time.String` prints it in UTC, e.g.
+/// `2026-03-04 05:06:07.5 +0000 UTC` (validation messages quote times so).
+fn go_string(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%d %H:%M:%S%.f +0000 UTC").to_string()
+}
+
 impl Time {
+    /// The time as Go prints it (`2026-03-04 05:06:07 +0000 UTC`).
+    pub fn go_string(&self) -> String {
+        go_string(self.0)
+    }
+
     /// The current time, truncated to whole seconds as it will be stored.
     pub fn now() -> Time {
         Time(Timestamp::from_second(Timestamp::now().as_second()).unwrap_or(Timestamp::UNIX_EPOCH))
@@ -23,6 +34,11 @@ impl Time {
 }
 
 impl MicroTime {
+    /// The time as Go prints it (`2026-03-04 05:06:07.123456 +0000 UTC`).
+    pub fn go_string(&self) -> String {
+        go_string(self.0)
+    }
+
     /// The current time, truncated to microseconds.
     pub fn now() -> MicroTime {
         let now = Timestamp::now();

@@ -58,6 +58,20 @@ pub fn dns1035_label_errors(s: &str) -> Vec<String> {
     errs
 }
 
+/// Errors of a name that must fit one URL path segment (upstream's
+/// `IsValidPathSegmentName`): what every object name must satisfy, and all a
+/// core Event's name must.
+pub fn path_segment_errors(s: &str) -> Vec<String> {
+    if s == "." || s == ".." {
+        return vec![format!("may not be '{s}'")];
+    }
+    ["/", "%"]
+        .into_iter()
+        .filter(|bad| s.contains(bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
 /// Errors of an RFC 1123 subdomain (most object names).
 pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
     let mut errs = Vec::new();

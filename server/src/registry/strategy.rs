@@ -175,6 +175,11 @@ pub fn admit(
         }
         Some((old, _)) => object.typed().validate_update(old.typed(), &mut errors),
     }
+    let stored = old.map(|(old, _)| old.typed());
+    scope
+        .served
+        .ops
+        .validate_served(object.typed(), stored, &mut errors);
     if !errors.is_empty() {
         let info = scope.info();
         return Err(ApiError::invalid(

@@ -31,6 +31,7 @@ use crate::go_json::{null_as_default, omitempty};
         "source",
         "type"
     ),
+    name_format = "path-segment",
     field_label = event_field_label,
     printer_column(name = "Last Seen", type = "date", json_path = ".lastTimestamp",
         description = "When the event was last observed."),
@@ -42,7 +43,8 @@ use crate::go_json::{null_as_default, omitempty};
         description = "The object the event is about, as kind/name."),
     printer_column(name = "Message", type = "string", json_path = ".message",
         description = "What happened."),
-    table_cells = event_cells
+    table_cells = event_cells,
+    validate_served = super::validation::validate_core_event
 )]
 pub struct Event {
     /// Name, namespace and other metadata.

@@ -54,7 +54,8 @@ use crate::go_json::{null_as_default, omitempty};
         priority = 1, description = "When the event was first observed."),
     printer_column(name = "Count", type = "integer", json_path = ".deprecatedCount",
         priority = 1, description = "How often the event occurred."),
-    table_cells = event_cells
+    table_cells = event_cells,
+    validate_served = crate::core::v1::validation::validate_events_v1
 )]
 pub struct Event {
     /// Name, namespace and other metadata.

@@ -7,6 +7,9 @@ use kapi_runtime::scheme::KindEntry;
 use kapi_runtime::validation::FieldErrors;
 use serde_json::Value;
 
+/// The namespace `capture.py` creates namespaced objects in.
+const NAMESPACE: &str = "validation";
+
 /// One field error as a StatusCause shows it: reason, field, message.
 type Cause = (String, String, String);
 
@@ -19,13 +22,19 @@ fn read(case: &str, suffix: &str) -> Option<Value> {
     Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")))
 }
 
-/// Decodes `value` and runs the server's write path on it: the kind's
-/// PrepareForCreate (or PrepareForUpdate against `old`), then admit.
+/// Decodes `value`, converts it to the kind's hub (the stored version) and
+/// runs the server's write path on it: the kind's PrepareForCreate (or
+/// PrepareForUpdate against `old`), then admit.
 fn admit<K: Resource>(
     value: Value,
     old: Option<&dyn kapi_runtime::DynObject>,
     errs: &mut FieldErrors,
 ) -> Box<dyn kapi_runtime::DynObject> {
+    let mut value = value;
+    if K::INFO.namespaced && value["metadata"]["namespace"].is_null() {
+        // capture.py writes into this namespace; the server sets it from the path.
+        value["metadata"]["namespace"] = Value::from(NAMESPACE);
+    }
     let decoded = KindEntry::of::<K>()
         .ops
         .decode_value(value)
@@ -36,6 +45,9 @@ fn admit<K: Resource>(
         "unknown fields"
     );
     let mut object = decoded.object;
+    if let Some(link) = K::HUB {
+        object = (link.to_hub)(object).expect("the manifest converts to its hub");
+    }
     match old {
         Some(old) => object.prepare_update(None, old),
         None => object.prepare_create(),
@@ -83,6 +95,7 @@ pub fn check<K: Resource>(case: &str) {
     if let Some(old) = &old {
         object.validate_update(old.as_ref(), &mut errs);
     }
+    K::validate_served(object.as_ref(), old.as_deref(), &mut errs);
     // A kind that reports causes under `metadata` itself (a node's taints)
     // is compared on them too.
     let with_metadata = errs

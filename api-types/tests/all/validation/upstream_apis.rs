@@ -5,7 +5,9 @@ use super::upstream;
 use crate::common::{admit_clean, fixture};
 use kapi_api_types::autoscaling::v2::HorizontalPodAutoscaler;
 use kapi_api_types::coordination::v1::Lease;
+use kapi_api_types::core::v1::Event;
 use kapi_api_types::discovery::v1::EndpointSlice;
+use kapi_api_types::events;
 use kapi_api_types::networking::v1::{Ingress, IngressClass, NetworkPolicy};
 use kapi_api_types::node::v1::RuntimeClass;
 use kapi_api_types::policy::v1::PodDisruptionBudget;
@@ -102,10 +104,17 @@ upstream_cases!(HorizontalPodAutoscaler, "autoscaling":
     hpa_behavior,
 );
 
-// `events/event_missing` and `events/event_fields` are recorded but not run:
-// kube-apiserver checks an events.k8s.io/v1 Event more strictly than a v1
-// one (`ValidateEventCreate` with the request version), and the registry
-// validates both as the stored core/v1 Event, which has no rules yet.
+// The same stored Events, checked by the version a write comes through: an
+// events.k8s.io/v1 write more strictly than a v1 one.
+upstream_cases!(Event, "events": core_event_reporting, core_event_namespace);
+
+upstream_cases!(events::v1::Event, "events":
+    event_missing,
+    event_fields,
+    event_v1_unset,
+    event_v1_update,
+    event_v1_update_times,
+);
 
 /// Objects kube-apiserver 1.32 accepts (checked with `?dryRun=All`) that
 /// touch the edges of the rules above: non-canonical `except` CIDRs,
