@@ -26,6 +26,7 @@ use crate::go_json::{null_as_default, omitempty};
     selectable_fields("spec.signerName"),
     status,
     generation = false,
+    name_format = "path-segment",
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
         description = "Time since the request was created."),
     printer_column(name = "SignerName", type = "string", json_path = ".spec.signerName",
@@ -37,12 +38,14 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Validity asked for the certificate, or <none>."),
     printer_column(name = "Condition", type = "string", json_path = ".status.conditions",
         description = "Approved, Denied or Pending, then Failed and Issued when they apply."),
-    subresource(name = "approval", prepare_update = take_conditions),
+    subresource(name = "approval", prepare_update = take_conditions,
+        validate_update = validate_approval_update),
     prepare_update = keep_spec,
     prepare_status_update = keep_conditions,
     validate_update = validate_csr_update,
     table_cells = csr_cells
 )]
+#[api(validate = super::validation::validate_csr)]
 pub struct CertificateSigningRequest {
     /// Name, labels and other metadata.
     #[serde(default)]
@@ -51,7 +54,7 @@ pub struct CertificateSigningRequest {
     /// The request, and who made it (set by the server); cannot change.
     #[serde(default, deserialize_with = "null_as_default")]
     #[api(proto = 2)]
-    #[api(required)]
+    #[api(schema_required)]
     pub spec: CertificateSigningRequestSpec,
     /// Approval conditions and the issued certificate.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -72,7 +75,7 @@ pub struct CertificateSigningRequestSpec {
     /// Signer asked to issue the certificate, a qualified name such as
     /// `kubernetes.io/kube-apiserver-client` or `example.com/my-signer`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 7)]
     pub signer_name: String,
     /// Validity asked for the certificate, in seconds (at least 600); signers
@@ -146,12 +149,12 @@ pub struct CertificateSigningRequestStatus {
 pub struct CertificateSigningRequestCondition {
     /// `Approved`, `Denied` or `Failed`.
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// `True`, `False` or `Unknown`; approval and denial are always `True`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 6)]
     pub status: String,
     /// Machine-readable reason of the condition.
@@ -224,9 +227,40 @@ fn conditions_of<'c>(
 
 /// Update checks of the main endpoint and `/status` (upstream's
 /// validateCertificateSigningRequestUpdate): no Approved, Denied or Failed
-/// condition may be removed, and Approved and Denied are added only through
-/// `approval`.
+/// condition may be removed, Approved and Denied are added only through
+/// `approval`, and an issued certificate is not replaced. (The main endpoint
+/// keeps the stored status, so these bite on `/status` writes.)
 fn validate_csr_update(
+    new: &CertificateSigningRequest,
+    old: &CertificateSigningRequest,
+    root: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    validate_approval_update(new, old, root, errs);
+    let path = root.child("status").child("conditions");
+    for kind in ["Approved", "Denied"] {
+        if conditions_of(new, kind).len() > conditions_of(old, kind).len() {
+            let detail = format!("updates may not add a condition of type {kind:?}");
+            errs.forbidden(path.clone(), &detail);
+        }
+    }
+    let certificate = |csr: &CertificateSigningRequest| {
+        csr.status
+            .certificate
+            .as_ref()
+            .map_or(Vec::new(), |c| c.0.clone())
+    };
+    let (now, before) = (certificate(new), certificate(old));
+    if now != before && !before.is_empty() {
+        let detail = "updates may not modify existing certificate content";
+        errs.forbidden(root.child("status").child("certificate"), detail);
+    }
+}
+
+/// Update checks of `approval` (upstream's
+/// ValidateCertificateSigningRequestApprovalUpdate beyond the object's own
+/// checks): no Approved, Denied or Failed condition may be removed.
+fn validate_approval_update(
     new: &CertificateSigningRequest,
     old: &CertificateSigningRequest,
     root: &FieldPath,
@@ -234,15 +268,8 @@ fn validate_csr_update(
 ) {
     let path = root.child("status").child("conditions");
     for kind in ["Approved", "Denied", "Failed"] {
-        let (now, before) = (
-            conditions_of(new, kind).len(),
-            conditions_of(old, kind).len(),
-        );
-        if now < before {
+        if conditions_of(new, kind).len() < conditions_of(old, kind).len() {
             let detail = format!("updates may not remove a condition of type {kind:?}");
-            errs.forbidden(path.clone(), &detail);
-        } else if now > before && kind != "Failed" {
-            let detail = format!("updates may not add a condition of type {kind:?}");
             errs.forbidden(path.clone(), &detail);
         }
     }
