@@ -1,6 +1,6 @@
 //! `certificates.k8s.io/v1`.
 
 pub mod certificatesigningrequest;
-mod validation;
+pub(crate) mod validation;
 
 pub use certificatesigningrequest::CertificateSigningRequest;

@@ -46,7 +46,8 @@ use crate::go_json::{null_as_default, omitempty};
         json_path = ".status.nodeInfo.containerRuntimeVersion", priority = 1,
         description = "Container runtime and its version."),
     validate_update = super::validation::validate_node_update,
-    table_cells = node_cells
+    table_cells = node_cells,
+    warnings = super::validation::node_warnings
 )]
 #[api(defaults = super::defaults::default_node)]
 #[api(validate = super::validation::validate_node)]

@@ -70,7 +70,8 @@ pub const BETA_STORAGE_CLASS_ANNOTATION: &str = "volume.beta.kubernetes.io/stora
     prepare_create = stamp_phase_transition,
     prepare_status_update = track_phase_transition,
     validate_update = super::validation::validate_pv_update,
-    table_cells = persistent_volume_cells
+    table_cells = persistent_volume_cells,
+    warnings = super::validation::pv_warnings
 )]
 #[api(defaults = super::defaults::default_persistent_volume)]
 #[api(validate = super::validation::validate_pv)]

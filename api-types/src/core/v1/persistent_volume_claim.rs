@@ -46,7 +46,8 @@ pub use crate::core::v1::pod::claim::{PersistentVolumeClaimSpec, VolumeResourceR
     printer_column(name = "VolumeMode", type = "string", json_path = ".spec.volumeMode",
         priority = 1, description = "Filesystem or Block, or <unset>."),
     table_cells = persistent_volume_claim_cells,
-    validate_update = super::validation::validate_pvc_update
+    validate_update = super::validation::validate_pvc_update,
+    warnings = super::validation::pvc_warnings
 )]
 #[api(defaults = super::defaults::default_persistent_volume_claim)]
 #[api(validate = super::validation::validate_pvc)]

@@ -26,7 +26,8 @@ use crate::go_json::omitempty;
         description = "Number of keys."),
     prepare = fold_string_data,
     table_cells = secret_cells,
-    validate_update = super::validation::validate_secret_update
+    validate_update = super::validation::validate_secret_update,
+    warnings = super::validation::secret_warnings
 )]
 #[api(validate = super::validation::validate_secret)]
 pub struct Secret {

@@ -15,6 +15,7 @@ mod service_warnings;
 mod volume;
 mod volume_sources;
 mod volume_update;
+mod warnings;
 
 pub(crate) use cluster::{
     validate_namespace, validate_node, validate_node_update, validate_pvc, validate_pvc_spec,
@@ -32,3 +33,6 @@ pub(crate) use service::{validate_service_spec, validate_service_update};
 pub(crate) use service_warnings::service_warnings;
 pub(crate) use volume::validate_pv;
 pub(crate) use volume_update::validate_pv_update;
+pub(crate) use warnings::{
+    claim_spec_warnings, node_warnings, pv_warnings, pvc_warnings, secret_warnings,
+};

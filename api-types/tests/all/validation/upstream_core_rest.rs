@@ -7,7 +7,8 @@
 use super::upstream;
 use crate::common::{admit_clean, fixture};
 use kapi_api_types::core::v1::{
-    Endpoints, LimitRange, PodTemplate, ResourceQuota, Service, ServiceAccount,
+    Endpoints, LimitRange, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodTemplate,
+    ResourceQuota, Secret, Service, ServiceAccount,
 };
 use kapi_runtime::Resource;
 
@@ -105,6 +106,51 @@ fn service_warnings() {
         "warn_service_external_name",
     ] {
         let (ours, theirs) = warnings_of::<Service>(case);
+        assert_eq!(ours, theirs, "{case}");
+    }
+}
+
+/// Deprecated storage-class annotations, reclaim policy, node labels and
+/// volume plugins, and storage sizes that are not whole bytes (after the
+/// rounding up to milli-units every resource list gets): accepted with
+/// warnings, as kube-apiserver 1.32 answered.
+#[test]
+fn storage_warnings() {
+    for case in ["warn_pv", "warn_pv_cephfs"] {
+        let (ours, theirs) = warnings_of::<PersistentVolume>(case);
+        assert_eq!(ours, theirs, "{case}");
+    }
+    for case in ["warn_pvc", "warn_pvc_micro"] {
+        let (ours, theirs) = warnings_of::<PersistentVolumeClaim>(case);
+        assert_eq!(ours, theirs, "{case}");
+    }
+}
+
+/// A node's deprecated `externalID`, and a pod's deprecated node labels in
+/// its node affinity and fractional sizes in its ephemeral volume claims.
+#[test]
+fn node_and_pod_warnings() {
+    let (ours, theirs) = warnings_of::<Node>("warn_node");
+    assert_eq!(ours, theirs);
+    let (ours, theirs) = warnings_of::<Pod>("warn_pod_affinity");
+    assert_eq!(ours, theirs);
+}
+
+/// A TLS secret whose certificate and key do not load as a pair: each of
+/// Go's `tls.X509KeyPair` refusals that the PEM blocks decide, and a valid
+/// pair without warnings.
+#[test]
+fn tls_secret_warnings() {
+    for case in [
+        "warn_secret_empty",
+        "warn_secret_switched",
+        "warn_secret_skipped",
+        "warn_secret_nokey",
+        "warn_secret_certkey",
+        "warn_secret_malformed",
+        "warn_secret_valid",
+    ] {
+        let (ours, theirs) = warnings_of::<Secret>(case);
         assert_eq!(ours, theirs, "{case}");
     }
 }

@@ -7,7 +7,7 @@
 //! them (stored through older versions); objects stored through v1 never do,
 //! so the relaxations are left out.
 
-mod pem;
+pub(crate) mod pem;
 
 use kapi_runtime::ByteString;
 use kapi_runtime::validation::{

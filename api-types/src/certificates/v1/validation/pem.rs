@@ -11,16 +11,16 @@ use base64::engine::general_purpose::STANDARD;
 use ring::signature::{self, UnparsedPublicKey, VerificationAlgorithm};
 
 /// One PEM block: its type, whether it has headers, and its decoded body.
-pub(super) struct Block {
-    pub(super) kind: String,
-    pub(super) has_headers: bool,
-    pub(super) der: Vec<u8>,
+pub(crate) struct Block {
+    pub(crate) kind: String,
+    pub(crate) has_headers: bool,
+    pub(crate) der: Vec<u8>,
 }
 
 /// The first well-formed PEM block of `data` and what follows it, as Go's
 /// `pem.Decode` finds it (text before a block is skipped; a malformed block is
 /// passed over).
-pub(super) fn decode(data: &[u8]) -> Option<(Block, &[u8])> {
+pub(crate) fn decode(data: &[u8]) -> Option<(Block, &[u8])> {
     let text = std::str::from_utf8(data).ok().or_else(|| {
         // Junk around the blocks need not be text; look at the longest text prefix.
         let valid = std::str::from_utf8(data).err()?.valid_up_to();
@@ -261,7 +261,7 @@ pub(super) fn certificate_error(data: &[u8]) -> Option<String> {
 
 /// Whether DER bytes have the outline of an X.509 certificate: a sequence of
 /// the signed part, the algorithm and the signature, and nothing after.
-fn is_certificate(der: &[u8]) -> bool {
+pub(crate) fn is_certificate(der: &[u8]) -> bool {
     let mut outer = Reader(der);
     let Some(certificate) = outer.expect(SEQUENCE) else {
         return false;

@@ -10,8 +10,10 @@ use kapi_runtime::ApiType;
 use kapi_runtime::validation::{FieldPath, dns1123_label_errors};
 
 use super::Pod;
+use super::affinity::NodeSelectorTerm;
 use super::container::Container;
 use super::spec::{PodSpec, PodTemplateSpec};
+use crate::core::v1::validation::claim_spec_warnings;
 use kapi_runtime::meta::ObjectMeta;
 
 /// Node labels that have a newer name, with what to say about each.
@@ -116,6 +118,7 @@ fn spec_and_meta(path: Option<&FieldPath>, spec: &PodSpec, meta: &ObjectMeta) ->
             warnings.push(format!("{field}: {message}"));
         }
     }
+    node_affinity_warnings(&spec_path, spec, &mut warnings);
     for (i, constraint) in spec
         .topology_spread_constraints
         .iter()
@@ -226,6 +229,14 @@ fn volume_warnings(spec_path: &FieldPath, spec: &PodSpec, warnings: &mut Vec<Str
         ];
         for (_, field, message) in deprecated.iter().filter(|(used, ..)| *used) {
             warnings.push(format!("{}: {message}", path.child(field)));
+        }
+        let claim = volume.ephemeral.as_ref();
+        if let Some(template) = claim.and_then(|e| e.volume_claim_template.as_ref()) {
+            let at = path
+                .child("ephemeral")
+                .child("volumeClaimTemplate")
+                .child("spec");
+            claim_spec_warnings(&at, &template.spec, warnings);
         }
     }
 }
@@ -353,6 +364,56 @@ fn fractional_bytes(resource: &str, text: &str) -> Option<String> {
     if resource != "memory" && resource != "ephemeral-storage" {
         return None;
     }
+    fractional(text)
+}
+
+/// The canonical text of a quantity that is not a whole number.
+pub(crate) fn fractional(text: &str) -> Option<String> {
     let canonical = kapi_runtime::quantity::canonical(text)?;
     canonical.ends_with(['m', 'u', 'n']).then_some(canonical)
+}
+
+/// `GetWarningsForNodeSelectorTerm`: deprecated node labels in the
+/// expressions of the term at `path`.
+pub(crate) fn node_selector_term_warnings(
+    term: &NodeSelectorTerm,
+    path: &FieldPath,
+    warnings: &mut Vec<String>,
+) {
+    for (i, requirement) in term.match_expressions.iter().flatten().enumerate() {
+        let key = &requirement.key;
+        if let Some((_, message)) = DEPRECATED_NODE_LABELS.iter().find(|(l, _)| l == key) {
+            let field = path.child("matchExpressions").index(i).child("key");
+            warnings.push(format!("{field}: {key} is {message}"));
+        }
+    }
+}
+
+/// Deprecated node labels in the pod's node affinity, required and preferred.
+fn node_affinity_warnings(spec_path: &FieldPath, spec: &PodSpec, warnings: &mut Vec<String>) {
+    let affinity = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref());
+    let Some(affinity) = affinity else {
+        return;
+    };
+    let path = spec_path.child("affinity").child("nodeAffinity");
+    if let Some(required) = &affinity.required_during_scheduling_ignored_during_execution {
+        let terms = path
+            .child("requiredDuringSchedulingIgnoredDuringExecution")
+            .child("nodeSelectorTerms");
+        for (i, term) in required.node_selector_terms.iter().enumerate() {
+            node_selector_term_warnings(term, &terms.index(i), warnings);
+        }
+    }
+    let preferred = affinity
+        .preferred_during_scheduling_ignored_during_execution
+        .iter()
+        .flatten();
+    let preferred_path = path.child("preferredDuringSchedulingIgnoredDuringExecution");
+    for (i, term) in preferred.enumerate() {
+        let at = preferred_path.index(i).child("preference");
+        node_selector_term_warnings(&term.preference, &at, warnings);
+    }
 }
