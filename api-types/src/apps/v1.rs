@@ -8,6 +8,7 @@ pub mod deployment;
 pub mod replicaset;
 pub mod statefulset;
 mod validation;
+pub(crate) mod warnings;
 
 pub use controllerrevision::ControllerRevision;
 pub use daemonset::DaemonSet;

@@ -2,5 +2,6 @@
 
 pub mod runtimeclass;
 mod validation;
+pub(crate) mod warnings;
 
 pub use runtimeclass::RuntimeClass;

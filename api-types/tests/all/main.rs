@@ -28,4 +28,5 @@ mod protobuf_upstream;
 mod registered_kinds;
 mod tables;
 mod validation;
+mod warnings;
 mod wire_format;

@@ -239,13 +239,25 @@ fn deployment_cells(deploy: &Deployment) -> Vec<Value> {
     ]
 }
 
-/// The `Warning` headers of a write: those of the pod template, on create and
-/// when the spec changes.
+/// The `Warning` headers of a write: on create a name that is no DNS label;
+/// the pod template's on create and when the spec or the annotations change.
 fn deployment_warnings(d: &Deployment, old: Option<&Deployment>) -> Vec<String> {
-    crate::core::v1::pod::warnings::template_warnings(
+    let mut warnings: Vec<String> = Vec::new();
+    if old.is_none() {
+        warnings.extend(super::warnings::pod_name_source_warning(&d.metadata));
+    }
+    // The generation, which gates the template's warnings, also moves when
+    // the annotations change (they are copied to the ReplicaSets): judge the
+    // template then as on create.
+    let annotations = |meta: &ObjectMeta| meta.annotations.clone().unwrap_or_default();
+    let old_spec = old
+        .filter(|o| annotations(&o.metadata) == annotations(&d.metadata))
+        .map(|o| &o.spec);
+    warnings.extend(crate::core::v1::pod::warnings::template_warnings(
         &["spec", "template"],
         Some(&d.spec.template),
         &d.spec,
-        old.map(|o| &o.spec),
-    )
+        old_spec,
+    ));
+    warnings
 }

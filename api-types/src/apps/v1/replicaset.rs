@@ -163,13 +163,18 @@ fn replicaset_cells(rs: &ReplicaSet) -> Vec<Value> {
     ]
 }
 
-/// The `Warning` headers of a write: those of the pod template, on create and
-/// when the spec changes.
+/// The `Warning` headers of a write: on create a name that is no DNS label;
+/// the pod template's on create and when the spec changes.
 fn replicaset_warnings(d: &ReplicaSet, old: Option<&ReplicaSet>) -> Vec<String> {
-    crate::core::v1::pod::warnings::template_warnings(
+    let mut warnings: Vec<String> = Vec::new();
+    if old.is_none() {
+        warnings.extend(super::warnings::pod_name_source_warning(&d.metadata));
+    }
+    warnings.extend(crate::core::v1::pod::warnings::template_warnings(
         &["spec", "template"],
         Some(&d.spec.template),
         &d.spec,
         old.map(|o| &o.spec),
-    )
+    ));
+    warnings
 }

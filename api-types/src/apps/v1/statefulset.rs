@@ -279,13 +279,15 @@ fn statefulset_cells(set: &StatefulSet) -> Vec<Value> {
     ]
 }
 
-/// The `Warning` headers of a write: those of the pod template, on create and
-/// when the spec changes.
+/// The `Warning` headers of a write: the pod template's on create and when
+/// the spec changes, the claim templates' on every write.
 fn statefulset_warnings(d: &StatefulSet, old: Option<&StatefulSet>) -> Vec<String> {
-    crate::core::v1::pod::warnings::template_warnings(
+    let mut warnings = crate::core::v1::pod::warnings::template_warnings(
         &["spec", "template"],
         Some(&d.spec.template),
         &d.spec,
         old.map(|o| &o.spec),
-    )
+    );
+    warnings.extend(super::warnings::claim_template_warnings(d, old.is_some()));
+    warnings
 }

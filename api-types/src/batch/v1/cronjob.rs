@@ -42,7 +42,7 @@ use crate::labels::format_selector;
     printer_column(name = "Selector", type = "string",
         json_path = ".spec.jobTemplate.spec.selector", priority = 1,
         description = "Label selector of the job template."),
-    warnings = cronjob_warnings,
+    warnings = super::warnings::cronjob_warnings,
     table_cells = cronjob_cells,
     validate_update = super::validation::validate_cron_job_update
 )]
@@ -154,15 +154,4 @@ fn cronjob_cells(cj: &CronJob) -> Vec<Value> {
         json!(images),
         json!(format_selector(job.selector.as_ref())),
     ]
-}
-
-/// The `Warning` headers of a write: those of the pod template, on create and
-/// when the spec changes.
-fn cronjob_warnings(d: &CronJob, old: Option<&CronJob>) -> Vec<String> {
-    crate::core::v1::pod::warnings::template_warnings(
-        &["spec", "jobTemplate", "spec", "template"],
-        Some(&d.spec.job_template.spec.template),
-        &d.spec,
-        old.map(|o| &o.spec),
-    )
 }

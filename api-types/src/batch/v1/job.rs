@@ -41,7 +41,7 @@ use crate::labels::format_selector;
         description = "Label selector of the job's pods."),
     prepare_create = super::job_selector::prepare_job,
     validate_update = super::validation::validate_job_update,
-    warnings = job_warnings,
+    warnings = super::warnings::job_warnings,
     table_cells = job_cells
 )]
 #[api(defaults = super::defaults::default_job)]
@@ -437,17 +437,6 @@ fn human_duration(seconds: i64) -> String {
         _ if hours < 24 * 365 * 8 => pair(years, "y", days % 365, "d"),
         _ => format!("{years}y"),
     }
-}
-
-/// The `Warning` headers of a write: those of the pod template, on create and
-/// when the spec changes.
-fn job_warnings(d: &Job, old: Option<&Job>) -> Vec<String> {
-    crate::core::v1::pod::warnings::template_warnings(
-        &["spec", "template"],
-        Some(&d.spec.template),
-        &d.spec,
-        old.map(|o| &o.spec),
-    )
 }
 
 /// A Job's one field selector, `status.successful`, reads `status.succeeded`

@@ -26,7 +26,8 @@ use crate::go_json::{null_as_default, omitempty};
     printer_column(name = "Endpoints", type = "string", json_path = ".endpoints",
         description = "Addresses of the endpoints (first three)."),
     table_cells = endpointslice_cells,
-    validate_update = super::validation::validate_endpoint_slice_update
+    validate_update = super::validation::validate_endpoint_slice_update,
+    warnings = endpointslice_warnings
 )]
 #[api(validate = super::validation::validate_endpoint_slice)]
 pub struct EndpointSlice {
@@ -210,4 +211,14 @@ fn endpointslice_cells(slice: &EndpointSlice) -> Vec<Value> {
         json!(first_three(ports.iter().map(String::as_str))),
         json!(first_three(addresses)),
     ]
+}
+
+/// The `Warning` header of an EndpointSlice create: the FQDN address type is
+/// deprecated. Updates warn about nothing (kube-apiserver 1.32).
+fn endpointslice_warnings(eps: &EndpointSlice, old: Option<&EndpointSlice>) -> Vec<String> {
+    if old.is_none() && eps.address_type == "FQDN" {
+        vec!["spec.addressType: FQDN endpoints are deprecated".to_string()]
+    } else {
+        Vec::new()
+    }
 }

@@ -30,7 +30,8 @@ use crate::go_json::{null_as_default, omitempty};
     printer_column(name = "Ports", type = "string", json_path = ".spec.tls",
         description = "Ports the ingress is served on (443 only with TLS)."),
     table_cells = ingress_cells,
-    validate_update = super::validation::ingress::validate_ingress_update
+    validate_update = super::validation::ingress::validate_ingress_update,
+    warnings = ingress_warnings
 )]
 #[api(validate = super::validation::ingress::validate_ingress)]
 pub struct Ingress {
@@ -299,4 +300,24 @@ fn ingress_cells(ing: &Ingress) -> Vec<Value> {
         json!(addresses.into_iter().collect::<Vec<_>>().join(",")),
         json!(ports),
     ]
+}
+
+/// The annotation that named an ingress's class before `spec.ingressClassName`.
+const INGRESS_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+
+/// The `Warning` header of an Ingress create: the class is named by the old
+/// annotation and not by the field. Updates warn about nothing, as upstream.
+fn ingress_warnings(ing: &Ingress, old: Option<&Ingress>) -> Vec<String> {
+    let annotated = ing
+        .metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(INGRESS_CLASS_ANNOTATION));
+    if old.is_none() && annotated && ing.spec.ingress_class_name.is_none() {
+        vec![format!(
+            "annotation {INGRESS_CLASS_ANNOTATION:?} is deprecated, please use 'spec.ingressClassName' instead"
+        )]
+    } else {
+        Vec::new()
+    }
 }

@@ -26,7 +26,8 @@ use crate::go_json::omitempty;
         json_path = ".handler",
         description = "CRI handler that runs the pods."
     ),
-    validate_update = super::validation::validate_runtime_class_update
+    validate_update = super::validation::validate_runtime_class_update,
+    warnings = super::warnings::runtimeclass_warnings
 )]
 #[api(validate = super::validation::validate_runtime_class)]
 pub struct RuntimeClass {

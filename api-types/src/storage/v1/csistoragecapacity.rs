@@ -21,7 +21,8 @@ use serde::{Deserialize, Serialize};
         type = "string",
         json_path = ".metadata.creationTimestamp",
         description = "When the object was created, as an RFC 3339 timestamp."
-    )
+    ),
+    warnings = csistoragecapacity_warnings
 )]
 pub struct CSIStorageCapacity {
     /// Name, namespace, labels and other metadata.
@@ -49,4 +50,16 @@ pub struct CSIStorageCapacity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 5)]
     pub maximum_volume_size: Option<Quantity>,
+}
+
+/// The `Warning` headers of a CSIStorageCapacity write, on create and on
+/// every update: deprecated node labels in `nodeTopology`.
+fn csistoragecapacity_warnings(
+    csc: &CSIStorageCapacity,
+    _old: Option<&CSIStorageCapacity>,
+) -> Vec<String> {
+    crate::node::v1::warnings::node_selector_warnings(
+        csc.node_topology.as_ref(),
+        &kapi_runtime::validation::FieldPath::new("nodeTopology"),
+    )
 }

@@ -34,7 +34,8 @@ use crate::go_json::omitempty;
         json_path = ".allowVolumeExpansion",
         description = "Whether claims of this class may be resized."),
     table_cells = storageclass_cells,
-    validate_update = super::validation::storageclass::validate_storage_class_update
+    validate_update = super::validation::storageclass::validate_storage_class_update,
+    warnings = storageclass_warnings
 )]
 #[api(validate = super::validation::storageclass::validate_storage_class)]
 pub struct StorageClass {
@@ -92,4 +93,25 @@ fn storageclass_cells(sc: &StorageClass) -> Vec<Value> {
         json!(sc.volume_binding_mode.as_deref().unwrap_or("Immediate")),
         json!(sc.allow_volume_expansion.unwrap_or(false)),
     ]
+}
+
+/// The `Warning` headers of a StorageClass write, on create and on every
+/// update: topology keys that are deprecated node labels (upstream's
+/// `GetWarningsForStorageClass`).
+fn storageclass_warnings(sc: &StorageClass, _old: Option<&StorageClass>) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (i, term) in sc.allowed_topologies.iter().flatten().enumerate() {
+        for (j, expression) in term.match_label_expressions.iter().flatten().enumerate() {
+            if let Some(message) = crate::node::v1::warnings::deprecated_node_label(&expression.key)
+            {
+                let field = kapi_runtime::validation::FieldPath::new("allowedTopologies")
+                    .index(i)
+                    .child("matchLabelExpressions")
+                    .index(j)
+                    .child("key");
+                warnings.push(format!("{field}: {message}"));
+            }
+        }
+    }
+    warnings
 }
