@@ -283,8 +283,13 @@ fn generation_tracking_and_name_formats() {
     assert_eq!(
         formats,
         [
+            // A core Event is named freely (its events.k8s.io/v1 form is
+            // held to a subdomain by that version's own check).
+            ("events", NameFormat::PathSegment),
             ("namespaces", NameFormat::Dns1123Label),
             ("services", NameFormat::Dns1035Label),
+            ("apiservices", NameFormat::PathSegment),
+            ("certificatesigningrequests", NameFormat::PathSegment),
         ]
     );
 }

@@ -9,7 +9,7 @@ mod event;
 mod ip_sloppy;
 mod limits;
 mod quota;
-mod resource_names;
+pub(crate) mod resource_names;
 mod service;
 mod service_warnings;
 mod volume;

@@ -80,7 +80,7 @@ pub(super) const POD_COMPUTE: [&str; 6] = [
     "requests.memory",
 ];
 
-fn is_hugepages(name: &str) -> bool {
+pub(crate) fn is_hugepages(name: &str) -> bool {
     name.starts_with("hugepages-")
 }
 
@@ -90,19 +90,19 @@ fn is_quota_hugepages(name: &str) -> bool {
 }
 
 /// Native resources have no domain or one under `kubernetes.io`.
-fn is_native(name: &str) -> bool {
+pub(crate) fn is_native(name: &str) -> bool {
     !name.contains('/') || name.contains("kubernetes.io/")
 }
 
 /// A domain-qualified, non-native name a quota can cap as `requests.<name>`.
-fn is_extended(name: &str) -> bool {
+pub(crate) fn is_extended(name: &str) -> bool {
     !is_native(name)
         && !name.starts_with("requests.")
         && qualified_name_errors(&format!("requests.{name}")).is_empty()
 }
 
 /// Requests may differ from limits only for native resources but huge pages.
-pub(super) fn overcommit_allowed(name: &str) -> bool {
+pub(crate) fn overcommit_allowed(name: &str) -> bool {
     is_native(name) && !is_hugepages(name)
 }
 
@@ -133,7 +133,7 @@ pub(super) fn resource_name(name: &str, path: &FieldPath, errs: &mut FieldErrors
 
 /// `validateContainerResourceName`: a resource name that a container (or a
 /// pod) may set.
-pub(super) fn container_resource_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
+pub(crate) fn container_resource_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
     resource_name(name, path, errs);
     if !name.contains('/') {
         if !matches!(name, "cpu" | "memory" | "ephemeral-storage") && !is_hugepages(name) {

@@ -4,93 +4,13 @@
 use std::collections::BTreeMap;
 
 use kapi_runtime::Quantity;
-use kapi_runtime::validation::{FieldErrors, FieldPath, qualified_name_errors};
+use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use crate::core::v1::pod::container::ResourceRequirements;
+use crate::core::v1::validation::resource_names::{
+    container_resource_name, is_extended, is_hugepages, overcommit_allowed,
+};
 use crate::validation::{Raw, nonnegative_quantity, quantity_value};
-
-/// Resources a container may name without a domain.
-const STANDARD_CONTAINER_RESOURCES: [&str; 3] = ["cpu", "memory", "ephemeral-storage"];
-
-fn is_hugepages(name: &str) -> bool {
-    name.starts_with("hugepages-")
-}
-
-/// Native resources are those without a domain or in `kubernetes.io`.
-fn is_native(name: &str) -> bool {
-    !name.contains('/') || name.contains("kubernetes.io/")
-}
-
-/// A domain-qualified, non-native name usable in a quota as `requests.<name>`.
-fn is_extended(name: &str) -> bool {
-    !is_native(name)
-        && !name.starts_with("requests.")
-        && qualified_name_errors(&format!("requests.{name}")).is_empty()
-}
-
-/// Requests may stay below limits only for native resources other than huge
-/// pages.
-fn overcommit_allowed(name: &str) -> bool {
-    is_native(name) && !is_hugepages(name)
-}
-
-/// Names a resource may have without a domain (`IsStandardResourceName`,
-/// besides huge pages): the compute resources, as such and as quota
-/// requests and limits, and the object counts and storage of quotas.
-const STANDARD_RESOURCES: [&str; 20] = [
-    "cpu",
-    "memory",
-    "ephemeral-storage",
-    "requests.cpu",
-    "requests.memory",
-    "requests.ephemeral-storage",
-    "limits.cpu",
-    "limits.memory",
-    "limits.ephemeral-storage",
-    "pods",
-    "resourcequotas",
-    "services",
-    "replicationcontrollers",
-    "secrets",
-    "configmaps",
-    "persistentvolumeclaims",
-    "storage",
-    "requests.storage",
-    "services.nodeports",
-    "services.loadbalancers",
-];
-
-/// `validateContainerResourceName`, after `ValidateResourceName`: a
-/// qualified name, a standard one when it has no domain.
-pub(crate) fn container_resource_name(name: &str, path: &FieldPath, errs: &mut FieldErrors) {
-    for detail in qualified_name_errors(name) {
-        errs.invalid(path.clone(), Raw(name), &detail);
-    }
-    let quota_hugepages = name.strip_prefix("requests.").unwrap_or(name);
-    if !name.contains('/') && !STANDARD_RESOURCES.contains(&name) && !is_hugepages(quota_hugepages)
-    {
-        errs.invalid(
-            path.clone(),
-            Raw(name),
-            "must be a standard resource type or fully qualified",
-        );
-    }
-    if !name.contains('/') {
-        if !STANDARD_CONTAINER_RESOURCES.contains(&name) && !is_hugepages(name) {
-            errs.invalid(
-                path.clone(),
-                Raw(name),
-                "must be a standard resource for containers",
-            );
-        }
-    } else if !is_native(name) && !is_extended(name) {
-        errs.invalid(
-            path.clone(),
-            Raw(name),
-            "doesn't follow extended resource name standard",
-        );
-    }
-}
 
 /// `ValidateResourceQuantityValue`: non-negative, whole for extended resources.
 fn resource_quantity(name: &str, quantity: &Quantity, path: &FieldPath, errs: &mut FieldErrors) {
