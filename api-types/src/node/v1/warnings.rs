@@ -9,7 +9,7 @@ use kapi_runtime::validation::FieldPath;
 use super::RuntimeClass;
 
 /// Node labels that have a newer name, with what to say about each (upstream's
-/// `pkg/api/node` table; the pod warnings keep the same list).
+/// `pkg/api/node` table, which the pod warnings read too).
 const DEPRECATED_NODE_LABELS: &[(&str, &str)] = &[
     (
         "beta.kubernetes.io/arch",

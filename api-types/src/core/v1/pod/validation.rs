@@ -19,10 +19,10 @@ use kapi_runtime::validation::{
     port_number_errors,
 };
 
+pub(crate) use crate::core::v1::validation::resource_names::container_resource_name;
 pub(crate) use affinity::{validate_affinity, validate_node_selector};
 pub(crate) use env::{validate_config_map_key, validate_env_var, validate_secret_key};
 pub(crate) use extras::{validate_pod_security, validate_security, validate_template};
-pub(crate) use crate::core::v1::validation::resource_names::container_resource_name;
 pub(crate) use resources::validate_resources;
 pub(crate) use update::{validate_ephemeral_containers_update, validate_pod, validate_pod_update};
 pub(crate) use volume_drivers::{

@@ -14,31 +14,8 @@ use super::affinity::NodeSelectorTerm;
 use super::container::Container;
 use super::spec::{PodSpec, PodTemplateSpec};
 use crate::core::v1::validation::claim_spec_warnings;
+use crate::node::v1::warnings::deprecated_node_label;
 use kapi_runtime::meta::ObjectMeta;
-
-/// Node labels that have a newer name, with what to say about each.
-const DEPRECATED_NODE_LABELS: &[(&str, &str)] = &[
-    (
-        "beta.kubernetes.io/arch",
-        "deprecated since v1.14; use \"kubernetes.io/arch\" instead",
-    ),
-    (
-        "beta.kubernetes.io/os",
-        "deprecated since v1.14; use \"kubernetes.io/os\" instead",
-    ),
-    (
-        "failure-domain.beta.kubernetes.io/region",
-        "deprecated since v1.17; use \"topology.kubernetes.io/region\" instead",
-    ),
-    (
-        "failure-domain.beta.kubernetes.io/zone",
-        "deprecated since v1.17; use \"topology.kubernetes.io/zone\" instead",
-    ),
-    (
-        "beta.kubernetes.io/instance-type",
-        "deprecated since v1.17; use \"node.kubernetes.io/instance-type\" instead",
-    ),
-];
 
 /// Annotations that no longer do anything.
 const DEPRECATED_ANNOTATIONS: &[(&str, &str)] = &[
@@ -113,7 +90,7 @@ fn spec_and_meta(path: Option<&FieldPath>, spec: &PodSpec, meta: &ObjectMeta) ->
     let annotations_path = at(path, "metadata").child("annotations");
     let annotations = meta.annotations.clone().unwrap_or_default();
     for key in spec.node_selector.iter().flatten().map(|(k, _)| k) {
-        if let Some((_, message)) = DEPRECATED_NODE_LABELS.iter().find(|(l, _)| l == key) {
+        if let Some(message) = deprecated_node_label(key) {
             let field = spec_path.child("nodeSelector").key(key);
             warnings.push(format!("{field}: {message}"));
         }
@@ -127,7 +104,7 @@ fn spec_and_meta(path: Option<&FieldPath>, spec: &PodSpec, meta: &ObjectMeta) ->
     {
         let field = spec_path.child("topologySpreadConstraints").index(i);
         let key = &constraint.topology_key;
-        if let Some((_, message)) = DEPRECATED_NODE_LABELS.iter().find(|(l, _)| l == key) {
+        if let Some(message) = deprecated_node_label(key) {
             warnings.push(format!(
                 "{}: {key} is {message}",
                 field.child("topologyKey")
@@ -382,7 +359,7 @@ pub(crate) fn node_selector_term_warnings(
 ) {
     for (i, requirement) in term.match_expressions.iter().flatten().enumerate() {
         let key = &requirement.key;
-        if let Some((_, message)) = DEPRECATED_NODE_LABELS.iter().find(|(l, _)| l == key) {
+        if let Some(message) = deprecated_node_label(key) {
             let field = path.child("matchExpressions").index(i).child("key");
             warnings.push(format!("{field}: {key} is {message}"));
         }
