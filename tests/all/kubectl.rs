@@ -537,4 +537,19 @@ fn warnings_are_upstreams() {
         "{}",
         text(&out.stderr)
     );
+    // Nor does any update of the pod, through the pod or /status, whatever
+    // its spec holds: upstream warns about pods on create only.
+    for subresource in [&[][..], &["--subresource=status"][..]] {
+        let patch = r#"{"metadata":{"labels":{"x":"y"}},"status":{"message":"m"}}"#;
+        let mut args = vec!["patch", "pod", "web.example", "-n", "default"];
+        args.extend_from_slice(subresource);
+        args.extend(["--type=merge", "-p", patch]);
+        let out = s.kubectl(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            !text(&out.stderr).contains("Warning"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }

@@ -336,7 +336,10 @@ fn next_object(
     strategy::prepare_update(scope, &old, &mut new, endpoint);
     check_finalizers(scope, &old, &new)?;
     strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
-    warnings.extend(new.typed().warnings(Some(old.typed())));
+    // Status strategies warn about nothing upstream.
+    if !matches!(endpoint, Endpoint::Status) {
+        warnings.extend(new.typed().warnings(Some(old.typed())));
+    }
     admission::validate_update(scope, facts, (&old, &new), endpoint, warnings)?;
     strategy::bump_generation(scope, &old, &mut new);
     let meta = new.metadata();

@@ -37,19 +37,21 @@ const SECCOMP_POD_ANNOTATION: &str = "seccomp.security.alpha.kubernetes.io/pod";
 const SECCOMP_CONTAINER_ANNOTATION_PREFIX: &str = "container.seccomp.security.alpha.kubernetes.io/";
 const SECCOMP_MESSAGE: &str = "non-functional in v1.27+; use the \"seccompProfile\" field instead";
 
-/// The `Pod` hook: the pod's own warnings, and on create a name that is no
-/// DNS label (it becomes the pod's hostname).
+/// The `Pod` hook: on create, the pod's own warnings and a name that is no
+/// DNS label (it becomes the pod's hostname). Updates warn about nothing:
+/// upstream skips the cost on what is mostly the kubelet's frequent path.
 pub(crate) fn pod_warnings(pod: &Pod, old: Option<&Pod>) -> Vec<String> {
+    if old.is_some() {
+        return Vec::new();
+    }
     let mut warnings = spec_and_meta(None, &pod.spec, &pod.metadata);
-    if old.is_none() {
-        let name = pod.metadata.name.as_deref().unwrap_or_default();
-        let problems = dns1123_label_errors(name);
-        if !problems.is_empty() {
-            warnings.push(format!(
-                "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [{}]",
-                problems.join(" ")
-            ));
-        }
+    let name = pod.metadata.name.as_deref().unwrap_or_default();
+    let problems = dns1123_label_errors(name);
+    if !problems.is_empty() {
+        warnings.push(format!(
+            "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [{}]",
+            problems.join(" ")
+        ));
     }
     warnings
 }
