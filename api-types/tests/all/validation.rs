@@ -607,3 +607,9 @@ mod upstream_control;
 // ranges, quotas, pod templates.
 #[path = "validation/upstream_core_rest.rs"]
 mod upstream_core_rest;
+
+// The kinds surveyed last: CSINode and VolumeAttachment updates, runtime
+// class tolerations, HPA updates, CIDRs, controller revisions, storage
+// capacities, bindings and the review kinds.
+#[path = "validation/upstream_rest.rs"]
+mod upstream_rest;

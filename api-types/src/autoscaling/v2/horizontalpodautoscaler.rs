@@ -35,7 +35,8 @@ use crate::go_json::{null_as_default, omitempty};
         description = "Replica count the autoscaler last saw."),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
         description = "Time since the autoscaler was created."),
-    table_cells = hpa_cells
+    table_cells = hpa_cells,
+    validate_update = super::validation::validate_hpa_update
 )]
 pub struct HorizontalPodAutoscaler {
     /// Name, namespace, labels and other metadata.

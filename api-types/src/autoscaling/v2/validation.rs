@@ -8,9 +8,10 @@ mod metrics;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use super::horizontalpodautoscaler::{
-    CrossVersionObjectReference, HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerSpec,
+    CrossVersionObjectReference, HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscaler,
+    HorizontalPodAutoscalerSpec,
 };
-use crate::validation::path_segment_name;
+use crate::validation::{nonnegative, path_segment_name};
 
 /// Without the HPAScaleToZero gate (off in 1.32), at least one replica.
 const MIN_REPLICAS_LOWER_BOUND: i32 = 1;
@@ -58,6 +59,36 @@ pub(crate) fn validate_hpa_spec(
                 scaling_rules(rules, &path.child("behavior").child(field), errs);
             }
         }
+    }
+}
+
+/// The `HorizontalPodAutoscaler` update hook
+/// (`ValidateHorizontalPodAutoscalerUpdate` and, for writes through
+/// `/status`, `ValidateHorizontalPodAutoscalerStatusUpdate`). An autoscaler
+/// stored with `minReplicas: 0` (written while the HPAScaleToZero gate was
+/// on) may keep it, so the create bound's error is taken back. The replica
+/// counts of the status must not be negative; a main-endpoint write keeps
+/// the stored status, so checking it on every update only bites `/status`.
+pub(crate) fn validate_hpa_update(
+    new: &HorizontalPodAutoscaler,
+    old: &HorizontalPodAutoscaler,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    if old.spec.min_replicas == Some(0) {
+        let min_path = path.child("spec").child("minReplicas");
+        let bound = format!("must be greater than or equal to {MIN_REPLICAS_LOWER_BOUND}");
+        errs.0
+            .retain(|e| !(e.path == min_path && e.message.ends_with(&bound)));
+    }
+    let status_path = path.child("status");
+    let status = &new.status;
+    let counts = [
+        ("currentReplicas", status.current_replicas.unwrap_or(0)),
+        ("desiredReplicas", status.desired_replicas),
+    ];
+    for (field, count) in counts {
+        nonnegative(Some(i64::from(count)), &status_path.child(field), errs);
     }
 }
 

@@ -2,12 +2,15 @@
 //! handler (immutable), the pod overhead as container limits, and the
 //! scheduling constraints.
 
+use std::collections::BTreeSet;
+
 use kapi_runtime::validation::{FieldErrors, FieldPath, dns1123_label_errors};
 
 use super::runtimeclass::{Overhead, RuntimeClass, Scheduling};
+use crate::core::v1::pod::affinity::Toleration;
 use crate::core::v1::pod::container::ResourceRequirements;
 use crate::core::v1::pod::validation::validate_resources;
-use crate::validation::validate_labels;
+use crate::validation::{Raw, validate_labels};
 
 /// The `RuntimeClass` hook (`ValidateRuntimeClass`). An empty handler gets
 /// the label error, not `Required`, as upstream's does.
@@ -36,8 +39,9 @@ fn validate_overhead(overhead: &Overhead, path: &FieldPath, errs: &mut FieldErro
 
 /// The `Scheduling` hook (`validateScheduling`): node selector labels, and
 /// the tolerations, whose errors upstream reports under
-/// `scheduling.tolerations.tolerations[i]` (it adds the field name twice).
-/// Tolerations given twice are not reported here.
+/// `scheduling.tolerations.tolerations[i]` (it adds the field name twice),
+/// then a toleration given twice (same key, operator, value and effect),
+/// reported at `scheduling.tolerations[i]`.
 pub(crate) fn validate_scheduling(
     scheduling: &Scheduling,
     path: &FieldPath,
@@ -55,6 +59,36 @@ pub(crate) fn validate_scheduling(
             e.path = FieldPath::new(&format!("{theirs}{rest}"));
         }
     }
+    let mut seen = BTreeSet::new();
+    for (i, t) in scheduling.tolerations.iter().flatten().enumerate() {
+        let text = |s: &Option<String>| s.clone().unwrap_or_default();
+        let key = (
+            text(&t.key),
+            text(&t.operator),
+            text(&t.value),
+            text(&t.effect),
+        );
+        if !seen.insert(key) {
+            errs.duplicate(path.child("tolerations").index(i), Raw(&go_toleration(t)));
+        }
+    }
+}
+
+/// A toleration as Go's `%#v` prints it. A set `tolerationSeconds` is a
+/// pointer there (an address we cannot match); we print a placeholder.
+fn go_toleration(t: &Toleration) -> String {
+    let text = |s: &Option<String>| s.clone().unwrap_or_default();
+    let seconds = match t.toleration_seconds {
+        None => "(*int64)(nil)",
+        Some(_) => "(*int64)(0xc000000000)",
+    };
+    format!(
+        "core.Toleration{{Key:{:?}, Operator:{:?}, Value:{:?}, Effect:{:?}, TolerationSeconds:{seconds}}}",
+        text(&t.key),
+        text(&t.operator),
+        text(&t.value),
+        text(&t.effect),
+    )
 }
 
 /// The `RuntimeClass` update hook: the handler is immutable.

@@ -20,7 +20,8 @@ use crate::go_json::null_as_default;
     generation = false,
     printer_column(name = "Drivers", type = "integer", json_path = ".spec.drivers",
         description = "Number of CSI drivers registered on the node."),
-    table_cells = csinode_cells
+    table_cells = csinode_cells,
+    validate_update = super::validation::csi::validate_csi_node_update
 )]
 pub struct CSINode {
     /// Name (the node's name) and other metadata.

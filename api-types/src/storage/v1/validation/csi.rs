@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 use kapi_runtime::validation::{FieldErrors, FieldPath, qualified_name_errors};
 
 use super::super::csidriver::{CSIDriver, CSIDriverSpec, TokenRequest};
-use super::super::csinode::CSINodeSpec;
+use super::super::csinode::{CSINode, CSINodeDriver, CSINodeSpec};
 use crate::core::v1::pod::validation::csi_driver_name;
-use crate::validation::nonnegative;
+use crate::validation::{GoStrings, Raw, nonnegative};
 
 /// The longest node ID (`csiNodeIDLongerMaxLength`, which kube-apiserver
 /// 1.32 allows on every write).
@@ -160,4 +160,65 @@ pub(crate) fn validate_csi_node_spec(spec: &CSINodeSpec, path: &FieldPath, errs:
             }
         }
     }
+}
+
+/// The `CSINode` update hook: a driver that the old object lists already
+/// keeps its node ID, topology keys and allocatable resources. Each changed
+/// driver is one error at upstream's path `CSINodeDriver`, naming the new
+/// driver as Go prints it. kube-apiserver 1.32 validates the new spec twice
+/// on update (once as a create, once inside the update check), so every
+/// spec error, the field rules' `Required` ones included, comes twice.
+pub(crate) fn validate_csi_node_update(
+    new: &CSINode,
+    old: &CSINode,
+    path: &FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let spec_path = path.child("spec");
+    for (i, driver) in new.spec.drivers.iter().flatten().enumerate() {
+        let item = spec_path.child("drivers").index(i);
+        if driver.name.is_empty() {
+            errs.required(item.child("name"), "");
+        }
+        if driver.node_id.is_empty() {
+            errs.required(item.child("nodeID"), "");
+        }
+    }
+    validate_csi_node_spec(&new.spec, &spec_path, errs);
+    for old_driver in old.spec.drivers.iter().flatten() {
+        let same_name = new.spec.drivers.iter().flatten();
+        for new_driver in same_name.filter(|d| d.name == old_driver.name) {
+            if !same_driver(new_driver, old_driver) {
+                errs.invalid(
+                    path.child("CSINodeDriver"),
+                    Raw(&go_driver(new_driver)),
+                    "field is immutable",
+                );
+            }
+        }
+    }
+}
+
+/// Semantic equality: an empty topology key list equals an absent one.
+fn same_driver(a: &CSINodeDriver, b: &CSINodeDriver) -> bool {
+    let keys = |d: &CSINodeDriver| d.topology_keys.clone().unwrap_or_default();
+    a.name == b.name
+        && a.node_id == b.node_id
+        && keys(a) == keys(b)
+        && a.allocatable == b.allocatable
+}
+
+/// A driver as Go's `%#v` prints it. A set `allocatable` is a pointer there
+/// (an address we cannot match); we print a placeholder.
+fn go_driver(driver: &CSINodeDriver) -> String {
+    let allocatable = match driver.allocatable {
+        None => "(*storage.VolumeNodeResources)(nil)",
+        Some(_) => "(*storage.VolumeNodeResources)(0xc000000000)",
+    };
+    format!(
+        "storage.CSINodeDriver{{Name:{:?}, NodeID:{:?}, TopologyKeys:{:?}, Allocatable:{allocatable}}}",
+        driver.name,
+        driver.node_id,
+        GoStrings(driver.topology_keys.as_deref()),
+    )
 }
