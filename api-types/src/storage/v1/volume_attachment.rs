@@ -93,6 +93,7 @@ pub struct VolumeAttachmentSource {
 /// The outcome of an attachment.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(validate = super::validation::volume_attachment::validate_volume_attachment_status)]
 pub struct VolumeAttachmentStatus {
     /// Whether the volume is attached; set by the attacher only.
     #[serde(default)]

@@ -6,7 +6,7 @@
 use super::upstream;
 use kapi_api_types::autoscaling::v2::HorizontalPodAutoscaler;
 use kapi_api_types::node::v1::RuntimeClass;
-use kapi_api_types::storage::v1::CSINode;
+use kapi_api_types::storage::v1::{CSINode, VolumeAttachment};
 
 // `storage/csinode_update_allocatable` is recorded but not run: upstream
 // prints the changed driver's `Allocatable` as a Go pointer.
@@ -20,6 +20,13 @@ upstream_cases!(CSINode, "storage":
 // prints the duplicate's `TolerationSeconds` as a Go pointer.
 upstream_cases!(RuntimeClass, "node": runtimeclass_tolerations_twice);
 
+upstream_cases!(VolumeAttachment, "storage":
+    volumeattachment_inline,
+    volumeattachment_inline_csi,
+    volumeattachment_inline_empty,
+    volumeattachment_inline_local,
+);
+
 upstream_cases!(HorizontalPodAutoscaler, "autoscaling": hpa_update_min_zero);
 
 /// Writes through `/status`, recorded as an update case (`<case>.old.json`
@@ -27,6 +34,7 @@ upstream_cases!(HorizontalPodAutoscaler, "autoscaling": hpa_update_min_zero);
 /// rules no recorded case can reach.
 mod status_writes {
     use kapi_api_types::autoscaling::v2::HorizontalPodAutoscaler;
+    use kapi_api_types::storage::v1::VolumeAttachment;
     use kapi_runtime::Resource;
     use kapi_runtime::scheme::KindEntry;
     use kapi_runtime::validation::FieldErrors;
@@ -55,6 +63,13 @@ mod status_writes {
         let mut old = decode(old);
         old.prepare_create();
         let mut new = decode(new);
+        if subresource == Some("status") {
+            // As the server's PrepareForUpdate: the stored object with the
+            // body's status.
+            let mut merged = decode(old.to_json_value().expect("the old object encodes"));
+            merged.copy_status_from(new.as_ref());
+            new = merged;
+        }
         new.prepare_update(subresource, old.as_ref());
         let mut errs: FieldErrors = new.admit();
         new.validate_update(old.as_ref(), &mut errs);
@@ -90,6 +105,19 @@ mod status_writes {
     #[test]
     fn hpa_status() {
         check::<HorizontalPodAutoscaler>("autoscaling/hpa_status");
+    }
+
+    #[test]
+    fn volumeattachment_status() {
+        check::<VolumeAttachment>("storage/volumeattachment_status");
+    }
+
+    /// At the limits, and a spec change that `/status` drops: accepted.
+    #[test]
+    fn volumeattachment_status_edge() {
+        let case = "storage/volumeattachment_status_edge";
+        let causes = ours::<VolumeAttachment>(read(case, "in"), read(case, "old"), Some("status"));
+        assert_eq!(causes, Vec::<Cause>::new());
     }
 
     /// An autoscaler stored with `minReplicas: 0` (the HPAScaleToZero gate
