@@ -246,25 +246,33 @@ pub(crate) fn nonnegative(value: Option<i64>, path: &FieldPath, errs: &mut Field
     }
 }
 
-/// `IsValidCIDR` (legacy field form): `address/prefix`.
+/// `IsValidCIDR` (legacy field form): `address/prefix` as kube-apiserver
+/// 1.32 reads it with `netutils.ParseCIDRSloppy`, leading zeros in IPv4
+/// octets and in the prefix allowed.
 pub(crate) fn cidr(value: &str, path: &FieldPath, errs: &mut FieldErrors) {
-    let valid = value.split_once('/').is_some_and(|(addr, bits)| {
-        let max = match addr.parse::<std::net::IpAddr>() {
-            Ok(std::net::IpAddr::V4(_)) => 32,
-            Ok(std::net::IpAddr::V6(_)) => 128,
-            Err(_) => return false,
-        };
-        !bits.is_empty()
-            && bits.bytes().all(|c| c.is_ascii_digit())
-            && bits.parse::<u32>().is_ok_and(|b| b <= max)
-    });
-    if !valid {
-        errs.invalid(
-            path.clone(),
-            value,
-            "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
-        );
+    crate::core::v1::validation::sloppy_cidr(value, path, errs);
+}
+
+/// A CIDR as `netutils.ParseCIDRSloppy` reads it: the address, the prefix
+/// length as written, and the prefix length within the address's family.
+/// An IPv4-mapped IPv6 network (`::ffff:10.0.0.0/104`) is an IPv4 one, its
+/// prefix less the 96 bits of the mapping, as Go's `IPNet.Contains` sees it.
+pub(crate) fn parse_cidr_sloppy(value: &str) -> Option<(std::net::IpAddr, u32, u32)> {
+    let (addr, bits) = value.split_once('/')?;
+    if bits.is_empty() || !bits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
     }
+    let ip = crate::core::v1::validation::parse_ip_sloppy(addr)?;
+    let bits: u32 = bits.parse().ok()?;
+    let written_v6 = addr.contains(':');
+    if bits > if written_v6 { 128 } else { 32 } {
+        return None;
+    }
+    let effective = match (written_v6, ip) {
+        (true, std::net::IpAddr::V4(_)) => bits.saturating_sub(96),
+        _ => bits,
+    };
+    Some((ip, bits, effective))
 }
 
 /// A label selector as Go's `%#v` prints it in validation messages:

@@ -27,6 +27,7 @@ pub(crate) use config::{
 pub(crate) use controller::validate_rc_spec;
 pub(crate) use endpoints::validate_endpoint_subset;
 pub(crate) use event::{validate_core_event, validate_events_v1};
+pub(crate) use ip_sloppy::{parse_ip_sloppy, sloppy_cidr};
 pub(crate) use limits::validate_limit_range_spec;
 pub(crate) use quota::{validate_quota_spec, validate_quota_status, validate_quota_update};
 pub(crate) use service::{validate_service_spec, validate_service_update};

@@ -8,7 +8,7 @@ use kapi_runtime::validation::{FieldErrors, FieldPath, port_name_errors, port_nu
 use super::super::networkpolicy::{
     IPBlock, NetworkPolicyPeer, NetworkPolicyPort, NetworkPolicySpec,
 };
-use crate::validation::{cidr, validate_label_selector};
+use crate::validation::{cidr, parse_cidr_sloppy, validate_label_selector};
 
 /// The `NetworkPolicySpec` hook (`ValidateNetworkPolicySpec`).
 pub(crate) fn validate_network_policy_spec(
@@ -131,15 +131,6 @@ fn policy_peer(peer: &NetworkPolicyPeer, path: &FieldPath, errs: &mut FieldError
     }
 }
 
-/// An address and prefix length, when `value` is a CIDR.
-fn parse_cidr(value: &str) -> Option<(IpAddr, u32)> {
-    let (addr, bits) = value.split_once('/')?;
-    let addr: IpAddr = addr.parse().ok()?;
-    let bits: u32 = bits.parse().ok()?;
-    let max = if addr.is_ipv4() { 32 } else { 128 };
-    (bits <= max).then_some((addr, bits))
-}
-
 /// Whether `addr` lies in `net/bits`.
 fn contains(net: IpAddr, bits: u32, addr: IpAddr) -> bool {
     let (net, addr, width) = match (net, addr) {
@@ -158,14 +149,14 @@ fn ip_block(block: &IPBlock, path: &FieldPath, errs: &mut FieldErrors) {
         return;
     }
     cidr(&block.cidr, &path.child("cidr"), errs);
-    let Some((net, bits)) = parse_cidr(&block.cidr) else {
+    let Some((net, bits, net_width)) = parse_cidr_sloppy(&block.cidr) else {
         return;
     };
     for (i, except) in block.except.iter().flatten().enumerate() {
         let except_path = path.child("except").index(i);
         cidr(except, &except_path, errs);
-        if let Some((addr, except_bits)) = parse_cidr(except)
-            && (!contains(net, bits, addr) || bits >= except_bits)
+        if let Some((addr, except_bits, _)) = parse_cidr_sloppy(except)
+            && (!contains(net, net_width, addr) || bits >= except_bits)
         {
             errs.invalid(
                 except_path,
