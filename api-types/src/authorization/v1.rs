@@ -6,6 +6,7 @@ pub mod localsubjectaccessreview;
 pub mod selfsubjectaccessreview;
 pub mod selfsubjectrulesreview;
 pub mod subjectaccessreview;
+mod validation;
 
 pub use field_selector_requirement::FieldSelectorRequirement;
 pub use localsubjectaccessreview::LocalSubjectAccessReview;

@@ -25,8 +25,10 @@ use crate::go_json::null_as_default;
         description = "Number of the revision."),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",
         description = "Time since the revision was created."),
-    table_cells = controllerrevision_cells
+    table_cells = controllerrevision_cells,
+    validate_update = validate_controller_revision_update
 )]
+#[api(validate = validate_controller_revision)]
 pub struct ControllerRevision {
     /// Name, namespace, labels, owner and other metadata.
     #[serde(default)]
@@ -69,6 +71,46 @@ fn raw_is_json(
     {
         errs.invalid(path.clone(), "<bytes>", "must be a JSON document");
     }
+}
+
+/// `ValidateControllerRevision`: a document, and a revision number that is
+/// not negative.
+fn validate_controller_revision(
+    revision: &ControllerRevision,
+    path: &kapi_runtime::validation::FieldPath,
+    errs: &mut kapi_runtime::validation::FieldErrors,
+) {
+    if revision.data.raw.is_none() {
+        errs.required(path.child("data"), "data is mandatory");
+    }
+    crate::validation::nonnegative(Some(revision.revision), &path.child("revision"), errs);
+}
+
+/// `ValidateControllerRevisionUpdate`: the document may not change, byte
+/// for byte (the revision number may). Upstream shows the new document as
+/// Go prints a `RawExtension`, its bytes in hex.
+fn validate_controller_revision_update(
+    new: &ControllerRevision,
+    old: &ControllerRevision,
+    path: &kapi_runtime::validation::FieldPath,
+    errs: &mut kapi_runtime::validation::FieldErrors,
+) {
+    if new.data == old.data {
+        return;
+    }
+    let raw = match &new.data.raw {
+        None => "[]uint8(nil)".to_owned(),
+        Some(bytes) => {
+            let hex: Vec<String> = bytes.0.iter().map(|b| format!("{b:#04x}")).collect();
+            format!("[]uint8{{{}}}", hex.join(", "))
+        }
+    };
+    let value = format!("runtime.RawExtension{{Raw:{raw}, Object:runtime.Object(nil)}}");
+    errs.invalid(
+        path.child("data"),
+        crate::validation::Raw(&value),
+        "field is immutable",
+    );
 }
 
 /// Apimachinery's definition: any JSON object.

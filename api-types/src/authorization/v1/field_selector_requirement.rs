@@ -20,12 +20,13 @@ use crate::go_json::omitempty;
 pub struct FieldSelectorRequirement {
     /// The field path, e.g. `spec.nodeName`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub key: String,
-    /// `In`, `NotIn`, `Exists` or `DoesNotExist`.
+    /// `In`, `NotIn`, `Exists` or `DoesNotExist`; an unknown one is let
+    /// through (the reviews' validation says why).
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub operator: String,
     /// Values for `In` and `NotIn`; empty for the others.

@@ -20,6 +20,7 @@ use crate::go_json::null_as_default;
     answer = super::answers::answer_local_subject_access_review,
     generation = false
 )]
+#[api(validate = super::validation::validate_local_subject_access_review)]
 pub struct LocalSubjectAccessReview {
     /// Metadata; only the namespace may be set in a request.
     #[serde(default)]

@@ -23,6 +23,7 @@ use crate::go_json::null_as_default;
     answer = super::answers::answer_self_subject_access_review,
     generation = false
 )]
+#[api(validate = super::validation::validate_self_subject_access_review)]
 pub struct SelfSubjectAccessReview {
     /// Metadata; must be empty in a request.
     #[serde(default)]

@@ -25,6 +25,7 @@ use crate::go_json::{null_as_default, omitempty};
     answer = super::answers::answer_subject_access_review,
     generation = false
 )]
+#[api(validate = super::validation::validate_subject_access_review)]
 pub struct SubjectAccessReview {
     /// Metadata; must be empty in a request.
     #[serde(default)]

@@ -22,8 +22,10 @@ use serde::{Deserialize, Serialize};
         json_path = ".metadata.creationTimestamp",
         description = "When the object was created, as an RFC 3339 timestamp."
     ),
-    warnings = csistoragecapacity_warnings
+    warnings = csistoragecapacity_warnings,
+    validate_update = super::validation::csistoragecapacity::validate_csi_storage_capacity_update
 )]
+#[api(validate = super::validation::csistoragecapacity::validate_csi_storage_capacity)]
 pub struct CSIStorageCapacity {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
@@ -37,7 +39,7 @@ pub struct CSIStorageCapacity {
     /// The storage class the capacity is for (its parameters shape what can
     /// be provisioned). Immutable.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 3)]
     pub storage_class_name: String,
     /// Total space still available for new volumes, e.g. `500Gi`; unset
