@@ -46,9 +46,9 @@ upstream_cases!(Node, "core": node_cidr_sloppy);
 
 // `authorization/sar_metadata` is recorded but not run: upstream refuses a
 // review with metadata, printing it with Go pointers and times; we do not
-// check reviews' metadata. `authorization/ssrr_spec` (a rules review without
-// a namespace) and `authentication/tokenreview_empty` (no token) are
-// refused with 400, not 422, so capture.py recorded nothing for them.
+// check reviews' metadata. A rules review without a namespace and a token
+// review without a token are refused with 400, not 422, so no case records
+// them.
 upstream_cases!(SubjectAccessReview, "authorization":
     sar_empty,
     sar_both,
