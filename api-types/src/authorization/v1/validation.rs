@@ -1,10 +1,10 @@
 //! The checks of pkg/apis/authorization/validation for the access reviews:
 //! exactly one kind of attributes, a subject to ask about, well-formed
-//! selectors, and a local review kept to its own namespace. The rules of
-//! reviews' metadata (which must be empty) are not checked here.
+//! selectors, a local review kept to its own namespace, and no metadata.
 
-use kapi_runtime::meta::LabelSelectorRequirement;
+use kapi_runtime::meta::{LabelSelectorRequirement, ObjectMeta};
 use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors};
+use serde_json::Value;
 
 use super::field_selector_requirement::FieldSelectorRequirement;
 use super::localsubjectaccessreview::LocalSubjectAccessReview;
@@ -22,6 +22,7 @@ pub(crate) fn validate_subject_access_review(
     errs: &mut FieldErrors,
 ) {
     review_spec(&review.spec, &path.child("spec"), errs);
+    empty_metadata(&review.metadata, false, path, errs);
 }
 
 /// The `SelfSubjectAccessReview` hook: the attributes only, the subject
@@ -38,6 +39,7 @@ pub(crate) fn validate_self_subject_access_review(
         &path.child("spec"),
         errs,
     );
+    empty_metadata(&review.metadata, false, path, errs);
 }
 
 /// The `LocalSubjectAccessReview` hook: a subject access review whose
@@ -68,6 +70,39 @@ pub(crate) fn validate_local_subject_access_review(
             "disallowed on this kind of request",
         );
     }
+    empty_metadata(&review.metadata, true, path, errs);
+}
+
+/// A review carries no metadata but managed fields (and, for a local one,
+/// its namespace): every other field is its zero value, an empty list or
+/// map counting as absent. Upstream prints the metadata as Go does, with
+/// pointers and times; we print it as JSON.
+fn empty_metadata(meta: &ObjectMeta, local: bool, path: &FieldPath, errs: &mut FieldErrors) {
+    let Ok(Value::Object(mut fields)) = serde_json::to_value(meta) else {
+        return;
+    };
+    fields.remove("managedFields");
+    if local {
+        fields.remove("namespace");
+    }
+    let zero = |v: &Value| match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(map) => map.is_empty(),
+    };
+    if fields.values().all(zero) {
+        return;
+    }
+    let message = if local {
+        "must be empty except for namespace"
+    } else {
+        "must be empty"
+    };
+    let shown = serde_json::to_string(meta).unwrap_or_default();
+    errs.invalid(path.child("metadata"), Raw(&shown), message);
 }
 
 /// `ValidateSubjectAccessReviewSpec`: the attributes, and a user or groups.

@@ -45,8 +45,8 @@ upstream_cases!(NetworkPolicy, "networking": networkpolicy_cidr_sloppy);
 upstream_cases!(Node, "core": node_cidr_sloppy);
 
 // `authorization/sar_metadata` is recorded but not run: upstream refuses a
-// review with metadata, printing it with Go pointers and times; we do not
-// check reviews' metadata. A rules review without a namespace and a token
+// review with metadata, printing it with Go pointers and times; we print it
+// as JSON (`status_writes::sar_metadata` checks the rest). A rules review without a namespace and a token
 // review without a token are refused with 400, not 422, so no case records
 // them.
 upstream_cases!(SubjectAccessReview, "authorization":
@@ -194,6 +194,29 @@ mod status_writes {
             errs.0[0].message,
             cause["message"].as_str().unwrap_or_default()
         );
+    }
+
+    /// A review with metadata: refused at `metadata`, as upstream does.
+    #[test]
+    fn sar_metadata() {
+        use kapi_api_types::authorization::v1::SubjectAccessReview;
+        let case = "authorization/sar_metadata";
+        let mut review = KindEntry::of::<SubjectAccessReview>()
+            .ops
+            .decode_value(read(case, "in"))
+            .expect("the review decodes")
+            .object;
+        let errs = review.admit();
+        let status = read(case, "status");
+        let cause = &status["details"]["causes"][0];
+        assert_eq!(errs.0.len(), 1, "{}", errs.summary());
+        assert_eq!(
+            errs.0[0].path.as_str(),
+            cause["field"].as_str().unwrap_or_default()
+        );
+        let theirs = cause["message"].as_str().unwrap_or_default();
+        assert!(theirs.ends_with(": must be empty"), "{theirs}");
+        assert!(errs.0[0].message.ends_with(": must be empty"));
     }
 
     /// An autoscaler stored with `minReplicas: 0` (the HPAScaleToZero gate
