@@ -24,7 +24,10 @@ upstream_cases!(CSINode, "storage":
 
 // `node/runtimeclass_tolerations_seconds` is recorded but not run: upstream
 // prints the duplicate's `TolerationSeconds` as a Go pointer.
-upstream_cases!(RuntimeClass, "node": runtimeclass_tolerations_twice);
+upstream_cases!(RuntimeClass, "node":
+    runtimeclass_tolerations_twice,
+    runtimeclass_tolerations_update,
+);
 
 upstream_cases!(VolumeAttachment, "storage":
     volumeattachment_inline,
@@ -79,6 +82,7 @@ upstream_cases!(CSIStorageCapacity, "storage":
     csistoragecapacity_empty,
     csistoragecapacity_update,
     csistoragecapacity_update_removed,
+    csistoragecapacity_update_spec,
 );
 
 /// Writes through `/status`, recorded as an update case (`<case>.old.json`
