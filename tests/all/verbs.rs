@@ -192,6 +192,25 @@ fn binding_a_pod_sets_its_node_once() {
     );
     assert_eq!(code, 404, "{missing}");
     assert_eq!(missing["message"], "pods \"nope\" not found");
+    // A target that is no named node is refused before the pod is read, as
+    // kube-apiserver 1.32 answers: a 500 joining the problems.
+    let (code, bad) = post(
+        &s,
+        "/api/v1/namespaces/default/pods/api/binding",
+        r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"api"},"target":{"kind":"Pod"}}"#,
+    );
+    assert_eq!(code, 500, "{bad}");
+    assert_eq!(
+        bad["message"],
+        "[target.kind: Unsupported value: \"Pod\": supported values: \"Node\", \"<empty>\", target.name: Required value]"
+    );
+    let (code, unnamed) = post(
+        &s,
+        "/api/v1/namespaces/default/pods/api/binding",
+        r#"{"apiVersion":"v1","kind":"Binding","metadata":{"name":"api"},"target":{"kind":"Node"}}"#,
+    );
+    assert_eq!(code, 500, "{unnamed}");
+    assert_eq!(unnamed["message"], "target.name: Required value");
     let (code, _) = post(
         &s,
         "/api/v1/namespaces/default/pods/api/binding",

@@ -17,6 +17,26 @@ pub fn is_binding(scope: Scope<'_>) -> bool {
     info.group.is_empty() && info.plural == "bindings"
 }
 
+/// `ValidatePodBinding`: a node target with a name. Upstream reports these
+/// as a plain error (a 500 whose message joins the problems, as Go's
+/// aggregate prints them), not as an invalid object.
+fn check_target(kind: &str, node: &str) -> ApiResult<()> {
+    let mut problems = Vec::new();
+    if !matches!(kind, "" | "Node") {
+        problems.push(format!(
+            "target.kind: Unsupported value: {kind:?}: supported values: \"Node\", \"<empty>\""
+        ));
+    }
+    if node.is_empty() {
+        problems.push("target.name: Required value".to_owned());
+    }
+    match problems.as_slice() {
+        [] => Ok(()),
+        [one] => Err(ApiError::plain(one.clone())),
+        _ => Err(ApiError::plain(format!("[{}]", problems.join(", ")))),
+    }
+}
+
 impl Registry {
     /// Binds the pod the binding names (`pod` is the name from a
     /// `pods/<name>/binding` path, which must agree with the body); a dry run
@@ -45,14 +65,7 @@ impl Registry {
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        match value["target"]["kind"].as_str().unwrap_or_default() {
-            "" | "Node" => {}
-            other => {
-                return Err(ApiError::plain(format!(
-                    "target.kind: Unsupported value: {other:?}: supported values: \"Node\", \"<empty>\""
-                )));
-            }
-        }
+        check_target(value["target"]["kind"].as_str().unwrap_or_default(), &node)?;
         let annotations = value["metadata"]["annotations"].as_object().cloned();
         let pods = self
             .scheme
