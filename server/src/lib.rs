@@ -13,11 +13,13 @@
 pub mod admission;
 pub mod api_error;
 pub mod app;
+pub mod body;
 pub mod controllers;
 pub mod discovery;
 pub mod endpoints;
 pub mod go_duration;
 pub mod health;
+pub mod jsonpath;
 pub mod metrics;
 pub mod negotiation;
 pub mod openapi;

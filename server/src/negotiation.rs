@@ -188,19 +188,6 @@ pub fn decode_patch(body: &[u8]) -> ApiResult<Value> {
         .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))
 }
 
-/// Decodes a YAML body into JSON.
-pub fn decode_yaml(body: &[u8]) -> ApiResult<Value> {
-    let text = std::str::from_utf8(body)
-        .map_err(|e| ApiError::bad_request(format!("body is not UTF-8: {e}")))?;
-    // A repeated key keeps its last value, as Go's decoder; fieldValidation
-    // reports the repeats (registry::Input::from_yaml).
-    let options = serde_saphyr::options! {
-        duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::LastWins,
-    };
-    serde_saphyr::from_str_with_options::<Value>(text, options)
-        .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
-}
-
 /// Serializes a response body in the negotiated format. A JSON body ends
 /// with a newline, as Go's `json.Encoder` ends what kube-apiserver writes
 /// (clients compare error texts, and `kubectl get --raw` output, exactly).
@@ -336,6 +323,6 @@ mod tests {
         assert_eq!(with("text/plain"), Err(415));
         assert_eq!(decode_json(b"{nope").unwrap_err().code(), 400);
         assert_eq!(decode_json(b"").unwrap_err().code(), 400);
-        assert_eq!(decode_yaml(b"a: 1\n").unwrap()["a"], 1);
+        assert_eq!(crate::body::decode_yaml(b"a: 1\n").unwrap()["a"], 1);
     }
 }

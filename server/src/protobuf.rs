@@ -10,7 +10,7 @@ use kapi_runtime::proto::{self, Field, Message, envelope, wire};
 use kapi_runtime::scheme::KindEntry;
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::registry::{Input, Object};
+use crate::body::{Input, Object};
 
 /// The `apiVersion` of the metadata-only forms.
 const META_V1: &str = "meta.k8s.io/v1";

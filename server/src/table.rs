@@ -9,7 +9,8 @@ use kapi_runtime::scheme::KindEntry;
 use kapi_runtime::{PrinterColumn, ResourceInfo};
 use serde_json::{Value, json};
 
-use crate::registry::Object;
+use crate::body::Object;
+use crate::jsonpath::lookup;
 
 /// What a row's `object` holds (`includeObject`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -174,32 +175,6 @@ pub fn partial_metadata(object: &Object) -> Value {
     })
 }
 
-/// Evaluates a kubectl-style path (`.spec.replicas`, `.status.conditions[0].type`).
-pub fn lookup(value: &Value, path: &str) -> Value {
-    let mut current = value;
-    for part in path
-        .trim_start_matches('.')
-        .split('.')
-        .filter(|p| !p.is_empty())
-    {
-        let (field, index) = match part.split_once('[') {
-            Some((field, rest)) => (field, rest.trim_end_matches(']').parse::<usize>().ok()),
-            None => (part, None),
-        };
-        current = match current.get(field) {
-            Some(v) => v,
-            None => return Value::Null,
-        };
-        if let Some(i) = index {
-            current = match current.get(i) {
-                Some(v) => v,
-                None => return Value::Null,
-            };
-        }
-    }
-    current.clone()
-}
-
 /// A timestamp cell as the age kubectl shows (upstream's HumanDuration).
 fn age(cell: &Value, now: Timestamp) -> Value {
     let Some(ts) = cell.as_str().and_then(|s| s.parse::<Timestamp>().ok()) else {
@@ -228,13 +203,5 @@ mod tests {
         assert_eq!(human_duration(3 * 86400 + 3600), "3d1h");
         assert_eq!(human_duration(100 * 86400), "100d");
         assert_eq!(human_duration(-5), "<invalid>");
-    }
-
-    #[test]
-    fn paths() {
-        let v = json!({"spec": {"replicas": 3, "ports": [{"port": 80}]}});
-        assert_eq!(lookup(&v, ".spec.replicas"), json!(3));
-        assert_eq!(lookup(&v, ".spec.ports[0].port"), json!(80));
-        assert_eq!(lookup(&v, ".spec.missing"), Value::Null);
     }
 }

@@ -309,7 +309,7 @@ fn decode_body(
                 .map_err(|e| ApiError::bad_request(format!("invalid {}: {e}", entry.kind)));
         }
         Format::Json => negotiation::decode_json(body)?,
-        Format::Yaml => negotiation::decode_yaml(body)?,
+        Format::Yaml => crate::body::decode_yaml(body)?,
     };
     let kind = value["kind"].as_str().unwrap_or(entry.kind);
     if kind != entry.kind {

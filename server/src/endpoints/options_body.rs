@@ -28,7 +28,7 @@ pub fn delete_options(headers: &HeaderMap, body: &[u8]) -> ApiResult<DeleteOptio
             DeleteOptions::decode(unknown.raw)
                 .map_err(|e| ApiError::bad_request(format!("invalid DeleteOptions: {e}")))
         }
-        Format::Yaml => from_value(negotiation::decode_yaml(body)?),
+        Format::Yaml => from_value(crate::body::decode_yaml(body)?),
         Format::Json => from_value(negotiation::decode_json(body)?),
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Endpoint, Object, PatchKind, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
-use crate::table::lookup;
+use crate::jsonpath::lookup;
 
 /// A Scale answer: the body's JSON and the warnings of the write.
 pub struct ScaleAnswer {

@@ -2,30 +2,11 @@
 //! (uid, timestamps, generation, status vs spec), type checks, admission through
 //! the kind's own decode/default/validate, and metadata validation.
 
-use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::{ObjectMeta, Time};
 use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, qualified_name_errors};
 
 use super::{Endpoint, FieldValidation, Input, Object, Scope};
 use crate::api_error::{ApiError, ApiResult};
-
-/// Checks the `kind`/`apiVersion` a body names against the endpoint; absent ones
-/// are the endpoint's (Kubernetes decodes with the endpoint's kind as default).
-pub fn check_type(info: &ResourceInfo, kind: &str, api_version: &str) -> ApiResult<()> {
-    if !api_version.is_empty() && api_version != info.api_version() {
-        return Err(ApiError::bad_request(format!(
-            "the API version in the data ({api_version}) does not match the expected API version ({})",
-            info.api_version()
-        )));
-    }
-    if !kind.is_empty() && kind != info.kind {
-        return Err(ApiError::bad_request(format!(
-            "the kind in the data ({kind}) does not match the expected kind ({})",
-            info.kind
-        )));
-    }
-    Ok(())
-}
 
 /// Applies `fieldValidation` to the fields a body had that its kind does not
 /// know: 400 under Strict, `Warning` headers under Warn, nothing under Ignore.

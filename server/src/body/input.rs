@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::duplicates::{duplicate_fields, key_offsets, yaml_duplicate_keys};
-use super::{Object, strategy};
+use super::{Object, check_type, decode_yaml};
 use crate::api_error::{ApiError, ApiResult};
 
 /// A decoded body.
@@ -49,7 +49,7 @@ impl Input {
         }
         let meta: TypeMeta = serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?;
-        strategy::check_type(
+        check_type(
             entry.info,
             meta.kind.as_deref().unwrap_or_default(),
             meta.api_version.as_deref().unwrap_or_default(),
@@ -86,7 +86,7 @@ impl Input {
     /// Decodes a YAML body of `entry`'s kind; keys repeated in it are reported
     /// first, by line, as Go's YAML decoder reports them.
     pub fn from_yaml(entry: &KindEntry, body: &[u8]) -> ApiResult<Input> {
-        let value = crate::negotiation::decode_yaml(body)?;
+        let value = decode_yaml(body)?;
         let mut input = Self::from_value(entry, value)?;
         let text = std::str::from_utf8(body).unwrap_or_default();
         input.yaml_duplicates = yaml_duplicate_keys(text);
@@ -105,7 +105,7 @@ impl Input {
                 "{field} must be a string, got {other}"
             ))),
         };
-        strategy::check_type(entry.info, text("kind")?, text("apiVersion")?)?;
+        check_type(entry.info, text("kind")?, text("apiVersion")?)?;
         Self::decoded(entry, entry.ops.decode_value(value))
     }
 
