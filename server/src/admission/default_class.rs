@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
+use super::Objects;
 use crate::api_error::ApiResult;
-use crate::registry::Registry;
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 const INGRESS_CLASSES: (&str, &str, &str) = ("networking.k8s.io", "v1", "ingressclasses");
@@ -23,13 +23,13 @@ const DEFAULT_INGRESS_CLASS: &[&str] = &["ingressclass.kubernetes.io/is-default-
 
 /// Gives a claim being created the default StorageClass, unless it has a
 /// class (an empty `storageClassName` counts: it asks for none).
-pub async fn admit_claim(registry: &Registry, claim: &mut Value) -> ApiResult<()> {
+pub async fn admit_claim(objects: &dyn Objects, claim: &mut Value) -> ApiResult<()> {
     let has_class = !claim["spec"]["storageClassName"].is_null()
         || !claim["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].is_null();
     if has_class || !claim["spec"].is_object() {
         return Ok(());
     }
-    if let Some(name) = default_class(registry, STORAGE_CLASSES, DEFAULT_STORAGE_CLASS).await? {
+    if let Some(name) = default_class(objects, STORAGE_CLASSES, DEFAULT_STORAGE_CLASS).await? {
         claim["spec"]["storageClassName"] = json!(name);
     }
     Ok(())
@@ -37,13 +37,13 @@ pub async fn admit_claim(registry: &Registry, claim: &mut Value) -> ApiResult<()
 
 /// Gives an ingress being created the default IngressClass, unless it has a
 /// class (in its spec or its legacy annotation).
-pub async fn admit_ingress(registry: &Registry, ingress: &mut Value) -> ApiResult<()> {
+pub async fn admit_ingress(objects: &dyn Objects, ingress: &mut Value) -> ApiResult<()> {
     let has_class = !ingress["spec"]["ingressClassName"].is_null()
         || !ingress["metadata"]["annotations"]["kubernetes.io/ingress.class"].is_null();
     if has_class || !ingress["spec"].is_object() {
         return Ok(());
     }
-    if let Some(name) = default_class(registry, INGRESS_CLASSES, DEFAULT_INGRESS_CLASS).await? {
+    if let Some(name) = default_class(objects, INGRESS_CLASSES, DEFAULT_INGRESS_CLASS).await? {
         ingress["spec"]["ingressClassName"] = json!(name);
     }
     Ok(())
@@ -52,11 +52,11 @@ pub async fn admit_ingress(registry: &Registry, ingress: &mut Value) -> ApiResul
 /// The name of the default class of a kind: of those annotated `true`, the
 /// newest, then the first by name.
 async fn default_class(
-    registry: &Registry,
+    objects: &dyn Objects,
     kind: (&str, &str, &str),
     annotations: &[&str],
 ) -> ApiResult<Option<String>> {
-    let classes = registry.read_objects(kind, None).await?;
+    let classes = objects.read_all(kind, None).await?;
     let mut defaults: Vec<(&str, &str)> = classes
         .iter()
         .filter(|class| {

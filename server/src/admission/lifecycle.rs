@@ -7,28 +7,30 @@
 use kapi_runtime::meta::StatusCause;
 
 use super::Attributes;
+use super::Objects;
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::registry::{Registry, Scope};
+
+const NAMESPACES: (&str, &str, &str) = ("", "v1", "namespaces");
 
 /// Admits the create of an object in namespace `ns`.
-pub async fn admit_create(registry: &Registry, attrs: &Attributes<'_>, ns: &str) -> ApiResult<()> {
-    let Some(entry) = registry.scheme().get("", "v1", "namespaces").copied() else {
+pub async fn admit_create(
+    objects: &dyn Objects,
+    attrs: &Attributes<'_>,
+    ns: &str,
+) -> ApiResult<()> {
+    if !objects.serves(NAMESPACES) {
         // A server without namespaces has no namespace lifecycle to enforce.
         return Ok(());
+    }
+    let Some(namespace) = objects.read(NAMESPACES, None, ns).await? else {
+        return Err(ApiError::not_found(Target {
+            group: "",
+            resource: "namespaces",
+            name: ns,
+        }));
     };
-    let namespace = match registry.get(Scope::new(&entry, None), ns).await {
-        Ok(namespace) => namespace,
-        Err(e) if e.code() == 404 => {
-            return Err(ApiError::not_found(Target {
-                group: "",
-                resource: "namespaces",
-                name: ns,
-            }));
-        }
-        Err(e) => return Err(e),
-    };
-    let terminating = namespace.metadata().deletion_timestamp.is_some()
-        || namespace.field_text("status.phase").as_deref() == Some("Terminating");
+    let terminating = !namespace["metadata"]["deletionTimestamp"].is_null()
+        || namespace["status"]["phase"] == "Terminating";
     if !terminating {
         return Ok(());
     }

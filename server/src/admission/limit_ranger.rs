@@ -10,8 +10,8 @@ use kapi_runtime::quantity::{canonical, nano_value};
 use serde_json::{Map, Value, json};
 
 use super::Attributes;
+use super::Objects;
 use crate::api_error::ApiResult;
-use crate::registry::Registry;
 
 const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
 
@@ -19,20 +19,20 @@ const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
 
 /// The LimitRanges of the namespace written to.
-pub async fn limit_ranges(registry: &Registry, attrs: &Attributes<'_>) -> ApiResult<Vec<Value>> {
+pub async fn limit_ranges(objects: &dyn Objects, attrs: &Attributes<'_>) -> ApiResult<Vec<Value>> {
     match attrs.namespace.as_deref() {
-        Some(ns) => registry.read_objects(LIMIT_RANGES, Some(ns)).await,
+        Some(ns) => objects.read_all(LIMIT_RANGES, Some(ns)).await,
         None => Ok(Vec::new()),
     }
 }
 
 /// Defaults the resources of a pod being created from each LimitRange.
 pub async fn admit_pod(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {
-    for range in limit_ranges(registry, attrs).await? {
+    for range in limit_ranges(objects, attrs).await? {
         let (requests, limits) = container_defaults(&range);
         let mut set = Vec::new();
         for (list, what) in [
@@ -112,11 +112,11 @@ fn items(range: &Value) -> impl Iterator<Item = &Value> {
 
 /// Checks a pod or claim being created against each LimitRange.
 pub async fn validate(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
     object: &Value,
 ) -> ApiResult<()> {
-    let ranges = limit_ranges(registry, attrs).await?;
+    let ranges = limit_ranges(objects, attrs).await?;
     check(attrs, &ranges, object)
 }
 

@@ -6,7 +6,7 @@
 //! -> validation -> **validating admission** -> storage. The mutating plugins may
 //! change the object or refuse it; the validating ones only refuse. They read
 //! the objects they depend on (ServiceAccounts, PriorityClasses, StorageClasses,
-//! Namespaces...) through the registry, as upstream's plugins read informers.
+//! Namespaces...) through the objects, as upstream's plugins read informers.
 //!
 //! Plugins run in upstream's order (`AllOrderedPlugins` of kube-apiserver): the
 //! first refusal wins. They work on the object's JSON form, as the registry's
@@ -17,6 +17,7 @@ mod default_class;
 mod lifecycle;
 mod limit_ranger;
 mod node_taints;
+mod objects;
 mod pod_security;
 mod priority;
 mod protection;
@@ -26,19 +27,21 @@ mod service_account;
 mod toleration_seconds;
 mod update;
 
+pub use objects::{Change, Objects, Resource};
 pub use update::UpdateFacts;
-pub(crate) use update::{admit_update, validate_update};
+pub(crate) use update::{admit_update, update_facts, validate_update};
 
 use kapi_runtime::ResourceInfo;
 use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::registry::{Input, ListOptions, Object, Registry, Scope};
+use crate::body::{Input, Object};
+use crate::scope::Scope;
 
-/// Makes the objects admission relies on that every cluster has (the system
-/// PriorityClasses), once the store is open.
-pub async fn bootstrap(registry: &Registry) {
-    priority::create_system_classes(registry).await;
+/// The objects admission relies on that every cluster has (the system
+/// PriorityClasses), to create once the store is open.
+pub fn bootstrap_objects() -> impl Iterator<Item = (Resource<'static>, Value)> {
+    priority::system_classes()
 }
 
 /// What a plugin knows about the request besides the object.
@@ -80,150 +83,111 @@ fn mutates_on_create(info: &ResourceInfo) -> bool {
     )
 }
 
-impl Registry {
-    /// The mutating admission of a create: the namespace must exist and not be
-    /// terminating, then the kind's plugins shape (or refuse) `object`, which
-    /// is the decoded body with its defaults. Errors name the object, or its
-    /// `generateName` when the name is still to be generated (as upstream).
-    pub(crate) async fn admit_create(
-        &self,
-        scope: Scope<'_>,
-        object: &mut Object,
-    ) -> ApiResult<()> {
-        let meta = object.metadata();
-        let name = match meta.name.as_deref() {
-            Some(name) if !name.is_empty() => name.to_owned(),
-            _ => meta.generate_name.clone().unwrap_or_default(),
-        };
-        let attrs = Attributes {
-            scope,
-            name,
-            namespace: meta.namespace.clone().filter(|ns| !ns.is_empty()),
-        };
-        if let Some(ns) = attrs.namespace.as_deref() {
-            lifecycle::admit_create(self, &attrs, ns).await?;
-        }
-        if !mutates_on_create(scope.info()) {
-            return Ok(());
-        }
-        // Upstream decodes with defaults, so plugins see a defaulted object.
-        object.typed_mut().apply_defaults();
-        let mut doc = object.to_value().map_err(ApiError::internal)?;
-        match (scope.info().group, scope.info().plural) {
-            ("", "pods") => {
-                limit_ranger::admit_pod(self, &attrs, &mut doc).await?;
-                service_account::admit_pod(self, &attrs, &mut doc).await?;
-                priority::admit_pod(self, &attrs, &mut doc).await?;
-                toleration_seconds::admit_pod(&mut doc);
-                runtime_class::admit_pod(self, &attrs, &mut doc).await?;
-            }
-            ("", "nodes") => node_taints::admit_node(&mut doc),
-            ("", "persistentvolumeclaims") => {
-                default_class::admit_claim(self, &mut doc).await?;
-                protection::admit(&mut doc, protection::CLAIM_FINALIZER);
-            }
-            ("", "persistentvolumes") => protection::admit(&mut doc, protection::VOLUME_FINALIZER),
-            ("networking.k8s.io", "ingresses") => {
-                default_class::admit_ingress(self, &mut doc).await?
-            }
-            _ => {}
-        }
-        *object = Input::from_value(scope.entry, doc)?.object;
-        Ok(())
+/// The mutating admission of a create: the namespace must exist and not be
+/// terminating, then the kind's plugins shape (or refuse) `object`, which
+/// is the decoded body with its defaults. Errors name the object, or its
+/// `generateName` when the name is still to be generated (as upstream).
+pub(crate) async fn admit_create(
+    objects: &dyn Objects,
+    scope: Scope<'_>,
+    object: &mut Object,
+) -> ApiResult<()> {
+    let meta = object.metadata();
+    let name = match meta.name.as_deref() {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => meta.generate_name.clone().unwrap_or_default(),
+    };
+    let attrs = Attributes {
+        scope,
+        name,
+        namespace: meta.namespace.clone().filter(|ns| !ns.is_empty()),
+    };
+    if let Some(ns) = attrs.namespace.as_deref() {
+        lifecycle::admit_create(objects, &attrs, ns).await?;
     }
+    if !mutates_on_create(scope.info()) {
+        return Ok(());
+    }
+    // Upstream decodes with defaults, so plugins see a defaulted object.
+    object.typed_mut().apply_defaults();
+    let mut doc = object.to_value().map_err(ApiError::internal)?;
+    match (scope.info().group, scope.info().plural) {
+        ("", "pods") => {
+            limit_ranger::admit_pod(objects, &attrs, &mut doc).await?;
+            service_account::admit_pod(objects, &attrs, &mut doc).await?;
+            priority::admit_pod(objects, &attrs, &mut doc).await?;
+            toleration_seconds::admit_pod(&mut doc);
+            runtime_class::admit_pod(objects, &attrs, &mut doc).await?;
+        }
+        ("", "nodes") => node_taints::admit_node(&mut doc),
+        ("", "persistentvolumeclaims") => {
+            default_class::admit_claim(objects, &mut doc).await?;
+            protection::admit(&mut doc, protection::CLAIM_FINALIZER);
+        }
+        ("", "persistentvolumes") => protection::admit(&mut doc, protection::VOLUME_FINALIZER),
+        ("networking.k8s.io", "ingresses") => {
+            default_class::admit_ingress(objects, &mut doc).await?
+        }
+        _ => {}
+    }
+    *object = Input::from_value(scope.entry, doc)?.object;
+    Ok(())
+}
 
-    /// The validating admission of a create (the name is generated by now,
-    /// and errors give it, as upstream's): refusals of a valid object that
-    /// depend on other objects, then the quota check. Answers the quota
-    /// charge to make right before the object is stored.
-    pub(crate) async fn validate_create<'a>(
-        &self,
-        scope: Scope<'a>,
-        object: &Object,
-        dry_run: bool,
-        warnings: &mut Vec<String>,
-    ) -> ApiResult<Option<resource_quota::Charge<'a>>> {
-        let attrs = Attributes {
-            scope,
-            name: object.metadata().name().to_owned(),
-            namespace: object.metadata().namespace.clone(),
-        };
-        match (scope.info().group, scope.info().plural) {
-            ("scheduling.k8s.io", "priorityclasses") => {
-                priority::validate_class(self, scope, object).await?;
-            }
-            ("", "pods") => {
+/// The validating admission of a create (the name is generated by now,
+/// and errors give it, as upstream's): refusals of a valid object that
+/// depend on other objects, then the quota check. Answers the quota
+/// charge to make right before the object is stored.
+pub(crate) async fn validate_create<'a>(
+    objects: &dyn Objects,
+    scope: Scope<'a>,
+    object: &Object,
+    dry_run: bool,
+    warnings: &mut Vec<String>,
+) -> ApiResult<Option<resource_quota::Charge<'a>>> {
+    let attrs = Attributes {
+        scope,
+        name: object.metadata().name().to_owned(),
+        namespace: object.metadata().namespace.clone(),
+    };
+    match (scope.info().group, scope.info().plural) {
+        ("scheduling.k8s.io", "priorityclasses") => {
+            priority::validate_class(objects, scope, object).await?;
+        }
+        ("", "pods") => {
+            let doc = object.to_value().map_err(ApiError::internal)?;
+            limit_ranger::validate(objects, &attrs, &doc).await?;
+            pod_security::admit_pod(objects, &attrs, &doc, warnings).await?;
+        }
+        ("", "persistentvolumeclaims") => {
+            let doc = object.to_value().map_err(ApiError::internal)?;
+            limit_ranger::validate(objects, &attrs, &doc).await?;
+        }
+        ("", "namespaces") => {
+            let doc = object.to_value().map_err(ApiError::internal)?;
+            pod_security::validate_namespace(&doc)?;
+        }
+        (group, plural) => {
+            if let Some(path) = pod_security::template_path(group, plural) {
                 let doc = object.to_value().map_err(ApiError::internal)?;
-                limit_ranger::validate(self, &attrs, &doc).await?;
-                pod_security::admit_pod(self, &attrs, &doc, warnings).await?;
-            }
-            ("", "persistentvolumeclaims") => {
-                let doc = object.to_value().map_err(ApiError::internal)?;
-                limit_ranger::validate(self, &attrs, &doc).await?;
-            }
-            ("", "namespaces") => {
-                let doc = object.to_value().map_err(ApiError::internal)?;
-                pod_security::validate_namespace(&doc)?;
-            }
-            (group, plural) => {
-                if let Some(path) = pod_security::template_path(group, plural) {
-                    let doc = object.to_value().map_err(ApiError::internal)?;
-                    let pod = pod_security::pod_template(&doc, path);
-                    pod_security::admit_template(self, &attrs, &pod, warnings).await?;
-                }
+                let pod = pod_security::pod_template(&doc, path);
+                pod_security::admit_template(objects, &attrs, &pod, warnings).await?;
             }
         }
-        if attrs.namespace.is_none() {
-            return Ok(None);
-        }
-        let doc = object.to_value().map_err(ApiError::internal)?;
-        resource_quota::admit(self, &attrs, &doc, dry_run).await
     }
+    if attrs.namespace.is_none() {
+        return Ok(None);
+    }
+    let doc = object.to_value().map_err(ApiError::internal)?;
+    resource_quota::admit(objects, &attrs, &doc, dry_run).await
+}
 
-    /// The admission of a delete: what may never be deleted.
-    pub(crate) fn admit_delete(&self, scope: Scope<'_>, name: &str) -> ApiResult<()> {
-        if (scope.info().group, scope.info().plural) == ("scheduling.k8s.io", "priorityclasses") {
-            priority::admit_class_delete(scope, name)?;
-        }
-        Ok(())
+/// The admission of a delete: what may never be deleted.
+pub(crate) fn admit_delete(scope: Scope<'_>, name: &str) -> ApiResult<()> {
+    if (scope.info().group, scope.info().plural) == ("scheduling.k8s.io", "priorityclasses") {
+        priority::admit_class_delete(scope, name)?;
     }
-
-    /// Reads one object of a built-in kind as JSON: None when it does not
-    /// exist, or when the server does not serve the kind at all.
-    async fn read_object(
-        &self,
-        (group, version, plural): (&str, &str, &str),
-        namespace: Option<&str>,
-        name: &str,
-    ) -> ApiResult<Option<Value>> {
-        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
-            return Ok(None);
-        };
-        match self.get(Scope::new(&entry, namespace), name).await {
-            Ok(object) => object.to_value().map(Some).map_err(ApiError::internal),
-            Err(e) if e.code() == 404 => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Reads every object of a built-in kind (in `namespace`, or cluster-wide)
-    /// as JSON; none when the server does not serve the kind.
-    async fn read_objects(
-        &self,
-        (group, version, plural): (&str, &str, &str),
-        namespace: Option<&str>,
-    ) -> ApiResult<Vec<Value>> {
-        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
-            return Ok(Vec::new());
-        };
-        let page = self
-            .list(Scope::new(&entry, namespace), ListOptions::default())
-            .await?;
-        page.items
-            .iter()
-            .map(|object| object.to_value().map_err(ApiError::internal))
-            .collect()
-    }
+    Ok(())
 }
 
 /// The JSON array at `doc[key]`, made if absent.

@@ -7,8 +7,10 @@
 use serde_json::{Value, json};
 
 use super::Attributes;
+use super::{Objects, Resource};
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::registry::{Object, Registry, Scope};
+use crate::body::Object;
+use crate::scope::Scope;
 
 const CLASSES: (&str, &str, &str) = ("scheduling.k8s.io", "v1", "priorityclasses");
 
@@ -32,15 +34,11 @@ const DEFAULT_PREEMPTION_POLICY: &str = "PreemptLowerPriority";
 
 /// Fills the priority of a pod being created from its class.
 pub async fn admit_pod(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {
-    if registry
-        .scheme()
-        .get(CLASSES.0, CLASSES.1, CLASSES.2)
-        .is_none()
-    {
+    if !objects.serves(CLASSES) {
         return Ok(());
     }
     let spec = &mut pod["spec"];
@@ -49,7 +47,7 @@ pub async fn admit_pod(
         .unwrap_or_default()
         .to_owned();
     let (class_name, priority, policy) = if named.is_empty() {
-        match default_class(registry).await? {
+        match default_class(objects).await? {
             Some(class) => (
                 class["metadata"]["name"]
                     .as_str()
@@ -61,7 +59,7 @@ pub async fn admit_pod(
             None => (String::new(), 0, Some(DEFAULT_PREEMPTION_POLICY.to_owned())),
         }
     } else {
-        let Some(class) = registry.read_object(CLASSES, None, &named).await? else {
+        let Some(class) = objects.read(CLASSES, None, &named).await? else {
             return Err(attrs.forbidden(&format!("no PriorityClass with name {named} was found")));
         };
         let policy = class["preemptionPolicy"].as_str().map(str::to_owned);
@@ -93,8 +91,8 @@ pub async fn admit_pod(
 }
 
 /// The global default class: of several, the one with the lowest value.
-async fn default_class(registry: &Registry) -> ApiResult<Option<Value>> {
-    let classes = registry.read_objects(CLASSES, None).await?;
+async fn default_class(objects: &dyn Objects) -> ApiResult<Option<Value>> {
+    let classes = objects.read_all(CLASSES, None).await?;
     Ok(classes
         .into_iter()
         .filter(|class| class["globalDefault"] == true)
@@ -103,7 +101,7 @@ async fn default_class(registry: &Registry) -> ApiResult<Option<Value>> {
 
 /// Refuses a class created as global default while there is one.
 pub async fn validate_class(
-    registry: &Registry,
+    objects: &dyn Objects,
     scope: Scope<'_>,
     class: &Object,
 ) -> ApiResult<()> {
@@ -111,15 +109,15 @@ pub async fn validate_class(
     if doc["globalDefault"] != true {
         return Ok(());
     }
-    match default_class_name(registry).await? {
+    match default_class_name(objects).await? {
         Some(present) => Err(second_default(scope, class.metadata().name(), &present)),
         None => Ok(()),
     }
 }
 
 /// The name of the global default class, if there is one.
-pub async fn default_class_name(registry: &Registry) -> ApiResult<Option<String>> {
-    let class = default_class(registry).await?;
+pub async fn default_class_name(objects: &dyn Objects) -> ApiResult<Option<String>> {
+    let class = default_class(objects).await?;
     Ok(class.and_then(|c| c["metadata"]["name"].as_str().map(str::to_owned)))
 }
 
@@ -148,15 +146,15 @@ pub fn admit_class_delete(scope: Scope<'_>, name: &str) -> ApiResult<()> {
     Ok(())
 }
 
-/// Creates the system classes that do not exist yet (kube-apiserver's
-/// post-start hook does the same).
-pub async fn create_system_classes(registry: &Registry) {
-    for (name, value, description) in SYSTEM_CLASSES {
+/// The system classes every cluster has, as bodies to create at start-up
+/// (kube-apiserver's post-start hook creates them).
+pub fn system_classes() -> impl Iterator<Item = (Resource<'static>, Value)> {
+    SYSTEM_CLASSES.iter().map(|(name, value, description)| {
         let body = json!({
             "metadata": { "name": name },
             "value": value,
             "description": description,
         });
-        registry.ensure(CLASSES, body).await;
-    }
+        (CLASSES, body)
+    })
 }

@@ -25,8 +25,8 @@ mod usage;
 
 use super::Attributes;
 use super::limit_ranger::Amount;
+use super::{Change, Objects};
 use crate::api_error::ApiResult;
-use crate::registry::{Endpoint, Registry, Scope, WriteOptions};
 use usage::{evaluated, usage_of};
 
 const QUOTAS: (&str, &str, &str) = ("", "v1", "resourcequotas");
@@ -54,7 +54,7 @@ pub struct Charge<'a> {
 /// Checks a create against the namespace's quotas; answers what to charge
 /// (nothing on a dry run or when no quota counts the object).
 pub async fn admit<'a>(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'a>,
     object: &Value,
     dry_run: bool,
@@ -62,7 +62,7 @@ pub async fn admit<'a>(
     let Some(ns) = attrs.namespace.as_deref() else {
         return Ok(None);
     };
-    let quotas = registry.read_objects(QUOTAS, Some(ns)).await?;
+    let quotas = objects.read_all(QUOTAS, Some(ns)).await?;
     if quotas.is_empty() {
         return Ok(None);
     }
@@ -96,18 +96,18 @@ impl Charge<'_> {
     /// current status (another create may have been charged since it was
     /// read). All or nothing: a refusal refunds the quotas already charged.
     /// A quota deleted meanwhile constrains nothing any more.
-    pub async fn charge(&self, registry: &Registry) -> ApiResult<()> {
+    pub async fn charge(&self, objects: &dyn Objects) -> ApiResult<()> {
         for (i, name) in self.quotas.iter().enumerate() {
             let charge = |current: &mut Value| {
                 check(&self.attrs, current, &self.usage)?;
                 current["status"]["used"] = add_usage(current, &self.usage, 1);
                 Ok(())
             };
-            match self.edit(registry, name, &charge).await {
+            match self.edit(objects, name, &charge).await {
                 Ok(()) => {}
                 Err(e) if e.code() == 404 => {}
                 Err(e) => {
-                    self.refund_quotas(registry, &self.quotas[..i]).await;
+                    self.refund_quotas(objects, &self.quotas[..i]).await;
                     return Err(e);
                 }
             }
@@ -116,42 +116,25 @@ impl Charge<'_> {
     }
 
     /// Takes the charge back (the object was not stored after all).
-    pub async fn refund(&self, registry: &Registry) {
-        self.refund_quotas(registry, &self.quotas).await;
+    pub async fn refund(&self, objects: &dyn Objects) {
+        self.refund_quotas(objects, &self.quotas).await;
     }
 
-    async fn refund_quotas(&self, registry: &Registry, quotas: &[String]) {
+    async fn refund_quotas(&self, objects: &dyn Objects, quotas: &[String]) {
         for name in quotas {
             let refund = |current: &mut Value| {
                 current["status"]["used"] = add_usage(current, &self.usage, -1);
                 Ok(())
             };
-            if let Err(e) = self.edit(registry, name, &refund).await {
+            if let Err(e) = self.edit(objects, name, &refund).await {
                 tracing::warn!(quota = %name, error = ?e.0.message, "could not refund a quota");
             }
         }
     }
 
-    async fn edit(
-        &self,
-        registry: &Registry,
-        name: &str,
-        change: crate::registry::Edit<'_>,
-    ) -> ApiResult<()> {
-        let Some(entry) = registry.scheme().get(QUOTAS.0, QUOTAS.1, QUOTAS.2).copied() else {
-            return Ok(());
-        };
-        let scope = Scope::new(&entry, self.attrs.namespace.as_deref());
-        registry
-            .edit(
-                scope,
-                name,
-                Endpoint::Status,
-                change,
-                WriteOptions::default(),
-            )
-            .await
-            .map(drop)
+    async fn edit(&self, objects: &dyn Objects, name: &str, change: Change<'_>) -> ApiResult<()> {
+        let namespace = self.attrs.namespace.as_deref();
+        objects.edit_status(QUOTAS, namespace, name, change).await
     }
 }
 

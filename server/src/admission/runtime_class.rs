@@ -4,27 +4,22 @@
 
 use serde_json::{Map, Value};
 
+use super::Objects;
 use super::{Attributes, array_at};
 use crate::api_error::ApiResult;
-use crate::registry::Registry;
 
 const RUNTIME_CLASSES: (&str, &str, &str) = ("node.k8s.io", "v1", "runtimeclasses");
 
 /// Applies the pod's RuntimeClass to a pod being created.
 pub async fn admit_pod(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {
     let spec = &mut pod["spec"];
     let class = match spec["runtimeClassName"].as_str() {
-        Some(name)
-            if registry
-                .scheme()
-                .get("node.k8s.io", "v1", "runtimeclasses")
-                .is_some() =>
-        {
-            let class = registry.read_object(RUNTIME_CLASSES, None, name).await?;
+        Some(name) if objects.serves(RUNTIME_CLASSES) => {
+            let class = objects.read(RUNTIME_CLASSES, None, name).await?;
             let Some(class) = class else {
                 return Err(
                     attrs.forbidden(&format!("pod rejected: RuntimeClass {name:?} not found"))

@@ -8,9 +8,10 @@
 
 use serde_json::{Value, json};
 
+use super::Objects;
 use super::{Attributes, array_at};
 use crate::api_error::ApiResult;
-use crate::registry::{Registry, random_suffix};
+use crate::names::random_suffix;
 
 /// Where the token volume is mounted in every container.
 pub const TOKEN_MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -93,11 +94,11 @@ fn unlisted_secret(account: &Value, spec: &Value) -> Option<String> {
 
 /// Admits the create of a pod.
 pub async fn admit_pod(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {
-    if registry.scheme().get("", "v1", "serviceaccounts").is_none() {
+    if !objects.serves(SERVICE_ACCOUNTS) {
         return Ok(());
     }
     if !pod["metadata"]["annotations"][MIRROR_ANNOTATION].is_null() {
@@ -111,10 +112,7 @@ pub async fn admit_pod(
     };
     spec["serviceAccountName"] = json!(name);
     spec["serviceAccount"] = json!(name);
-    let Some(account) = registry
-        .read_object(SERVICE_ACCOUNTS, Some(ns), &name)
-        .await?
-    else {
+    let Some(account) = objects.read(SERVICE_ACCOUNTS, Some(ns), &name).await? else {
         return Err(attrs.forbidden(&format!(
             "error looking up service account {ns}/{name}: serviceaccount {name:?} not found"
         )));

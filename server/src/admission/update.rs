@@ -5,9 +5,10 @@
 
 use serde_json::{Value, json};
 
-use super::{Attributes, limit_ranger, pod_security, priority, toleration_seconds};
+use super::{Attributes, Objects, limit_ranger, pod_security, priority, toleration_seconds};
 use crate::api_error::{ApiError, ApiResult};
-use crate::registry::{Endpoint, Input, Object, Registry, Scope};
+use crate::body::{Input, Object};
+use crate::scope::{Endpoint, Scope};
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 const PODS: (&str, &str, &str) = ("", "v1", "pods");
@@ -28,59 +29,57 @@ pub struct UpdateFacts {
     limit_ranges: Vec<Value>,
 }
 
-impl Registry {
-    /// Reads what the admission of an update of `name` through `endpoint`
-    /// depends on.
-    pub(crate) async fn update_facts(
-        &self,
-        scope: Scope<'_>,
-        name: &str,
-        endpoint: Endpoint,
-    ) -> ApiResult<UpdateFacts> {
-        let mut facts = UpdateFacts::default();
-        let is_pods = (scope.info().group, scope.info().plural) == ("", "pods");
-        if is_pods && pod_security::checks_update(endpoint) {
-            let ns = scope.namespace.unwrap_or_default();
-            let namespace = self.read_object(NAMESPACES, None, ns).await?;
-            facts.namespace_labels =
-                namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take());
-        }
-        if endpoint != Endpoint::Main {
-            return Ok(facts);
-        }
-        match (scope.info().group, scope.info().plural) {
-            ("", "persistentvolumeclaims") => {
-                let attrs = Attributes {
-                    scope,
-                    name: name.to_owned(),
-                    namespace: scope.namespace.map(str::to_owned),
-                };
-                facts.limit_ranges = limit_ranger::limit_ranges(self, &attrs).await?;
-                let claim = match self.get(scope, name).await {
-                    Ok(claim) => claim.to_value().map_err(ApiError::internal)?,
-                    // The update itself answers for a missing claim.
-                    Err(e) if e.code() == 404 => return Ok(facts),
-                    Err(e) => return Err(e),
-                };
-                let class = claim_class(&claim);
-                if class.is_empty() {
-                    return Ok(facts);
-                }
-                let class_object = self.read_object(STORAGE_CLASSES, None, class).await?;
-                if class_object.is_some_and(|sc| sc["allowVolumeExpansion"] == true) {
-                    facts.expandable_class = Some(class.to_owned());
-                }
-            }
-            ("scheduling.k8s.io", "priorityclasses") => {
-                facts.default_priority_class = priority::default_class_name(self).await?;
-            }
-            ("", "namespaces") => {
-                facts.pods = self.read_objects(PODS, Some(name)).await?;
-            }
-            _ => {}
-        }
-        Ok(facts)
+/// Reads what the admission of an update of `name` through `endpoint`
+/// depends on.
+pub(crate) async fn update_facts(
+    objects: &dyn Objects,
+    scope: Scope<'_>,
+    name: &str,
+    endpoint: Endpoint,
+) -> ApiResult<UpdateFacts> {
+    let mut facts = UpdateFacts::default();
+    let is_pods = (scope.info().group, scope.info().plural) == ("", "pods");
+    if is_pods && pod_security::checks_update(endpoint) {
+        let ns = scope.namespace.unwrap_or_default();
+        let namespace = objects.read(NAMESPACES, None, ns).await?;
+        facts.namespace_labels =
+            namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take());
     }
+    if endpoint != Endpoint::Main {
+        return Ok(facts);
+    }
+    match (scope.info().group, scope.info().plural) {
+        ("", "persistentvolumeclaims") => {
+            let attrs = Attributes {
+                scope,
+                name: name.to_owned(),
+                namespace: scope.namespace.map(str::to_owned),
+            };
+            facts.limit_ranges = limit_ranger::limit_ranges(objects, &attrs).await?;
+            let info = scope.info();
+            let claims = (info.group, info.version, info.plural);
+            // The update itself answers for a missing claim.
+            let Some(claim) = objects.read(claims, scope.namespace, name).await? else {
+                return Ok(facts);
+            };
+            let class = claim_class(&claim);
+            if class.is_empty() {
+                return Ok(facts);
+            }
+            let class_object = objects.read(STORAGE_CLASSES, None, class).await?;
+            if class_object.is_some_and(|sc| sc["allowVolumeExpansion"] == true) {
+                facts.expandable_class = Some(class.to_owned());
+            }
+        }
+        ("scheduling.k8s.io", "priorityclasses") => {
+            facts.default_priority_class = priority::default_class_name(objects).await?;
+        }
+        ("", "namespaces") => {
+            facts.pods = objects.read_all(PODS, Some(name)).await?;
+        }
+        _ => {}
+    }
+    Ok(facts)
 }
 
 /// The mutating admission of an update through `endpoint`: a pod keeps the

@@ -7,6 +7,7 @@
 use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy};
 use serde_json::Value;
 
+use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -29,14 +30,13 @@ impl Registry {
             return answer(scope, object, warnings);
         }
         strategy::check_namespace(scope, object.metadata_mut())?;
-        self.admit_create(scope, &mut object).await?;
+        admission::admit_create(self, scope, &mut object).await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
-        let quota = self
-            .validate_create(scope, &object, opts.dry_run, &mut warnings)
-            .await?;
+        let quota =
+            admission::validate_create(self, scope, &object, opts.dry_run, &mut warnings).await?;
         let namespace = object.metadata().namespace.clone();
         let name = object.metadata().name().to_owned();
         let held = if service_alloc::is_services(scope.info()) {

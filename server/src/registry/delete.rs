@@ -6,6 +6,7 @@ use kapi_runtime::meta::{DeleteOptions, ObjectMeta, Time};
 use kapi_storage::{KeyValue, StorageError, Update};
 
 use super::{ListOptions, Object, Registry, Scope, decode, namespace, service_alloc};
+use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
 
 /// Namespaces Kubernetes refuses to delete.
@@ -49,12 +50,12 @@ impl Registry {
                 "this namespace may not be deleted",
             ));
         }
-        self.admit_delete(scope, name)?;
+        admission::admit_delete(scope, name)?;
         let dry_run = options
             .dry_run
             .as_ref()
             .is_some_and(|d| d.iter().any(|v| v == "All"));
-        let key = scope.key(name);
+        let key = super::key(scope, name);
         let media_type = self.media_type;
         let mut failure = None;
         let mut decision = None;

@@ -20,6 +20,7 @@ mod eviction;
 mod keys;
 mod list;
 mod namespace;
+mod objects;
 mod scale;
 mod service_alloc;
 mod strategy;
@@ -30,11 +31,11 @@ mod watch;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kapi_runtime::ResourceInfo;
 use kapi_runtime::scheme::{KindEntry, Scheme};
 use kapi_storage::{KeyValue, Storage};
 
 pub use crate::body::{Input, Object};
+pub use crate::scope::{Endpoint, Scope};
 pub use binding::is_binding;
 pub use codec::{StorageMediaType, decode_stored};
 pub use component_status::{DEPRECATED as COMPONENT_STATUS_DEPRECATED, is_component_status};
@@ -42,12 +43,11 @@ pub use delete::Deleted;
 pub use list::{ListOptions, ListPage};
 pub use scale::ScaleAnswer;
 pub use service_alloc::{IpRange, ServiceRanges};
-pub use strategy::random_suffix;
 pub use token::ISSUER as SERVICE_ACCOUNT_ISSUER;
 pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
-use crate::api_error::{ApiError, ApiResult, Target};
+use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::PatchSchema;
 
 /// How unknown fields in a body are treated (`fieldValidation` query parameter).
@@ -71,19 +71,6 @@ pub struct WriteOptions {
     pub field_validation: FieldValidation,
 }
 
-/// The endpoint of an object a write goes through: each may change a
-/// different part of the object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Endpoint {
-    /// The object itself (`.../pods/<name>`).
-    Main,
-    /// `/status`.
-    Status,
-    /// A part of the object with an endpoint of its own
-    /// (`pods/<name>/ephemeralcontainers`, `namespaces/<name>/finalize`).
-    Part(&'static kapi_runtime::Subresource),
-}
-
 /// The result of a write: the object as stored, and warnings for the client.
 #[derive(Debug)]
 pub struct Written {
@@ -91,68 +78,6 @@ pub struct Written {
     pub object: Object,
     /// `Warning` header texts.
     pub warnings: Vec<String>,
-}
-
-/// The kind and namespace a request addresses.
-#[derive(Clone, Copy)]
-pub struct Scope<'a> {
-    /// The kind in its storage version (its hub): what the registry decodes,
-    /// checks and stores.
-    pub entry: &'a KindEntry,
-    /// The version the client speaks: bodies arrive and answers leave in it.
-    /// The same as `entry` unless the kind is served through its hub version.
-    pub served: &'a KindEntry,
-    /// The namespace from the path (None for cluster-scoped kinds or all namespaces).
-    pub namespace: Option<&'a str>,
-}
-
-impl<'a> Scope<'a> {
-    /// A scope of a kind served in its storage version.
-    pub fn new(entry: &'a KindEntry, namespace: Option<&'a str>) -> Scope<'a> {
-        Scope {
-            entry,
-            served: entry,
-            namespace,
-        }
-    }
-
-    /// An object of the served version as the storage version.
-    pub fn to_storage(&self, object: Object) -> ApiResult<Object> {
-        match self.served.hub {
-            None => Ok(object),
-            Some(hub) => (hub.to_hub)(object.into_typed())
-                .map(Object::new)
-                .map_err(ApiError::internal),
-        }
-    }
-
-    /// An object of the storage version as the served version.
-    pub fn to_served(&self, object: Object) -> ApiResult<Object> {
-        match self.served.hub {
-            None => Ok(object),
-            Some(hub) => (hub.from_hub)(object.into_typed())
-                .map(Object::new)
-                .map_err(ApiError::internal),
-        }
-    }
-
-    /// The kind's facts.
-    pub fn info(&self) -> &'static ResourceInfo {
-        self.entry.info
-    }
-
-    /// The error target for an object of this scope.
-    pub fn target(&self, name: &'a str) -> Target<'a> {
-        Target {
-            group: self.entry.info.group,
-            resource: self.entry.info.plural,
-            name,
-        }
-    }
-
-    fn key(&self, name: &str) -> String {
-        keys::object(self.info(), self.namespace, name)
-    }
 }
 
 /// The generic registry over one storage backend.
@@ -248,7 +173,7 @@ impl Registry {
         }
         let kv = self
             .storage
-            .get(&scope.key(name))
+            .get(&key(scope, name))
             .await
             .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
@@ -259,4 +184,9 @@ impl Registry {
 /// Decodes a stored object of `entry`'s kind; corrupt data is an internal error.
 fn decode(entry: &KindEntry, kv: &KeyValue) -> ApiResult<Object> {
     codec::decode_stored(entry, kv).map_err(ApiError::internal)
+}
+
+/// The storage key of object `name` in `scope`.
+fn key(scope: Scope<'_>, name: &str) -> String {
+    keys::object(scope.info(), scope.namespace, name)
 }

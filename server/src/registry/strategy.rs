@@ -220,17 +220,6 @@ pub fn generate_name(meta: &mut ObjectMeta) {
     }
     if let Some(prefix) = meta.generate_name.as_deref().filter(|p| !p.is_empty()) {
         let prefix: String = prefix.chars().take(253 - 5).collect();
-        meta.name = Some(format!("{prefix}{}", random_suffix()));
+        meta.name = Some(format!("{prefix}{}", crate::names::random_suffix()));
     }
-}
-
-/// Five random characters from the alphabet Kubernetes' name generator uses
-/// (no vowels, no look-alikes): the end of generated names.
-pub fn random_suffix() -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let random = uuid::Uuid::new_v4();
-    random.as_bytes()[..5]
-        .iter()
-        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
-        .collect()
 }

@@ -118,13 +118,13 @@ impl Registry {
         endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        let facts = self.update_facts(scope, name, endpoint).await?;
+        let facts = admission::update_facts(self, scope, name, endpoint).await?;
         if service_alloc::is_services(scope.info()) {
             return self
                 .service_update(scope, name, source, (endpoint, &facts), opts)
                 .await;
         }
-        let key = scope.key(name);
+        let key = super::key(scope, name);
         let mut failure: Option<ApiError> = None;
         let mut result: Option<(Object, bool)> = None;
         let mut warnings = Vec::new();
@@ -206,7 +206,7 @@ impl Registry {
         endpoint: (Endpoint, &UpdateFacts),
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        let key = scope.key(name);
+        let key = super::key(scope, name);
         let storage = self.storage.as_ref();
         for _ in 0..SERVICE_UPDATE_ATTEMPTS {
             let current = storage

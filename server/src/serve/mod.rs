@@ -84,7 +84,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         .with_storage_media_type(opts.storage_media_type)
         .with_service_ranges(opts.service_ranges.clone());
     bootstrap_namespaces(&registry).await;
-    crate::admission::bootstrap(&registry).await;
+    bootstrap_admission(&registry).await;
     bootstrap_objects(&registry, address.port()).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
@@ -136,6 +136,14 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
 
 /// How long stopping controllers (releasing the lease) may delay the exit.
 const CONTROLLER_STOP: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Creates the objects admission relies on that every cluster has (the
+/// system PriorityClasses), where they do not exist yet.
+pub async fn bootstrap_admission(registry: &Registry) {
+    for (resource, body) in crate::admission::bootstrap_objects() {
+        registry.ensure(resource, body).await;
+    }
+}
 
 /// The controllers `--controllers` selects and the CA certificate they publish
 /// (read or made only when its publisher runs).

@@ -14,8 +14,9 @@ use serde_json::Value;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use super::Attributes;
+use super::Objects;
 use crate::api_error::{ApiError, ApiResult};
-use crate::registry::{Endpoint, Registry};
+use crate::scope::Endpoint;
 
 const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";
 
@@ -92,13 +93,11 @@ fn is_version(text: &str) -> bool {
 }
 
 /// The labels of the namespace written to.
-async fn namespace_labels(registry: &Registry, attrs: &Attributes<'_>) -> ApiResult<Value> {
+async fn namespace_labels(objects: &dyn Objects, attrs: &Attributes<'_>) -> ApiResult<Value> {
     let Some(ns) = attrs.namespace.as_deref() else {
         return Ok(Value::Null);
     };
-    let namespace = registry
-        .read_object(("", "v1", "namespaces"), None, ns)
-        .await?;
+    let namespace = objects.read(("", "v1", "namespaces"), None, ns).await?;
     Ok(namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take()))
 }
 
@@ -126,12 +125,12 @@ pub fn pod_template(object: &Value, path: &[&str]) -> Value {
 /// enforced level and of the warned one are warnings (the workload's pods
 /// are refused, not the workload).
 pub async fn admit_template(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
     pod: &Value,
     warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
-    let labels = namespace_labels(registry, attrs).await?;
+    let labels = namespace_labels(objects, attrs).await?;
     let enforce = Policy::of(&labels, "enforce");
     let warn = Policy::of(&labels, "warn");
     let mut policies = vec![enforce.clone()];
@@ -155,12 +154,12 @@ pub async fn admit_template(
 /// it when it violates the enforced level, adds a warning when it violates
 /// the warned one.
 pub async fn admit_pod(
-    registry: &Registry,
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
     pod: &Value,
     warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
-    let labels = namespace_labels(registry, attrs).await?;
+    let labels = namespace_labels(objects, attrs).await?;
     check_pod(attrs, &labels, pod, warnings)
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::super::limit_ranger::{Amount, Usage};
-use crate::registry::Scope;
+use crate::scope::Scope;
 
 /// Whether a quota constrains this create: it has a status, and its scopes
 /// (all of them) match the object (`pod`; scoped quotas count only pods).

@@ -55,7 +55,7 @@ pub async fn harness_on(
     extra(&mut scheme);
     let registry =
         Registry::new(store.clone(), Arc::new(scheme)).with_storage_media_type(media_type);
-    kapi_server::admission::bootstrap(&registry).await;
+    kapi_server::serve::bootstrap_admission(&registry).await;
     let (tx, rx) = tokio::sync::watch::channel(false);
     let router = app(Arc::new(App {
         registry,

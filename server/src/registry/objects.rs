@@ -1,0 +1,66 @@
+//! The registry as admission's [`Objects`]: reads of the current objects,
+//! and status edits retried on conflict.
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::{Endpoint, ListOptions, Registry, Scope, WriteOptions};
+use crate::admission::{Change, Objects, Resource};
+use crate::api_error::{ApiError, ApiResult};
+
+#[async_trait]
+impl Objects for Registry {
+    fn serves(&self, (group, version, plural): Resource<'_>) -> bool {
+        self.scheme().get(group, version, plural).is_some()
+    }
+
+    async fn read(
+        &self,
+        (group, version, plural): Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> ApiResult<Option<Value>> {
+        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+            return Ok(None);
+        };
+        match self.get(Scope::new(&entry, namespace), name).await {
+            Ok(object) => object.to_value().map(Some).map_err(ApiError::internal),
+            Err(e) if e.code() == 404 => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn read_all(
+        &self,
+        (group, version, plural): Resource<'_>,
+        namespace: Option<&str>,
+    ) -> ApiResult<Vec<Value>> {
+        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+            return Ok(Vec::new());
+        };
+        let page = self
+            .list(Scope::new(&entry, namespace), ListOptions::default())
+            .await?;
+        page.items
+            .iter()
+            .map(|object| object.to_value().map_err(ApiError::internal))
+            .collect()
+    }
+
+    async fn edit_status(
+        &self,
+        (group, version, plural): Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: Change<'_>,
+    ) -> ApiResult<()> {
+        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+            return Ok(());
+        };
+        let scope = Scope::new(&entry, namespace);
+        let options = WriteOptions::default();
+        self.edit(scope, name, Endpoint::Status, change, options)
+            .await
+            .map(drop)
+    }
+}

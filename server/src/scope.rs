@@ -1,0 +1,80 @@
+//! What a request addresses: the kind (in its stored and its served
+//! version) and namespace, and which endpoint of an object a write goes
+//! through. Shared by the registry, admission and the endpoints.
+
+use kapi_runtime::ResourceInfo;
+use kapi_runtime::scheme::KindEntry;
+
+use crate::api_error::{ApiError, ApiResult, Target};
+use crate::body::Object;
+
+/// The endpoint of an object a write goes through: each may change a
+/// different part of the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The object itself (`.../pods/<name>`).
+    Main,
+    /// `/status`.
+    Status,
+    /// A part of the object with an endpoint of its own
+    /// (`pods/<name>/ephemeralcontainers`, `namespaces/<name>/finalize`).
+    Part(&'static kapi_runtime::Subresource),
+}
+
+/// The kind and namespace a request addresses.
+#[derive(Clone, Copy)]
+pub struct Scope<'a> {
+    /// The kind in its storage version (its hub): what the registry decodes,
+    /// checks and stores.
+    pub entry: &'a KindEntry,
+    /// The version the client speaks: bodies arrive and answers leave in it.
+    /// The same as `entry` unless the kind is served through its hub version.
+    pub served: &'a KindEntry,
+    /// The namespace from the path (None for cluster-scoped kinds or all namespaces).
+    pub namespace: Option<&'a str>,
+}
+
+impl<'a> Scope<'a> {
+    /// A scope of a kind served in its storage version.
+    pub fn new(entry: &'a KindEntry, namespace: Option<&'a str>) -> Scope<'a> {
+        Scope {
+            entry,
+            served: entry,
+            namespace,
+        }
+    }
+
+    /// An object of the served version as the storage version.
+    pub fn to_storage(&self, object: Object) -> ApiResult<Object> {
+        match self.served.hub {
+            None => Ok(object),
+            Some(hub) => (hub.to_hub)(object.into_typed())
+                .map(Object::new)
+                .map_err(ApiError::internal),
+        }
+    }
+
+    /// An object of the storage version as the served version.
+    pub fn to_served(&self, object: Object) -> ApiResult<Object> {
+        match self.served.hub {
+            None => Ok(object),
+            Some(hub) => (hub.from_hub)(object.into_typed())
+                .map(Object::new)
+                .map_err(ApiError::internal),
+        }
+    }
+
+    /// The kind's facts.
+    pub fn info(&self) -> &'static ResourceInfo {
+        self.entry.info
+    }
+
+    /// The error target for an object of this scope.
+    pub fn target(&self, name: &'a str) -> Target<'a> {
+        Target {
+            group: self.entry.info.group,
+            resource: self.entry.info.plural,
+            name,
+        }
+    }
+}
