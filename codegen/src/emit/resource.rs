@@ -318,7 +318,12 @@ fn emit_hooks(model: &ResourceModel) -> TokenStream {
                     object.as_any().downcast_ref::<#target>()
                 {
                     let old = old.and_then(|o| o.as_any().downcast_ref::<#target>());
-                    #f(object, old, errs);
+                    let hook: fn(
+                        &#target,
+                        ::core::option::Option<&#target>,
+                        &mut ::kapi_runtime::validation::FieldErrors,
+                    ) = #f;
+                    hook(object, old, errs);
                 }
             }
         }

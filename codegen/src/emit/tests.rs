@@ -91,7 +91,9 @@ fn resource_with_every_key() {
             validate_update = hooks::validate_update,
             warnings = hooks::warnings,
             table_cells = hooks::cells,
-            grace_period = hooks::grace
+            grace_period = hooks::grace,
+            field_label = hooks::field_label,
+            validate_served = hooks::validate_served
         )]
         pub struct WidgetObject {
             pub metadata: ObjectMeta,
