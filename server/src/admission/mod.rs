@@ -28,8 +28,7 @@ mod toleration_seconds;
 mod update;
 
 pub use objects::{Change, Objects, Resource};
-pub use update::UpdateFacts;
-pub(crate) use update::{admit_update, update_facts, validate_update};
+pub(crate) use update::{admit_update, validate_update};
 
 use kapi_runtime::ResourceInfo;
 use serde_json::Value;

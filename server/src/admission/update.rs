@@ -1,7 +1,6 @@
-//! Admission of updates. The registry's read-modify-write step cannot wait on
-//! the store, so what the plugins need from other objects is read first
-//! ([`UpdateFacts`]); a class changed in between is seen by the next write,
-//! as upstream's plugins, which read informers, may also lag.
+//! Admission of updates. The plugins read what they depend on (classes,
+//! ranges, a namespace and its pods) through [`Objects`] on each attempt of
+//! the registry's update loop, as upstream's plugins read informers.
 
 use serde_json::{Value, json};
 
@@ -11,76 +10,6 @@ use crate::body::{Input, Object};
 use crate::scope::{Endpoint, Scope};
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
-const PODS: (&str, &str, &str) = ("", "v1", "pods");
-const NAMESPACES: (&str, &str, &str) = ("", "v1", "namespaces");
-
-/// What the update plugins of a kind read from other objects.
-#[derive(Debug, Default)]
-pub struct UpdateFacts {
-    /// A claim's StorageClass, when it allows volume expansion.
-    expandable_class: Option<String>,
-    /// The name of the global default PriorityClass, if there is one.
-    default_priority_class: Option<String>,
-    /// The pods of a namespace, whose enforced Pod Security level may change.
-    pods: Vec<Value>,
-    /// The labels of a pod's namespace (its Pod Security levels).
-    namespace_labels: Value,
-    /// The LimitRanges of a claim's namespace.
-    limit_ranges: Vec<Value>,
-}
-
-/// Reads what the admission of an update of `name` through `endpoint`
-/// depends on.
-pub(crate) async fn update_facts(
-    objects: &dyn Objects,
-    scope: Scope<'_>,
-    name: &str,
-    endpoint: Endpoint,
-) -> ApiResult<UpdateFacts> {
-    let mut facts = UpdateFacts::default();
-    let is_pods = (scope.info().group, scope.info().plural) == ("", "pods");
-    if is_pods && pod_security::checks_update(endpoint) {
-        let ns = scope.namespace.unwrap_or_default();
-        let namespace = objects.read(NAMESPACES, None, ns).await?;
-        facts.namespace_labels =
-            namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take());
-    }
-    if endpoint != Endpoint::Main {
-        return Ok(facts);
-    }
-    match (scope.info().group, scope.info().plural) {
-        ("", "persistentvolumeclaims") => {
-            let attrs = Attributes {
-                scope,
-                name: name.to_owned(),
-                namespace: scope.namespace.map(str::to_owned),
-            };
-            facts.limit_ranges = limit_ranger::limit_ranges(objects, &attrs).await?;
-            let info = scope.info();
-            let claims = (info.group, info.version, info.plural);
-            // The update itself answers for a missing claim.
-            let Some(claim) = objects.read(claims, scope.namespace, name).await? else {
-                return Ok(facts);
-            };
-            let class = claim_class(&claim);
-            if class.is_empty() {
-                return Ok(facts);
-            }
-            let class_object = objects.read(STORAGE_CLASSES, None, class).await?;
-            if class_object.is_some_and(|sc| sc["allowVolumeExpansion"] == true) {
-                facts.expandable_class = Some(class.to_owned());
-            }
-        }
-        ("scheduling.k8s.io", "priorityclasses") => {
-            facts.default_priority_class = priority::default_class_name(objects).await?;
-        }
-        ("", "namespaces") => {
-            facts.pods = objects.read_all(PODS, Some(name)).await?;
-        }
-        _ => {}
-    }
-    Ok(facts)
-}
 
 /// The mutating admission of an update through `endpoint`: a pod keeps the
 /// priority admission gave it and tolerates unready nodes again.
@@ -110,37 +39,32 @@ pub(crate) fn admit_update(
 /// no second PriorityClass becomes the global default, a namespace's Pod
 /// Security labels are valid (and warn of the pods a stricter level would
 /// refuse).
-pub(crate) fn validate_update(
+pub(crate) async fn validate_update(
+    objects: &dyn Objects,
     scope: Scope<'_>,
-    facts: &UpdateFacts,
     (old, new): (&Object, &Object),
     endpoint: Endpoint,
     warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
-    if (scope.info().group, scope.info().plural) == ("", "pods")
-        && pod_security::checks_update(endpoint)
-    {
-        let attrs = Attributes {
-            scope,
-            name: new.metadata().name().to_owned(),
-            namespace: new.metadata().namespace.clone(),
-        };
+    let attrs = Attributes {
+        scope,
+        name: new.metadata().name().to_owned(),
+        namespace: new.metadata().namespace.clone(),
+    };
+    let kind = (scope.info().group, scope.info().plural);
+    if kind == ("", "pods") && pod_security::checks_update(endpoint) {
         let old = old.to_value().map_err(ApiError::internal)?;
         let new = new.to_value().map_err(ApiError::internal)?;
         if pod_security::significant_update(&old, &new) {
-            pod_security::check_pod(&attrs, &facts.namespace_labels, &new, warnings)?;
+            let labels = pod_security::namespace_labels(objects, &attrs).await?;
+            pod_security::check_pod(&attrs, &labels, &new, warnings)?;
         }
         return Ok(());
     }
     if endpoint != Endpoint::Main {
         return Ok(());
     }
-    let attrs = Attributes {
-        scope,
-        name: new.metadata().name().to_owned(),
-        namespace: new.metadata().namespace.clone(),
-    };
-    match (scope.info().group, scope.info().plural) {
+    match kind {
         ("", "persistentvolumeclaims") => {
             // LimitRanger leaves objects being deleted alone (a range made
             // since must not keep a claim from losing its finalizers).
@@ -148,15 +72,19 @@ pub(crate) fn validate_update(
             let old = old.to_value().map_err(ApiError::internal)?;
             let new = new.to_value().map_err(ApiError::internal)?;
             if !deleting {
-                limit_ranger::check(&attrs, &facts.limit_ranges, &new)?;
+                let ranges = limit_ranger::limit_ranges(objects, &attrs).await?;
+                limit_ranger::check(&attrs, &ranges, &new)?;
             }
-            check_resize(&attrs, facts, &old, &new)
+            check_resize(objects, &attrs, &old, &new).await
         }
         ("scheduling.k8s.io", "priorityclasses") => {
             let doc = new.to_value().map_err(ApiError::internal)?;
-            match facts.default_priority_class.as_deref() {
-                Some(present) if doc["globalDefault"] == true && present != attrs.name => {
-                    Err(priority::second_default(scope, &attrs.name, present))
+            if doc["globalDefault"] != true {
+                return Ok(());
+            }
+            match priority::default_class_name(objects).await? {
+                Some(present) if present != attrs.name => {
+                    Err(priority::second_default(scope, &attrs.name, &present))
                 }
                 _ => Ok(()),
             }
@@ -165,7 +93,8 @@ pub(crate) fn validate_update(
             let old = old.to_value().map_err(ApiError::internal)?;
             let new = new.to_value().map_err(ApiError::internal)?;
             pod_security::validate_namespace(&new)?;
-            warnings.extend(pod_security::existing_pod_warnings(&old, &new, &facts.pods));
+            let more = pod_security::existing_pod_warnings(objects, &old, &new).await?;
+            warnings.extend(more);
             Ok(())
         }
         _ => Ok(()),
@@ -173,9 +102,9 @@ pub(crate) fn validate_update(
 }
 
 /// PersistentVolumeClaimResize (plugin/pkg/admission/storage/persistentvolume/resize).
-fn check_resize(
+async fn check_resize(
+    objects: &dyn Objects,
     attrs: &Attributes<'_>,
-    facts: &UpdateFacts,
     old: &Value,
     new: &Value,
 ) -> ApiResult<()> {
@@ -194,7 +123,10 @@ fn check_resize(
     let class = claim_class(new);
     let allowed = !class.is_empty()
         && class == claim_class(old)
-        && facts.expandable_class.as_deref() == Some(class);
+        && objects
+            .read(STORAGE_CLASSES, None, class)
+            .await?
+            .is_some_and(|sc| sc["allowVolumeExpansion"] == true);
     if !allowed {
         return Err(attrs.forbidden(
             "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize",

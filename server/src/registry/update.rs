@@ -5,14 +5,14 @@
 
 use std::sync::Arc;
 
-use kapi_storage::{KeyValue, StorageError, Update};
+use kapi_storage::{KeyValue, StorageError};
 use serde_json::Value;
 
 use super::{
     Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace,
     service_alloc, strategy,
 };
-use crate::admission::{self, UpdateFacts};
+use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
@@ -118,74 +118,71 @@ impl Registry {
         endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        let facts = admission::update_facts(self, scope, name, endpoint).await?;
         if service_alloc::is_services(scope.info()) {
             return self
-                .service_update(scope, name, source, (endpoint, &facts), opts)
+                .service_update(scope, name, source, endpoint, opts)
                 .await;
         }
+        // Read, compute, write if unchanged since the read, else again: the
+        // store's GuaranteedUpdate, as a loop of the registry's own so that
+        // each attempt may wait on other objects. It retries for as long as
+        // it meets conflicts, as upstream: a conflict means another writer
+        // succeeded, so the system as a whole progresses.
         let key = super::key(scope, name);
-        let mut failure: Option<ApiError> = None;
-        let mut result: Option<(Object, bool)> = None;
-        let mut warnings = Vec::new();
-        let outcome = self
-            .storage
-            .guaranteed_update(&key, &mut |current| {
-                warnings.clear();
-                let step = next_object(
+        let storage = self.storage.as_ref();
+        let target = || scope.target(name);
+        loop {
+            let current = storage
+                .get(&key)
+                .await
+                .map_err(|e| ApiError::from_storage(e, target()))?;
+            let mut warnings = Vec::new();
+            let (mut object, delete_after) = self
+                .next_object(
                     scope,
                     name,
-                    current,
+                    current.as_ref(),
                     &source,
-                    (endpoint, &facts),
-                    opts,
+                    (endpoint, opts),
                     &mut warnings,
-                );
-                match step {
-                    Ok((mut object, delete_after)) => {
-                        let bytes = self.media_type.encode(scope.entry, &mut object);
-                        result = Some((object, delete_after));
-                        match bytes {
-                            _ if opts.dry_run => Ok(Update::Keep),
-                            Ok(bytes) => Ok(Update::Write(bytes)),
-                            Err(e) => {
-                                failure = Some(ApiError::internal(e));
-                                Err(StorageError::Internal("aborted".into()))
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        Err(StorageError::Internal("aborted".into()))
-                    }
+                )
+                .await?;
+            let current = current.ok_or_else(|| ApiError::not_found(target()))?;
+            let bytes = self
+                .media_type
+                .encode(scope.entry, &mut object)
+                .map_err(ApiError::internal)?;
+            if opts.dry_run {
+                let object = scope.to_served(object)?;
+                return Ok(Written { object, warnings });
+            }
+            // A write that changes nothing writes nothing.
+            let kv = if bytes == current.value {
+                current
+            } else {
+                match storage.update(&key, bytes, current.mod_revision).await {
+                    Ok(kv) => kv,
+                    // Another writer came first, or deleted the object: the
+                    // next attempt sees its result.
+                    Err(StorageError::Conflict(_) | StorageError::NotFound(_)) => continue,
+                    Err(e) => return Err(ApiError::from_storage(e, target())),
                 }
-            })
-            .await;
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        let kv = outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
-        let Some((mut object, delete_after)) = result else {
-            return Err(ApiError::not_found(scope.target(name)));
-        };
-        if opts.dry_run {
+            };
+            // What is stored is this object; only the revision comes from
+            // the store.
+            object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
+            if delete_after {
+                // The last finalizer of an object being deleted is gone:
+                // remove it, so watchers see MODIFIED and then DELETED, as
+                // upstream.
+                match storage.delete(&key, Some(kv.mod_revision)).await {
+                    Ok(_) | Err(StorageError::NotFound(_)) | Err(StorageError::Conflict(_)) => {}
+                    Err(e) => return Err(ApiError::from_storage(e, target())),
+                }
+            }
             let object = scope.to_served(object)?;
             return Ok(Written { object, warnings });
         }
-        let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        // What is stored is this object (a no-op update wrote nothing because
-        // the bytes were equal); only the revision comes from the store.
-        object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
-        if delete_after {
-            // The last finalizer of an object being deleted is gone: remove it, so
-            // watchers see MODIFIED and then DELETED, as upstream.
-            match self.storage.delete(&key, Some(kv.mod_revision)).await {
-                Ok(_) | Err(StorageError::NotFound(_)) | Err(StorageError::Conflict(_)) => {}
-                Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
-            }
-        }
-        let object = scope.to_served(object)?;
-        Ok(Written { object, warnings })
     }
 }
 
@@ -203,7 +200,7 @@ impl Registry {
         scope: Scope<'_>,
         name: &str,
         source: Source<'_>,
-        endpoint: (Endpoint, &UpdateFacts),
+        endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
         let key = super::key(scope, name);
@@ -214,15 +211,16 @@ impl Registry {
                 .await
                 .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
             let mut warnings = Vec::new();
-            let (new, delete_after) = next_object(
-                scope,
-                name,
-                current.as_ref(),
-                &source,
-                endpoint,
-                opts,
-                &mut warnings,
-            )?;
+            let (new, delete_after) = self
+                .next_object(
+                    scope,
+                    name,
+                    current.as_ref(),
+                    &source,
+                    (endpoint, opts),
+                    &mut warnings,
+                )
+                .await?;
             let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
             let old = decode(scope.entry, &current)?
                 .to_value()
@@ -279,78 +277,81 @@ impl Registry {
     }
 }
 
-/// One attempt: the object to write and whether it must be deleted afterwards.
-fn next_object(
-    scope: Scope<'_>,
-    name: &str,
-    current: Option<&KeyValue>,
-    source: &Source<'_>,
-    (endpoint, facts): (Endpoint, &UpdateFacts),
-    opts: WriteOptions,
-    warnings: &mut Vec<String>,
-) -> ApiResult<(Object, bool)> {
-    let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-    let old = decode(scope.entry, current)?;
-    let mut new = match source {
-        Source::Body(object) => (*object).clone(),
-        Source::Patch(kind, patch, schema) => {
-            let (input, patched) = apply_patch(scope, &old, *kind, patch, schema.as_deref())?;
-            let refusal = |error: String| {
-                // Upstream names the patched object in the refusal.
-                ApiError::invalid_patch_result(&sorted_json(&patched), &error)
-            };
-            strategy::check_field_issues(&input, opts.field_validation, warnings, refusal)?;
-            input.object
+impl Registry {
+    /// One attempt: the object to write and whether it must be deleted
+    /// afterwards.
+    async fn next_object(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        current: Option<&KeyValue>,
+        source: &Source<'_>,
+        (endpoint, opts): (Endpoint, WriteOptions),
+        warnings: &mut Vec<String>,
+    ) -> ApiResult<(Object, bool)> {
+        let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
+        let old = decode(scope.entry, current)?;
+        let mut new = match source {
+            Source::Body(object) => (*object).clone(),
+            Source::Patch(kind, patch, schema) => {
+                let (input, patched) = apply_patch(scope, &old, *kind, patch, schema.as_deref())?;
+                let refusal = |error: String| {
+                    // Upstream names the patched object in the refusal.
+                    ApiError::invalid_patch_result(&sorted_json(&patched), &error)
+                };
+                strategy::check_field_issues(&input, opts.field_validation, warnings, refusal)?;
+                input.object
+            }
+            Source::Edit(edit) => {
+                let served = scope.to_served(old.clone())?;
+                let mut doc = served.to_value().map_err(ApiError::internal)?;
+                edit(&mut doc)?;
+                let input = Input::from_value(scope.served, doc)?;
+                scope.to_storage(input.object)?
+            }
+        };
+        if let Some(rv) = new
+            .metadata()
+            .resource_version
+            .as_deref()
+            .filter(|rv| !rv.is_empty())
+        {
+            let rv: u64 = rv.parse().map_err(|_| {
+                ApiError::bad_request(format!(
+                    "metadata.resourceVersion: Invalid value: {rv:?}: must be an integer"
+                ))
+            })?;
+            if rv != current.mod_revision {
+                return Err(ApiError::conflict_modified(scope.target(name)));
+            }
         }
-        Source::Edit(edit) => {
-            let served = scope.to_served(old.clone())?;
-            let mut doc = served.to_value().map_err(ApiError::internal)?;
-            edit(&mut doc)?;
-            let input = Input::from_value(scope.served, doc)?;
-            scope.to_storage(input.object)?
+        if new.metadata().name() != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({}) does not match the name on the URL ({name})",
+                new.metadata().name()
+            )));
         }
-    };
-    if let Some(rv) = new
-        .metadata()
-        .resource_version
-        .as_deref()
-        .filter(|rv| !rv.is_empty())
-    {
-        let rv: u64 = rv.parse().map_err(|_| {
-            ApiError::bad_request(format!(
-                "metadata.resourceVersion: Invalid value: {rv:?}: must be an integer"
-            ))
-        })?;
-        if rv != current.mod_revision {
-            return Err(ApiError::conflict_modified(scope.target(name)));
+        strategy::check_namespace(scope, new.metadata_mut())?;
+        admission::admit_update(scope, &old, &mut new, endpoint)?;
+        strategy::prepare_update(scope, &old, &mut new, endpoint);
+        check_finalizers(scope, &old, &new)?;
+        strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
+        // Status strategies warn about nothing upstream.
+        if !matches!(endpoint, Endpoint::Status) {
+            warnings.extend(new.typed().warnings(Some(old.typed())));
         }
+        admission::validate_update(self, scope, (&old, &new), endpoint, warnings).await?;
+        strategy::bump_generation(scope, &old, &mut new);
+        let meta = new.metadata();
+        let mut delete_after = meta.deletion_timestamp.is_some()
+            && meta.finalizers().is_empty()
+            && meta.deletion_grace_period_seconds.unwrap_or(0) == 0;
+        // A namespace goes once its cleanup (spec.finalizers) is done as well.
+        if delete_after && namespace::is_namespaces(scope.info()) {
+            delete_after = !namespace::has_spec_finalizers(&new)?;
+        }
+        Ok((new, delete_after))
     }
-    if new.metadata().name() != name {
-        return Err(ApiError::bad_request(format!(
-            "the name of the object ({}) does not match the name on the URL ({name})",
-            new.metadata().name()
-        )));
-    }
-    strategy::check_namespace(scope, new.metadata_mut())?;
-    admission::admit_update(scope, &old, &mut new, endpoint)?;
-    strategy::prepare_update(scope, &old, &mut new, endpoint);
-    check_finalizers(scope, &old, &new)?;
-    strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
-    // Status strategies warn about nothing upstream.
-    if !matches!(endpoint, Endpoint::Status) {
-        warnings.extend(new.typed().warnings(Some(old.typed())));
-    }
-    admission::validate_update(scope, facts, (&old, &new), endpoint, warnings)?;
-    strategy::bump_generation(scope, &old, &mut new);
-    let meta = new.metadata();
-    let mut delete_after = meta.deletion_timestamp.is_some()
-        && meta.finalizers().is_empty()
-        && meta.deletion_grace_period_seconds.unwrap_or(0) == 0;
-    // A namespace goes once its cleanup (spec.finalizers) is done as well.
-    if delete_after && namespace::is_namespaces(scope.info()) {
-        delete_after = !namespace::has_spec_finalizers(&new)?;
-    }
-    Ok((new, delete_after))
 }
 
 /// Once deletion was requested, finalizers may only be removed.

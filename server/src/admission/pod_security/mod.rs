@@ -19,6 +19,7 @@ use crate::api_error::{ApiError, ApiResult};
 use crate::scope::Endpoint;
 
 const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";
+const PODS: (&str, &str, &str) = ("", "v1", "pods");
 
 /// The levels of the Pod Security Standards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -93,7 +94,12 @@ fn is_version(text: &str) -> bool {
 }
 
 /// The labels of the namespace written to.
-async fn namespace_labels(objects: &dyn Objects, attrs: &Attributes<'_>) -> ApiResult<Value> {
+/// The labels of the namespace the request writes in (its Pod Security
+/// levels).
+pub(super) async fn namespace_labels(
+    objects: &dyn Objects,
+    attrs: &Attributes<'_>,
+) -> ApiResult<Value> {
     let Some(ns) = attrs.namespace.as_deref() else {
         return Ok(Value::Null);
     };
@@ -261,12 +267,24 @@ pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
 /// The warnings of a namespace update that makes its enforced level
 /// stricter than some of its pods: one line, then one per distinct set of
 /// violations, naming the first pod by name and counting the others.
-pub fn existing_pod_warnings(old: &Value, new: &Value, pods: &[Value]) -> Vec<String> {
+/// The namespace's pods are read only when its enforced level changes.
+pub async fn existing_pod_warnings(
+    objects: &dyn Objects,
+    old: &Value,
+    new: &Value,
+) -> ApiResult<Vec<String>> {
     let new_policy = Policy::of(&new["metadata"]["labels"], "enforce");
     let old_policy = Policy::of(&old["metadata"]["labels"], "enforce");
     if new_policy == old_policy || new_policy.level == Level::Privileged {
-        return Vec::new();
+        return Ok(Vec::new());
     }
+    let ns = new["metadata"]["name"].as_str().unwrap_or_default();
+    let pods = objects.read_all(PODS, Some(ns)).await?;
+    Ok(pod_warnings(ns, &new_policy, &pods))
+}
+
+/// What [`existing_pod_warnings`] says about `pods` under `new_policy`.
+fn pod_warnings(ns: &str, new_policy: &Policy, pods: &[Value]) -> Vec<String> {
     // (violations, first pod by name, pods)
     let mut groups: Vec<(String, String, usize)> = Vec::new();
     for pod in prioritized(pods) {
@@ -292,7 +310,6 @@ pub fn existing_pod_warnings(old: &Value, new: &Value, pods: &[Value]) -> Vec<St
     if groups.is_empty() {
         return Vec::new();
     }
-    let ns = new["metadata"]["name"].as_str().unwrap_or_default();
     let mut warnings = vec![format!(
         "existing pods in namespace {ns:?} violate the new PodSecurity enforce level {:?}",
         new_policy.label()
