@@ -47,6 +47,26 @@ struct Webhook<'a> {
     match_conditions: Option<&'a [MatchCondition]>,
 }
 
+/// The [`Webhook`] view of a webhook of either configuration (their types
+/// share every field but the mutating one's reinvocation policy).
+macro_rules! webhook_view {
+    ($h:expr) => {
+        Webhook {
+            name: &$h.name,
+            client_config: &$h.client_config,
+            rules: $h.rules.as_deref(),
+            failure_policy: $h.failure_policy.as_deref(),
+            match_policy: $h.match_policy.as_deref(),
+            namespace_selector: $h.namespace_selector.as_ref(),
+            object_selector: $h.object_selector.as_ref(),
+            side_effects: $h.side_effects.as_deref(),
+            timeout_seconds: $h.timeout_seconds,
+            admission_review_versions: &$h.admission_review_versions,
+            match_conditions: $h.match_conditions.as_deref(),
+        }
+    };
+}
+
 /// The `ValidatingWebhookConfiguration` hook.
 pub(crate) fn validate_validating_configuration(
     config: &ValidatingWebhookConfiguration,
@@ -54,19 +74,7 @@ pub(crate) fn validate_validating_configuration(
     errs: &mut FieldErrors,
 ) {
     let hooks = config.webhooks.as_deref().unwrap_or_default();
-    let views = hooks.iter().map(|h| Webhook {
-        name: &h.name,
-        client_config: &h.client_config,
-        rules: h.rules.as_deref(),
-        failure_policy: h.failure_policy.as_deref(),
-        match_policy: h.match_policy.as_deref(),
-        namespace_selector: h.namespace_selector.as_ref(),
-        object_selector: h.object_selector.as_ref(),
-        side_effects: h.side_effects.as_deref(),
-        timeout_seconds: h.timeout_seconds,
-        admission_review_versions: &h.admission_review_versions,
-        match_conditions: h.match_conditions.as_deref(),
-    });
+    let views = hooks.iter().map(|h| webhook_view!(h));
     validate_webhooks(views, &path.child("webhooks"), errs, |_, _, _| {});
 }
 
@@ -78,19 +86,7 @@ pub(crate) fn validate_mutating_configuration(
     errs: &mut FieldErrors,
 ) {
     let hooks = config.webhooks.as_deref().unwrap_or_default();
-    let views = hooks.iter().map(|h| Webhook {
-        name: &h.name,
-        client_config: &h.client_config,
-        rules: h.rules.as_deref(),
-        failure_policy: h.failure_policy.as_deref(),
-        match_policy: h.match_policy.as_deref(),
-        namespace_selector: h.namespace_selector.as_ref(),
-        object_selector: h.object_selector.as_ref(),
-        side_effects: h.side_effects.as_deref(),
-        timeout_seconds: h.timeout_seconds,
-        admission_review_versions: &h.admission_review_versions,
-        match_conditions: h.match_conditions.as_deref(),
-    });
+    let views = hooks.iter().map(|h| webhook_view!(h));
     validate_webhooks(views, &path.child("webhooks"), errs, |i, path, errs| {
         if let Some(policy) = hooks.get(i).and_then(|h| h.reinvocation_policy.as_deref())
             && !REINVOCATION_POLICIES.contains(&policy)
