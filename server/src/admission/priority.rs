@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 use super::Attributes;
 use super::{Objects, Resource};
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::body::Object;
 use crate::scope::Scope;
 
 const CLASSES: (&str, &str, &str) = ("scheduling.k8s.io", "v1", "priorityclasses");
@@ -97,22 +96,6 @@ async fn default_class(objects: &dyn Objects) -> ApiResult<Option<Value>> {
         .into_iter()
         .filter(|class| class["globalDefault"] == true)
         .min_by_key(|class| class["value"].as_i64().unwrap_or(0)))
-}
-
-/// Refuses a class created as global default while there is one.
-pub async fn validate_class(
-    objects: &dyn Objects,
-    scope: Scope<'_>,
-    class: &Object,
-) -> ApiResult<()> {
-    let doc = class.to_value().map_err(ApiError::internal)?;
-    if doc["globalDefault"] != true {
-        return Ok(());
-    }
-    match default_class_name(objects).await? {
-        Some(present) => Err(second_default(scope, class.metadata().name(), &present)),
-        None => Ok(()),
-    }
 }
 
 /// The name of the global default class, if there is one.

@@ -4,10 +4,12 @@
 //! Service addresses -> quota charge ->
 //! storage create.
 
-use super::{Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy};
+use super::{
+    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy,
+};
 use serde_json::Value;
 
-use crate::admission;
+use crate::admission::{self, Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -30,13 +32,21 @@ impl Registry {
             return answer(scope, object, warnings);
         }
         strategy::check_namespace(scope, object.metadata_mut())?;
-        admission::admit_create(self, scope, &mut object).await?;
+        let request = Request::new(Operation::Create, Endpoint::Main, scope, object.metadata());
+        self.admission.judge(&request, self).await?;
+        self.admission
+            .admit(&request, &mut object, None, self)
+            .await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
         strategy::admit(scope, &mut object, None)?;
         warnings.extend(object.typed().warnings(None));
-        let quota =
-            admission::validate_create(self, scope, &object, opts.dry_run, &mut warnings).await?;
+        // Errors of the validating plugins give the generated name.
+        let request = Request::new(Operation::Create, Endpoint::Main, scope, object.metadata());
+        self.admission
+            .validate(&request, &object, None, self, &mut warnings)
+            .await?;
+        let quota = admission::quota(self, scope, &object, opts.dry_run).await?;
         let namespace = object.metadata().namespace.clone();
         let name = object.metadata().name().to_owned();
         let held = if service_alloc::is_services(scope.info()) {

@@ -50,7 +50,9 @@ impl Registry {
                 "this namespace may not be deleted",
             ));
         }
-        admission::admit_delete(scope, name)?;
+        self.admission
+            .judge(&admission::Request::delete(scope, name), self)
+            .await?;
         let dry_run = options
             .dry_run
             .as_ref()

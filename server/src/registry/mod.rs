@@ -94,6 +94,8 @@ pub struct Registry {
     patch_schemas: Arc<std::sync::Mutex<HashMap<String, Arc<PatchSchema>>>>,
     /// Service ClusterIPs and NodePorts.
     services: service_alloc::ServiceAllocator,
+    /// The admission plugins every write goes through.
+    admission: Arc<crate::admission::Chain>,
 }
 
 impl Registry {
@@ -107,6 +109,7 @@ impl Registry {
             signer: Arc::default(),
             patch_schemas: Arc::default(),
             services: service_alloc::ServiceAllocator::default(),
+            admission: Arc::default(),
         }
     }
 

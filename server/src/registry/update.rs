@@ -12,7 +12,7 @@ use super::{
     Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace,
     service_alloc, strategy,
 };
-use crate::admission;
+use crate::admission::{Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
@@ -332,7 +332,10 @@ impl Registry {
             )));
         }
         strategy::check_namespace(scope, new.metadata_mut())?;
-        admission::admit_update(scope, &old, &mut new, endpoint)?;
+        let request = Request::new(Operation::Update, endpoint, scope, new.metadata());
+        self.admission
+            .admit(&request, &mut new, Some(&old), self)
+            .await?;
         strategy::prepare_update(scope, &old, &mut new, endpoint);
         check_finalizers(scope, &old, &new)?;
         strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
@@ -340,7 +343,9 @@ impl Registry {
         if !matches!(endpoint, Endpoint::Status) {
             warnings.extend(new.typed().warnings(Some(old.typed())));
         }
-        admission::validate_update(self, scope, (&old, &new), endpoint, warnings).await?;
+        self.admission
+            .validate(&request, &new, Some(&old), self, warnings)
+            .await?;
         strategy::bump_generation(scope, &old, &mut new);
         let meta = new.metadata();
         let mut delete_after = meta.deletion_timestamp.is_some()
