@@ -372,6 +372,14 @@ impl Scheme {
             .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
     }
 
+    /// The kind `kind` of `group/version`, found by its name rather than its
+    /// resource (a subresource's body that is also a resource: a Binding).
+    pub fn get_kind(&self, group: &str, version: &str, kind: &str) -> Option<&KindEntry> {
+        self.kinds
+            .values()
+            .find(|e| e.info.group == group && e.info.version == version && e.info.kind == kind)
+    }
+
     /// The entry of the version `entry`'s objects are stored in: its hub, or
     /// itself when it is the hub. `None` when the hub version is not installed.
     pub fn storage_entry<'a>(&'a self, entry: &'a KindEntry) -> Option<&'a KindEntry> {

@@ -77,7 +77,7 @@ async fn metrics_slis(State(app): State<Arc<App>>) -> Response {
 /// kube-apiserver serves it (its keys at `/openid/v1/jwks` on this server).
 async fn openid_configuration(State(app): State<Arc<App>>) -> Response {
     let body = serde_json::json!({
-        "issuer": crate::registry::SERVICE_ACCOUNT_ISSUER,
+        "issuer": crate::kinds::service_account::ISSUER,
         "jwks_uri": format!("http://{}/openid/v1/jwks", app.address),
         "response_types_supported": ["id_token"],
         "subject_types_supported": ["public"],
@@ -88,7 +88,7 @@ async fn openid_configuration(State(app): State<Arc<App>>) -> Response {
 
 /// The token signing key as a JSON Web Key set.
 async fn jwks(State(app): State<Arc<App>>) -> Response {
-    match app.registry.service_account_jwks().await {
+    match crate::kinds::service_account::token::jwks(app.registry.storage().as_ref()).await {
         Ok(keys) => public_json(keys, "application/jwk-set+json"),
         Err(e) => e.into_response(),
     }

@@ -20,6 +20,7 @@ pub mod endpoints;
 pub mod go_duration;
 pub mod health;
 pub mod jsonpath;
+pub mod kinds;
 pub mod metrics;
 pub mod names;
 pub mod negotiation;

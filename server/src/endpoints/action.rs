@@ -1,6 +1,9 @@
-//! POST to an action subresource, whose body is another kind than the
-//! resource's: `pods/<name>/binding` (a Binding), `pods/<name>/eviction` (a
-//! policy/v1 Eviction), `serviceaccounts/<name>/token` (a TokenRequest).
+//! POST to an action, whose body is another kind than the resource's:
+//! `pods/<name>/binding` (a Binding), `pods/<name>/eviction` (a policy/v1
+//! Eviction), `serviceaccounts/<name>/token` (a TokenRequest), and the
+//! creates of a resource that is an action on another (`bindings`). The
+//! body is decoded here; what the action does is its kind's
+//! ([`crate::registry::hooks::Action`]).
 
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -11,72 +14,80 @@ use kapi_runtime::scheme::BodyEntry;
 
 use super::{Ctx, respond};
 use crate::api_error::{ApiError, ApiResult};
-use crate::registry::Scope;
+use crate::registry::hooks::{Action, ActionBody};
 
 /// Handles POST `.../<resource>/<name>/<action>`.
-pub async fn handle(ctx: &Ctx<'_>, action: &Subresource, body: Bytes) -> ApiResult<Response> {
-    let info = ctx.entry.info;
-    match (info.group, info.plural, action.name) {
-        ("", "pods", "binding") => bind(ctx, body, Some(ctx.name())).await,
-        ("", "pods", "eviction") => {
-            let eviction = super::decode_body(ctx, body_entry(ctx, action)?, &body)?;
-            let dry_run = ctx.write_options()?.dry_run;
-            ctx.app
-                .registry
-                .evict(ctx.scope(), ctx.name(), &eviction, dry_run)
-                .await?;
-            created(ctx)
-        }
-        ("", "serviceaccounts", "token") => {
-            let entry = body_entry(ctx, action)?;
-            let request = super::decode_body(ctx, entry, &body)?;
-            let answer = ctx
-                .app
-                .registry
-                .issue_token(ctx.scope(), ctx.name(), request)
-                .await?;
-            respond::body_of(ctx, entry, StatusCode::CREATED, answer, &[])
-        }
-        // Declared by a kind, but an action this server does not implement.
-        _ => Err(ApiError::no_route()),
-    }
-}
-
-/// POST of a Binding (to `bindings` or to `pods/<name>/binding`): the pod is
-/// bound and the answer is a `Success` Status with code 201, as upstream.
-pub async fn bind(ctx: &Ctx<'_>, body: Bytes, pod: Option<&str>) -> ApiResult<Response> {
-    let bindings = ctx
+pub async fn handle(ctx: &Ctx<'_>, subresource: &Subresource, body: Bytes) -> ApiResult<Response> {
+    // Declared by a kind, but an action this server does not implement.
+    let action = ctx
         .app
         .registry
-        .scheme()
-        .get("", "v1", "bindings")
+        .hooks()
+        .action(ctx.entry.info, subresource.name)
         .ok_or_else(ApiError::no_route)?;
-    let input = super::decode_object_as(ctx, bindings, &body)?;
-    let scope = Scope::new(bindings, ctx.req.namespace.as_deref());
-    let dry_run = ctx.write_options()?.dry_run;
-    ctx.app.registry.bind(scope, input, pod, dry_run).await?;
-    created(ctx)
-}
-
-/// The answer of an action that creates nothing to show: a `Success` Status
-/// with code 201, as upstream's create handler completes it.
-fn created(ctx: &Ctx<'_>) -> ApiResult<Response> {
-    let mut status = Status::success(None);
-    status.code = Some(201);
-    respond::status(ctx, StatusCode::CREATED, &status)
-}
-
-/// How the server reads and writes the action's body.
-fn body_entry<'c>(ctx: &'c Ctx<'_>, action: &Subresource) -> ApiResult<&'c BodyEntry> {
-    let kind = action.body.ok_or_else(ApiError::no_route)?;
-    ctx.app
-        .registry
-        .scheme()
+    let kind = subresource.body.ok_or_else(ApiError::no_route)?;
+    let scheme = ctx.app.registry.scheme();
+    // A body of a kind served as a resource (a Binding) is that kind's
+    // object; any other is the JSON its type reads and writes.
+    if let Some(entry) = scheme.get_kind(kind.group, kind.version, kind.kind) {
+        let input = super::decode_object_as(ctx, entry, &body)?;
+        return act(
+            ctx,
+            action,
+            Some(ctx.name()),
+            ActionBody::Object(input),
+            None,
+        )
+        .await;
+    }
+    let entry = scheme
         .body(kind.group, kind.version, kind.kind)
         .ok_or_else(|| {
             ApiError::internal(format!(
                 "the body {}/{} {} of {} is not installed",
-                kind.group, kind.version, kind.kind, action.name
+                kind.group, kind.version, kind.kind, subresource.name
             ))
-        })
+        })?;
+    let value = super::decode_body(ctx, entry, &body)?;
+    act(
+        ctx,
+        action,
+        Some(ctx.name()),
+        ActionBody::Value(value),
+        Some(entry),
+    )
+    .await
+}
+
+/// Handles POST `.../<resource>` of a resource whose creates are `action`.
+pub async fn create(ctx: &Ctx<'_>, action: &dyn Action, body: Bytes) -> ApiResult<Response> {
+    let input = super::decode_object(ctx, &body)?;
+    act(ctx, action, None, ActionBody::Object(input), None).await
+}
+
+/// Runs the action; its answer is sent as `entry`'s kind, or, when it has
+/// none, as a `Success` Status with code 201, as upstream's create handler
+/// completes it.
+async fn act(
+    ctx: &Ctx<'_>,
+    action: &dyn Action,
+    name: Option<&str>,
+    body: ActionBody,
+    entry: Option<&BodyEntry>,
+) -> ApiResult<Response> {
+    let dry_run = ctx.write_options()?.dry_run;
+    let answer = action
+        .act(&ctx.app.registry, ctx.scope(), name, body, dry_run)
+        .await?;
+    match (answer, entry) {
+        (Some(answer), Some(entry)) => {
+            respond::body_of(ctx, entry, StatusCode::CREATED, answer, &[])
+        }
+        (Some(_), None) => Err(ApiError::internal("an action answered with no body kind")),
+        (None, _) => {
+            let mut status = Status::success(None);
+            status.code = Some(201);
+            respond::status(ctx, StatusCode::CREATED, &status)
+        }
+    }
 }

@@ -7,12 +7,12 @@ use bytes::Bytes;
 use super::{Ctx, respond};
 
 use crate::api_error::ApiResult;
-use crate::registry::is_binding;
 
 /// Handles POST `.../<resource>`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
-    if is_binding(ctx.scope()) {
-        return super::action::bind(ctx, body, None).await;
+    // A resource whose creates are an action on another (`bindings`).
+    if let Some(action) = ctx.app.registry.hooks().action(ctx.entry.info, "") {
+        return super::action::create(ctx, action, body).await;
     }
     let value = super::decode_object(ctx, &body)?;
     let written = ctx

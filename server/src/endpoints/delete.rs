@@ -83,7 +83,7 @@ impl std::fmt::Debug for GoStrings<'_> {
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let options = options(ctx, &body)?;
     let mut response = answer_delete(ctx, &options).await?;
-    warn_orphaned_pods(ctx, &options, &mut response);
+    delete_warning(ctx, &options, &mut response);
     Ok(response)
 }
 
@@ -131,25 +131,15 @@ pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response
         .delete_collection(ctx.scope(), list_options, &options)
         .await?;
     let mut response = respond::items(ctx, &kapi_runtime::meta::ListMeta::default(), &deleted)?;
-    warn_orphaned_pods(ctx, &options, &mut response);
+    delete_warning(ctx, &options, &mut response);
     Ok(response)
 }
 
-/// A Job deleted without a propagation policy leaves its pods behind (batch/v1
-/// orphans by default): kube-apiserver says so in a warning.
-fn warn_orphaned_pods(ctx: &Ctx<'_>, options: &DeleteOptions, response: &mut Response) {
-    let info = ctx.entry.info;
-    if info.group == "batch"
-        && info.plural == "jobs"
-        && info.orphan_dependents
-        && options.propagation_policy.is_none()
-        && options.orphan_dependents.is_none()
-    {
-        respond::warn(
-            response,
-            "child pods are preserved by default when jobs are deleted; \
-             set propagationPolicy=Background to remove them or set \
-             propagationPolicy=Orphan to suppress this warning",
-        );
+/// The kind's warning about a delete with these options (a Job's pods
+/// left behind).
+fn delete_warning(ctx: &Ctx<'_>, options: &DeleteOptions, response: &mut Response) {
+    let rest = ctx.app.registry.hooks().rest(ctx.entry.info);
+    if let Some(warning) = rest.and_then(|rest| rest.delete_warning(ctx.entry.info, options)) {
+        respond::warn(response, warning);
     }
 }

@@ -1,11 +1,11 @@
 //! CREATE: decode -> type and namespace checks -> mutating admission (the
 //! namespace must exist and not be terminating) -> generateName ->
 //! PrepareForCreate -> defaults and validation -> validating admission ->
-//! Service addresses -> quota charge ->
+//! the kind's own completion (a Service's addresses) -> quota charge ->
 //! storage create.
 
 use super::{
-    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, keys, service_alloc, strategy,
+    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, hooks::Taken, keys, strategy,
 };
 use serde_json::Value;
 
@@ -49,22 +49,13 @@ impl Registry {
         let quota = admission::quota(self, scope, &object, opts.dry_run).await?;
         let namespace = object.metadata().namespace.clone();
         let name = object.metadata().name().to_owned();
-        let held = if service_alloc::is_services(scope.info()) {
-            let mut value = object.to_value().map_err(ApiError::internal)?;
-            let held = self
-                .services
-                .allocate_create(self.storage.as_ref(), &name, &mut value, opts.dry_run)
-                .await?;
-            match Input::from_value(scope.entry, value) {
-                Ok(input) => object = input.object,
-                Err(e) => {
-                    self.services.release(self.storage.as_ref(), &held).await;
-                    return Err(e);
-                }
+        let storage = self.storage.as_ref();
+        let held = match self.hooks.rest(scope.info()) {
+            Some(rest) => {
+                rest.before_create(storage, scope, &mut object, opts.dry_run)
+                    .await?
             }
-            held
-        } else {
-            Default::default()
+            None => Taken::nothing(),
         };
         if opts.dry_run {
             let object = scope.to_served(object)?;
@@ -74,7 +65,7 @@ impl Registry {
         if let Some(charge) = &quota
             && let Err(e) = charge.charge(self).await
         {
-            self.services.release(self.storage.as_ref(), &held).await;
+            held.release(storage).await;
             return Err(e);
         }
         let stored = match self.media_type.encode(scope.entry, &mut object) {
@@ -89,11 +80,11 @@ impl Registry {
             Ok(kv) => kv,
             Err(e) => {
                 // A failed create gives back what it took: the quota charge
-                // and the addresses.
+                // and what the kind took (a Service's addresses).
                 if let Some(charge) = &quota {
                     charge.refund(self).await;
                 }
-                self.services.release(self.storage.as_ref(), &held).await;
+                held.release(storage).await;
                 return Err(e);
             }
         };

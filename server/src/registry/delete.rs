@@ -5,12 +5,10 @@ use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::{DeleteOptions, ObjectMeta, Time};
 use kapi_storage::{KeyValue, StorageError, Update};
 
-use super::{ListOptions, Object, Registry, Scope, decode, namespace, service_alloc};
+use super::hooks::{DeleteStep, KindRest};
+use super::{ListOptions, Object, Registry, Scope, decode};
 use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
-
-/// Namespaces Kubernetes refuses to delete.
-const UNDELETABLE_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public"];
 
 /// What a delete did.
 #[derive(Debug)]
@@ -43,12 +41,9 @@ impl Registry {
         name: &str,
         options: &DeleteOptions,
     ) -> ApiResult<Deleted> {
-        let info = scope.info();
-        if namespace::is_namespaces(info) && UNDELETABLE_NAMESPACES.contains(&name) {
-            return Err(ApiError::forbidden(
-                scope.target(name),
-                "this namespace may not be deleted",
-            ));
+        let rest = self.hooks.rest(scope.info());
+        if let Some(rest) = rest {
+            rest.refuse_delete(scope, name)?;
         }
         self.admission
             .judge(&admission::Request::delete(scope, name), self)
@@ -63,29 +58,28 @@ impl Registry {
         let mut decision = None;
         let outcome = self
             .storage
-            .guaranteed_update(
-                &key,
-                &mut |current| match decide(scope, name, current, options) {
-                    Ok(d) => {
-                        let mut d = d;
-                        let update = match &mut d {
-                            _ if dry_run => Ok(Update::Keep),
-                            Decision::Remove(_) => Ok(Update::Delete),
-                            Decision::Unchanged(_) => Ok(Update::Keep),
-                            Decision::Keep(obj) | Decision::MarkThenRemove(obj) => media_type
-                                .encode(scope.entry, obj)
-                                .map(Update::Write)
-                                .map_err(StorageError::Internal),
-                        };
-                        decision = Some(d);
-                        update
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        Err(StorageError::Internal("aborted".into()))
-                    }
-                },
-            )
+            .guaranteed_update(&key, &mut |current| match decide(
+                scope, rest, name, current, options,
+            ) {
+                Ok(d) => {
+                    let mut d = d;
+                    let update = match &mut d {
+                        _ if dry_run => Ok(Update::Keep),
+                        Decision::Remove(_) => Ok(Update::Delete),
+                        Decision::Unchanged(_) => Ok(Update::Keep),
+                        Decision::Keep(obj) | Decision::MarkThenRemove(obj) => media_type
+                            .encode(scope.entry, obj)
+                            .map(Update::Write)
+                            .map_err(StorageError::Internal),
+                    };
+                    decision = Some(d);
+                    update
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    Err(StorageError::Internal("aborted".into()))
+                }
+            })
             .await;
         if let Some(e) = failure {
             return Err(e);
@@ -94,8 +88,9 @@ impl Registry {
         match decision {
             None => Err(ApiError::not_found(scope.target(name))),
             Some(Decision::Remove(object)) => {
-                if !dry_run {
-                    self.release_service(scope, &object).await;
+                if !dry_run && let Some(rest) = rest {
+                    rest.after_delete(self.storage.as_ref(), scope, &object)
+                        .await;
                 }
                 Ok(Deleted::Gone(scope.to_served(object)?))
             }
@@ -124,7 +119,10 @@ impl Registry {
                     Ok(_) | Err(StorageError::NotFound(_)) => {}
                     Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
                 }
-                self.release_service(scope, &object).await;
+                if let Some(rest) = rest {
+                    rest.after_delete(self.storage.as_ref(), scope, &object)
+                        .await;
+                }
                 Ok(Deleted::Gone(scope.to_served(object)?))
             }
             Some(Decision::Keep(object) | Decision::Unchanged(object)) if dry_run => {
@@ -167,24 +165,9 @@ impl Registry {
     }
 }
 
-impl Registry {
-    /// Gives back the ClusterIPs and NodePorts of a Service that is gone.
-    pub(super) async fn release_service(&self, scope: Scope<'_>, object: &Object) {
-        if !service_alloc::is_services(scope.info()) {
-            return;
-        }
-        match object.to_value() {
-            Ok(value) => {
-                let held = self.services.held(&value);
-                self.services.release(self.storage.as_ref(), &held).await;
-            }
-            Err(e) => tracing::warn!(error = %e, "could not read a deleted service"),
-        }
-    }
-}
-
 fn decide(
     scope: Scope<'_>,
+    rest: Option<&dyn KindRest>,
     name: &str,
     current: Option<&KeyValue>,
     options: &DeleteOptions,
@@ -192,18 +175,16 @@ fn decide(
     let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
     let mut object = decode(scope.entry, current)?;
     check_preconditions(scope, name, &object, options)?;
-    if namespace::is_namespaces(scope.info()) {
-        if object.metadata().deletion_timestamp.is_none() {
-            let now = Time::now().0;
-            return Ok(Decision::Keep(namespace::mark_terminating(
-                scope, object, options, now,
-            )?));
-        }
-        // Until the namespace controller has emptied it, a namespace being
-        // deleted stays as it is.
-        if namespace::has_spec_finalizers(&object)? {
-            return Ok(Decision::Unchanged(object));
-        }
+    if let Some(rest) = rest {
+        object = match rest.delete_step(scope, object, options)? {
+            DeleteStep::Common(mut object) => {
+                set_gc_finalizers(scope, &mut object, options);
+                object
+            }
+            DeleteStep::Finish(object) => object,
+            DeleteStep::Keep(object) => return Ok(Decision::Keep(object)),
+            DeleteStep::Unchanged(object) => return Ok(Decision::Unchanged(object)),
+        };
     } else {
         set_gc_finalizers(scope, &mut object, options);
     }
@@ -332,7 +313,7 @@ fn set_gc_finalizers(scope: Scope<'_>, object: &mut Object, options: &DeleteOpti
 
 /// Makes the object carry exactly the garbage collector's finalizers asked
 /// for, `(orphan, foreground)`, keeping every other finalizer.
-pub(super) fn write_gc_finalizers(meta: &mut ObjectMeta, (orphan, foreground): (bool, bool)) {
+pub fn write_gc_finalizers(meta: &mut ObjectMeta, (orphan, foreground): (bool, bool)) {
     let has = |f: &str| meta.finalizers().iter().any(|c| c == f);
     if orphan == has(ORPHAN) && foreground == has(FOREGROUND) {
         return;

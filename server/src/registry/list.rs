@@ -75,9 +75,12 @@ impl Registry {
     /// Lists objects of a kind, in one namespace or all.
     pub async fn list(&self, scope: Scope<'_>, opts: ListOptions) -> ApiResult<ListPage> {
         check_fields(scope, &opts.fields)?;
-        if super::component_status::is_component_status(scope) {
+        if let Some(rest) = self.hooks.rest(scope.info())
+            && let Some(all) = rest.read_all(self.storage.as_ref(), scope).await
+        {
+            // A kind served from elsewhere than storage.
             return Ok(ListPage {
-                items: self.component_statuses(scope).await?,
+                items: all?,
                 revision: 0,
                 continue_token: None,
                 remaining: None,

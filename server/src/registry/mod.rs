@@ -11,20 +11,15 @@
 //! unknown fields (`fieldValidation`) -> prepare (strategy) -> admit (kind hooks,
 //! defaults, validation) -> metadata validation -> storage.
 
-mod binding;
 mod codec;
-mod component_status;
 mod create;
 mod delete;
-mod eviction;
+pub mod hooks;
 mod keys;
 mod list;
-mod namespace;
 mod objects;
 mod scale;
-mod service_alloc;
 mod strategy;
-mod token;
 mod update;
 mod watch;
 
@@ -36,14 +31,12 @@ use kapi_storage::{KeyValue, Storage};
 
 pub use crate::body::{Input, Object};
 pub use crate::scope::{Endpoint, Scope};
-pub use binding::is_binding;
 pub use codec::{StorageMediaType, decode_stored};
-pub use component_status::{DEPRECATED as COMPONENT_STATUS_DEPRECATED, is_component_status};
-pub use delete::Deleted;
+pub use delete::{Deleted, FOREGROUND, ORPHAN, write_gc_finalizers};
+pub use hooks::Hooks;
 pub use list::{ListOptions, ListPage};
 pub use scale::ScaleAnswer;
-pub use service_alloc::{IpRange, ServiceRanges};
-pub use token::ISSUER as SERVICE_ACCOUNT_ISSUER;
+pub use strategy::check_namespace;
 pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
@@ -86,14 +79,11 @@ pub struct Registry {
     storage: Arc<dyn Storage>,
     scheme: Arc<Scheme>,
     media_type: StorageMediaType,
-    /// The service account token signer, loaded from the store (or made and
-    /// stored) on first use.
-    signer: Arc<tokio::sync::OnceCell<token::Signer>>,
     /// The schemas strategic merge patches follow, by `apiVersion/kind`, made
     /// on first use.
     patch_schemas: Arc<std::sync::Mutex<HashMap<String, Arc<PatchSchema>>>>,
-    /// Service ClusterIPs and NodePorts.
-    services: service_alloc::ServiceAllocator,
+    /// What kinds do beyond the common strategy.
+    hooks: Arc<Hooks>,
     /// The admission plugins every write goes through.
     admission: Arc<crate::admission::Chain>,
 }
@@ -106,22 +96,22 @@ impl Registry {
             storage,
             scheme,
             media_type: StorageMediaType::default(),
-            signer: Arc::default(),
             patch_schemas: Arc::default(),
-            services: service_alloc::ServiceAllocator::default(),
+            hooks: Arc::default(),
             admission: Arc::default(),
         }
     }
 
-    /// Gives Services ClusterIPs and NodePorts from `ranges`.
-    pub fn with_service_ranges(mut self, ranges: ServiceRanges) -> Registry {
-        self.services = service_alloc::ServiceAllocator::new(ranges);
+    /// Calls `hooks` where kinds have their own behaviour (assembled at
+    /// start-up: `crate::kinds::builtin` for the built-in kinds).
+    pub fn with_hooks(mut self, hooks: Hooks) -> Registry {
+        self.hooks = Arc::new(hooks);
         self
     }
 
-    /// The ranges Services are given addresses and ports from.
-    pub fn service_ranges(&self) -> &ServiceRanges {
-        self.services.ranges()
+    /// The kinds' hooks.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
     }
 
     /// Writes objects in `media_type` from now on (objects already stored stay
@@ -171,8 +161,17 @@ impl Registry {
 
     /// Reads one object.
     pub async fn get(&self, scope: Scope<'_>, name: &str) -> ApiResult<Object> {
-        if component_status::is_component_status(scope) {
-            return self.component_status(scope, name).await;
+        if let Some(rest) = self.hooks.rest(scope.info())
+            && let Some(all) = rest.read_all(self.storage.as_ref(), scope).await
+        {
+            // A kind served from elsewhere than storage.
+            return all?
+                .into_iter()
+                .find(|o| o.metadata().name() == name)
+                .ok_or_else(|| {
+                    rest.missing(name)
+                        .unwrap_or_else(|| ApiError::not_found(scope.target(name)))
+                });
         }
         let kv = self
             .storage

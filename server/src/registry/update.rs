@@ -5,13 +5,11 @@
 
 use std::sync::Arc;
 
-use kapi_storage::{KeyValue, StorageError};
+use kapi_storage::{KeyValue, StorageError, Update};
 use serde_json::Value;
 
-use super::{
-    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, namespace,
-    service_alloc, strategy,
-};
+use super::hooks::Taken;
+use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::admission::{Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
@@ -110,6 +108,50 @@ impl Registry {
             .await
     }
 
+    /// Changes the stored object `name` with `change` in one read-modify-write
+    /// of the store (tried again when another writer came first), without
+    /// the strategy or admission: a kind's own REST writing what only it may
+    /// write (a pod's binding), as upstream's per-kind storage calls the
+    /// store's GuaranteedUpdate. `change` gets and gives the object in the
+    /// storage version; a dry run computes the change and writes nothing.
+    pub async fn change_stored(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        dry_run: bool,
+        change: &mut (dyn FnMut(Object) -> ApiResult<Object> + Send),
+    ) -> ApiResult<()> {
+        let media_type = self.media_type;
+        let mut failure = None;
+        let outcome = self
+            .storage
+            .guaranteed_update(&super::key(scope, name), &mut |current| {
+                let step = current
+                    .ok_or_else(|| ApiError::not_found(scope.target(name)))
+                    .and_then(|kv| decode(scope.entry, kv))
+                    .and_then(&mut *change)
+                    .and_then(|mut object| {
+                        media_type
+                            .encode(scope.entry, &mut object)
+                            .map_err(ApiError::internal)
+                    });
+                match step {
+                    Ok(_) if dry_run => Ok(Update::Keep),
+                    Ok(bytes) => Ok(Update::Write(bytes)),
+                    Err(e) => {
+                        failure = Some(e);
+                        Err(StorageError::Internal("aborted".into()))
+                    }
+                }
+            })
+            .await;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
+        Ok(())
+    }
+
     async fn guaranteed_update(
         &self,
         scope: Scope<'_>,
@@ -118,11 +160,6 @@ impl Registry {
         endpoint: Endpoint,
         opts: WriteOptions,
     ) -> ApiResult<Written> {
-        if service_alloc::is_services(scope.info()) {
-            return self
-                .service_update(scope, name, source, endpoint, opts)
-                .await;
-        }
         // Read, compute, write if unchanged since the read, else again: the
         // store's GuaranteedUpdate, as a loop of the registry's own so that
         // each attempt may wait on other objects. It retries for as long as
@@ -137,7 +174,7 @@ impl Registry {
                 .await
                 .map_err(|e| ApiError::from_storage(e, target()))?;
             let mut warnings = Vec::new();
-            let (mut object, delete_after) = self
+            let (old, mut object, delete_after) = self
                 .next_object(
                     scope,
                     name,
@@ -148,10 +185,23 @@ impl Registry {
                 )
                 .await?;
             let current = current.ok_or_else(|| ApiError::not_found(target()))?;
-            let bytes = self
-                .media_type
-                .encode(scope.entry, &mut object)
-                .map_err(ApiError::internal)?;
+            let rest = self.hooks.rest(scope.info());
+            // What the kind takes for the new state (a Service's addresses)
+            // and what the old state held that the new one gives back.
+            let (taken, freed) = match rest {
+                Some(rest) => {
+                    rest.before_update(storage, scope, &old, &mut object, opts.dry_run)
+                        .await?
+                }
+                None => (Taken::nothing(), Taken::nothing()),
+            };
+            let bytes = match self.media_type.encode(scope.entry, &mut object) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    taken.release(storage).await;
+                    return Err(ApiError::internal(e));
+                }
+            };
             if opts.dry_run {
                 let object = scope.to_served(object)?;
                 return Ok(Written { object, warnings });
@@ -164,10 +214,17 @@ impl Registry {
                     Ok(kv) => kv,
                     // Another writer came first, or deleted the object: the
                     // next attempt sees its result.
-                    Err(StorageError::Conflict(_) | StorageError::NotFound(_)) => continue,
-                    Err(e) => return Err(ApiError::from_storage(e, target())),
+                    Err(StorageError::Conflict(_) | StorageError::NotFound(_)) => {
+                        taken.release(storage).await;
+                        continue;
+                    }
+                    Err(e) => {
+                        taken.release(storage).await;
+                        return Err(ApiError::from_storage(e, target()));
+                    }
                 }
             };
+            freed.release(storage).await;
             // What is stored is this object; only the revision comes from
             // the store.
             object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
@@ -176,7 +233,12 @@ impl Registry {
                 // remove it, so watchers see MODIFIED and then DELETED, as
                 // upstream.
                 match storage.delete(&key, Some(kv.mod_revision)).await {
-                    Ok(_) | Err(StorageError::NotFound(_)) | Err(StorageError::Conflict(_)) => {}
+                    Ok(_) => {
+                        if let Some(rest) = rest {
+                            rest.after_delete(storage, scope, &object).await;
+                        }
+                    }
+                    Err(StorageError::NotFound(_)) | Err(StorageError::Conflict(_)) => {}
                     Err(e) => return Err(ApiError::from_storage(e, target())),
                 }
             }
@@ -186,100 +248,9 @@ impl Registry {
     }
 }
 
-/// How often a Service update is tried again when another writer came first.
-const SERVICE_UPDATE_ATTEMPTS: usize = 32;
-
 impl Registry {
-    /// An update of a Service: its ClusterIPs and NodePorts are taken and
-    /// given back in the store between computing the new object and writing
-    /// it, so the write is conditional on the revision the new object was
-    /// computed from, and computed again (what it took given back) when
-    /// another writer came first.
-    async fn service_update(
-        &self,
-        scope: Scope<'_>,
-        name: &str,
-        source: Source<'_>,
-        endpoint: Endpoint,
-        opts: WriteOptions,
-    ) -> ApiResult<Written> {
-        let key = super::key(scope, name);
-        let storage = self.storage.as_ref();
-        for _ in 0..SERVICE_UPDATE_ATTEMPTS {
-            let current = storage
-                .get(&key)
-                .await
-                .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
-            let mut warnings = Vec::new();
-            let (new, delete_after) = self
-                .next_object(
-                    scope,
-                    name,
-                    current.as_ref(),
-                    &source,
-                    (endpoint, opts),
-                    &mut warnings,
-                )
-                .await?;
-            let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-            let old = decode(scope.entry, &current)?
-                .to_value()
-                .map_err(ApiError::internal)?;
-            let mut value = new.to_value().map_err(ApiError::internal)?;
-            let (taken, freed) = self
-                .services
-                .allocate_update(storage, name, &old, &mut value, opts.dry_run)
-                .await?;
-            let encoded = Input::from_value(scope.entry, value).and_then(|input| {
-                let mut new = input.object;
-                let bytes = self
-                    .media_type
-                    .encode(scope.entry, &mut new)
-                    .map_err(ApiError::internal)?;
-                Ok((new, bytes))
-            });
-            let (mut new, bytes) = match encoded {
-                Ok(encoded) => encoded,
-                Err(e) => {
-                    // What this attempt took goes back (nothing, for a dry run).
-                    self.services.release(storage, &taken).await;
-                    return Err(e);
-                }
-            };
-            if opts.dry_run {
-                let object = scope.to_served(new)?;
-                return Ok(Written { object, warnings });
-            }
-            match storage.update(&key, bytes, current.mod_revision).await {
-                Ok(kv) => {
-                    new.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
-                    self.services.release(storage, &freed).await;
-                    if delete_after {
-                        match storage.delete(&key, Some(kv.mod_revision)).await {
-                            Ok(_) => self.release_service(scope, &new).await,
-                            Err(StorageError::NotFound(_) | StorageError::Conflict(_)) => {}
-                            Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
-                        }
-                    }
-                    let object = scope.to_served(new)?;
-                    return Ok(Written { object, warnings });
-                }
-                Err(StorageError::Conflict(_)) => {
-                    self.services.release(storage, &taken).await;
-                }
-                Err(e) => {
-                    self.services.release(storage, &taken).await;
-                    return Err(ApiError::from_storage(e, scope.target(name)));
-                }
-            }
-        }
-        Err(ApiError::conflict_modified(scope.target(name)))
-    }
-}
-
-impl Registry {
-    /// One attempt: the object to write and whether it must be deleted
-    /// afterwards.
+    /// One attempt: the object as stored, the object to write, and whether
+    /// it must be deleted afterwards.
     async fn next_object(
         &self,
         scope: Scope<'_>,
@@ -288,7 +259,7 @@ impl Registry {
         source: &Source<'_>,
         (endpoint, opts): (Endpoint, WriteOptions),
         warnings: &mut Vec<String>,
-    ) -> ApiResult<(Object, bool)> {
+    ) -> ApiResult<(Object, Object, bool)> {
         let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
         let old = decode(scope.entry, current)?;
         let mut new = match source {
@@ -351,11 +322,12 @@ impl Registry {
         let mut delete_after = meta.deletion_timestamp.is_some()
             && meta.finalizers().is_empty()
             && meta.deletion_grace_period_seconds.unwrap_or(0) == 0;
-        // A namespace goes once its cleanup (spec.finalizers) is done as well.
-        if delete_after && namespace::is_namespaces(scope.info()) {
-            delete_after = !namespace::has_spec_finalizers(&new)?;
+        // A kind may wait for its own cleanup as well (a namespace's
+        // spec.finalizers).
+        if delete_after && let Some(rest) = self.hooks.rest(scope.info()) {
+            delete_after = !rest.still_finalizing(&new)?;
         }
-        Ok((new, delete_after))
+        Ok((old, new, delete_after))
     }
 }
 

@@ -8,7 +8,8 @@ use clap::Args;
 use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 
 use super::{Backend, ServeOptions};
-use crate::registry::{IpRange, ServiceRanges, StorageMediaType};
+use crate::kinds::{IpRange, ServiceRanges};
+use crate::registry::StorageMediaType;
 
 /// Options of `serve`; etcd flags are named as kube-apiserver's.
 #[derive(Args, Clone, Debug)]

@@ -23,7 +23,8 @@ use tokio::sync::watch;
 
 use crate::app::{App, app};
 use crate::controllers::{self, ControllerOptions, UnknownController};
-use crate::registry::{Registry, ServiceRanges, StorageMediaType};
+use crate::kinds::ServiceRanges;
+use crate::registry::{Registry, StorageMediaType};
 
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -82,10 +83,10 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let address = listener.local_addr()?;
     let registry = Registry::new(storage, Arc::new(scheme))
         .with_storage_media_type(opts.storage_media_type)
-        .with_service_ranges(opts.service_ranges.clone());
+        .with_hooks(crate::kinds::builtin(opts.service_ranges.clone()));
     bootstrap_namespaces(&registry).await;
     bootstrap_admission(&registry).await;
-    bootstrap_objects(&registry, address.port()).await;
+    bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let shutdown_rx_for_controllers = shutdown_rx.clone();
@@ -171,8 +172,8 @@ async fn bootstrap_namespaces(registry: &Registry) {
 /// Objects kube-apiserver keeps from its first start: the `kubernetes`
 /// Service (the range's first address, port 443 to this server's port) and
 /// the ConfigMap dating the tracking of legacy service account tokens.
-async fn bootstrap_objects(registry: &Registry, port: u16) {
-    let first_ip = registry.service_ranges().first_ip().to_string();
+async fn bootstrap_objects(registry: &Registry, ranges: &ServiceRanges, port: u16) {
+    let first_ip = ranges.first_ip().to_string();
     let service = json!({"metadata": {"name": "kubernetes", "namespace": "default",
         "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {"type": "ClusterIP", "clusterIP": first_ip,

@@ -11,7 +11,8 @@ use axum::body::{Body, to_bytes};
 use axum::http::Request;
 use kapi_runtime::scheme::Scheme;
 use kapi_server::app::{App, app};
-use kapi_server::registry::{Registry, ServiceRanges};
+use kapi_server::kinds::{self, ServiceRanges};
+use kapi_server::registry::Registry;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -275,7 +276,8 @@ async fn replicas_on_one_store_allocate_distinct_addresses() {
 fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
-    let registry = Registry::new(h.store.clone(), Arc::new(scheme)).with_service_ranges(ranges);
+    let registry =
+        Registry::new(h.store.clone(), Arc::new(scheme)).with_hooks(kinds::builtin(ranges));
     let (_, rx) = tokio::sync::watch::channel(false);
     app(Arc::new(App {
         registry,

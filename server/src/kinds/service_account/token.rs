@@ -12,19 +12,21 @@
 
 use std::collections::BTreeMap;
 
+use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::Time;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
-use kapi_storage::StorageError;
+use kapi_storage::{Storage, StorageError};
 use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Registry, Scope};
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::registry::hooks::{Action, ActionBody};
+use crate::registry::{Registry, Scope};
 
 /// The issuer (`iss`) of the tokens, and their audience by default: what
 /// kube-apiserver is commonly started with (`--service-account-issuer`).
@@ -117,46 +119,72 @@ struct Bound {
     node: Option<(String, Option<String>)>,
 }
 
-impl Registry {
-    /// The signer, loaded from the store or, the first time, made and stored
-    /// (a replica that loses the race to store it loads the winner's).
-    async fn signer(&self) -> ApiResult<&Signer> {
-        self.signer
-            .get_or_try_init(|| async {
-                if let Some(kv) = self.storage.get(KEY).await.map_err(storage_error)? {
-                    return Signer::from_pkcs8(&kv.value).map_err(ApiError::internal);
-                }
-                let rng = SystemRandom::new();
-                let made = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
-                    .map_err(|e| ApiError::internal(format!("cannot make a signing key: {e}")))?;
-                let der = bytes::Bytes::copy_from_slice(made.as_ref());
-                match self.storage.create(KEY, der.clone()).await {
-                    Ok(_) => Signer::from_pkcs8(&der).map_err(ApiError::internal),
-                    Err(StorageError::AlreadyExists(_)) => {
-                        let kv = self
-                            .storage
-                            .get(KEY)
-                            .await
-                            .map_err(storage_error)?
-                            .ok_or_else(|| ApiError::internal("the signing key vanished"))?;
-                        Signer::from_pkcs8(&kv.value).map_err(ApiError::internal)
-                    }
-                    Err(e) => Err(storage_error(e)),
-                }
-            })
-            .await
-    }
+/// Issues tokens for `serviceaccounts/<name>/token`, with the signer loaded
+/// (or made) on first use.
+#[derive(Default)]
+pub struct IssueToken {
+    signer: tokio::sync::OnceCell<Signer>,
+}
 
-    /// The service account issuer's key set, for those who verify its tokens
-    /// (`/openid/v1/jwks`).
-    pub async fn service_account_jwks(&self) -> ApiResult<Value> {
-        Ok(self.signer().await?.jwks())
+#[async_trait]
+impl Action for IssueToken {
+    async fn act(
+        &self,
+        registry: &Registry,
+        accounts: Scope<'_>,
+        name: Option<&str>,
+        body: ActionBody,
+        _dry_run: bool,
+    ) -> ApiResult<Option<Value>> {
+        let (Some(name), ActionBody::Value(request)) = (name, body) else {
+            return Err(ApiError::no_route());
+        };
+        self.issue(registry, accounts, name, request)
+            .await
+            .map(Some)
+    }
+}
+
+/// The service account issuer's key set, for those who verify its tokens
+/// (`/openid/v1/jwks`).
+pub async fn jwks(storage: &dyn Storage) -> ApiResult<Value> {
+    Ok(load_signer(storage).await?.jwks())
+}
+
+/// The signer, loaded from the store or, the first time, made and stored (a
+/// replica that loses the race to store it loads the winner's).
+async fn load_signer(storage: &dyn Storage) -> ApiResult<Signer> {
+    if let Some(kv) = storage.get(KEY).await.map_err(storage_error)? {
+        return Signer::from_pkcs8(&kv.value).map_err(ApiError::internal);
+    }
+    let rng = SystemRandom::new();
+    let made = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+        .map_err(|e| ApiError::internal(format!("cannot make a signing key: {e}")))?;
+    let der = bytes::Bytes::copy_from_slice(made.as_ref());
+    match storage.create(KEY, der.clone()).await {
+        Ok(_) => Signer::from_pkcs8(&der).map_err(ApiError::internal),
+        Err(StorageError::AlreadyExists(_)) => {
+            let kv = storage
+                .get(KEY)
+                .await
+                .map_err(storage_error)?
+                .ok_or_else(|| ApiError::internal("the signing key vanished"))?;
+            Signer::from_pkcs8(&kv.value).map_err(ApiError::internal)
+        }
+        Err(e) => Err(storage_error(e)),
+    }
+}
+
+impl IssueToken {
+    async fn signer(&self, storage: &dyn Storage) -> ApiResult<&Signer> {
+        self.signer.get_or_try_init(|| load_signer(storage)).await
     }
 
     /// Answers a TokenRequest (JSON) for service account `name` in
     /// `accounts`' namespace: the request, completed, with the token.
-    pub async fn issue_token(
+    async fn issue(
         &self,
+        registry: &Registry,
         accounts: Scope<'_>,
         name: &str,
         mut request: Value,
@@ -179,7 +207,7 @@ impl Registry {
                 &errs,
             ));
         }
-        let account = self
+        let account = registry
             .get(accounts, name)
             .await?
             .to_value()
@@ -221,9 +249,13 @@ impl Registry {
                 &errs,
             ));
         }
-        let bound = self
-            .bound_objects(&request["spec"]["boundObjectRef"], name, &namespace)
-            .await?;
+        let bound = Self::bound_objects(
+            registry,
+            &request["spec"]["boundObjectRef"],
+            name,
+            &namespace,
+        )
+        .await?;
         let audiences: Vec<String> =
             serde_json::from_value(request["spec"]["audiences"].clone()).unwrap_or_default();
         let mut lifetime = expiration;
@@ -235,7 +267,7 @@ impl Registry {
         }
         let claims = claims(&account, &bound, &audiences, now.0, lifetime, warn_after);
         let token = self
-            .signer()
+            .signer(registry.storage().as_ref())
             .await?
             .sign(&claims)
             .map_err(|e| ApiError::internal(format!("failed to generate token: {e}")))?;
@@ -250,7 +282,7 @@ impl Registry {
     /// (with its node), a secret or a node, which must exist (and have the
     /// uid given, if one is).
     async fn bound_objects(
-        &self,
+        registry: &Registry,
         reference: &Value,
         account: &str,
         namespace: &str,
@@ -264,13 +296,14 @@ impl Registry {
         let name = reference["name"].as_str().unwrap_or_default();
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         let core = |plural: &str| {
-            self.scheme
+            registry
+                .scheme()
                 .get("", "v1", plural)
                 .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
         };
         let uid = match (group, kind) {
             ("", "Pod") => {
-                let pod = self
+                let pod = registry
                     .get(Scope::new(core("pods")?, Some(namespace)), name)
                     .await?;
                 let pod = pod.to_value().map_err(ApiError::internal)?;
@@ -286,7 +319,7 @@ impl Registry {
                 let uid = uid_of(&pod);
                 bound.pod = Some((name.to_owned(), uid.clone()));
                 if let Some(node) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
-                    let found = match self.get(Scope::new(core("nodes")?, None), node).await {
+                    let found = match registry.get(Scope::new(core("nodes")?, None), node).await {
                         Ok(found) => Some(uid_of(&found.to_value().map_err(ApiError::internal)?)),
                         Err(e) if e.code() == 404 => None,
                         Err(e) => return Err(e),
@@ -296,13 +329,13 @@ impl Registry {
                 uid
             }
             ("", "Node") => {
-                let node = self.get(Scope::new(core("nodes")?, None), name).await?;
+                let node = registry.get(Scope::new(core("nodes")?, None), name).await?;
                 let uid = uid_of(&node.to_value().map_err(ApiError::internal)?);
                 bound.node = Some((name.to_owned(), Some(uid.clone())));
                 uid
             }
             ("", "Secret") => {
-                let secret = self
+                let secret = registry
                     .get(Scope::new(core("secrets")?, Some(namespace)), name)
                     .await?;
                 let uid = uid_of(&secret.to_value().map_err(ApiError::internal)?);

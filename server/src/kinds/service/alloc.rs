@@ -9,8 +9,8 @@
 //! back when the write fails; a delete gives back what the Service held; an
 //! update takes and gives back the difference (type changes, ports).
 //!
-//! The registry is generic over schemes, so the Service is read and changed
-//! through its JSON form.
+//! The Service is read and changed through its JSON form: the server crate
+//! knows kinds only through the scheme.
 
 use std::fmt;
 use std::net::IpAddr;
@@ -18,7 +18,6 @@ use std::net::IpAddr;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
-use kapi_runtime::ResourceInfo;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 use kapi_storage::{Storage, StorageError, Update};
 use serde_json::{Value, json};
@@ -29,11 +28,6 @@ use crate::api_error::{ApiError, ApiResult};
 const IPS_KEY: &str = "/registry/ranges/serviceips";
 /// Where the NodePort bitmap lives.
 const PORTS_KEY: &str = "/registry/ranges/servicenodeports";
-
-/// Whether `info` is the core Service kind.
-pub fn is_services(info: &ResourceInfo) -> bool {
-    info.group.is_empty() && info.plural == "services"
-}
 
 /// The ranges Services are given addresses and ports from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -265,11 +259,6 @@ impl ServiceAllocator {
     /// Allocators over `ranges`.
     pub fn new(ranges: ServiceRanges) -> ServiceAllocator {
         ServiceAllocator { ranges }
-    }
-
-    /// The ranges.
-    pub fn ranges(&self) -> &ServiceRanges {
-        &self.ranges
     }
 
     /// Gives the new Service (JSON, defaulted and validated) its IP family

@@ -4,18 +4,13 @@
 //! kube-apiserver's pod storage does for the scheduler. The binding itself is
 //! not stored.
 
+use async_trait::async_trait;
 use jiff::Timestamp;
-use kapi_storage::{StorageError, Update};
 use serde_json::{Map, Value, json};
 
-use super::{Input, Object, Registry, Scope, Written, decode, keys, strategy};
 use crate::api_error::{ApiError, ApiResult, Target};
-
-/// Whether `scope` addresses the core `bindings` resource.
-pub fn is_binding(scope: Scope<'_>) -> bool {
-    let info = scope.info();
-    info.group.is_empty() && info.plural == "bindings"
-}
+use crate::registry::hooks::{Action, ActionBody};
+use crate::registry::{Input, Object, Registry, Scope, check_namespace};
 
 /// `ValidatePodBinding`: a node target with a name. Upstream reports these
 /// as a plain error (a 500 whose message joins the problems, as Go's
@@ -37,19 +32,34 @@ fn check_target(kind: &str, node: &str) -> ApiResult<()> {
     }
 }
 
-impl Registry {
+/// The create of a Binding, through `bindings` or `pods/<name>/binding`.
+pub struct Bind;
+
+#[async_trait]
+impl Action for Bind {
     /// Binds the pod the binding names (`pod` is the name from a
     /// `pods/<name>/binding` path, which must agree with the body); a dry run
     /// checks everything and writes nothing.
-    pub async fn bind(
+    async fn act(
         &self,
+        registry: &Registry,
         scope: Scope<'_>,
-        input: Input,
         pod: Option<&str>,
+        body: ActionBody,
         dry_run: bool,
-    ) -> ApiResult<Written> {
+    ) -> ApiResult<Option<Value>> {
+        let ActionBody::Object(input) = body else {
+            return Err(ApiError::internal("a binding is decoded as an object"));
+        };
+        let bindings = registry
+            .scheme()
+            .get("", "v1", "bindings")
+            .ok_or_else(ApiError::no_route)?;
         let mut binding = input.object;
-        strategy::check_namespace(scope, binding.metadata_mut())?;
+        check_namespace(
+            Scope::new(bindings, scope.namespace),
+            binding.metadata_mut(),
+        )?;
         let value = binding.to_value().map_err(ApiError::internal)?;
         let name = binding.metadata().name().to_owned();
         if pod.is_some_and(|pod| pod != name) {
@@ -67,57 +77,22 @@ impl Registry {
             .to_owned();
         check_target(value["target"]["kind"].as_str().unwrap_or_default(), &node)?;
         let annotations = value["metadata"]["annotations"].as_object().cloned();
-        let pods = self
-            .scheme
+        let pods = registry
+            .scheme()
             .get("", "v1", "pods")
             .ok_or_else(|| ApiError::internal("bindings are served without pods"))?;
         let pod_scope = Scope::new(pods, scope.namespace);
-        let target = Target {
-            group: "",
-            resource: "pods",
-            name: &name,
-        };
         let binding_target = Target {
             group: "",
             resource: "pods/binding",
             name: &name,
         };
-        let key = keys::object(pods.info, scope.namespace, &name);
-        let media_type = self.media_type;
-        let mut failure = None;
-        let outcome = self
-            .storage
-            .guaranteed_update(&key, &mut |current| {
-                let step = current
-                    .ok_or_else(|| ApiError::not_found(target))
-                    .and_then(|kv| decode(pods, kv))
-                    .and_then(|pod| {
-                        assign(pod_scope, pod, binding_target, &node, annotations.as_ref())
-                    })
-                    .and_then(|mut pod| {
-                        media_type
-                            .encode(pods, &mut pod)
-                            .map_err(ApiError::internal)
-                    });
-                match step {
-                    // A dry run checks the binding and writes nothing.
-                    Ok(_) if dry_run => Ok(Update::Keep),
-                    Ok(bytes) => Ok(Update::Write(bytes)),
-                    Err(e) => {
-                        failure = Some(e);
-                        Err(StorageError::Internal("aborted".into()))
-                    }
-                }
+        registry
+            .change_stored(pod_scope, &name, dry_run, &mut |pod| {
+                assign(pod_scope, pod, binding_target, &node, annotations.as_ref())
             })
-            .await;
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        outcome.map_err(|e| ApiError::from_storage(e, target))?;
-        Ok(Written {
-            object: binding,
-            warnings: Vec::new(),
-        })
+            .await?;
+        Ok(None)
     }
 }
 

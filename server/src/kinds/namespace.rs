@@ -8,24 +8,61 @@
 //! reached through its JSON form; namespace deletions are rare.
 
 use jiff::Timestamp;
-use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::{DeleteOptions, Time};
 use serde_json::Value;
 
-use super::{Input, Object, Scope, delete};
 use crate::api_error::{ApiError, ApiResult};
+use crate::registry::hooks::{DeleteStep, KindRest};
+use crate::registry::{FOREGROUND, Input, ORPHAN, Object, Scope, write_gc_finalizers};
 
 /// The phase of a namespace being emptied.
-pub const TERMINATING: &str = "Terminating";
+const TERMINATING: &str = "Terminating";
 
-/// Whether `info` is the core Namespace kind.
-pub fn is_namespaces(info: &ResourceInfo) -> bool {
-    info.group.is_empty() && info.plural == "namespaces"
+/// Namespaces Kubernetes refuses to delete.
+const UNDELETABLE: &[&str] = &["default", "kube-system", "kube-public"];
+
+/// The namespace lifecycle of the core `namespaces` resource.
+pub struct NamespaceRest;
+
+impl KindRest for NamespaceRest {
+    fn refuse_delete(&self, scope: Scope<'_>, name: &str) -> ApiResult<()> {
+        if UNDELETABLE.contains(&name) {
+            return Err(ApiError::forbidden(
+                scope.target(name),
+                "this namespace may not be deleted",
+            ));
+        }
+        Ok(())
+    }
+
+    fn delete_step(
+        &self,
+        scope: Scope<'_>,
+        object: Object,
+        options: &DeleteOptions,
+    ) -> ApiResult<DeleteStep> {
+        if object.metadata().deletion_timestamp.is_none() {
+            let now = Time::now().0;
+            return Ok(DeleteStep::Keep(mark_terminating(
+                scope, object, options, now,
+            )?));
+        }
+        // Until the namespace controller has emptied it, a namespace being
+        // deleted stays as it is.
+        if has_spec_finalizers(&object)? {
+            return Ok(DeleteStep::Unchanged(object));
+        }
+        Ok(DeleteStep::Finish(object))
+    }
+
+    fn still_finalizing(&self, object: &Object) -> ApiResult<bool> {
+        has_spec_finalizers(object)
+    }
 }
 
 /// Whether components still have to clean the namespace up
 /// (`spec.finalizers` is not empty).
-pub fn has_spec_finalizers(object: &Object) -> ApiResult<bool> {
+fn has_spec_finalizers(object: &Object) -> ApiResult<bool> {
     let value = object.to_value().map_err(ApiError::internal)?;
     Ok(value
         .pointer("/spec/finalizers")
@@ -37,7 +74,7 @@ pub fn has_spec_finalizers(object: &Object) -> ApiResult<bool> {
 /// Terminating, and the garbage collector's finalizers as the options ask
 /// (namespaces have no default policy: the current finalizers stay unless the
 /// options say otherwise).
-pub fn mark_terminating(
+fn mark_terminating(
     scope: Scope<'_>,
     object: Object,
     options: &DeleteOptions,
@@ -57,9 +94,9 @@ pub fn mark_terminating(
     ) {
         (Some(orphan), _) => (orphan, !orphan),
         (None, Some(policy)) => (policy == "Orphan", policy == "Foreground"),
-        (None, None) => (has(delete::ORPHAN), has(delete::FOREGROUND)),
+        (None, None) => (has(ORPHAN), has(FOREGROUND)),
     };
-    delete::write_gc_finalizers(meta, wanted);
+    write_gc_finalizers(meta, wanted);
     let mut value = object.to_value().map_err(ApiError::internal)?;
     if let Some(fields) = value.as_object_mut() {
         let status = fields

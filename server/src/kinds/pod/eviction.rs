@@ -12,11 +12,13 @@
 
 use std::collections::BTreeMap;
 
+use async_trait::async_trait;
 use kapi_runtime::meta::{DeleteOptions, Preconditions, StatusCause, Time};
 use serde_json::{Map, Value, json};
 
-use super::{Endpoint, ListOptions, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::registry::hooks::{Action, ActionBody};
+use crate::registry::{Endpoint, ListOptions, Registry, Scope, WriteOptions};
 use crate::selectors::label::LabelSelector;
 
 /// Most disrupted pods a budget may have recorded before evictions covered
@@ -28,67 +30,88 @@ const CONFLICT_ATTEMPTS: usize = 5;
 
 const VIOLATION: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
 
-impl Registry {
-    /// Evicts pod `name` in `pods`' namespace as the Eviction body (JSON)
-    /// asks; `dry_run` is the request's `dryRun=All`.
-    pub async fn evict(
+/// The eviction of a pod (`pods/<name>/eviction`, a policy/v1 Eviction).
+pub struct Evict;
+
+#[async_trait]
+impl Action for Evict {
+    async fn act(
         &self,
+        registry: &Registry,
         pods: Scope<'_>,
-        name: &str,
-        eviction: &Value,
+        name: Option<&str>,
+        body: ActionBody,
         dry_run: bool,
-    ) -> ApiResult<()> {
-        if eviction["metadata"]["name"].as_str().unwrap_or_default() != name {
-            return Err(ApiError::bad_request(
-                "name in URL does not match name in Eviction object",
+    ) -> ApiResult<Option<Value>> {
+        let (Some(name), ActionBody::Value(eviction)) = (name, body) else {
+            return Err(ApiError::no_route());
+        };
+        evict(registry, pods, name, &eviction, dry_run).await?;
+        Ok(None)
+    }
+}
+
+/// Evicts pod `name` in `pods`' namespace as the Eviction body (JSON)
+/// asks; `dry_run` is the request's `dryRun=All`.
+async fn evict(
+    registry: &Registry,
+    pods: Scope<'_>,
+    name: &str,
+    eviction: &Value,
+    dry_run: bool,
+) -> ApiResult<()> {
+    if eviction["metadata"]["name"].as_str().unwrap_or_default() != name {
+        return Err(ApiError::bad_request(
+            "name in URL does not match name in Eviction object",
+        ));
+    }
+    let options = delete_options(eviction, dry_run)?;
+    let pinned = options
+        .preconditions
+        .as_ref()
+        .is_some_and(|p| p.resource_version.is_some());
+    // A pod that cannot disrupt anything more is deleted directly; a
+    // conflict with another writer is retried unless the client pinned a
+    // resourceVersion.
+    let mut attempt = 0;
+    let pod = loop {
+        attempt += 1;
+        let pod = registry.get(pods, name).await?;
+        let pod = pod.to_value().map_err(ApiError::internal)?;
+        if !can_ignore_budgets(&pod) {
+            break pod;
+        }
+        let mut options = options.clone();
+        if enforces_resource_version(&pod) && !pinned {
+            pin_resource_version(&mut options, &pod);
+        }
+        match delete_evicted(registry, pods, name, options).await {
+            Err(e) if e.code() == 409 && !pinned && attempt < CONFLICT_ATTEMPTS => continue,
+            other => return other,
+        }
+    };
+    let budgets = budgets_of(registry, pods, &pod).await?;
+    let budget = match budgets.as_slice() {
+        [] => None,
+        [budget] => Some(budget),
+        _ => {
+            return Err(ApiError::plain(
+                "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
             ));
         }
-        let options = delete_options(eviction, dry_run)?;
-        let pinned = options
-            .preconditions
-            .as_ref()
-            .is_some_and(|p| p.resource_version.is_some());
-        // A pod that cannot disrupt anything more is deleted directly; a
-        // conflict with another writer is retried unless the client pinned a
-        // resourceVersion.
-        let mut attempt = 0;
-        let pod = loop {
-            attempt += 1;
-            let pod = self.get(pods, name).await?;
-            let pod = pod.to_value().map_err(ApiError::internal)?;
-            if !can_ignore_budgets(&pod) {
-                break pod;
-            }
-            let mut options = options.clone();
-            if enforces_resource_version(&pod) && !pinned {
-                pin_resource_version(&mut options, &pod);
-            }
-            match self.delete_evicted(pods, name, options).await {
-                Err(e) if e.code() == 409 && !pinned && attempt < CONFLICT_ATTEMPTS => continue,
-                other => return other,
-            }
-        };
-        let budgets = self.budgets_of(pods, &pod).await?;
-        let budget = match budgets.as_slice() {
-            [] => None,
-            [budget] => Some(budget),
-            _ => {
-                return Err(ApiError::plain(
-                    "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
-                ));
-            }
-        };
-        let mut guard = false;
-        if let Some((budget_scope, budget)) = budget {
-            let budget_name = budget["metadata"]["name"].as_str().unwrap_or_default();
-            guard = !is_ready(&pod) && spares_unhealthy(budget);
-            if !guard {
-                let dry = options.dry_run.as_ref().is_some_and(|d| !d.is_empty());
-                let decrement = |doc: &mut Value| check_and_decrement(doc, name, dry);
-                if dry {
-                    decrement(&mut budget.clone())?;
-                } else {
-                    self.edit(
+    };
+    let mut guard = false;
+    if let Some((budget_scope, budget)) = budget {
+        let budget_name = budget["metadata"]["name"].as_str().unwrap_or_default();
+        guard = !is_ready(&pod) && spares_unhealthy(budget);
+        if !guard {
+            let dry = options.dry_run.as_ref().is_some_and(|d| !d.is_empty());
+            let decrement = |doc: &mut Value| check_and_decrement(doc, name, dry);
+            if dry {
+                decrement(&mut budget.clone())?;
+            } else {
+                registry
+                    .edit(
                         *budget_scope,
                         budget_name,
                         Endpoint::Status,
@@ -96,84 +119,86 @@ impl Registry {
                         WriteOptions::default(),
                     )
                     .await?;
-                }
             }
-        }
-        let mut delete = options;
-        if guard {
-            // The pod must still be unready when it is deleted.
-            pin_resource_version(&mut delete, &pod);
-        }
-        match self.delete_evicted(pods, name, delete).await {
-            Err(e) if e.code() == 409 && guard && !pinned => {
-                let budget_name = budget
-                    .and_then(|(_, b)| b["metadata"]["name"].as_str())
-                    .unwrap_or_default();
-                Err(still_processing(budget_name))
-            }
-            other => other,
         }
     }
+    let mut delete = options;
+    if guard {
+        // The pod must still be unready when it is deleted.
+        pin_resource_version(&mut delete, &pod);
+    }
+    match delete_evicted(registry, pods, name, delete).await {
+        Err(e) if e.code() == 409 && guard && !pinned => {
+            let budget_name = budget
+                .and_then(|(_, b)| b["metadata"]["name"].as_str())
+                .unwrap_or_default();
+            Err(still_processing(budget_name))
+        }
+        other => other,
+    }
+}
 
-    /// The pod disruption budgets of the pod's namespace whose selector
-    /// selects the pod (a budget without a selector selects nothing), each
-    /// with its scope.
-    async fn budgets_of<'s>(
-        &'s self,
-        pods: Scope<'s>,
-        pod: &Value,
-    ) -> ApiResult<Vec<(Scope<'s>, Value)>> {
-        let Some(entry) = self.scheme.get("policy", "v1", "poddisruptionbudgets") else {
-            return Ok(Vec::new());
+/// The pod disruption budgets of the pod's namespace whose selector
+/// selects the pod (a budget without a selector selects nothing), each
+/// with its scope.
+async fn budgets_of<'s>(
+    registry: &'s Registry,
+    pods: Scope<'s>,
+    pod: &Value,
+) -> ApiResult<Vec<(Scope<'s>, Value)>> {
+    let Some(entry) = registry
+        .scheme()
+        .get("policy", "v1", "poddisruptionbudgets")
+    else {
+        return Ok(Vec::new());
+    };
+    let scope = Scope::new(entry, pods.namespace);
+    let page = registry.list(scope, ListOptions::default()).await?;
+    let labels: Option<BTreeMap<String, String>> =
+        serde_json::from_value(pod["metadata"]["labels"].clone()).ok();
+    let mut out = Vec::new();
+    for item in page.items {
+        let budget = item.to_value().map_err(ApiError::internal)?;
+        let selects = LabelSelector::from_json(&budget["spec"]["selector"])
+            .is_ok_and(|selector| selector.matches(labels.as_ref()));
+        if selects {
+            out.push((scope, budget));
+        }
+    }
+    Ok(out)
+}
+
+/// Marks the pod as a disruption target (unless this is a dry run), then
+/// deletes it with `options`.
+async fn delete_evicted(
+    registry: &Registry,
+    pods: Scope<'_>,
+    name: &str,
+    mut options: DeleteOptions,
+) -> ApiResult<()> {
+    let dry_run = options.dry_run.as_ref().is_some_and(|d| !d.is_empty());
+    if !dry_run {
+        let preconditions = options.preconditions.clone().unwrap_or_default();
+        let mark = |doc: &mut Value| {
+            check_preconditions(doc, name, &preconditions)?;
+            add_disruption_target(doc);
+            Ok(())
         };
-        let scope = Scope::new(entry, pods.namespace);
-        let page = self.list(scope, ListOptions::default()).await?;
-        let labels: Option<BTreeMap<String, String>> =
-            serde_json::from_value(pod["metadata"]["labels"].clone()).ok();
-        let mut out = Vec::new();
-        for item in page.items {
-            let budget = item.to_value().map_err(ApiError::internal)?;
-            let selects = LabelSelector::from_json(&budget["spec"]["selector"])
-                .is_ok_and(|selector| selector.matches(labels.as_ref()));
-            if selects {
-                out.push((scope, budget));
-            }
+        let written = registry
+            .edit(pods, name, Endpoint::Status, &mark, WriteOptions::default())
+            .await?;
+        if let Some(pre) = options
+            .preconditions
+            .as_mut()
+            .filter(|p| p.resource_version.is_some())
+        {
+            // This write moved the pod on: the pin follows it.
+            pre.resource_version
+                .clone_from(&written.object.metadata().resource_version);
         }
-        Ok(out)
     }
-
-    /// Marks the pod as a disruption target (unless this is a dry run), then
-    /// deletes it with `options`.
-    async fn delete_evicted(
-        &self,
-        pods: Scope<'_>,
-        name: &str,
-        mut options: DeleteOptions,
-    ) -> ApiResult<()> {
-        let dry_run = options.dry_run.as_ref().is_some_and(|d| !d.is_empty());
-        if !dry_run {
-            let preconditions = options.preconditions.clone().unwrap_or_default();
-            let mark = |doc: &mut Value| {
-                check_preconditions(doc, name, &preconditions)?;
-                add_disruption_target(doc);
-                Ok(())
-            };
-            let written = self
-                .edit(pods, name, Endpoint::Status, &mark, WriteOptions::default())
-                .await?;
-            if let Some(pre) = options
-                .preconditions
-                .as_mut()
-                .filter(|p| p.resource_version.is_some())
-            {
-                // This write moved the pod on: the pin follows it.
-                pre.resource_version
-                    .clone_from(&written.object.metadata().resource_version);
-            }
-        }
-        self.delete(pods, name, &options).await?;
-        Ok(())
-    }
+    registry.delete(pods, name, &options).await?;
+    Ok(())
 }
 
 /// The eviction's DeleteOptions, with the request's dry run: both may ask for

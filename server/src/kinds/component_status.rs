@@ -1,0 +1,52 @@
+//! ComponentStatus (`/api/v1/componentstatuses`): never stored; every read
+//! probes the storage backend, as kube-apiserver probes its etcd servers. The
+//! kind is deprecated upstream (since 1.19) and still served, read-only.
+
+use async_trait::async_trait;
+use kapi_storage::Storage;
+use serde_json::json;
+
+use crate::api_error::{ApiError, ApiResult};
+use crate::registry::Object;
+use crate::registry::Scope;
+use crate::registry::hooks::KindRest;
+
+/// The deprecation warning kube-apiserver sends with every ComponentStatus read.
+const DEPRECATED: &str = "v1 ComponentStatus is deprecated in v1.19+";
+
+/// The core `componentstatuses` resource, read from probes.
+pub struct ComponentStatusRest;
+
+#[async_trait]
+impl KindRest for ComponentStatusRest {
+    /// The components, probed now: the storage backend as `<backend>-0`.
+    /// (kube-controller-manager and kube-scheduler, which upstream probes on
+    /// their default localhost ports, are not reported.)
+    async fn read_all(
+        &self,
+        storage: &dyn Storage,
+        scope: Scope<'_>,
+    ) -> Option<ApiResult<Vec<Object>>> {
+        let name = format!("{}-0", storage.backend_name());
+        let condition = match storage.ready().await {
+            Ok(()) => json!({ "type": "Healthy", "status": "True", "message": "ok" }),
+            Err(e) => json!({ "type": "Healthy", "status": "False", "error": e.to_string() }),
+        };
+        let value = json!({ "metadata": { "name": name }, "conditions": [condition] });
+        let decoded = scope
+            .entry
+            .ops
+            .decode_value(value)
+            .map_err(ApiError::internal);
+        Some(decoded.map(|d| vec![Object::new(d.object)]))
+    }
+
+    /// An unknown component is upstream's plain 500.
+    fn missing(&self, name: &str) -> Option<ApiError> {
+        Some(ApiError::plain(format!("Component not found: {name}")))
+    }
+
+    fn read_warning(&self) -> Option<&'static str> {
+        Some(DEPRECATED)
+    }
+}

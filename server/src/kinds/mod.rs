@@ -1,0 +1,39 @@
+//! What the built-in kinds do beyond the common strategy, each in its own
+//! module behind the registry's hooks (upstream's per-kind storage under
+//! `pkg/registry/<group>/<kind>`): Service addresses, the namespace
+//! lifecycle, ComponentStatus probes, the warning about a Job's pods, binding and evicting pods, service
+//! account tokens. [`builtin`] assembles them for the registry at start-up.
+
+pub mod component_status;
+pub mod job;
+pub mod namespace;
+pub mod pod;
+pub mod service;
+pub mod service_account;
+
+use std::sync::Arc;
+
+use crate::registry::Hooks;
+
+pub use service::{IpRange, ServiceRanges};
+
+/// The hooks of the built-in kinds, Services taking addresses and ports
+/// from `ranges`.
+pub fn builtin(ranges: ServiceRanges) -> Hooks {
+    let bind = Arc::new(pod::binding::Bind);
+    Hooks::new()
+        .with_rest(("", "services"), service::ServiceRest::new(ranges))
+        .with_rest(("", "namespaces"), namespace::NamespaceRest)
+        .with_rest(("batch", "jobs"), job::JobRest)
+        .with_rest(
+            ("", "componentstatuses"),
+            component_status::ComponentStatusRest,
+        )
+        .with_action(("", "bindings", ""), bind.clone())
+        .with_action(("", "pods", "binding"), bind)
+        .with_action(("", "pods", "eviction"), Arc::new(pod::eviction::Evict))
+        .with_action(
+            ("", "serviceaccounts", "token"),
+            Arc::new(service_account::token::IssueToken::default()),
+        )
+}

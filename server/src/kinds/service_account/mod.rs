@@ -1,0 +1,5 @@
+//! Service accounts beyond the common strategy: the tokens issued for them.
+
+pub mod token;
+
+pub use token::ISSUER;
