@@ -1,31 +1,17 @@
 //! The router: discovery, health, OpenAPI and the one resource handler.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use tokio::sync::watch;
 
 use crate::api_error::ApiError;
-use crate::metrics::Metrics;
-use crate::registry::Registry;
+use crate::state::App;
 use crate::{discovery, endpoints, health, openapi};
-
-/// Shared server state.
-pub struct App {
-    /// The generic registry.
-    pub registry: Registry,
-    /// Flips to `true` when the server shuts down; open watches end.
-    pub shutdown: watch::Receiver<bool>,
-    /// `host:port` clients use, for `/api`'s serverAddressByClientCIDRs.
-    pub address: String,
-    /// Request counters served at `/metrics`.
-    pub metrics: Metrics,
-    /// The OpenAPI documents, built on first use.
-    pub openapi: openapi::OpenApiDocs,
-}
 
 /// Builds the router; testable without a socket via `tower::ServiceExt::oneshot`.
 pub fn app(state: Arc<App>) -> Router {
@@ -42,9 +28,9 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/apis/{group}/{version}/", get(discovery::group_version))
         .route("/api/{version}/{*rest}", any(endpoints::resource))
         .route("/apis/{group}/{version}/{*rest}", any(endpoints::resource))
-        .route("/openapi/v2", get(openapi::v2))
-        .route("/openapi/v3", get(openapi::index))
-        .route("/openapi/v3/{*path}", get(openapi::group_version))
+        .route("/openapi/v2", get(openapi_v2))
+        .route("/openapi/v3", get(openapi_index))
+        .route("/openapi/v3/{*path}", get(openapi_group_version))
         .route("/version", get(discovery::version))
         .route("/version/", get(discovery::version))
         .route("/healthz", get(health::healthz))
@@ -63,6 +49,24 @@ pub fn app(state: Arc<App>) -> Router {
         .fallback(not_found)
         .layer(axum::middleware::from_fn(crate::go_duration::check_timeout))
         .with_state(state)
+}
+
+async fn openapi_v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    openapi::v2(&app.openapi, app.registry.scheme(), &headers)
+}
+
+async fn openapi_index(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    openapi::index(&app.openapi, app.registry.scheme(), &headers)
+}
+
+async fn openapi_group_version(
+    State(app): State<Arc<App>>,
+    Path(path): Path<String>,
+    Query(query): Query<BTreeMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let docs = (&app.openapi, app.registry.scheme());
+    openapi::group_version(docs, &path, &query, &headers)
 }
 
 async fn metrics(State(app): State<Arc<App>>) -> Response {

@@ -23,7 +23,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::app::App;
+use crate::state::App;
 
 /// Which of the three endpoints.
 #[derive(Clone, Copy, PartialEq, Eq)]

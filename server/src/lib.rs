@@ -31,7 +31,9 @@ pub mod request_info;
 pub mod scope;
 pub mod selectors;
 pub mod serve;
+pub mod state;
 pub mod strategic_merge;
 pub mod table;
 
-pub use app::{App, app};
+pub use app::app;
+pub use state::App;

@@ -13,8 +13,8 @@ use serde::Serialize;
 use kapi_runtime::proto::{Message, envelope};
 
 use crate::api_error::ApiError;
-use crate::app::App;
 use crate::negotiation::{self, Output};
+use crate::state::App;
 
 /// The aggregated discovery version a client asked for, if any.
 fn aggregated_version(headers: &HeaderMap) -> Option<&'static str> {

@@ -12,9 +12,8 @@
 //! `fieldValidation=Strict` it checks that the kind's PATCH operation declares it.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -24,7 +23,6 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha512};
 
 use crate::api_error::ApiError;
-use crate::app::App;
 
 mod gnostic;
 
@@ -142,8 +140,8 @@ fn respond(doc: &Document, headers: &HeaderMap, immutable: bool) -> Response {
 
 /// `/openapi/v2`: JSON, or gnostic's protobuf when the client asks for it
 /// (client-go does, always).
-pub async fn v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    let built = app.openapi.get(app.registry.scheme());
+pub fn v2(docs: &OpenApiDocs, scheme: &Scheme, headers: &HeaderMap) -> Response {
+    let built = docs.get(scheme);
     let wants_protobuf = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
@@ -156,9 +154,9 @@ pub async fn v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
             })
         });
     if !wants_protobuf {
-        return respond(&built.v2, &headers, false);
+        return respond(&built.v2, headers, false);
     }
-    let mut response = respond(&built.v2_protobuf, &headers, false);
+    let mut response = respond(&built.v2_protobuf, headers, false);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(gnostic::CONTENT_TYPE),
@@ -167,27 +165,27 @@ pub async fn v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 }
 
 /// `/openapi/v3`: the index of group-version documents.
-pub async fn index(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    let built = app.openapi.get(app.registry.scheme());
-    respond(&built.v3_index, &headers, false)
+pub fn index(docs: &OpenApiDocs, scheme: &Scheme, headers: &HeaderMap) -> Response {
+    let built = docs.get(scheme);
+    respond(&built.v3_index, headers, false)
 }
 
 /// `/openapi/v3/<api|apis>/...`: one group version; immutable when asked for
 /// with its current hash, redirected to the current hash when asked for with
 /// an old one.
-pub async fn group_version(
-    State(app): State<Arc<App>>,
-    Path(path): Path<String>,
-    Query(query): Query<BTreeMap<String, String>>,
-    headers: HeaderMap,
+pub fn group_version(
+    (docs, scheme): (&OpenApiDocs, &Scheme),
+    path: &str,
+    query: &BTreeMap<String, String>,
+    headers: &HeaderMap,
 ) -> Response {
-    let built = app.openapi.get(app.registry.scheme());
+    let built = docs.get(scheme);
     let gv = path.trim_matches('/');
     let Some(doc) = built.v3.get(gv) else {
         return ApiError::no_route().into_response();
     };
     match query.get("hash") {
-        Some(hash) if *hash == doc.hash => respond(doc, &headers, true),
+        Some(hash) if *hash == doc.hash => respond(doc, headers, true),
         Some(_) => {
             let location = format!("/openapi/v3/{gv}?hash={}", doc.hash);
             let mut response = StatusCode::MOVED_PERMANENTLY.into_response();
@@ -202,6 +200,6 @@ pub async fn group_version(
             );
             response
         }
-        None => respond(doc, &headers, false),
+        None => respond(doc, headers, false),
     }
 }

@@ -21,10 +21,11 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::app::{App, app};
+use crate::app::app;
 use crate::controllers::{self, ControllerOptions, UnknownController};
 use crate::kinds::ServiceRanges;
 use crate::registry::{Registry, StorageMediaType};
+use crate::state::App;
 
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];

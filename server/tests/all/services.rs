@@ -10,9 +10,9 @@ use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::http::Request;
 use kapi_runtime::scheme::Scheme;
-use kapi_server::app::{App, app};
 use kapi_server::kinds::{self, ServiceRanges};
 use kapi_server::registry::Registry;
+use kapi_server::{App, app};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 

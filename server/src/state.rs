@@ -1,0 +1,23 @@
+//! The state every handler shares: the registry and what the server keeps
+//! beside it. Its own module, so the router (`app`) and the handlers
+//! (`endpoints`, `discovery`, `health`) both import it and not each other.
+
+use tokio::sync::watch;
+
+use crate::metrics::Metrics;
+use crate::openapi;
+use crate::registry::Registry;
+
+/// Shared server state.
+pub struct App {
+    /// The generic registry.
+    pub registry: Registry,
+    /// Flips to `true` when the server shuts down; open watches end.
+    pub shutdown: watch::Receiver<bool>,
+    /// `host:port` clients use, for `/api`'s serverAddressByClientCIDRs.
+    pub address: String,
+    /// Request counters served at `/metrics`.
+    pub metrics: Metrics,
+    /// The OpenAPI documents, built on first use.
+    pub openapi: openapi::OpenApiDocs,
+}
