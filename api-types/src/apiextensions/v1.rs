@@ -2,6 +2,7 @@
 
 pub mod customresourcedefinition;
 pub mod json_schema;
+mod validation;
 
 pub use customresourcedefinition::CustomResourceDefinition;
 pub use json_schema::{JSON, JSONSchemaProps};

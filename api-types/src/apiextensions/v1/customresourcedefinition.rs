@@ -22,6 +22,7 @@ use crate::go_json::{null_as_default, omitempty};
     categories("api-extensions"),
     cluster_scoped,
     status,
+    prepare_create = record_storage_version,
     printer_column(
         name = "Created At",
         type = "date",
@@ -29,6 +30,7 @@ use crate::go_json::{null_as_default, omitempty};
         description = "When the definition was created."
     )
 )]
+#[api(validate = super::validation::validate_crd)]
 pub struct CustomResourceDefinition {
     /// Name (`<plural>.<group>`), labels and other metadata.
     #[serde(default)]
@@ -45,9 +47,19 @@ pub struct CustomResourceDefinition {
     pub status: CustomResourceDefinitionStatus,
 }
 
+/// A new definition's objects are stored in its storage version from the
+/// start (upstream's PrepareForCreate; the status is otherwise the server's
+/// to fill in, and cleared on create).
+fn record_storage_version(crd: &mut CustomResourceDefinition) {
+    if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage) {
+        crd.status.stored_versions = vec![storage.name.clone()];
+    }
+}
+
 /// What a CustomResourceDefinition adds to the API.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(defaults = default_names)]
 pub struct CustomResourceDefinitionSpec {
     /// API group of the kind, e.g. `stable.example.com`; the definition's
     /// name ends with it.
@@ -266,13 +278,25 @@ pub struct CustomResourceColumnDefinition {
     pub json_path: String,
 }
 
+/// The singular name is the lower-cased kind, the list kind `<kind>List`,
+/// unless given (`SetDefaults_CustomResourceDefinitionSpec`).
+fn default_names(spec: &mut CustomResourceDefinitionSpec) {
+    let names = &mut spec.names;
+    if names.singular.as_deref().unwrap_or_default().is_empty() {
+        names.singular = Some(names.kind.to_lowercase());
+    }
+    if names.list_kind.as_deref().unwrap_or_default().is_empty() && !names.kind.is_empty() {
+        names.list_kind = Some(format!("{}List", names.kind));
+    }
+}
+
 /// The names a kind is served under.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomResourceDefinitionNames {
     /// Lower-case plural, as in `/apis/<group>/<version>/<plural>`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub plural: String,
     /// Lower-case singular, used by kubectl; the lower-cased kind by default.
@@ -286,7 +310,7 @@ pub struct CustomResourceDefinitionNames {
     pub short_names: Option<Vec<String>>,
     /// CamelCase kind, as in objects' `kind`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 4)]
     pub kind: String,
     /// Kind of lists; `<kind>List` by default.

@@ -3,6 +3,7 @@
 
 use super::upstream;
 use crate::common::{admit_clean, fixture};
+use kapi_api_types::apiextensions::v1::CustomResourceDefinition;
 use kapi_api_types::autoscaling::v2::HorizontalPodAutoscaler;
 use kapi_api_types::coordination::v1::Lease;
 use kapi_api_types::core::v1::Event;
@@ -133,3 +134,13 @@ fn objects_upstream_accepts_are_valid() {
     admit_clean::<HorizontalPodAutoscaler>(fixture("validation/valid/hpa_metrics.json"));
     admit_clean::<RuntimeClass>(fixture("validation/valid/runtimeclass_full.json"));
 }
+
+// The names of a CustomResourceDefinition: required in the spec, checked in
+// the status only when set (a new definition's status is the server's).
+upstream_cases!(CustomResourceDefinition, "apiextensions":
+    crd_names_missing,
+    crd_names_plural_only,
+    crd_names_format,
+    crd_names_lists,
+    crd_name_mismatch,
+);
