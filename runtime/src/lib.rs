@@ -14,6 +14,7 @@ pub mod convert;
 pub mod discovery;
 pub mod field_text;
 pub mod go_json;
+pub mod intern;
 pub mod intstr;
 pub mod meta;
 pub mod object;

@@ -8,7 +8,7 @@ use crate::api_type::ApiType;
 use crate::meta::ObjectMeta;
 
 /// A `kubectl get` column of a kind (an additionalPrinterColumn).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PrinterColumn {
     /// Header, e.g. `Ready`.
     pub name: &'static str,
@@ -25,7 +25,7 @@ pub struct PrinterColumn {
 }
 
 /// Identity and REST facts of one kind, shared by every instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ResourceInfo {
     /// API group; `""` for the core group.
     pub group: &'static str,
@@ -85,7 +85,7 @@ pub struct ResourceInfo {
 /// the object, and the kind's hook decides what such a write may change), or an
 /// action taking a body of another kind (`pods/eviction` takes a policy/v1
 /// Eviction), which the server implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Subresource {
     /// The path segment, e.g. `eviction`.
     pub name: &'static str,
@@ -97,7 +97,7 @@ pub struct Subresource {
 }
 
 /// The group, version and kind of a body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BodyKind {
     /// API group, `""` for core.
     pub group: &'static str,
@@ -116,7 +116,7 @@ impl Subresource {
 
 /// Where a kind keeps what its `/scale` subresource (an autoscaling/v1 Scale)
 /// shows and changes, as kubectl-style paths into the object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScaleSubresource {
     /// The desired replica count, e.g. `.spec.replicas`.
     pub spec_replicas: &'static str,
@@ -128,7 +128,7 @@ pub struct ScaleSubresource {
 }
 
 /// The name validation of a kind (Kubernetes' per-kind `ValidateName`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NameFormat {
     /// RFC 1123 subdomain: most kinds.
     Dns1123Subdomain,

@@ -3,11 +3,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::marker::PhantomData;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
-use crate::convert::HubLink;
 use crate::object::DynObject;
 use crate::proto;
 use crate::resource::{Resource, ResourceInfo};
@@ -46,6 +45,21 @@ pub trait KindOps: Send + Sync {
 
     /// Decodes a JSON value (a YAML body, a patched object).
     fn decode_value(&self, value: Value) -> Result<Decoded, String>;
+
+    /// The kind's OpenAPI schema (a `$ref`; the definitions go into `defs`).
+    fn schema(&self, defs: &mut crate::openapi::Definitions) -> Value;
+
+    /// The facts of the version objects of this kind are stored in, when it
+    /// is not this one (the hub of a converted kind, the storage version of
+    /// a custom resource).
+    fn hub(&self) -> Option<&'static ResourceInfo>;
+
+    /// An object of this version as the hub's (the object itself when this
+    /// version is the hub).
+    fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
+
+    /// An object of the hub version as this version's.
+    fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
 }
 
 /// The protobuf codec of a kind, type-erased for the one request path.
@@ -60,20 +74,20 @@ pub trait ProtoKind: Send + Sync {
     fn describe(&self) -> (&'static str, Vec<proto::FieldDescriptor>);
 }
 
-/// One registered kind: its facts and its operations.
-#[derive(Clone, Copy)]
+/// One registered kind: its facts and its operations. A compiled kind's
+/// entry is made once at start-up; a kind defined at run time (a custom
+/// resource) gets one each time its definition changes, and the operations
+/// it holds (its schema) are freed with the last request using them.
+#[derive(Clone)]
 pub struct KindEntry {
-    /// Identity and REST facts.
+    /// Identity and REST facts (a run-time kind's are interned:
+    /// [`crate::intern::info`]).
     pub info: &'static ResourceInfo,
     /// Kind-specific operations.
-    pub ops: &'static dyn KindOps,
+    pub ops: Arc<dyn KindOps>,
     /// The protobuf codec; `None` for a JSON-only kind (one that declares no field
     /// numbers, as custom resources upstream).
     pub proto: Option<&'static dyn ProtoKind>,
-    /// The kind's OpenAPI schema (a `$ref`; the definitions go into the argument).
-    pub schema: fn(&mut crate::openapi::Definitions) -> Value,
-    /// The conversion to the kind's hub version, when this version is not it.
-    pub hub: Option<&'static HubLink>,
 }
 
 impl std::fmt::Debug for KindEntry {
@@ -89,11 +103,30 @@ impl KindEntry {
     pub fn of<T: Resource>() -> KindEntry {
         KindEntry {
             info: T::INFO,
-            ops: Typed::<T>::OPS,
+            ops: Arc::new(Typed::<T>(PhantomData)),
             proto: None,
-            schema: <T as crate::openapi::OpenApi>::schema,
-            hub: T::HUB,
         }
+    }
+
+    /// The kind's OpenAPI schema (a `$ref`; the definitions go into `defs`).
+    pub fn schema(&self, defs: &mut crate::openapi::Definitions) -> Value {
+        self.ops.schema(defs)
+    }
+
+    /// The facts of the version this kind's objects are stored in, when it is
+    /// not this one.
+    pub fn hub(&self) -> Option<&'static ResourceInfo> {
+        self.ops.hub()
+    }
+
+    /// An object of this version as the storage version's.
+    pub fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        self.ops.to_hub(object)
+    }
+
+    /// An object of the storage version as this version's.
+    pub fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        self.ops.from_hub(object)
     }
 
     /// The text a field selector reads for `field` when an object leaves it
@@ -108,7 +141,7 @@ impl KindEntry {
             return zero;
         }
         let mut defs = crate::openapi::Definitions::new();
-        let schema = (self.schema)(&mut defs);
+        let schema = self.schema(&mut defs);
         let zero = crate::field_text::zero_text(&defs, &schema, field);
         if let Ok(mut zeros) = zeros.lock() {
             zeros.insert(key, zero);
@@ -152,10 +185,6 @@ impl<T: Resource + proto::Message> ProtoKind for Typed<T> {
 }
 
 struct Typed<T>(PhantomData<fn() -> T>);
-
-impl<T: Resource> Typed<T> {
-    const OPS: &'static dyn KindOps = &Typed::<T>(PhantomData);
-}
 
 /// A decode error as Go's decoder words it: without serde_json's position.
 fn without_position(e: &serde_json::Error) -> String {
@@ -212,6 +241,28 @@ impl<T: Resource> KindOps for Typed<T> {
             object: Box::new(typed),
             unknown_fields,
         })
+    }
+
+    fn schema(&self, defs: &mut crate::openapi::Definitions) -> Value {
+        <T as crate::openapi::OpenApi>::schema(defs)
+    }
+
+    fn hub(&self) -> Option<&'static ResourceInfo> {
+        T::HUB.map(|hub| hub.info)
+    }
+
+    fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        match T::HUB {
+            None => Ok(object),
+            Some(hub) => (hub.to_hub)(object),
+        }
+    }
+
+    fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        match T::HUB {
+            None => Ok(object),
+            Some(hub) => (hub.from_hub)(object),
+        }
     }
 }
 
@@ -383,9 +434,9 @@ impl Scheme {
     /// The entry of the version `entry`'s objects are stored in: its hub, or
     /// itself when it is the hub. `None` when the hub version is not installed.
     pub fn storage_entry<'a>(&'a self, entry: &'a KindEntry) -> Option<&'a KindEntry> {
-        match entry.hub {
+        match entry.hub() {
             None => Some(entry),
-            Some(hub) => self.get(hub.info.group, hub.info.version, hub.info.plural),
+            Some(hub) => self.get(hub.group, hub.version, hub.plural),
         }
     }
 

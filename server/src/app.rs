@@ -52,11 +52,11 @@ pub fn app(state: Arc<App>) -> Router {
 }
 
 async fn openapi_v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    openapi::v2(&app.openapi, app.registry.scheme(), &headers)
+    openapi::v2(&app.openapi, &app.registry.scheme(), &headers)
 }
 
 async fn openapi_index(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    openapi::index(&app.openapi, app.registry.scheme(), &headers)
+    openapi::index(&app.openapi, &app.registry.scheme(), &headers)
 }
 
 async fn openapi_group_version(
@@ -65,7 +65,8 @@ async fn openapi_group_version(
     Query(query): Query<BTreeMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let docs = (&app.openapi, app.registry.scheme());
+    let scheme = app.registry.scheme();
+    let docs = (&app.openapi, &scheme);
     openapi::group_version(docs, &path, &query, &headers)
 }
 

@@ -46,22 +46,24 @@ impl<'a> Scope<'a> {
 
     /// An object of the served version as the storage version.
     pub fn to_storage(&self, object: Object) -> ApiResult<Object> {
-        match self.served.hub {
-            None => Ok(object),
-            Some(hub) => (hub.to_hub)(object.into_typed())
-                .map(Object::new)
-                .map_err(ApiError::internal),
+        if self.served.hub().is_none() {
+            return Ok(object);
         }
+        self.served
+            .to_hub(object.into_typed())
+            .map(Object::new)
+            .map_err(ApiError::internal)
     }
 
     /// An object of the storage version as the served version.
     pub fn to_served(&self, object: Object) -> ApiResult<Object> {
-        match self.served.hub {
-            None => Ok(object),
-            Some(hub) => (hub.from_hub)(object.into_typed())
-                .map(Object::new)
-                .map_err(ApiError::internal),
+        if self.served.hub().is_none() {
+            return Ok(object);
         }
+        self.served
+            .from_hub(object.into_typed())
+            .map(Object::new)
+            .map_err(ApiError::internal)
     }
 
     /// The kind's facts.

@@ -90,8 +90,8 @@ pub fn table(
 /// (upstream prints a built-in kind's every version from its internal
 /// object); itself otherwise, as a custom resource's version prints.
 pub fn printed_as(entry: &KindEntry) -> &'static ResourceInfo {
-    match entry.hub {
-        Some(hub) if entry.info.printer_columns.is_empty() => hub.info,
+    match entry.hub() {
+        Some(hub) if entry.info.printer_columns.is_empty() && entry.proto.is_some() => hub,
         _ => entry.info,
     }
 }
@@ -152,16 +152,16 @@ fn row(
 /// `object` as the version `want` (the served one or its hub), when it is the
 /// other of the two; `None` when it already is `want` or cannot be converted.
 fn converted(entry: &KindEntry, object: &Object, want: &ResourceInfo) -> Option<Object> {
-    let hub = entry.hub?;
+    let hub = entry.hub()?;
     let have = object.typed().info();
     if std::ptr::eq(have, want) || have == want {
         return None;
     }
     let typed = object.clone().into_typed();
-    let out = if std::ptr::eq(want, hub.info) {
-        (hub.to_hub)(typed)
+    let out = if std::ptr::eq(want, hub) {
+        entry.to_hub(typed)
     } else {
-        (hub.from_hub)(typed)
+        entry.from_hub(typed)
     };
     out.ok().map(Object::new)
 }

@@ -397,7 +397,7 @@ fn random_autoscalers_round_trip_through_the_other_version() {
 fn every_version_served_through_a_hub_converts_any_object_without_panicking() {
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
-    let linked: Vec<_> = scheme.entries().filter(|e| e.hub.is_some()).collect();
+    let linked: Vec<_> = scheme.entries().filter(|e| e.hub().is_some()).collect();
     assert!(
         linked
             .iter()
@@ -413,15 +413,14 @@ fn every_version_served_through_a_hub_converts_any_object_without_panicking() {
         let proto = entry
             .proto
             .unwrap_or_else(|| panic!("{kind} is served through a hub but has no protobuf"));
-        let hub = entry.hub.expect("filtered on");
         let storage = scheme.storage_entry(entry).expect("hub installed");
         let storage_proto = storage.proto.expect("the hub speaks protobuf");
         for case in 0..300 {
             let (name, fields) = proto.describe();
             match proto.decode(&support::random::random_message(&mut rng, name, &fields)) {
                 Ok(object) => {
-                    let in_hub = (hub.to_hub)(object).expect("to the hub");
-                    (hub.from_hub)(in_hub).expect("from the hub");
+                    let in_hub = entry.to_hub(object).expect("to the hub");
+                    entry.from_hub(in_hub).expect("from the hub");
                     converted += 1;
                 }
                 Err(e) => undecodable.push(format!("{kind} case {case}: {e}")),
@@ -429,8 +428,8 @@ fn every_version_served_through_a_hub_converts_any_object_without_panicking() {
             let (name, fields) = storage_proto.describe();
             match storage_proto.decode(&support::random::random_message(&mut rng, name, &fields)) {
                 Ok(object) => {
-                    let served = (hub.from_hub)(object).expect("from the hub");
-                    (hub.to_hub)(served).unwrap_or_else(|e| panic!("case {case}: {e}"));
+                    let served = entry.from_hub(object).expect("from the hub");
+                    entry.to_hub(served).unwrap_or_else(|e| panic!("case {case}: {e}"));
                     converted += 1;
                 }
                 Err(e) => undecodable.push(format!("{kind} hub case {case}: {e}")),

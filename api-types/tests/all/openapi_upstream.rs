@@ -241,7 +241,7 @@ fn every_kind_matches_upstreams_schema() {
     for entry in scheme.entries() {
         let info = entry.info;
         let mut defs = kapi_runtime::openapi::Definitions::new();
-        let reference = (entry.schema)(&mut defs);
+        let reference = entry.schema(&mut defs);
         let name = referenced(&reference).expect("a kind is a named definition");
         assert!(
             upstream.contains_key(name),

@@ -19,10 +19,11 @@ fn fixture(name: &str) -> Vec<u8> {
 fn entry(kind: &str) -> KindEntry {
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
-    *scheme
+    scheme
         .entries()
         .find(|e| e.info.kind == kind)
         .unwrap_or_else(|| panic!("{kind} is not registered"))
+        .clone()
 }
 
 /// Go's object message -> our object -> its JSON -> our object -> our message:

@@ -297,7 +297,7 @@ pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
     }
     for entry in scheme.entries() {
         let info = entry.info;
-        let kind_ref = (entry.schema)(&mut defs);
+        let kind_ref = entry.schema(&mut defs);
         let Some(name) = referenced(&kind_ref).map(str::to_owned) else {
             continue;
         };

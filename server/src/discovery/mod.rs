@@ -64,7 +64,7 @@ fn json<T: Serialize>(value: &T, content_type: &str) -> Response {
 }
 
 fn aggregated(app: &App, core: bool, version: &str) -> Response {
-    let mut list = discovery::aggregated(app.registry.scheme(), core);
+    let mut list = discovery::aggregated(&app.registry.scheme(), core);
     list.types.api_version = format!("apidiscovery.k8s.io/{version}");
     let content_type =
         format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
@@ -99,7 +99,7 @@ pub async fn groups(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     if let Some(version) = aggregated_version(&headers) {
         return aggregated(&app, false, version);
     }
-    let list = discovery::group_list(app.registry.scheme());
+    let list = discovery::group_list(&app.registry.scheme());
     document(&headers, &list, &list.types)
 }
 
@@ -109,7 +109,7 @@ pub async fn group(
     Path(group): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    match discovery::group(app.registry.scheme(), &group) {
+    match discovery::group(&app.registry.scheme(), &group) {
         Some(doc) => document(&headers, &doc, &doc.types),
         None => ApiError::no_route().into_response(),
     }
@@ -134,7 +134,7 @@ pub async fn group_version(
 }
 
 fn resources(app: &App, headers: &HeaderMap, group: &str, version: &str) -> Response {
-    match discovery::resource_list(app.registry.scheme(), group, version) {
+    match discovery::resource_list(&app.registry.scheme(), group, version) {
         Some(doc) => document(headers, &doc, &doc.types),
         None => ApiError::no_route().into_response(),
     }

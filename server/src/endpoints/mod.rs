@@ -182,13 +182,13 @@ async fn dispatch(
 ) -> ApiResult<Response> {
     let req =
         request_info::parse(method, uri.path(), query.watch()?).ok_or_else(ApiError::no_route)?;
-    let entry = app
-        .registry
-        .scheme()
+    // The kinds as they are when the request starts, kept to its end.
+    let scheme = app.registry.scheme();
+    let entry = scheme
         .get(&req.group, &req.version, &req.resource)
         .ok_or_else(ApiError::no_route)?;
     check_shape(entry, &req)?;
-    let storage = app.registry.scheme().storage_entry(entry).ok_or_else(|| {
+    let storage = scheme.storage_entry(entry).ok_or_else(|| {
         ApiError::internal(format!(
             "{} {} is served through a hub version that is not installed",
             entry.info.group_version, entry.info.kind

@@ -42,7 +42,7 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     };
     respond::body_of(
         ctx,
-        registry.scale_body()?,
+        &registry.scale_body()?,
         StatusCode::OK,
         scale,
         &warnings,
@@ -51,5 +51,5 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
 
 /// A Scale body in JSON, YAML or protobuf, as JSON.
 fn decode(ctx: &Ctx<'_>, body: &[u8]) -> ApiResult<Value> {
-    super::decode_body(ctx, ctx.app.registry.scale_body()?, body)
+    super::decode_body(ctx, &ctx.app.registry.scale_body()?, body)
 }

@@ -26,7 +26,7 @@ use crate::table::{IncludeObject, partial_metadata, table};
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// How one frame's object is rendered.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Render {
     format: Format,
     shape: Shape,
@@ -48,17 +48,18 @@ pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
         format: ctx.output.format,
         shape: ctx.output.shape,
         include,
-        entry: *ctx.entry,
+        entry: ctx.entry.clone(),
     };
     let frames = ctx
         .app
         .registry
         .watch(ctx.scope(), opts, ctx.app.shutdown.clone())
         .await?;
+    let format = render.format;
     let stream = ReceiverStream::new(frames)
-        .map(move |frame| Ok::<_, std::convert::Infallible>(encode(render, frame)));
+        .map(move |frame| Ok::<_, std::convert::Infallible>(encode(&render, frame)));
     let mut response = (StatusCode::OK, Body::from_stream(stream)).into_response();
-    let content_type = match render.format {
+    let content_type = match format {
         Format::Protobuf => "application/vnd.kubernetes.protobuf;stream=watch",
         _ => "application/json",
     };
@@ -80,7 +81,7 @@ struct Frame<'a, T: serde::Serialize> {
     object: &'a T,
 }
 
-fn encode(render: Render, frame: WatchStart) -> Bytes {
+fn encode(render: &Render, frame: WatchStart) -> Bytes {
     if render.format == Format::Protobuf {
         return Bytes::from(encode_protobuf(render, frame));
     }
@@ -104,7 +105,7 @@ fn encode(render: Render, frame: WatchStart) -> Bytes {
 
 /// A length-prefixed protobuf frame; an object that cannot be encoded becomes
 /// an ERROR frame rather than a silently missing event.
-fn encode_protobuf(render: Render, frame: WatchStart) -> Vec<u8> {
+fn encode_protobuf(render: &Render, frame: WatchStart) -> Vec<u8> {
     let entry = &render.entry;
     let encoded = match &frame {
         WatchStart::Event(_, object) if render.shape == Shape::PartialMetadata => {
@@ -150,7 +151,7 @@ fn line<T: serde::Serialize>(type_: &str, object: &T) -> Vec<u8> {
     serde_json::to_vec(&Frame { type_, object }).unwrap_or_default()
 }
 
-fn shaped(render: Render, object: &Object) -> Value {
+fn shaped(render: &Render, object: &Object) -> Value {
     match render.shape {
         Shape::Object => serde_json::to_value(object).unwrap_or(Value::Null),
         Shape::PartialMetadata => partial_metadata(object),
@@ -175,7 +176,7 @@ fn shaped(render: Render, object: &Object) -> Value {
 /// also carries the list it stands for, empty and encoded as the client
 /// asked (`kubernetes.io/initial-events-list-blueprint`, base64): 1.32
 /// clients listing through a watch decode their list from it.
-fn bookmark_meta(render: Render, revision: u64, initial_events_end: bool) -> ApiResult<ObjectMeta> {
+fn bookmark_meta(render: &Render, revision: u64, initial_events_end: bool) -> ApiResult<ObjectMeta> {
     let mut meta = ObjectMeta {
         resource_version: Some(revision.to_string()),
         ..ObjectMeta::default()
@@ -198,7 +199,7 @@ const LIST_BLUEPRINT: &str = "kubernetes.io/initial-events-list-blueprint";
 
 /// An empty list of what the watch serves, in the negotiated format (Go
 /// writes a list without items with `"items":null`).
-fn list_blueprint(render: Render) -> ApiResult<Vec<u8>> {
+fn list_blueprint(render: &Render) -> ApiResult<Vec<u8>> {
     let empty = ListMeta::default();
     match (render.format, render.shape) {
         (Format::Protobuf, Shape::PartialMetadata) => {
@@ -222,7 +223,7 @@ fn list_json(kind: &str, api_version: &str) -> Vec<u8> {
 
 /// A BOOKMARK carries only the kind and a resourceVersion (plus the
 /// `k8s.io/initial-events-end` annotation closing the initial state).
-fn bookmark(render: Render, revision: u64, initial_events_end: bool) -> ApiResult<Value> {
+fn bookmark(render: &Render, revision: u64, initial_events_end: bool) -> ApiResult<Value> {
     let meta = bookmark_meta(render, revision, initial_events_end)?;
     let info = render.entry.info;
     Ok(match render.shape {

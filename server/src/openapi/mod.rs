@@ -12,7 +12,7 @@
 //! `fieldValidation=Strict` it checks that the kind's PATCH operation declares it.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -51,10 +51,11 @@ impl Document {
     }
 }
 
-/// Every document, built from the scheme on first use.
+/// Every document, built from the scheme on first use after the scheme
+/// changed (a custom resource's definition came, changed or went).
 #[derive(Debug, Default)]
 pub struct OpenApiDocs {
-    built: OnceLock<Built>,
+    built: Mutex<Option<(Arc<Scheme>, Arc<Built>)>>,
 }
 
 #[derive(Debug)]
@@ -68,8 +69,18 @@ struct Built {
 }
 
 impl OpenApiDocs {
-    fn get(&self, scheme: &Scheme) -> &Built {
-        self.built.get_or_init(|| build(scheme))
+    fn get(&self, scheme: &Arc<Scheme>) -> Arc<Built> {
+        let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*built {
+            Some((for_scheme, docs)) if Arc::ptr_eq(for_scheme, scheme) => docs.clone(),
+            _ => {
+                // Built under the lock: concurrent first requests wait for
+                // one build rather than each making its own.
+                let docs = Arc::new(build(scheme));
+                *built = Some((scheme.clone(), docs.clone()));
+                docs
+            }
+        }
     }
 }
 
@@ -140,7 +151,7 @@ fn respond(doc: &Document, headers: &HeaderMap, immutable: bool) -> Response {
 
 /// `/openapi/v2`: JSON, or gnostic's protobuf when the client asks for it
 /// (client-go does, always).
-pub fn v2(docs: &OpenApiDocs, scheme: &Scheme, headers: &HeaderMap) -> Response {
+pub fn v2(docs: &OpenApiDocs, scheme: &Arc<Scheme>, headers: &HeaderMap) -> Response {
     let built = docs.get(scheme);
     let wants_protobuf = headers
         .get(header::ACCEPT)
@@ -165,7 +176,7 @@ pub fn v2(docs: &OpenApiDocs, scheme: &Scheme, headers: &HeaderMap) -> Response 
 }
 
 /// `/openapi/v3`: the index of group-version documents.
-pub fn index(docs: &OpenApiDocs, scheme: &Scheme, headers: &HeaderMap) -> Response {
+pub fn index(docs: &OpenApiDocs, scheme: &Arc<Scheme>, headers: &HeaderMap) -> Response {
     let built = docs.get(scheme);
     respond(&built.v3_index, headers, false)
 }
@@ -174,7 +185,7 @@ pub fn index(docs: &OpenApiDocs, scheme: &Scheme, headers: &HeaderMap) -> Respon
 /// with its current hash, redirected to the current hash when asked for with
 /// an old one.
 pub fn group_version(
-    (docs, scheme): (&OpenApiDocs, &Scheme),
+    (docs, scheme): (&OpenApiDocs, &Arc<Scheme>),
     path: &str,
     query: &BTreeMap<String, String>,
     headers: &HeaderMap,

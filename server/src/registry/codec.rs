@@ -143,7 +143,7 @@ mod tests {
     fn configmap_entry() -> KindEntry {
         let mut scheme = Scheme::new();
         kapi_api_types::install(&mut scheme);
-        *scheme.get("", "v1", "configmaps").unwrap()
+        scheme.get("", "v1", "configmaps").unwrap().clone()
     }
 
     fn configmap() -> Object {

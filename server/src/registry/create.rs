@@ -100,7 +100,7 @@ impl Registry {
     /// `kubernetes` Service, a system PriorityClass) unless it exists: one
     /// made before is kept as it is. Failures are logged; start-up goes on.
     pub async fn ensure(&self, (group, version, plural): (&str, &str, &str), body: Value) {
-        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
             return;
         };
         let meta = &body["metadata"];

@@ -226,7 +226,7 @@ pub fn predicate(
     if labels.is_everything() && fields.is_everything() {
         return None;
     }
-    let (entry, hub) = (*scope.entry, scope.served.hub);
+    let (entry, served) = (scope.entry.clone(), scope.served.clone());
     let (labels, fields) = (labels.clone(), fields.clone());
     // A field the object leaves out reads as Go's zero value of its type,
     // looked up once per request rather than once per object.
@@ -253,9 +253,10 @@ pub fn predicate(
         if fields.is_everything() {
             return true;
         }
-        match hub {
+        match served.hub() {
             None => fields.matches(|f| text(&object, f)),
-            Some(hub) => (hub.from_hub)(object.into_typed())
+            Some(_) => served
+                .from_hub(object.into_typed())
                 .map(Object::new)
                 .is_ok_and(|served| fields.matches(|f| text(&served, f))),
         }

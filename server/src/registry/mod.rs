@@ -24,7 +24,7 @@ mod update;
 mod watch;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use kapi_runtime::scheme::{KindEntry, Scheme};
 use kapi_storage::{KeyValue, Storage};
@@ -77,7 +77,9 @@ pub struct Written {
 #[derive(Clone)]
 pub struct Registry {
     storage: Arc<dyn Storage>,
-    scheme: Arc<Scheme>,
+    /// The kinds served now: replaced whole when a kind defined at run time
+    /// comes, changes or goes; a request keeps the one it started with.
+    scheme: Arc<RwLock<Arc<Scheme>>>,
     media_type: StorageMediaType,
     /// The schemas strategic merge patches follow, by `apiVersion/kind`, made
     /// on first use.
@@ -94,7 +96,7 @@ impl Registry {
     pub fn new(storage: Arc<dyn Storage>, scheme: Arc<Scheme>) -> Registry {
         Registry {
             storage,
-            scheme,
+            scheme: Arc::new(RwLock::new(scheme)),
             media_type: StorageMediaType::default(),
             patch_schemas: Arc::default(),
             hooks: Arc::default(),
@@ -125,19 +127,21 @@ impl Registry {
     pub fn patch_schema(&self, entry: &KindEntry) -> Arc<PatchSchema> {
         self.schema_for(
             format!("{}/{}", entry.info.api_version(), entry.info.kind),
-            entry.schema,
+            |defs| entry.schema(defs),
         )
     }
 
     /// The schema of a body that is no kind (a Scale).
     pub fn body_patch_schema(&self, body: &kapi_runtime::scheme::BodyEntry) -> Arc<PatchSchema> {
-        self.schema_for(format!("{}/{}", body.api_version(), body.kind), body.schema)
+        self.schema_for(format!("{}/{}", body.api_version(), body.kind), |defs| {
+            (body.schema)(defs)
+        })
     }
 
     fn schema_for(
         &self,
         key: String,
-        schema: fn(&mut kapi_runtime::openapi::Definitions) -> serde_json::Value,
+        schema: impl FnOnce(&mut kapi_runtime::openapi::Definitions) -> serde_json::Value,
     ) -> Arc<PatchSchema> {
         let mut cache = self
             .patch_schemas
@@ -149,9 +153,17 @@ impl Registry {
             .clone()
     }
 
-    /// The scheme.
-    pub fn scheme(&self) -> &Scheme {
-        &self.scheme
+    /// The kinds served now.
+    pub fn scheme(&self) -> Arc<Scheme> {
+        self.scheme
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Serves `scheme` from now on (requests already started keep theirs).
+    pub fn set_scheme(&self, scheme: Arc<Scheme>) {
+        *self.scheme.write().unwrap_or_else(PoisonError::into_inner) = scheme;
     }
 
     /// The storage backend.

@@ -20,7 +20,7 @@ impl Objects for Registry {
         namespace: Option<&str>,
         name: &str,
     ) -> ApiResult<Option<Value>> {
-        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
             return Ok(None);
         };
         match self.get(Scope::new(&entry, namespace), name).await {
@@ -35,7 +35,7 @@ impl Objects for Registry {
         (group, version, plural): Resource<'_>,
         namespace: Option<&str>,
     ) -> ApiResult<Vec<Value>> {
-        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
             return Ok(Vec::new());
         };
         let page = self
@@ -54,7 +54,7 @@ impl Objects for Registry {
         name: &str,
         change: Change<'_>,
     ) -> ApiResult<()> {
-        let Some(entry) = self.scheme().get(group, version, plural).copied() else {
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
             return Ok(());
         };
         let scope = Scope::new(&entry, namespace);

@@ -24,9 +24,10 @@ pub struct ScaleAnswer {
 
 impl Registry {
     /// The Scale body type, installed with the kinds.
-    pub fn scale_body(&self) -> ApiResult<&BodyEntry> {
-        self.scheme
+    pub fn scale_body(&self) -> ApiResult<BodyEntry> {
+        self.scheme()
             .body("autoscaling", "v1", "Scale")
+            .copied()
             .ok_or_else(ApiError::no_route)
     }
 
@@ -104,7 +105,7 @@ impl Registry {
     ) -> ApiResult<ScaleAnswer> {
         let mut scale = self.get_scale(scope, name).await?;
         let schema = (kind == PatchKind::Strategic)
-            .then(|| self.scale_body().map(|body| self.body_patch_schema(body)))
+            .then(|| self.scale_body().map(|body| self.body_patch_schema(&body)))
             .transpose()?;
         super::update::apply_patch_to(&mut scale, kind, patch, schema.as_deref())?;
         self.update_scale(scope, name, scale, opts).await

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use kapi_runtime::convert::HubLink;
 use kapi_runtime::meta::Status;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{KeyValue, StorageError, WatchEvent, WatchStream};
@@ -80,8 +79,8 @@ impl Registry {
             Ok(events) => {
                 tokio::spawn(pump(
                     tx,
-                    *scope.entry,
-                    scope.served.hub,
+                    scope.entry.clone(),
+                    scope.served.clone(),
                     initial,
                     from,
                     events,
@@ -121,7 +120,7 @@ fn check_initial_events(opts: &WatchOptions) -> ApiResult<()> {
 async fn pump(
     tx: mpsc::Sender<WatchStart>,
     entry: KindEntry,
-    hub: Option<&'static HubLink>,
+    served: KindEntry,
     initial: Vec<Object>,
     from: u64,
     mut events: WatchStream,
@@ -154,7 +153,7 @@ async fn pump(
             event = events.next() => match event {
                 Some(Ok(event)) => {
                     last = event.revision();
-                    match frame_of(&entry, hub, event, opts.allow_bookmarks) {
+                    match frame_of(&entry, &served, event, opts.allow_bookmarks) {
                         Some(frame) => frame,
                         None => continue,
                     }
@@ -174,13 +173,13 @@ async fn pump(
     }
 }
 
-/// Decodes a store event into a frame, in the watcher's version (`hub` links it
-/// to the storage version `entry`); a DELETED object carries the revision of its
+/// Decodes a store event into a frame, in the watcher's version `served`
+/// (`entry` is the storage version); a DELETED object carries the revision of its
 /// deletion, as Kubernetes reports it. A backend's progress notification becomes
 /// a BOOKMARK for watchers that allow them.
 fn frame_of(
     entry: &KindEntry,
-    hub: Option<&'static HubLink>,
+    served: &KindEntry,
     event: WatchEvent,
     bookmarks: bool,
 ) -> Option<WatchStart> {
@@ -201,9 +200,9 @@ fn frame_of(
             });
         }
     };
-    let served = codec::decode_stored(entry, &kv).and_then(|object| match hub {
+    let served = codec::decode_stored(entry, &kv).and_then(|object| match served.hub() {
         None => Ok(object),
-        Some(hub) => (hub.from_hub)(object.into_typed()).map(Object::new),
+        Some(_) => served.from_hub(object.into_typed()).map(Object::new),
     });
     match served {
         Ok(object) => Some(WatchStart::Event(kind, object)),

@@ -51,8 +51,8 @@ impl Action for Bind {
         let ActionBody::Object(input) = body else {
             return Err(ApiError::internal("a binding is decoded as an object"));
         };
-        let bindings = registry
-            .scheme()
+        let scheme = registry.scheme();
+        let bindings = scheme
             .get("", "v1", "bindings")
             .ok_or_else(ApiError::no_route)?;
         let mut binding = input.object;
@@ -77,8 +77,8 @@ impl Action for Bind {
             .to_owned();
         check_target(value["target"]["kind"].as_str().unwrap_or_default(), &node)?;
         let annotations = value["metadata"]["annotations"].as_object().cloned();
-        let pods = registry
-            .scheme()
+        let scheme = registry.scheme();
+        let pods = scheme
             .get("", "v1", "pods")
             .ok_or_else(|| ApiError::internal("bindings are served without pods"))?;
         let pod_scope = Scope::new(pods, scope.namespace);

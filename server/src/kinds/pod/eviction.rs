@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use kapi_runtime::meta::{DeleteOptions, Preconditions, StatusCause, Time};
+use kapi_runtime::scheme::Scheme;
 use serde_json::{Map, Value, json};
 
 use crate::api_error::{ApiError, ApiResult, Target};
@@ -90,7 +91,8 @@ async fn evict(
             other => return other,
         }
     };
-    let budgets = budgets_of(registry, pods, &pod).await?;
+    let scheme = registry.scheme();
+    let budgets = budgets_of(registry, &scheme, pods, &pod).await?;
     let budget = match budgets.as_slice() {
         [] => None,
         [budget] => Some(budget),
@@ -142,12 +144,12 @@ async fn evict(
 /// selects the pod (a budget without a selector selects nothing), each
 /// with its scope.
 async fn budgets_of<'s>(
-    registry: &'s Registry,
+    registry: &Registry,
+    scheme: &'s Scheme,
     pods: Scope<'s>,
     pod: &Value,
 ) -> ApiResult<Vec<(Scope<'s>, Value)>> {
-    let Some(entry) = registry
-        .scheme()
+    let Some(entry) = scheme
         .get("policy", "v1", "poddisruptionbudgets")
     else {
         return Ok(Vec::new());

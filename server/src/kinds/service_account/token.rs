@@ -295,9 +295,9 @@ impl IssueToken {
         let kind = reference["kind"].as_str().unwrap_or_default();
         let name = reference["name"].as_str().unwrap_or_default();
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let scheme = registry.scheme();
         let core = |plural: &str| {
-            registry
-                .scheme()
+            scheme
                 .get("", "v1", plural)
                 .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
         };
