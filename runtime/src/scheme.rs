@@ -60,6 +60,13 @@ pub trait KindOps: Send + Sync {
 
     /// An object of the hub version as this version's.
     fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
+
+    /// Whether the kind is a custom resource, defined at run time: it has no
+    /// Go struct upstream, so no strategic merge patch, and each of its
+    /// versions prints its own columns.
+    fn is_custom(&self) -> bool {
+        false
+    }
 }
 
 /// The protobuf codec of a kind, type-erased for the one request path.
@@ -122,6 +129,11 @@ impl KindEntry {
     /// An object of this version as the storage version's.
     pub fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
         self.ops.to_hub(object)
+    }
+
+    /// Whether the kind is a custom resource ([`KindOps::is_custom`]).
+    pub fn is_custom(&self) -> bool {
+        self.ops.is_custom()
     }
 
     /// An object of the storage version as this version's.

@@ -15,6 +15,7 @@ pub mod api_error;
 pub mod app;
 pub mod body;
 pub mod controllers;
+pub mod custom;
 pub mod discovery;
 pub mod endpoints;
 pub mod go_duration;

@@ -91,7 +91,7 @@ pub fn table(
 /// object); itself otherwise, as a custom resource's version prints.
 pub fn printed_as(entry: &KindEntry) -> &'static ResourceInfo {
     match entry.hub() {
-        Some(hub) if entry.info.printer_columns.is_empty() && entry.proto.is_some() => hub,
+        Some(hub) if entry.info.printer_columns.is_empty() && !entry.is_custom() => hub,
         _ => entry.info,
     }
 }

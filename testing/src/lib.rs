@@ -308,6 +308,76 @@ pub fn http_request_as(
     Some((code, body))
 }
 
+/// One HTTP/1.1 answer: status code, headers (names lower-cased, in order)
+/// and body.
+#[derive(Debug)]
+pub struct Answer {
+    /// Status code.
+    pub code: u16,
+    /// Header lines as (lower-cased name, value).
+    pub headers: Vec<(String, String)>,
+    /// The body, de-chunked.
+    pub body: String,
+}
+
+impl Answer {
+    /// The values of header `name` (lower case), in order.
+    pub fn header(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+}
+
+/// Exactly one HTTP/1.1 request with the given extra headers (`Accept`,
+/// `Content-Type`...) and body; `None` when the server did not answer.
+pub fn http_exchange(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Option<Answer> {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(90)))
+        .ok()?;
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    stream.write_all(head.as_bytes()).ok()?;
+    stream.write_all(body).ok()?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).ok()?;
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let code = response.split_whitespace().nth(1)?.parse().ok()?;
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let headers: Vec<(String, String)> = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    let body = if chunked {
+        dechunk(body)?
+    } else {
+        body.to_owned()
+    };
+    Some(Answer {
+        code,
+        headers,
+        body,
+    })
+}
+
 /// The body of a chunked HTTP/1.1 response.
 fn dechunk(mut rest: &str) -> Option<String> {
     let mut body = String::new();

@@ -40,6 +40,14 @@ pub fn patch_kind(ctx: &Ctx<'_>) -> ApiResult<PatchKind> {
     match mime {
         "application/json-patch+json" => Ok(PatchKind::Json),
         "application/merge-patch+json" => Ok(PatchKind::Merge),
+        // A custom resource has no Go struct to say how its lists merge.
+        "application/strategic-merge-patch+json" if ctx.entry.is_custom() => {
+            Err(ApiError::unsupported_media_type(
+                "the body of the request was in an unknown format - accepted media types include: \
+                 application/json-patch+json, application/merge-patch+json, \
+                 application/apply-patch+yaml",
+            ))
+        }
         "application/strategic-merge-patch+json" => Ok(PatchKind::Strategic),
         "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
             Err(ApiError::unsupported_media_type(format!(

@@ -1,10 +1,11 @@
 //! What the built-in kinds do beyond the common strategy, each in its own
 //! module behind the registry's hooks (upstream's per-kind storage under
 //! `pkg/registry/<group>/<kind>`): Service addresses, the namespace
-//! lifecycle, ComponentStatus probes, the warning about a Job's pods, binding and evicting pods, service
+//! lifecycle, the deletion of CustomResourceDefinitions, ComponentStatus probes, the warning about a Job's pods, binding and evicting pods, service
 //! account tokens. [`builtin`] assembles them for the registry at start-up.
 
 pub mod component_status;
+pub mod crd;
 pub mod job;
 pub mod namespace;
 pub mod pod;
@@ -25,6 +26,7 @@ pub fn builtin(ranges: ServiceRanges) -> Hooks {
         .with_rest(("", "services"), service::ServiceRest::new(ranges))
         .with_rest(("", "namespaces"), namespace::NamespaceRest)
         .with_rest(("batch", "jobs"), job::JobRest)
+        .with_rest(("apiextensions.k8s.io", "customresourcedefinitions"), crd::CrdRest)
         .with_rest(
             ("", "componentstatuses"),
             component_status::ComponentStatusRest,

@@ -82,7 +82,8 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
-    let registry = Registry::new(storage, Arc::new(scheme))
+    let base = Arc::new(scheme);
+    let registry = Registry::new(storage, base.clone())
         .with_storage_media_type(opts.storage_media_type)
         .with_hooks(crate::kinds::builtin(opts.service_ranges.clone()));
     bootstrap_namespaces(&registry).await;
@@ -91,6 +92,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let shutdown_rx_for_controllers = shutdown_rx.clone();
+    let shutdown_rx_for_custom = shutdown_rx.clone();
     let state = Arc::new(App {
         registry,
         shutdown: shutdown_rx,
@@ -112,7 +114,14 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         "use it with: kubectl --kubeconfig {} get namespaces",
         kubeconfig.display()
     );
-    let router = app(state);
+    let router = app(state.clone());
+    // Custom resources are served by every process, whatever controllers run.
+    let custom = tokio::spawn(crate::custom::controller::run(
+        state.registry.clone(),
+        base,
+        crate::controllers::client::Client::new(router.clone()),
+        shutdown_rx_for_custom,
+    ));
     // The controllers reach the API through the router itself, not the socket:
     // they keep working while the listener drains, and release their lease.
     let mut controllers = tokio::spawn(controllers::run(
@@ -132,6 +141,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     {
         controllers.abort();
     }
+    custom.abort();
     compaction.abort();
     Ok(())
 }

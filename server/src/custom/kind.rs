@@ -1,0 +1,278 @@
+//! The scheme entries of a CustomResourceDefinition: one per served version,
+//! built from the definition as stored (its spec and accepted names), with
+//! operations that decode, prune, default and convert custom objects.
+
+use std::sync::Arc;
+
+use kapi_runtime::intern;
+use kapi_runtime::meta::ObjectMeta;
+use kapi_runtime::openapi::{Definitions, OpenApi, reference};
+use kapi_runtime::resource::NameFormat;
+use kapi_runtime::scheme::{Decoded, KindEntry, KindOps};
+use kapi_runtime::validation::FieldErrors;
+use kapi_runtime::{DynObject, PrinterColumn, ResourceInfo, ScaleSubresource};
+use serde_json::{Map, Value};
+
+use super::object::CustomObject;
+use super::schema::Structural;
+
+/// Every verb of a custom resource, in the order kube-apiserver lists them.
+const VERBS: [&str; 8] = [
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
+/// The verbs of a custom resource whose definition is being deleted: reads
+/// and deletes only.
+const TERMINATING_VERBS: [&str; 5] = ["delete", "deletecollection", "get", "list", "watch"];
+
+/// One served version of a custom resource.
+#[derive(Debug)]
+pub struct Version {
+    /// Its facts, as the request path reads them.
+    pub info: &'static ResourceInfo,
+    /// Its structural schema.
+    pub(super) schema: Structural,
+    /// Its `openAPIV3Schema` as given, for the OpenAPI documents.
+    openapi: Value,
+}
+
+/// The operations of one version: decoding into a [`CustomObject`], and the
+/// conversion to and from the storage version (strategy `None`: the
+/// `apiVersion` is all that changes).
+struct Ops {
+    this: Arc<Version>,
+    storage: Arc<Version>,
+}
+
+/// The scheme entries of `crd` (a CustomResourceDefinition as JSON): one per
+/// served version, or an error saying why it cannot be served.
+pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
+    let spec = &crd["spec"];
+    let names = &crd["status"]["acceptedNames"];
+    let text = |v: &Value, key: &str| v[key].as_str().unwrap_or_default().to_owned();
+    let list = |v: &Value, key: &str| -> Vec<String> {
+        v[key]
+            .as_array()
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    };
+    let group = text(spec, "group");
+    let plural = text(names, "plural");
+    let kind = text(names, "kind");
+    if group.is_empty() || plural.is_empty() || kind.is_empty() {
+        return Err("its names are not accepted".into());
+    }
+    let singular = match text(names, "singular") {
+        s if s.is_empty() => kind.to_lowercase(),
+        s => s,
+    };
+    let terminating = crd["metadata"]["deletionTimestamp"].is_string();
+    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
+    let storage_name = versions
+        .iter()
+        .find(|v| v["storage"].as_bool() == Some(true))
+        .map(|v| text(v, "name"))
+        .ok_or("it has no storage version")?;
+    let namespaced = spec["scope"].as_str() != Some("Cluster");
+    let build = |v: &Value| -> Arc<Version> {
+        let version = text(v, "name");
+        let subresources = &v["subresources"];
+        let columns: Vec<PrinterColumn> = v["additionalPrinterColumns"]
+            .as_array()
+            .map(|columns| columns.iter().map(printer_column).collect())
+            .unwrap_or_default();
+        let scale = subresources.get("scale").filter(|s| s.is_object()).map(|s| {
+            ScaleSubresource {
+                spec_replicas: intern::str(s["specReplicasPath"].as_str().unwrap_or_default()),
+                status_replicas: intern::str(s["statusReplicasPath"].as_str().unwrap_or_default()),
+                label_selector: intern::str(s["labelSelectorPath"].as_str().unwrap_or_default()),
+            }
+        });
+        let selectable: Vec<String> = v["selectableFields"]
+            .as_array()
+            .map(|fields| {
+                fields
+                    .iter()
+                    .filter_map(|f| f["jsonPath"].as_str())
+                    .map(|p| p.trim_start_matches('.').to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let info = ResourceInfo {
+            group: intern::str(&group),
+            version: intern::str(&version),
+            group_version: intern::str(&format!("{group}/{version}")),
+            kind: intern::str(&kind),
+            plural: intern::str(&plural),
+            singular: intern::str(&singular),
+            short_names: intern::strs(&list(names, "shortNames")),
+            categories: intern::strs(&list(names, "categories")),
+            verbs: if terminating {
+                intern::strs(&TERMINATING_VERBS)
+            } else {
+                intern::strs(&VERBS)
+            },
+            namespaced,
+            status_subresource: subresources.get("status").is_some_and(Value::is_object),
+            selectable_fields: intern::strs(&selectable),
+            age_column: columns.is_empty(),
+            printer_columns: intern::columns(columns),
+            return_deleted_object: false,
+            orphan_dependents: false,
+            tracks_generation: true,
+            name_format: NameFormat::Dns1123Subdomain,
+            scale,
+            subresources: intern::subresources(Vec::new()),
+        };
+        let openapi = v["schema"]["openAPIV3Schema"].clone();
+        Arc::new(Version {
+            info: intern::info(info),
+            schema: Structural::of(&openapi),
+            openapi,
+        })
+    };
+    let served: Vec<Arc<Version>> = versions
+        .iter()
+        .filter(|v| v["served"].as_bool() == Some(true))
+        .map(build)
+        .collect();
+    let storage = match served.iter().find(|v| v.info.version == storage_name) {
+        Some(storage) => storage.clone(),
+        None => versions
+            .iter()
+            .find(|v| text(v, "name") == storage_name)
+            .map(build)
+            .ok_or("it has no storage version")?,
+    };
+    Ok(served
+        .into_iter()
+        .map(|this| KindEntry {
+            info: this.info,
+            ops: Arc::new(Ops {
+                this,
+                storage: storage.clone(),
+            }),
+            proto: None,
+        })
+        .collect())
+}
+
+/// An `additionalPrinterColumns` entry as a table column.
+fn printer_column(column: &Value) -> PrinterColumn {
+    let text = |key: &str| column[key].as_str().unwrap_or_default();
+    let json_path = text("jsonPath");
+    let description = match text("description") {
+        "" => format!("Custom resource definition column (in JSONPath format): {json_path}"),
+        given => given.to_owned(),
+    };
+    PrinterColumn {
+        name: intern::str(text("name")),
+        type_: intern::str(text("type")),
+        format: intern::str(text("format")),
+        description: intern::str(&description),
+        priority: column["priority"]
+            .as_i64()
+            .and_then(|p| i32::try_from(p).ok())
+            .unwrap_or(0),
+        json_path: intern::str(json_path),
+    }
+}
+
+/// The OpenAPI definition name of a custom kind: the group's domain reversed,
+/// the version and the kind (`com.example.v1.Widget`), as upstream names it.
+fn definition_name(info: &ResourceInfo) -> String {
+    let group: Vec<&str> = info.group.split('.').rev().collect();
+    format!("{}.{}.{}", group.join("."), info.version, info.kind)
+}
+
+impl Ops {
+    fn object(&self, object: Box<dyn DynObject>) -> Result<CustomObject, String> {
+        let info = object.info();
+        object
+            .into_any()
+            .downcast::<CustomObject>()
+            .map(|o| *o)
+            .map_err(|_| format!("a {} {} is not a custom object", info.group_version, info.kind))
+    }
+}
+
+impl KindOps for Ops {
+    fn validate_served(
+        &self,
+        _object: &dyn DynObject,
+        _old: Option<&dyn DynObject>,
+        _errs: &mut FieldErrors,
+    ) {
+    }
+
+    fn decode_json(&self, json: &[u8]) -> Result<Decoded, String> {
+        let value: Value = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+        self.decode_value(value)
+    }
+
+    fn decode_value(&self, value: Value) -> Result<Decoded, String> {
+        let Value::Object(mut content) = value else {
+            return Err("the object must be a JSON object".into());
+        };
+        content.shift_remove("apiVersion");
+        content.shift_remove("kind");
+        let mut unknown_fields = Vec::new();
+        let metadata = match content.shift_remove("metadata") {
+            None | Some(Value::Null) => ObjectMeta::default(),
+            Some(metadata) => serde_ignored::deserialize(metadata, |path| {
+                unknown_fields.push(format!("metadata.{path}"));
+            })
+            .map_err(|e| e.to_string())?,
+        };
+        self.this.schema.prune_root(&mut content, &mut unknown_fields);
+        Ok(Decoded {
+            object: Box::new(CustomObject {
+                version: self.this.clone(),
+                metadata,
+                content,
+            }),
+            unknown_fields,
+        })
+    }
+
+    fn schema(&self, defs: &mut Definitions) -> Value {
+        let info = self.this.info;
+        let name = definition_name(info);
+        let metadata = ObjectMeta::schema(defs);
+        let mut schema = match &self.this.openapi {
+            Value::Object(schema) => schema.clone(),
+            _ => Map::new(),
+        };
+        if let Value::Object(properties) = schema
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            properties.insert("metadata".into(), metadata);
+        }
+        defs.insert(name.clone(), Value::Object(schema));
+        reference(&name)
+    }
+
+    fn hub(&self) -> Option<&'static ResourceInfo> {
+        (!std::ptr::eq(self.this.info, self.storage.info)).then_some(self.storage.info)
+    }
+
+    fn is_custom(&self) -> bool {
+        true
+    }
+
+    fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        Ok(Box::new(self.object(object)?.as_version(self.storage.clone())))
+    }
+
+    fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        Ok(Box::new(self.object(object)?.as_version(self.this.clone())))
+    }
+}
