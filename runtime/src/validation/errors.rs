@@ -54,6 +54,8 @@ pub enum FieldErrorKind {
     Required,
     /// A value has the wrong format or range.
     Invalid,
+    /// A value has the wrong type (a schema's `type` or `format`).
+    TypeInvalid,
     /// A value outside an enumeration.
     NotSupported,
     /// A field that may not be set (or changed).
@@ -75,6 +77,7 @@ impl FieldErrorKind {
         match self {
             FieldErrorKind::Required => "FieldValueRequired",
             FieldErrorKind::Invalid => "FieldValueInvalid",
+            FieldErrorKind::TypeInvalid => "FieldValueTypeInvalid",
             FieldErrorKind::NotSupported => "FieldValueNotSupported",
             FieldErrorKind::Forbidden => "FieldValueForbidden",
             FieldErrorKind::Duplicate => "FieldValueDuplicate",
@@ -126,6 +129,16 @@ impl FieldErrors {
     pub fn invalid(&mut self, path: FieldPath, value: impl fmt::Debug, detail: &str) {
         self.push(
             FieldErrorKind::Invalid,
+            path,
+            format!("Invalid value: {value:?}: {detail}"),
+        );
+    }
+
+    /// `Invalid value: <value>: <detail>` of the wrong type (reason
+    /// `FieldValueTypeInvalid`); `value` is printed as JSON.
+    pub fn type_invalid(&mut self, path: FieldPath, value: impl fmt::Debug, detail: &str) {
+        self.push(
+            FieldErrorKind::TypeInvalid,
             path,
             format!("Invalid value: {value:?}: {detail}"),
         );

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kapi_runtime::meta::Time;
 use kapi_runtime::scheme::Scheme;
@@ -34,6 +34,11 @@ pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io"
 
 /// How often a definition being deleted is checked for remaining objects.
 const CLEANUP_POLL: Duration = Duration::from_secs(1);
+
+/// How long objects may take to go before the controller reports that it
+/// could not confirm they are gone (and starts over), as upstream's finalizer
+/// does after a minute.
+const CLEANUP_PATIENCE: Duration = Duration::from_secs(60);
 
 fn crds() -> Resource {
     Resource::new(
@@ -56,6 +61,9 @@ pub async fn run(
     let (tx, mut rx) = mpsc::channel(64);
     informer::spawn(&mut tasks, client.clone(), Source::all(crds()), (), tx);
     let mut known: BTreeMap<String, Value> = BTreeMap::new();
+    // When each definition being deleted began its current round of
+    // deleting objects.
+    let mut rounds: BTreeMap<String, Instant> = BTreeMap::new();
     let mut poll = tokio::time::interval(CLEANUP_POLL);
     loop {
         tokio::select! {
@@ -71,8 +79,9 @@ pub async fn run(
                 accept_names(&client, &known).await;
             }
             _ = poll.tick() => {
+                rounds.retain(|name, _| known.get(name).is_some_and(terminating));
                 if known.values().any(terminating) {
-                    finalize(&registry, &client, &known).await;
+                    finalize(&registry, &client, &known, &mut rounds).await;
                 }
             }
         }
@@ -293,7 +302,12 @@ async fn write_status(client: &Client, crd: &Value) {
 
 /// For each definition being deleted: deletes its objects, and when none
 /// is left, removes its cleanup finalizer (the definition then goes).
-async fn finalize(registry: &Registry, client: &Client, known: &BTreeMap<String, Value>) {
+async fn finalize(
+    registry: &Registry,
+    client: &Client,
+    known: &BTreeMap<String, Value>,
+    rounds: &mut BTreeMap<String, Instant>,
+) {
     for crd in known.values().filter(|crd| terminating(crd)) {
         let holds = crd["metadata"]["finalizers"]
             .as_array()
@@ -334,7 +348,28 @@ async fn finalize(registry: &Registry, client: &Client, known: &BTreeMap<String,
                     tracing::warn!(crd = name, error = %e, "removing the cleanup finalizer");
                 }
             }
-            Ok(false) => {}
+            Ok(false) => {
+                let started = *rounds.entry(name.to_owned()).or_insert_with(Instant::now);
+                if started.elapsed() >= CLEANUP_PATIENCE {
+                    // Upstream's words when its wait for the objects times
+                    // out; the next round starts at once.
+                    rounds.remove(name);
+                    let mut updated = crd.clone();
+                    let mut conditions: Vec<Value> = crd["status"]["conditions"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
+                    set_condition(
+                        &mut conditions,
+                        "Terminating",
+                        "True",
+                        "InstanceDeletionCheck",
+                        "could not confirm zero CustomResources remaining: timed out waiting for the condition",
+                    );
+                    updated["status"]["conditions"] = Value::Array(conditions);
+                    write_status(client, &updated).await;
+                }
+            }
             Err(e) => tracing::warn!(crd = name, error = %e, "deleting custom objects"),
         }
     }

@@ -199,7 +199,9 @@ impl DynObject for CustomObject {
 
     fn admit(&mut self) -> FieldErrors {
         self.version.schema.default_root(&mut self.content);
-        FieldErrors::default()
+        let mut errs = FieldErrors::default();
+        self.version.schema.validate_root(&self.content, &mut errs);
+        errs
     }
 
     fn validate_update(&self, _old: &dyn DynObject, _errs: &mut FieldErrors) {}
