@@ -9,7 +9,7 @@ use crate::meta::{
     GroupVersionForDiscovery, GroupVersionKind, ListMeta, ObjectMeta, TypeMeta,
 };
 use crate::resource::{BodyKind, ResourceInfo, Subresource};
-use crate::scheme::Scheme;
+use crate::scheme::{KindEntry, Scheme};
 
 /// The verbs every kind serves, in the order Kubernetes lists them.
 pub const VERBS: &[&str] = &[
@@ -171,13 +171,13 @@ pub fn group_list(scheme: &Scheme) -> APIGroupList {
 /// `/api/v1`, `/apis/<group>/<version>`: or `None` when not served.
 pub fn resource_list(scheme: &Scheme, group: &str, version: &str) -> Option<APIResourceList> {
     let mut resources = Vec::new();
-    for info in scheme
+    for entry in scheme
         .entries()
-        .map(|e| e.info)
-        .filter(|i| i.group == group && i.version == version)
+        .filter(|e| e.info.group == group && e.info.version == version)
     {
-        resources.push(api_resource(info));
-        for sub in subresources(info) {
+        let info = entry.info;
+        resources.push(api_resource(entry));
+        for sub in listed_subresources(entry) {
             // Named only when they differ from the resource's own.
             let (group, version) = match sub.body {
                 Some(b) if (b.group, b.version) != (info.group, info.version) => {
@@ -233,7 +233,34 @@ pub fn subresources(info: &ResourceInfo) -> Vec<Subresource> {
     all
 }
 
-fn api_resource(info: &ResourceInfo) -> APIResource {
+/// The subresources discovery lists: in name order, but `status` before
+/// `scale` for a custom resource, as upstream's handler lists them.
+fn listed_subresources(entry: &KindEntry) -> Vec<Subresource> {
+    let mut all = subresources(entry.info);
+    if entry.is_custom() {
+        all.sort_by_key(|s| match s.name {
+            "status" => 0,
+            "scale" => 1,
+            _ => 2,
+        });
+    }
+    all
+}
+
+/// The hash of the version a kind is stored in, as discovery publishes it
+/// for storage migrators: the first 8 bytes of the SHA-256 of
+/// `group/version/kind`, in base64 (upstream's `StorageVersionHash`).
+pub fn storage_version_hash(info: &ResourceInfo) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let gvk = format!("{}/{}/{}", info.group, info.version, info.kind);
+    let digest = sha2::Sha256::digest(gvk.as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(&digest[..8])
+}
+
+fn api_resource(entry: &KindEntry) -> APIResource {
+    let info = entry.info;
+    let stored = entry.hub().unwrap_or(info);
     APIResource {
         name: info.plural.to_owned(),
         singular_name: info.singular.to_owned(),
@@ -244,7 +271,7 @@ fn api_resource(info: &ResourceInfo) -> APIResource {
         verbs: strings(info.verbs),
         short_names: non_empty(info.short_names),
         categories: non_empty(info.categories),
-        storage_version_hash: None,
+        storage_version_hash: Some(storage_version_hash(stored)),
     }
 }
 
@@ -275,15 +302,15 @@ pub fn aggregated(scheme: &Scheme, core: bool) -> APIGroupDiscoveryList {
 fn version_discovery(scheme: &Scheme, group: &str, version: &str) -> APIVersionDiscovery {
     let resources = scheme
         .entries()
-        .map(|e| e.info)
-        .filter(|i| i.group == group && i.version == version)
-        .map(|info| {
+        .filter(|e| e.info.group == group && e.info.version == version)
+        .map(|entry| {
+            let info = entry.info;
             let kind = GroupVersionKind {
                 group: group.into(),
                 version: version.into(),
                 kind: info.kind.into(),
             };
-            let subresources: Vec<_> = subresources(info)
+            let subresources: Vec<_> = listed_subresources(entry)
                 .into_iter()
                 .map(|sub| APISubresourceDiscovery {
                     subresource: sub.name.into(),

@@ -165,7 +165,12 @@ impl ApiError {
         ApiError::new(400, "BadRequest", message, None)
     }
 
-    /// 405 MethodNotAllowed.
+    /// 405 MethodNotAllowed, with why and what.
+    pub fn method_not_allowed_because(message: &str, details: StatusDetails) -> ApiError {
+        ApiError::new(405, "MethodNotAllowed", message, Some(details))
+    }
+
+    /// 405 MethodNotAllowed with upstream's generic message.
     pub fn method_not_allowed() -> ApiError {
         let msg = "the server does not allow this method on the requested resource";
         ApiError::new(405, "MethodNotAllowed", msg, Some(StatusDetails::default()))

@@ -48,7 +48,22 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/openid/v1/jwks", get(jwks))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(crate::go_duration::check_timeout))
+        .layer(axum::middleware::from_fn(no_cache_by_default))
         .with_state(state)
+}
+
+/// `Cache-Control: no-cache, private` on every answer that sets no policy of
+/// its own, as kube-apiserver's filter chain adds it.
+async fn no_cache_by_default(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .entry(axum::http::header::CACHE_CONTROL)
+        .or_insert(axum::http::HeaderValue::from_static("no-cache, private"));
+    response
 }
 
 async fn openapi_v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {

@@ -41,8 +41,9 @@ pub struct TableColumnDefinition {
 pub struct TableRow {
     /// One cell per column.
     pub cells: Vec<serde_json::Value>,
-    /// The object (or its PartialObjectMetadata), as `includeObject` asks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The object (or its PartialObjectMetadata), as `includeObject` asks;
+    /// `null` for `includeObject=None` (Go's RawExtension is never omitted).
+    #[serde(default)]
     pub object: Option<serde_json::Value>,
 }
 

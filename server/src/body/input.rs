@@ -30,6 +30,31 @@ struct TypeMeta {
     kind: Option<String>,
     #[serde(default)]
     api_version: Option<String>,
+    /// Only the name, for the error of a custom resource of another kind.
+    #[serde(default)]
+    metadata: Option<NameOnly>,
+}
+
+#[derive(Deserialize)]
+struct NameOnly {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// A body of a custom resource naming another kind is invalid (422), not a
+/// bad request: upstream decodes it as unstructured and validates the kind.
+fn check_custom_kind(entry: &KindEntry, kind: &str, name: &str) -> ApiResult<()> {
+    let info = entry.info;
+    if !entry.is_custom() || kind.is_empty() || kind == info.kind {
+        return Ok(());
+    }
+    let mut errs = kapi_runtime::validation::FieldErrors::default();
+    errs.invalid(
+        kapi_runtime::validation::FieldPath::new("kind"),
+        kind,
+        &format!("must be {}", info.kind),
+    );
+    Err(ApiError::invalid(info.group, kind, name, &errs))
 }
 
 impl Input {
@@ -49,6 +74,14 @@ impl Input {
         }
         let meta: TypeMeta = serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?;
+        check_custom_kind(
+            entry,
+            meta.kind.as_deref().unwrap_or_default(),
+            meta.metadata
+                .as_ref()
+                .and_then(|m| m.name.as_deref())
+                .unwrap_or_default(),
+        )?;
         check_type(
             entry.info,
             meta.kind.as_deref().unwrap_or_default(),
@@ -105,6 +138,11 @@ impl Input {
                 "{field} must be a string, got {other}"
             ))),
         };
+        let name = value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        check_custom_kind(entry, text("kind")?, name)?;
         check_type(entry.info, text("kind")?, text("apiVersion")?)?;
         Self::decoded(entry, entry.ops.decode_value(value))
     }

@@ -63,22 +63,48 @@ fn json<T: Serialize>(value: &T, content_type: &str) -> Response {
     }
 }
 
-fn aggregated(app: &App, core: bool, version: &str) -> Response {
+fn aggregated(app: &App, core: bool, version: &str, headers: &HeaderMap) -> Response {
     let mut list = discovery::aggregated(&app.registry.scheme(), core);
     list.types.api_version = format!("apidiscovery.k8s.io/{version}");
     let content_type =
         format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
-    let mut response = json(&list, &content_type);
-    response
-        .headers_mut()
-        .insert(header::VARY, HeaderValue::from_static("Accept"));
+    let bytes = match negotiation::json_body(&list) {
+        Ok(bytes) => bytes,
+        Err(e) => return ApiError::internal(e).into_response(),
+    };
+    // As upstream: the document's hash as its ETag (uppercase hex of its
+    // SHA-512), a 304 for a client that has it, cacheable by anyone.
+    use sha2::Digest as _;
+    let hash: String = sha2::Sha512::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
+    let etag = format!("\"{hash}\"");
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v == etag);
+    let mut response = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        (StatusCode::OK, bytes).into_response()
+    };
+    let out = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&content_type) {
+        out.insert(header::CONTENT_TYPE, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        out.insert(header::ETAG, v);
+    }
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static("public"));
+    out.insert(header::VARY, HeaderValue::from_static("Accept"));
     response
 }
 
 /// `/api`.
 pub async fn core(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     if let Some(version) = aggregated_version(&headers) {
-        return aggregated(&app, true, version);
+        return aggregated(&app, true, version, &headers);
     }
     let versions = APIVersions {
         types: TypeMeta {
@@ -97,7 +123,7 @@ pub async fn core(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 /// `/apis`.
 pub async fn groups(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     if let Some(version) = aggregated_version(&headers) {
-        return aggregated(&app, false, version);
+        return aggregated(&app, false, version, &headers);
     }
     let list = discovery::group_list(&app.registry.scheme());
     document(&headers, &list, &list.types)

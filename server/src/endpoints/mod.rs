@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, Uri};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use kapi_runtime::scheme::KindEntry;
 
@@ -184,10 +184,21 @@ async fn dispatch(
         request_info::parse(method, uri.path(), query.watch()?).ok_or_else(ApiError::no_route)?;
     // The kinds as they are when the request starts, kept to its end.
     let scheme = app.registry.scheme();
-    let entry = scheme
-        .get(&req.group, &req.version, &req.resource)
-        .ok_or_else(ApiError::no_route)?;
-    check_shape(entry, &req)?;
+    let Some(entry) = scheme.get(&req.group, &req.version, &req.resource) else {
+        // A group of custom resources (or no group at all) is served, as
+        // upstream, by a handler that ends in a plain not-found.
+        if !scheme
+            .entries()
+            .any(|e| e.info.group == req.group && !e.is_custom())
+        {
+            return Ok(page_not_found());
+        }
+        return Err(ApiError::no_route());
+    };
+    match check_shape(entry, &req) {
+        Err(e) if entry.is_custom() && e.code() == 404 => return Ok(page_not_found()),
+        checked => checked?,
+    }
     let storage = scheme.storage_entry(entry).ok_or_else(|| {
         ApiError::internal(format!(
             "{} {} is served through a hub version that is not installed",
@@ -235,6 +246,16 @@ async fn dispatch(
     }
 }
 
+/// The plain-text not-found kube-apiserver's handler chain ends in.
+fn page_not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "404 page not found\n",
+    )
+        .into_response()
+}
+
 /// Scope, subresource and verb must fit the kind: namespaced kinds need a
 /// namespace for anything but listing/watching across namespaces; only the
 /// kind's subresources exist; a verb the kind (or subresource) does not serve
@@ -243,7 +264,21 @@ async fn dispatch(
 /// kube-apiserver's routes answer.
 fn check_shape(entry: &KindEntry, req: &ResourceRequest) -> ApiResult<()> {
     let info = entry.info;
-    if req.subresource.is_none() && !info.serves(req.verb.as_str()) {
+    if entry.is_custom() && req.subresource.is_none() {
+        // A custom resource whose definition is being deleted lists fewer
+        // verbs, but only refuses creates.
+        if req.verb == Verb::Create && !info.serves("create") {
+            let details = kapi_runtime::meta::StatusDetails {
+                group: Some(info.group.to_owned()),
+                kind: Some(info.plural.to_owned()),
+                ..Default::default()
+            };
+            return Err(ApiError::method_not_allowed_because(
+                "create not allowed while custom resource definition is terminating",
+                details,
+            ));
+        }
+    } else if req.subresource.is_none() && !info.serves(req.verb.as_str()) {
         let object_verbs = ["get", "update", "patch", "delete"];
         if req.name.is_some() && !object_verbs.iter().any(|v| info.serves(v)) {
             return Err(ApiError::no_route());

@@ -163,6 +163,39 @@ fn json_list(info: &ResourceInfo, meta: &ListMeta, items: &[Object]) -> Result<V
     Ok(out)
 }
 
+/// A custom resource's list as JSON, as upstream writes an unstructured
+/// list: keys sorted, and `continue` present even when empty.
+fn custom_json_list(
+    info: &ResourceInfo,
+    meta: &ListMeta,
+    items: &[Object],
+) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(256 + items.len() * 1024);
+    out.extend_from_slice(b"{\"apiVersion\":");
+    serde_json::to_writer(&mut out, info.api_version()).map_err(|e| e.to_string())?;
+    out.extend_from_slice(b",\"items\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        item.write_json(&mut out)?;
+    }
+    out.extend_from_slice(b"],\"kind\":");
+    serde_json::to_writer(&mut out, &info.list_kind()).map_err(|e| e.to_string())?;
+    out.extend_from_slice(b",\"metadata\":{\"continue\":");
+    serde_json::to_writer(&mut out, meta.continue_.as_deref().unwrap_or_default())
+        .map_err(|e| e.to_string())?;
+    if let Some(remaining) = meta.remaining_item_count {
+        out.extend_from_slice(format!(",\"remainingItemCount\":{remaining}").as_bytes());
+    }
+    if let Some(rv) = &meta.resource_version {
+        out.extend_from_slice(b",\"resourceVersion\":");
+        serde_json::to_writer(&mut out, rv).map_err(|e| e.to_string())?;
+    }
+    out.extend_from_slice(b"}}\n");
+    Ok(out)
+}
+
 /// A list in the shape the client asked for.
 pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
     let meta = ListMeta {
@@ -187,7 +220,12 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Object]) -> ApiResult<Resp
             Ok(protobuf(StatusCode::OK, bytes, &[]))
         }
         (Shape::Object, Format::Json) => {
-            let json = json_list(ctx.entry.info, meta, items).map_err(ApiError::internal)?;
+            let json = if ctx.entry.is_custom() {
+                custom_json_list(ctx.entry.info, meta, items)
+            } else {
+                json_list(ctx.entry.info, meta, items)
+            }
+            .map_err(ApiError::internal)?;
             Ok(with_headers(StatusCode::OK, json, "application/json", &[]))
         }
         (Shape::Object, _) => {

@@ -37,7 +37,6 @@ impl KindRest for CrdRest {
         let mut object = object;
         let meta = object.metadata_mut();
         meta.deletion_timestamp = Some(Time::now());
-        meta.deletion_grace_period_seconds = Some(0);
         let finalizers = meta.finalizers.get_or_insert_with(Vec::new);
         if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
             finalizers.push(CLEANUP_FINALIZER.to_owned());

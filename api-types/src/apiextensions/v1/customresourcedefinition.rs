@@ -288,6 +288,13 @@ fn default_names(spec: &mut CustomResourceDefinitionSpec) {
     if names.list_kind.as_deref().unwrap_or_default().is_empty() && !names.kind.is_empty() {
         names.list_kind = Some(format!("{}List", names.kind));
     }
+    // Without a conversion, only the apiVersion changes between versions.
+    if spec.conversion.is_none() {
+        spec.conversion = Some(CustomResourceConversion {
+            strategy: "None".to_owned(),
+            webhook: None,
+        });
+    }
 }
 
 /// The names a kind is served under.
@@ -332,10 +339,11 @@ pub struct CustomResourceDefinitionStatus {
     /// Current conditions, one per type: `NamesAccepted`, `Established`,
     /// `NonStructuralSchema`, `Terminating`,
     /// `KubernetesAPIApprovalPolicyConformant`.
+    /// Go writes `null` until a condition is set.
     #[serde(default)]
     #[api(list_type = "map", list_map_keys("type"))]
     #[api(proto = 1)]
-    pub conditions: Vec<CustomResourceDefinitionCondition>,
+    pub conditions: Option<Vec<CustomResourceDefinitionCondition>>,
     /// The names actually served, which may differ from the spec's while
     /// they conflict with another definition's.
     #[serde(default, deserialize_with = "null_as_default")]
