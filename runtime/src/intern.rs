@@ -61,15 +61,19 @@ pub fn columns(columns: Vec<PrinterColumn>) -> &'static [PrinterColumn] {
 /// A kind's subresources, `'static`.
 pub fn subresources(subresources: Vec<Subresource>) -> &'static [Subresource] {
     static SET: OnceLock<Mutex<HashSet<&'static [Subresource]>>> = OnceLock::new();
-    interned(&SET, subresources.as_slice(), || -> &'static [Subresource] {
-        Box::leak(subresources.clone().into_boxed_slice())
-    })
+    interned(
+        &SET,
+        subresources.as_slice(),
+        || -> &'static [Subresource] { Box::leak(subresources.clone().into_boxed_slice()) },
+    )
 }
 
 /// A kind's facts, `'static` (their texts interned first: [`str`], [`strs`]).
 pub fn info(info: ResourceInfo) -> &'static ResourceInfo {
     static SET: OnceLock<Mutex<HashSet<&'static ResourceInfo>>> = OnceLock::new();
-    interned(&SET, &info, || -> &'static ResourceInfo { Box::leak(Box::new(info)) })
+    interned(&SET, &info, || -> &'static ResourceInfo {
+        Box::leak(Box::new(info))
+    })
 }
 
 #[cfg(test)]

@@ -39,8 +39,16 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 
     /// The object as serde sees it: `metadata` and the kind's fields, without
-    /// `kind`/`apiVersion` (which the kind's type does not hold).
+    /// `kind`/`apiVersion` (which the kind's type does not hold), unless
+    /// [`DynObject::writes_type_meta`].
     fn as_serialize(&self) -> &dyn erased_serde::Serialize;
+
+    /// Whether [`DynObject::as_serialize`] writes `kind` and `apiVersion`
+    /// itself: an object held as JSON, whose keys go out sorted, as Go
+    /// writes unstructured objects.
+    fn writes_type_meta(&self) -> bool {
+        false
+    }
 
     /// The object as a JSON value, without `kind`/`apiVersion` (patches and
     /// printer-column paths work on JSON, as upstream's do).

@@ -338,3 +338,19 @@ impl IntoResponse for ApiError {
 
 /// The result type of handlers and the registry.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// The plain-text not-found kube-apiserver's handler chain ends in, for
+/// paths no API group serves (what a custom resource's group answers for
+/// what it does not serve).
+pub fn page_not_found() -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    (
+        axum::http::StatusCode::NOT_FOUND,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        "404 page not found\n",
+    )
+        .into_response()
+}

@@ -104,7 +104,9 @@ pub struct PatchSchema {
 
 impl PatchSchema {
     /// The schema a type's OpenAPI function describes.
-    pub fn of(schema: impl FnOnce(&mut kapi_runtime::openapi::Definitions) -> Value) -> PatchSchema {
+    pub fn of(
+        schema: impl FnOnce(&mut kapi_runtime::openapi::Definitions) -> Value,
+    ) -> PatchSchema {
         let mut defs = kapi_runtime::openapi::Definitions::new();
         let root = schema(&mut defs);
         PatchSchema {

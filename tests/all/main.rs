@@ -8,6 +8,7 @@ mod autoscaling_versions;
 mod connections;
 mod control_plane;
 mod controllers;
+mod custom_resources;
 mod e2e_smoke;
 mod etcd;
 mod event_versions;

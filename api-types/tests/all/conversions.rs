@@ -429,7 +429,9 @@ fn every_version_served_through_a_hub_converts_any_object_without_panicking() {
             match storage_proto.decode(&support::random::random_message(&mut rng, name, &fields)) {
                 Ok(object) => {
                     let served = entry.from_hub(object).expect("from the hub");
-                    entry.to_hub(served).unwrap_or_else(|e| panic!("case {case}: {e}"));
+                    entry
+                        .to_hub(served)
+                        .unwrap_or_else(|e| panic!("case {case}: {e}"));
                     converted += 1;
                 }
                 Err(e) => undecodable.push(format!("{kind} hub case {case}: {e}")),

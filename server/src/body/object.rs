@@ -107,6 +107,9 @@ impl PartialEq for Object {
 /// through a map and cost as much again as the serialization itself).
 impl Serialize for Object {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.writes_type_meta() {
+            return erased_serde::serialize(self.0.as_serialize(), s);
+        }
         let typed = WithTypeMeta::new(s, self.kind(), self.api_version());
         erased_serde::serialize(self.0.as_serialize(), typed)
     }

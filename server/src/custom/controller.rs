@@ -90,7 +90,12 @@ pub async fn run(
 }
 
 fn apply(known: &mut BTreeMap<String, Value>, event: Event) {
-    let name = |crd: &Value| crd["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+    let name = |crd: &Value| {
+        crd["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
     match event {
         Event::Listed(all) => *known = all.into_iter().map(|crd| (name(&crd), crd)).collect(),
         Event::Applied(crd) => {
@@ -219,7 +224,13 @@ fn accepted_names(
 
 /// `conditions` with `type_` set to `status`, `reason` and `message`; its
 /// transition time changes only when its status does.
-fn set_condition(conditions: &mut Vec<Value>, type_: &str, status: &str, reason: &str, message: &str) {
+fn set_condition(
+    conditions: &mut Vec<Value>,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+) {
     let now = serde_json::to_value(Time::now()).unwrap_or(Value::Null);
     let found = conditions.iter_mut().find(|c| c["type"] == type_);
     match found {
@@ -254,7 +265,13 @@ async fn accept_names(client: &Client, known: &BTreeMap<String, Value>) {
             .cloned()
             .unwrap_or_default();
         match &conflict {
-            None => set_condition(&mut conditions, "NamesAccepted", "True", "NoConflicts", "no conflicts found"),
+            None => set_condition(
+                &mut conditions,
+                "NamesAccepted",
+                "True",
+                "NoConflicts",
+                "no conflicts found",
+            ),
             Some((reason, message)) => {
                 set_condition(&mut conditions, "NamesAccepted", "False", reason, message)
             }
@@ -292,7 +309,10 @@ async fn accept_names(client: &Client, known: &BTreeMap<String, Value>) {
 
 async fn write_status(client: &Client, crd: &Value) {
     let name = crd["metadata"]["name"].as_str().unwrap_or_default();
-    if let Err(e) = client.update(&crds(), None, name, Some("status"), crd).await {
+    if let Err(e) = client
+        .update(&crds(), None, name, Some("status"), crd)
+        .await
+    {
         // A conflict means a newer definition is on its way to the informer.
         if !e.is_conflict() && !e.is_not_found() {
             tracing::warn!(crd = name, error = %e, "writing the definition's status");
@@ -332,8 +352,6 @@ async fn finalize(
             );
             updated["status"]["conditions"] = Value::Array(conditions);
             write_status(client, &updated).await;
-            // The next poll, on the definition as written, goes on.
-            continue;
         }
         match delete_objects(registry, client, crd).await {
             Ok(true) => {
@@ -407,9 +425,7 @@ async fn delete_objects(
         }
         let name = meta["name"].as_str().unwrap_or_default();
         let namespace = meta["namespace"].as_str();
-        if let Err(e) = client
-            .delete(&resource, namespace, name, &json!({}))
-            .await
+        if let Err(e) = client.delete(&resource, namespace, name, &json!({})).await
             && !e.is_not_found()
         {
             return Err(e);

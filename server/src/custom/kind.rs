@@ -60,7 +60,11 @@ pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
     let list = |v: &Value, key: &str| -> Vec<String> {
         v[key]
             .as_array()
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let group = text(spec, "group");
@@ -88,13 +92,14 @@ pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
             .as_array()
             .map(|columns| columns.iter().map(printer_column).collect())
             .unwrap_or_default();
-        let scale = subresources.get("scale").filter(|s| s.is_object()).map(|s| {
-            ScaleSubresource {
+        let scale = subresources
+            .get("scale")
+            .filter(|s| s.is_object())
+            .map(|s| ScaleSubresource {
                 spec_replicas: intern::str(s["specReplicasPath"].as_str().unwrap_or_default()),
                 status_replicas: intern::str(s["statusReplicasPath"].as_str().unwrap_or_default()),
                 label_selector: intern::str(s["labelSelectorPath"].as_str().unwrap_or_default()),
-            }
-        });
+            });
         let selectable: Vec<String> = v["selectableFields"]
             .as_array()
             .map(|fields| {
@@ -199,7 +204,12 @@ impl Ops {
             .into_any()
             .downcast::<CustomObject>()
             .map(|o| *o)
-            .map_err(|_| format!("a {} {} is not a custom object", info.group_version, info.kind))
+            .map_err(|_| {
+                format!(
+                    "a {} {} is not a custom object",
+                    info.group_version, info.kind
+                )
+            })
     }
 }
 
@@ -231,7 +241,9 @@ impl KindOps for Ops {
             })
             .map_err(|e| e.to_string())?,
         };
-        self.this.schema.prune_root(&mut content, &mut unknown_fields);
+        self.this
+            .schema
+            .prune_root(&mut content, &mut unknown_fields);
         Ok(Decoded {
             object: Box::new(CustomObject {
                 version: self.this.clone(),
@@ -269,7 +281,9 @@ impl KindOps for Ops {
     }
 
     fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
-        Ok(Box::new(self.object(object)?.as_version(self.storage.clone())))
+        Ok(Box::new(
+            self.object(object)?.as_version(self.storage.clone()),
+        ))
     }
 
     fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {

@@ -121,13 +121,14 @@ impl Serialize for Whole<'_> {
     }
 }
 
+/// The whole object, `apiVersion` and `kind` included, keys sorted.
 impl Serialize for CustomObject {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let metadata = serde_json::to_value(&self.metadata).map_err(serde::ser::Error::custom)?;
         Whole {
             object: self,
             metadata,
-            type_meta: false,
+            type_meta: true,
         }
         .serialize(s)
     }
@@ -160,6 +161,10 @@ impl DynObject for CustomObject {
 
     fn as_serialize(&self) -> &dyn erased_serde::Serialize {
         self
+    }
+
+    fn writes_type_meta(&self) -> bool {
+        true
     }
 
     fn to_json_value(&self) -> Result<Value, String> {
@@ -254,11 +259,14 @@ impl DynObject for CustomObject {
     }
 
     fn object_eq(&self, other: &dyn DynObject) -> bool {
-        other.as_any().downcast_ref::<CustomObject>().is_some_and(|other| {
-            std::ptr::eq(self.version.info, other.version.info)
-                && self.metadata == other.metadata
-                && self.content == other.content
-        })
+        other
+            .as_any()
+            .downcast_ref::<CustomObject>()
+            .is_some_and(|other| {
+                std::ptr::eq(self.version.info, other.version.info)
+                    && self.metadata == other.metadata
+                    && self.content == other.content
+            })
     }
 
     fn table_cells(&self) -> Option<Vec<Value>> {

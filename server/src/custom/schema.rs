@@ -71,13 +71,22 @@ impl Structural {
         let Value::Object(schema) = schema else {
             return Structural::default();
         };
-        let node = |key: &str| schema.get(key).filter(|v| v.is_object()).map(Structural::of);
+        let node = |key: &str| {
+            schema
+                .get(key)
+                .filter(|v| v.is_object())
+                .map(Structural::of)
+        };
         let flag = |key: &str| schema.get(key).and_then(Value::as_bool).unwrap_or(false);
         Structural {
             properties: schema
                 .get("properties")
                 .and_then(Value::as_object)
-                .map(|p| p.iter().map(|(k, v)| (k.clone(), Structural::of(v))).collect())
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, v)| (k.clone(), Structural::of(v)))
+                        .collect()
+                })
                 .unwrap_or_default(),
             additional: node("additionalProperties").map(Box::new),
             items: node("items").map(Box::new),
@@ -150,7 +159,10 @@ impl Structural {
             errs.type_invalid(
                 path.field(),
                 actual,
-                &format!("{} in body must be of type {type_}: {actual:?}", path.text()),
+                &format!(
+                    "{} in body must be of type {type_}: {actual:?}",
+                    path.text()
+                ),
             );
             return;
         }
@@ -187,7 +199,10 @@ impl Structural {
             errs.invalid(
                 path.field(),
                 text,
-                &format!("{} in body should be at least {min} chars long", path.text()),
+                &format!(
+                    "{} in body should be at least {min} chars long",
+                    path.text()
+                ),
             );
         } else if let Some((pattern, Some(regex))) = &c.pattern
             && !regex.is_match(text)
@@ -228,7 +243,11 @@ impl Structural {
             errs.invalid(
                 path.field(),
                 Shown(&Value::Number(n.clone())),
-                &format!("{} in body should be a multiple of {}", path.text(), bound(m)),
+                &format!(
+                    "{} in body should be a multiple of {}",
+                    path.text(),
+                    bound(m)
+                ),
             );
         }
         if let Some(min) = c.minimum {
@@ -332,11 +351,18 @@ impl Structural {
             errs.invalid(
                 path.field(),
                 count,
-                &format!("{} in body should have at least {min} properties", path.text()),
+                &format!(
+                    "{} in body should have at least {min} properties",
+                    path.text()
+                ),
             );
         }
         if let Some(max) = c.max_properties.filter(|max| count > *max) {
-            errs.too_many(path.field(), map.len(), usize::try_from(max).unwrap_or(usize::MAX));
+            errs.too_many(
+                path.field(),
+                map.len(),
+                usize::try_from(max).unwrap_or(usize::MAX),
+            );
         }
         if let Some(values) = &self.additional {
             let mut keys: Vec<&String> = map.keys().collect();
@@ -470,7 +496,11 @@ impl Checks {
             schema
                 .get(key)
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(str::to_owned))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let type_ = if flag("x-kubernetes-int-or-string") {
@@ -497,9 +527,10 @@ impl Checks {
             multiple_of: number("multipleOf"),
             min_length: count("minLength"),
             max_length: count("maxLength"),
-            pattern: schema.get("pattern").and_then(Value::as_str).map(|p| {
-                (p.to_owned(), regex::Regex::new(p).ok())
-            }),
+            pattern: schema
+                .get("pattern")
+                .and_then(Value::as_str)
+                .map(|p| (p.to_owned(), regex::Regex::new(p).ok())),
             min_items: count("minItems"),
             max_items: count("maxItems"),
             min_properties: count("minProperties"),
@@ -567,7 +598,9 @@ fn has_type(value: &Value, type_: &str) -> bool {
         "object" => value.is_object(),
         "number" => value.is_number(),
         "integer" => match value {
-            Value::Number(n) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
+            Value::Number(n) => {
+                n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
             _ => false,
         },
         _ => true,
@@ -592,8 +625,20 @@ fn type_name(value: &Value) -> &'static str {
 fn checked_format(format: &str) -> bool {
     matches!(
         format.replace('-', "").as_str(),
-        "uuid" | "uuid3" | "uuid4" | "uuid5" | "byte" | "date" | "datetime" | "ipv4" | "ipv6"
-            | "cidr" | "mac" | "duration" | "hostname" | "email"
+        "uuid"
+            | "uuid3"
+            | "uuid4"
+            | "uuid5"
+            | "byte"
+            | "date"
+            | "datetime"
+            | "ipv4"
+            | "ipv6"
+            | "cidr"
+            | "mac"
+            | "duration"
+            | "hostname"
+            | "email"
     )
 }
 
@@ -602,7 +647,9 @@ fn format_holds(format: &str, text: &str) -> bool {
     use base64::Engine as _;
     match format.replace('-', "").as_str() {
         "uuid" | "uuid3" | "uuid4" | "uuid5" => uuid::Uuid::try_parse(text).is_ok(),
-        "byte" => base64::engine::general_purpose::STANDARD.decode(text).is_ok(),
+        "byte" => base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .is_ok(),
         "date" => text.parse::<jiff::civil::Date>().is_ok() && text.len() == 10,
         "datetime" => text.parse::<jiff::Timestamp>().is_ok(),
         "ipv4" => text.parse::<std::net::Ipv4Addr>().is_ok(),
@@ -613,7 +660,9 @@ fn format_holds(format: &str, text: &str) -> bool {
         "mac" => {
             let parts: Vec<&str> = text.split([':', '-']).collect();
             matches!(parts.len(), 6 | 8 | 20)
-                && parts.iter().all(|p| p.len() == 2 && u8::from_str_radix(p, 16).is_ok())
+                && parts
+                    .iter()
+                    .all(|p| p.len() == 2 && u8::from_str_radix(p, 16).is_ok())
         }
         "duration" => crate::go_duration::parse(text).is_ok(),
         "hostname" => {
@@ -799,7 +848,10 @@ mod recorded {
     #[test]
     fn valid_objects_pass() {
         let schema = widget_schema();
-        for case in ["025-create-widget-valid-defaulted-color", "035-create-widget-port-int"] {
+        for case in [
+            "025-create-widget-valid-defaulted-color",
+            "035-create-widget-port-int",
+        ] {
             let mut body = fixture(case)["request"]["body"].clone();
             let content = body.as_object_mut().unwrap();
             for key in ["apiVersion", "kind", "metadata"] {
@@ -846,7 +898,9 @@ mod recorded {
         assert_eq!(errs.summary(), "spec: Required value");
         let mut errs = FieldErrors::default();
         schema.validate_root(
-            json!({"spec": {"size": null, "note": null}}).as_object().unwrap(),
+            json!({"spec": {"size": null, "note": null}})
+                .as_object()
+                .unwrap(),
             &mut errs,
         );
         assert_eq!(

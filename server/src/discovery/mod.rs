@@ -135,9 +135,10 @@ pub async fn group(
     Path(group): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    match discovery::group(&app.registry.scheme(), &group) {
+    let scheme = app.registry.scheme();
+    match discovery::group(&scheme, &group) {
         Some(doc) => document(&headers, &doc, &doc.types),
-        None => ApiError::no_route().into_response(),
+        None => not_found(&scheme, &group),
     }
 }
 
@@ -160,9 +161,24 @@ pub async fn group_version(
 }
 
 fn resources(app: &App, headers: &HeaderMap, group: &str, version: &str) -> Response {
-    match discovery::resource_list(&app.registry.scheme(), group, version) {
+    let scheme = app.registry.scheme();
+    match discovery::resource_list(&scheme, group, version) {
         Some(doc) => document(headers, &doc, &doc.types),
-        None => ApiError::no_route().into_response(),
+        None => not_found(&scheme, group),
+    }
+}
+
+/// A discovery path nothing serves: a Status in a group of compiled kinds,
+/// the plain not-found of upstream's handler chain in any other (a group of
+/// custom resources, or one that is gone).
+fn not_found(scheme: &kapi_runtime::scheme::Scheme, group: &str) -> Response {
+    if scheme
+        .entries()
+        .any(|e| e.info.group == group && !e.is_custom())
+    {
+        ApiError::no_route().into_response()
+    } else {
+        crate::api_error::page_not_found()
     }
 }
 

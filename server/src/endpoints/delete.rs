@@ -125,12 +125,17 @@ async fn answer_delete(ctx: &Ctx<'_>, options: &DeleteOptions) -> ApiResult<Resp
 pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let list_options = ctx.query.checked_list_options(ctx.query.watch()?)?;
     let options = options(ctx, &body)?;
-    let deleted = ctx
+    let (revision, deleted) = ctx
         .app
         .registry
         .delete_collection(ctx.scope(), list_options, &options)
         .await?;
-    let mut response = respond::items(ctx, &kapi_runtime::meta::ListMeta::default(), &deleted)?;
+    // As upstream: the list deleted from, at the revision it was read.
+    let meta = kapi_runtime::meta::ListMeta {
+        resource_version: (revision != 0).then(|| revision.to_string()),
+        ..Default::default()
+    };
+    let mut response = respond::items(ctx, &meta, &deleted)?;
     delete_warning(ctx, &options, &mut response);
     Ok(response)
 }

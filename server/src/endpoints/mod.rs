@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::http::{HeaderMap, Method, Uri};
 use axum::response::{IntoResponse, Response};
 use kapi_runtime::scheme::KindEntry;
 
@@ -191,12 +191,14 @@ async fn dispatch(
             .entries()
             .any(|e| e.info.group == req.group && !e.is_custom())
         {
-            return Ok(page_not_found());
+            return Ok(crate::api_error::page_not_found());
         }
         return Err(ApiError::no_route());
     };
     match check_shape(entry, &req) {
-        Err(e) if entry.is_custom() && e.code() == 404 => return Ok(page_not_found()),
+        Err(e) if entry.is_custom() && e.code() == 404 => {
+            return Ok(crate::api_error::page_not_found());
+        }
         checked => checked?,
     }
     let storage = scheme.storage_entry(entry).ok_or_else(|| {
@@ -244,16 +246,6 @@ async fn dispatch(
             delete::handle_collection(&ctx, read_body(headers, body).await?).await
         }
     }
-}
-
-/// The plain-text not-found kube-apiserver's handler chain ends in.
-fn page_not_found() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        "404 page not found\n",
-    )
-        .into_response()
 }
 
 /// Scope, subresource and verb must fit the kind: namespaced kinds need a

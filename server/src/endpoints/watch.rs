@@ -176,7 +176,11 @@ fn shaped(render: &Render, object: &Object) -> Value {
 /// also carries the list it stands for, empty and encoded as the client
 /// asked (`kubernetes.io/initial-events-list-blueprint`, base64): 1.32
 /// clients listing through a watch decode their list from it.
-fn bookmark_meta(render: &Render, revision: u64, initial_events_end: bool) -> ApiResult<ObjectMeta> {
+fn bookmark_meta(
+    render: &Render,
+    revision: u64,
+    initial_events_end: bool,
+) -> ApiResult<ObjectMeta> {
     let mut meta = ObjectMeta {
         resource_version: Some(revision.to_string()),
         ..ObjectMeta::default()

@@ -61,6 +61,8 @@ impl KindRest for CrdRest {
                 conditions.push(condition);
             }
         }
-        Ok(DeleteStep::Keep(Input::from_value(scope.entry, value)?.object))
+        Ok(DeleteStep::Keep(
+            Input::from_value(scope.entry, value)?.object,
+        ))
     }
 }

@@ -26,7 +26,10 @@ pub fn builtin(ranges: ServiceRanges) -> Hooks {
         .with_rest(("", "services"), service::ServiceRest::new(ranges))
         .with_rest(("", "namespaces"), namespace::NamespaceRest)
         .with_rest(("batch", "jobs"), job::JobRest)
-        .with_rest(("apiextensions.k8s.io", "customresourcedefinitions"), crd::CrdRest)
+        .with_rest(
+            ("apiextensions.k8s.io", "customresourcedefinitions"),
+            crd::CrdRest,
+        )
         .with_rest(
             ("", "componentstatuses"),
             component_status::ComponentStatusRest,

@@ -138,13 +138,14 @@ impl Registry {
     }
 
     /// DELETECOLLECTION: deletes every object the list options select; returns
-    /// what was deleted or marked for deletion.
+    /// the revision the list was read at and what was deleted or marked for
+    /// deletion.
     pub async fn delete_collection(
         &self,
         scope: Scope<'_>,
         list: ListOptions,
         options: &DeleteOptions,
-    ) -> ApiResult<Vec<Object>> {
+    ) -> ApiResult<(u64, Vec<Object>)> {
         let page = self.list(scope, list).await?;
         let mut deleted = Vec::with_capacity(page.items.len());
         for item in page.items {
@@ -161,7 +162,7 @@ impl Registry {
                 Err(e) => return Err(e),
             }
         }
-        Ok(deleted)
+        Ok((page.revision, deleted))
     }
 }
 

@@ -149,9 +149,7 @@ async fn budgets_of<'s>(
     pods: Scope<'s>,
     pod: &Value,
 ) -> ApiResult<Vec<(Scope<'s>, Value)>> {
-    let Some(entry) = scheme
-        .get("policy", "v1", "poddisruptionbudgets")
-    else {
+    let Some(entry) = scheme.get("policy", "v1", "poddisruptionbudgets") else {
         return Ok(Vec::new());
     };
     let scope = Scope::new(entry, pods.namespace);
