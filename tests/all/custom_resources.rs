@@ -24,7 +24,6 @@ const WIDGETS: &str = "/apis/example.com/v1/namespaces/default/widgets";
 /// this list are not sent (so that what they would create does not change
 /// the answers after them), except where [`substitute`] says otherwise.
 const NOT_YET: &[(&str, &str)] = &[
-    ("005", "structural schema checks of a CRD are not made yet"),
     ("007", "CRD version checks print Go structs, not reproduced"),
     ("008", "CRD version checks print Go structs, not reproduced"),
     (
@@ -448,6 +447,14 @@ impl Replay<'_> {
             self.wait("the objects' deletion to start", |r| {
                 r.condition("widgets.example.com", "Terminating")
                     .is_some_and(|c| c["reason"] == "InstanceDeletionInProgress")
+            });
+            self.wait("every object to be marked for deletion", |r| {
+                let (_, list) = r.get_json(WIDGETS);
+                list["items"].as_array().is_some_and(|items| {
+                    items
+                        .iter()
+                        .all(|i| i["metadata"]["deletionTimestamp"].is_string())
+                })
             });
         }
         if file.starts_with("121") {

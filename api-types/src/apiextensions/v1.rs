@@ -2,6 +2,7 @@
 
 pub mod customresourcedefinition;
 pub mod json_schema;
+mod structural;
 mod validation;
 
 pub use customresourcedefinition::CustomResourceDefinition;

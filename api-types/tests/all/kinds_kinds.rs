@@ -588,7 +588,7 @@ fn custom_resource_definition() {
     assert_eq!(service.port, Some(8443));
     assert_eq!(crd.spec.versions[1].deprecated, Some(true));
     assert_eq!(crd.status.stored_versions, ["v1"]);
-    assert_eq!(crd.status.conditions.len(), 2);
+    assert_eq!(crd.status.conditions.as_ref().map_or(0, Vec::len), 2);
 }
 
 /// A cluster-scoped CRD with a conversion webhook by URL and a version that

@@ -39,6 +39,7 @@ pub(crate) fn validate_crd(
         }
     }
     validate_names(&spec.names, &names, errs);
+    super::structural::validate_versions(spec, &path.child("spec"), errs);
     let accepted = path.child("status").child("acceptedNames");
     validate_names(&crd.status.accepted_names, &accepted, errs);
 }
