@@ -78,14 +78,16 @@ impl Source {
 }
 
 /// Spawns an informer on `tasks`; its events go to `events` tagged with `tag`.
-/// It ends when the receiver is dropped (or with `tasks`).
+/// It ends when the receiver is dropped (or with `tasks`, or through the
+/// handle returned).
 pub fn spawn<T>(
     tasks: &mut JoinSet<()>,
     client: Client,
     source: Source,
     tag: T,
     events: mpsc::Sender<(T, Event)>,
-) where
+) -> tokio::task::AbortHandle
+where
     T: Clone + Send + Sync + 'static,
 {
     tasks.spawn(async move {
@@ -96,7 +98,7 @@ pub fn spawn<T>(
             events,
         };
         informer.run().await;
-    });
+    })
 }
 
 struct Informer<T> {

@@ -42,30 +42,20 @@ pub async fn run(client: Client) {
     };
     let mut tasks = JoinSet::new();
     let (tx, mut rx) = mpsc::channel(1024);
-    for (i, found) in resources.iter().enumerate() {
-        let source = Source {
-            resource: found.resource.clone(),
-            namespace: None,
-            params: ListParams {
-                metadata_only: true,
-                ..ListParams::default()
-            },
-        };
-        informer::spawn(&mut tasks, client.clone(), source, i, tx.clone());
-    }
-    drop(tx);
     let mut collector = Collector {
         client,
-        kinds: resources
-            .iter()
-            .enumerate()
-            .map(|(i, r)| ((r.resource.group.clone(), r.kind.clone()), i))
-            .collect(),
-        resources,
+        kinds: HashMap::new(),
+        resources: Vec::new(),
+        informers: Vec::new(),
         graph: Graph::default(),
         queue: WorkQueue::default(),
     };
+    for found in resources {
+        collector.watch(&mut tasks, &tx, found);
+    }
     let mut synced = HashSet::new();
+    let mut rediscover = tokio::time::interval(REDISCOVER);
+    rediscover.tick().await;
     loop {
         // Nothing is decided before every resource was listed once: the
         // dependents of an owner must all be known before its finalizer goes.
@@ -89,8 +79,20 @@ pub async fn run(client: Client) {
                 None => return,
             },
             () = collector.queue.wait_due() => {}
+            _ = rediscover.tick() => collector.rediscover(&mut tasks, &tx, &mut synced).await,
         }
     }
+}
+
+/// How often the collector looks for resources that came or went (custom
+/// resources): upstream's looks every 30 s; discovery through the server's
+/// own router is cheap, so kapi looks every 10 s.
+const REDISCOVER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether two discovered resources are the same group, version and plural.
+fn same(a: &Discovered, b: &Discovered) -> bool {
+    let (a, b) = (&a.resource, &b.resource);
+    a.group == b.group && a.version == b.version && a.plural == b.plural
 }
 
 /// The resources the collector watches: list, watch and delete supported.
@@ -105,7 +107,11 @@ fn deletable(found: Vec<Discovered>) -> Vec<Discovered> {
 
 struct Collector {
     client: Client,
+    /// Every resource watched since the start, by index; those no longer
+    /// served keep their index with their informer stopped.
     resources: Vec<Discovered>,
+    /// The informer of each resource; `None` once it is no longer served.
+    informers: Vec<Option<tokio::task::AbortHandle>>,
     /// (group, kind) -> index in `resources`.
     kinds: HashMap<(String, String), usize>,
     graph: Graph,
@@ -113,6 +119,68 @@ struct Collector {
 }
 
 impl Collector {
+    /// Starts watching one more resource.
+    fn watch(&mut self, tasks: &mut JoinSet<()>, tx: &mpsc::Sender<(usize, Event)>, found: Discovered) {
+        let i = self.resources.len();
+        let source = Source {
+            resource: found.resource.clone(),
+            namespace: None,
+            params: ListParams {
+                metadata_only: true,
+                ..ListParams::default()
+            },
+        };
+        let handle = informer::spawn(tasks, self.client.clone(), source, i, tx.clone());
+        self.kinds
+            .insert((found.resource.group.clone(), found.kind.clone()), i);
+        self.resources.push(found);
+        self.informers.push(Some(handle));
+    }
+
+    /// Watches the resources discovery lists now and did not before (a new
+    /// custom resource), and stops watching those no longer listed, whose
+    /// objects then count as gone.
+    async fn rediscover(
+        &mut self,
+        tasks: &mut JoinSet<()>,
+        tx: &mpsc::Sender<(usize, Event)>,
+        synced: &mut HashSet<usize>,
+    ) {
+        let Ok((found, failures)) = preferred_resources(&self.client).await else {
+            return;
+        };
+        let found = deletable(found);
+        // A group that failed to answer is not taken as gone.
+        let failed = |d: &Discovered| {
+            failures
+                .iter()
+                .any(|f| f.group_version == d.resource.api_version())
+        };
+        for i in 0..self.resources.len() {
+            let listed = found.iter().any(|f| same(f, &self.resources[i]));
+            if listed || failed(&self.resources[i]) || self.informers[i].is_none() {
+                continue;
+            }
+            if let Some(handle) = self.informers[i].take() {
+                handle.abort();
+            }
+            synced.insert(i);
+            for uid in self.graph.relisted(i, &HashSet::new()) {
+                self.queue.add(uid);
+            }
+        }
+        for f in found {
+            let watched = self
+                .resources
+                .iter()
+                .zip(&self.informers)
+                .any(|(r, informer)| informer.is_some() && same(r, &f));
+            if !watched {
+                self.watch(tasks, tx, f);
+            }
+        }
+    }
+
     fn note(&mut self, synced: &mut HashSet<usize>, (resource, event): (usize, Event)) {
         let todo = match event {
             Event::Listed(items) => {
