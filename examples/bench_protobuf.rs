@@ -98,9 +98,10 @@ where
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
     let info = T::INFO;
-    let entry = *scheme
+    let entry = scheme
         .get(info.group, info.version, info.plural)
-        .expect("registered kind");
+        .expect("registered kind")
+        .clone();
     let mut object = Object::new(Box::new(object.clone()));
     for media_type in [
         StorageMediaType::Json,

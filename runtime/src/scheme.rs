@@ -59,7 +59,7 @@ pub trait KindOps: Send + Sync {
     fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
 
     /// An object of the hub version as this version's.
-    fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
+    fn to_served(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
 
     /// Whether the kind is a custom resource, defined at run time: it has no
     /// Go struct upstream, so no strategic merge patch, and each of its
@@ -137,8 +137,8 @@ impl KindEntry {
     }
 
     /// An object of the storage version as this version's.
-    pub fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
-        self.ops.from_hub(object)
+    pub fn to_served(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        self.ops.to_served(object)
     }
 
     /// The text a field selector reads for `field` when an object leaves it
@@ -270,7 +270,7 @@ impl<T: Resource> KindOps for Typed<T> {
         }
     }
 
-    fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+    fn to_served(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
         match T::HUB {
             None => Ok(object),
             Some(hub) => (hub.from_hub)(object),

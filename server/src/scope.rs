@@ -61,7 +61,7 @@ impl<'a> Scope<'a> {
             return Ok(object);
         }
         self.served
-            .from_hub(object.into_typed())
+            .to_served(object.into_typed())
             .map(Object::new)
             .map_err(ApiError::internal)
     }

@@ -161,7 +161,7 @@ fn converted(entry: &KindEntry, object: &Object, want: &ResourceInfo) -> Option<
     let out = if std::ptr::eq(want, hub) {
         entry.to_hub(typed)
     } else {
-        entry.from_hub(typed)
+        entry.to_served(typed)
     };
     out.ok().map(Object::new)
 }

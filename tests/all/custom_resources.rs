@@ -320,10 +320,10 @@ impl Replay<'_> {
             .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
             .collect();
         let body = self.request_body(file, request);
-        if request["body"].is_object() || request["body"].is_array() {
-            if !headers.iter().any(|(k, _)| k == "Content-Type") {
-                headers.push(("Content-Type".into(), "application/json".into()));
-            }
+        if (request["body"].is_object() || request["body"].is_array())
+            && !headers.iter().any(|(k, _)| k == "Content-Type")
+        {
+            headers.push(("Content-Type".into(), "application/json".into()));
         }
         let header_refs: Vec<(&str, &str)> = headers
             .iter()
@@ -543,5 +543,207 @@ fn custom_resources_answer_as_kube_apiserver_recorded() {
         "{} of {compared} answers differ from kube-apiserver's:\n{}",
         diffs.len(),
         diffs.join("\n")
+    );
+}
+
+/// A namespaced CRD with a status and scale subresource and printer columns.
+const GIZMO_CRD: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.example.org
+spec:
+  group: example.org
+  scope: Namespaced
+  names: {plural: gizmos, singular: gizmo, kind: Gizmo, shortNames: [gz]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, minimum: 0}
+              mode: {type: string, default: fast}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+";
+
+fn gizmo(name: &str, namespace: &str, extra_meta: &str) -> String {
+    format!(
+        "apiVersion: example.org/v1\nkind: Gizmo\nmetadata:\n  name: {name}\n  namespace: {namespace}\n{extra_meta}spec:\n  replicas: 1\n"
+    )
+}
+
+/// Waits (at most 30 s) until `done`.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "waited 30 s for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn replicas_on_one_etcd_serve_the_same_custom_resources() {
+    if !kapi_test_support::etcd::etcd_available() {
+        return;
+    }
+    let etcd = kapi_test_support::etcd::EtcdCluster::start(1);
+    let endpoints = etcd.endpoints();
+    let kapi = Path::new(env!("CARGO_BIN_EXE_kapi"));
+    let a = Server::start_args(kapi, &["--etcd-servers", &endpoints]);
+    let b = Server::start_args(kapi, &["--etcd-servers", &endpoints]);
+
+    // Defined through one replica, established and served by both.
+    a.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
+    for server in [&a, &b] {
+        server.kubectl_ok(&[
+            "wait",
+            "--for=condition=Established",
+            "crd/gizmos.example.org",
+            "--timeout=30s",
+        ]);
+        eventually("the kind to be served", || {
+            server.kubectl(&["get", "gizmos"]).status.success()
+        });
+    }
+    b.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo("g1", "default", ""));
+    let created: Value =
+        serde_json::from_str(&a.kubectl_ok(&["get", "gz", "g1", "-o", "json"])).unwrap();
+    assert_eq!(created["spec"], json!({"mode": "fast", "replicas": 1}));
+    assert_eq!(created["metadata"]["generation"], 1);
+    assert!(a.kubectl_ok(&["get", "gizmos"]).contains("REPLICAS"));
+
+    // Writes through either replica; scale through the subresource.
+    a.kubectl_ok(&[
+        "patch",
+        "gizmo",
+        "g1",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"mode":"slow"}}"#,
+    ]);
+    b.kubectl_ok(&["scale", "gizmo", "g1", "--replicas=3"]);
+    let scaled: Value =
+        serde_json::from_str(&a.kubectl_ok(&["get", "gizmo", "g1", "-o", "json"])).unwrap();
+    assert_eq!(scaled["spec"], json!({"mode": "slow", "replicas": 3}));
+    assert_eq!(scaled["metadata"]["generation"], 3);
+    let invalid = b.kubectl_err(&[
+        "patch",
+        "gizmo",
+        "g1",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"replicas":-1}}"#,
+    ]);
+    assert!(
+        invalid.contains("spec.replicas in body should be greater than or equal to 0"),
+        "{invalid}"
+    );
+
+    // A changed definition takes effect on the other replica without a restart.
+    let with_mode_column = GIZMO_CRD.replace(
+        "    - {name: Replicas, type: integer, jsonPath: .spec.replicas}\n",
+        "    - {name: Replicas, type: integer, jsonPath: .spec.replicas}\n    - {name: Mode, type: string, jsonPath: .spec.mode}\n",
+    );
+    a.kubectl_stdin_ok(&["apply", "-f", "-"], &with_mode_column);
+    eventually("the new column on the other replica", || {
+        b.kubectl_ok(&["get", "gizmos"]).contains("MODE")
+    });
+
+    // Deleting the definition deletes its objects first, then the kind goes
+    // from both replicas.
+    b.kubectl_ok(&["delete", "crd", "gizmos.example.org", "--timeout=30s"]);
+    for server in [&a, &b] {
+        eventually("the kind to go", || {
+            let out = server.kubectl(&["get", "crd", "gizmos.example.org"]);
+            !out.status.success()
+        });
+        eventually("the endpoint to go", || {
+            http_exchange(
+                server.address,
+                "GET",
+                "/apis/example.org/v1/gizmos",
+                &[],
+                b"",
+            )
+            .is_some_and(|answer| answer.code == 404)
+        });
+    }
+    // Created again, it starts empty.
+    a.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
+    b.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gizmos.example.org",
+        "--timeout=30s",
+    ]);
+    eventually("the kind to be served again", || {
+        b.kubectl(&["get", "gizmos"]).status.success()
+    });
+    assert!(
+        b.kubectl_ok(&["get", "gizmos", "-A", "-o", "name"])
+            .is_empty()
+    );
+}
+
+#[test]
+fn built_in_controllers_collect_custom_resources() {
+    let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"]);
+    server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
+    server.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gizmos.example.org",
+        "--timeout=30s",
+    ]);
+    eventually("the kind to be served", || {
+        server.kubectl(&["get", "gizmos"]).status.success()
+    });
+
+    // The garbage collector deletes a dependent whose owner is gone.
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo("owner", "default", ""));
+    let uid = server.kubectl_ok(&["get", "gizmo", "owner", "-o", "jsonpath={.metadata.uid}"]);
+    let owned = format!(
+        "  ownerReferences:\n  - {{apiVersion: example.org/v1, kind: Gizmo, name: owner, uid: {uid}}}\n"
+    );
+    server.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &gizmo("dependent", "default", &owned),
+    );
+    server.kubectl_ok(&["delete", "gizmo", "owner"]);
+    eventually("the dependent to be collected", || {
+        !server
+            .kubectl(&["get", "gizmo", "dependent"])
+            .status
+            .success()
+    });
+
+    // The namespace controller empties a namespace of its custom resources.
+    server.kubectl_ok(&["create", "namespace", "scratch"]);
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo("inside", "scratch", ""));
+    server.kubectl_ok(&["delete", "namespace", "scratch", "--timeout=30s"]);
+    eventually("the namespace to go", || {
+        !server
+            .kubectl(&["get", "namespace", "scratch"])
+            .status
+            .success()
+    });
+    assert!(
+        server
+            .kubectl_ok(&["get", "gizmos", "-A", "-o", "name"])
+            .is_empty()
     );
 }

@@ -420,7 +420,7 @@ fn every_version_served_through_a_hub_converts_any_object_without_panicking() {
             match proto.decode(&support::random::random_message(&mut rng, name, &fields)) {
                 Ok(object) => {
                     let in_hub = entry.to_hub(object).expect("to the hub");
-                    entry.from_hub(in_hub).expect("from the hub");
+                    entry.to_served(in_hub).expect("from the hub");
                     converted += 1;
                 }
                 Err(e) => undecodable.push(format!("{kind} case {case}: {e}")),
@@ -428,7 +428,7 @@ fn every_version_served_through_a_hub_converts_any_object_without_panicking() {
             let (name, fields) = storage_proto.describe();
             match storage_proto.decode(&support::random::random_message(&mut rng, name, &fields)) {
                 Ok(object) => {
-                    let served = entry.from_hub(object).expect("from the hub");
+                    let served = entry.to_served(object).expect("from the hub");
                     entry
                         .to_hub(served)
                         .unwrap_or_else(|e| panic!("case {case}: {e}"));

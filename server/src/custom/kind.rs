@@ -282,11 +282,11 @@ impl KindOps for Ops {
 
     fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
         Ok(Box::new(
-            self.object(object)?.as_version(self.storage.clone()),
+            self.object(object)?.into_version(self.storage.clone()),
         ))
     }
 
-    fn from_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
-        Ok(Box::new(self.object(object)?.as_version(self.this.clone())))
+    fn to_served(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
+        Ok(Box::new(self.object(object)?.into_version(self.this.clone())))
     }
 }

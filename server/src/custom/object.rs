@@ -32,7 +32,7 @@ pub struct CustomObject {
 impl CustomObject {
     /// The object as `version` (the conversion of strategy `None`: only
     /// `apiVersion` changes).
-    pub(super) fn as_version(mut self, version: Arc<Version>) -> CustomObject {
+    pub(super) fn into_version(mut self, version: Arc<Version>) -> CustomObject {
         self.version = version;
         self
     }

@@ -256,7 +256,7 @@ pub fn predicate(
         match served.hub() {
             None => fields.matches(|f| text(&object, f)),
             Some(_) => served
-                .from_hub(object.into_typed())
+                .to_served(object.into_typed())
                 .map(Object::new)
                 .is_ok_and(|served| fields.matches(|f| text(&served, f))),
         }

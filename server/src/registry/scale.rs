@@ -138,7 +138,15 @@ impl Registry {
                 metadata.insert(key.to_owned(), v.clone());
             }
         }
-        let replicas = |path| lookup(&value, path).as_i64().unwrap_or(0);
+        // A custom resource may name no path (no label selector): nothing.
+        let at = |path: &str| {
+            if path.is_empty() {
+                Value::Null
+            } else {
+                lookup(&value, path)
+            }
+        };
+        let replicas = |path| at(path).as_i64().unwrap_or(0);
         let scale = json!({
             "kind": "Scale",
             "apiVersion": "autoscaling/v1",
@@ -146,7 +154,7 @@ impl Registry {
             "spec": { "replicas": replicas(facts.spec_replicas) },
             "status": {
                 "replicas": replicas(facts.status_replicas),
-                "selector": selector_text(&lookup(&value, facts.label_selector)),
+                "selector": selector_text(&at(facts.label_selector)),
             },
         });
         self.normalize_scale(scale)

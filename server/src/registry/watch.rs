@@ -202,7 +202,7 @@ fn frame_of(
     };
     let served = codec::decode_stored(entry, &kv).and_then(|object| match served.hub() {
         None => Ok(object),
-        Some(_) => served.from_hub(object.into_typed()).map(Object::new),
+        Some(_) => served.to_served(object.into_typed()).map(Object::new),
     });
     match served {
         Ok(object) => Some(WatchStart::Event(kind, object)),

@@ -120,7 +120,12 @@ struct Collector {
 
 impl Collector {
     /// Starts watching one more resource.
-    fn watch(&mut self, tasks: &mut JoinSet<()>, tx: &mpsc::Sender<(usize, Event)>, found: Discovered) {
+    fn watch(
+        &mut self,
+        tasks: &mut JoinSet<()>,
+        tx: &mpsc::Sender<(usize, Event)>,
+        found: Discovered,
+    ) {
         let i = self.resources.len();
         let source = Source {
             resource: found.resource.clone(),
