@@ -747,3 +747,107 @@ fn built_in_controllers_collect_custom_resources() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn kube_rs_dynamic_objects_of_a_custom_resource() {
+    use futures::StreamExt;
+    use kube::api::{
+        Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
+        PatchParams, PostParams, WatchEvent, WatchParams,
+    };
+
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let client = kube::Client::try_from(kube::Config::new(server.url().parse().unwrap())).unwrap();
+    server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
+    server.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gizmos.example.org",
+        "--timeout=30s",
+    ]);
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("example.org", "v1", "Gizmo"),
+        "gizmos",
+    );
+    let api: Api<DynamicObject> = Api::namespaced_with(client, "default", &resource);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while api.list(&ListParams::default()).await.is_err() {
+        assert!(Instant::now() < deadline, "the kind is never served");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // A watch from the empty list's revision sees everything below.
+    let listed = api.list(&ListParams::default()).await.unwrap();
+    let revision = listed.metadata.resource_version.unwrap();
+    let mut events = api
+        .watch(&WatchParams::default().timeout(20), &revision)
+        .await
+        .unwrap()
+        .boxed();
+
+    let object: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "example.org/v1", "kind": "Gizmo",
+        "metadata": {"name": "g1", "labels": {"tier": "a"}},
+        "spec": {"replicas": 2}
+    }))
+    .unwrap();
+    let created = api.create(&PostParams::default(), &object).await.unwrap();
+    assert_eq!(created.data["spec"], json!({"mode": "fast", "replicas": 2}));
+    assert_eq!(created.metadata.generation, Some(1));
+
+    let got = api.get("g1").await.unwrap();
+    assert_eq!(got.metadata.uid, created.metadata.uid);
+    let selected = api
+        .list(&ListParams::default().labels("tier=a"))
+        .await
+        .unwrap();
+    assert_eq!(selected.items.len(), 1);
+
+    // The main endpoint ignores status; /status ignores the spec.
+    let patched = api
+        .patch(
+            "g1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 4}, "status": {"replicas": 9}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.data["spec"]["replicas"], 4);
+    assert!(patched.data.get("status").is_none());
+    assert_eq!(patched.metadata.generation, Some(2));
+    let status = api
+        .patch_status(
+            "g1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 7}, "status": {"replicas": 4}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status.data["status"], json!({"replicas": 4}));
+    assert_eq!(status.data["spec"]["replicas"], 4);
+    assert_eq!(status.metadata.generation, Some(2));
+
+    api.delete("g1", &DeleteParams::default()).await.unwrap();
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        match event.unwrap() {
+            WatchEvent::Added(o) => seen.push(("ADDED", o.metadata.generation)),
+            WatchEvent::Modified(o) => seen.push(("MODIFIED", o.metadata.generation)),
+            WatchEvent::Deleted(o) => {
+                seen.push(("DELETED", o.metadata.generation));
+                break;
+            }
+            WatchEvent::Bookmark(_) => {}
+            WatchEvent::Error(e) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            ("ADDED", Some(1)),
+            ("MODIFIED", Some(2)),
+            ("MODIFIED", Some(2)),
+            ("DELETED", Some(2)),
+        ]
+    );
+}

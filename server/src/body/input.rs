@@ -30,15 +30,6 @@ struct TypeMeta {
     kind: Option<String>,
     #[serde(default)]
     api_version: Option<String>,
-    /// Only the name, for the error of a custom resource of another kind.
-    #[serde(default)]
-    metadata: Option<NameOnly>,
-}
-
-#[derive(Deserialize)]
-struct NameOnly {
-    #[serde(default)]
-    name: Option<String>,
 }
 
 /// A body of a custom resource naming another kind is invalid (422), not a
@@ -74,14 +65,16 @@ impl Input {
         }
         let meta: TypeMeta = serde_json::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?;
-        check_custom_kind(
-            entry,
-            meta.kind.as_deref().unwrap_or_default(),
-            meta.metadata
-                .as_ref()
-                .and_then(|m| m.name.as_deref())
-                .unwrap_or_default(),
-        )?;
+        let kind = meta.kind.as_deref().unwrap_or_default();
+        if entry.is_custom() && !kind.is_empty() && kind != entry.info.kind {
+            // The error names the object: read its name (a rare path).
+            let value: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+            let name = value
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            check_custom_kind(entry, kind, name)?;
+        }
         check_type(
             entry.info,
             meta.kind.as_deref().unwrap_or_default(),

@@ -287,6 +287,8 @@ impl KindOps for Ops {
     }
 
     fn to_served(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
-        Ok(Box::new(self.object(object)?.into_version(self.this.clone())))
+        Ok(Box::new(
+            self.object(object)?.into_version(self.this.clone()),
+        ))
     }
 }
