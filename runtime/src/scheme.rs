@@ -384,7 +384,9 @@ fn encode_body_proto<T: serde::de::DeserializeOwned + proto::Message>(
 /// bodies of its subresources, by group, version and kind.
 #[derive(Clone, Debug, Default)]
 pub struct Scheme {
-    kinds: BTreeMap<(String, String, String), KindEntry>,
+    /// By group, version and plural: looked up with borrowed text on every
+    /// request, iterated in that order.
+    kinds: BTreeMap<String, BTreeMap<String, BTreeMap<String, KindEntry>>>,
     bodies: BTreeMap<(String, String, String), BodyEntry>,
 }
 
@@ -407,7 +409,11 @@ impl Scheme {
     pub fn add(&mut self, entry: KindEntry) {
         let i = entry.info;
         self.kinds
-            .insert((i.group.into(), i.version.into(), i.plural.into()), entry);
+            .entry(i.group.into())
+            .or_default()
+            .entry(i.version.into())
+            .or_default()
+            .insert(i.plural.into(), entry);
     }
 
     /// Adds a subresource body.
@@ -431,16 +437,17 @@ impl Scheme {
 
     /// The kind served at `group/version/plural`.
     pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<&KindEntry> {
-        self.kinds
-            .get(&(group.to_owned(), version.to_owned(), plural.to_owned()))
+        self.kinds.get(group)?.get(version)?.get(plural)
     }
 
     /// The kind `kind` of `group/version`, found by its name rather than its
     /// resource (a subresource's body that is also a resource: a Binding).
     pub fn get_kind(&self, group: &str, version: &str, kind: &str) -> Option<&KindEntry> {
         self.kinds
+            .get(group)?
+            .get(version)?
             .values()
-            .find(|e| e.info.group == group && e.info.version == version && e.info.kind == kind)
+            .find(|e| e.info.kind == kind)
     }
 
     /// The entry of the version `entry`'s objects are stored in: its hub, or
@@ -454,6 +461,9 @@ impl Scheme {
 
     /// Every kind, ordered by group, version and plural (deterministic output).
     pub fn entries(&self) -> impl Iterator<Item = &KindEntry> {
-        self.kinds.values()
+        self.kinds
+            .values()
+            .flat_map(BTreeMap::values)
+            .flat_map(BTreeMap::values)
     }
 }

@@ -23,6 +23,7 @@ use crate::go_json::{null_as_default, omitempty};
     cluster_scoped,
     status,
     prepare_create = record_storage_version,
+    prepare_update = add_storage_version,
     printer_column(
         name = "Created At",
         type = "date",
@@ -53,6 +54,18 @@ pub struct CustomResourceDefinition {
 fn record_storage_version(crd: &mut CustomResourceDefinition) {
     if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage) {
         crd.status.stored_versions = vec![storage.name.clone()];
+    }
+}
+
+/// An update that makes another version the storage version adds it to
+/// `status.storedVersions` (objects will be stored in it from now on; the
+/// versions already there stay until a migration removes them), as
+/// upstream's PrepareForUpdate.
+fn add_storage_version(crd: &mut CustomResourceDefinition, _old: &CustomResourceDefinition) {
+    if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage)
+        && !crd.status.stored_versions.contains(&storage.name)
+    {
+        crd.status.stored_versions.push(storage.name.clone());
     }
 }
 
