@@ -93,7 +93,7 @@ pub struct CustomResourceDefinitionSpec {
     pub scope: String,
     /// The versions served, in any order; exactly one is the storage version.
     /// Discovery lists them by Kubernetes version priority.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(required)]
     #[api(list_type = "atomic")]
     #[api(proto = 7)]
@@ -137,7 +137,7 @@ pub struct WebhookConversion {
     pub client_config: Option<WebhookClientConfig>,
     /// `ConversionReview` versions the webhook accepts, preferred first; the
     /// API server sends the first it knows (`v1`, `v1beta1`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(required)]
     #[api(list_type = "atomic")]
     #[api(proto = 3)]
@@ -364,7 +364,7 @@ pub struct CustomResourceDefinitionStatus {
     pub accepted_names: CustomResourceDefinitionNames,
     /// Every version objects have ever been stored in; a version leaves the
     /// list only once no stored object uses it.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(list_type = "atomic")]
     #[api(proto = 3)]
     pub stored_versions: Vec<String>,
@@ -374,14 +374,15 @@ pub struct CustomResourceDefinitionStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomResourceDefinitionCondition {
-    /// The condition type, e.g. `Established`.
+    /// The condition type, e.g. `Established` (required by the schema;
+    /// upstream does not check the conditions a client writes).
     #[serde(default, rename = "type")]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub type_: String,
     /// `True`, `False` or `Unknown`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 2)]
     pub status: String,
     /// When the status last changed.
