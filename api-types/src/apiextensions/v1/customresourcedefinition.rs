@@ -374,8 +374,9 @@ pub struct CustomResourceDefinitionStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct CustomResourceDefinitionCondition {
-    /// The condition type, e.g. `Established` (required by the schema;
-    /// upstream does not check the conditions a client writes).
+    /// The condition type, e.g. `Established`.
+    // Required by the schema only: upstream does not check the conditions
+    // a client writes.
     #[serde(default, rename = "type")]
     #[api(schema_required)]
     #[api(proto = 1)]
