@@ -307,6 +307,18 @@ async fn accept_names(client: &Client, known: &BTreeMap<String, Value>) {
     }
 }
 
+/// Writes `crd`'s status with condition Terminating True for `reason`.
+async fn write_terminating(client: &Client, crd: &Value, reason: &str, message: &str) {
+    let mut conditions: Vec<Value> = crd["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    set_condition(&mut conditions, "Terminating", "True", reason, message);
+    let mut updated = crd.clone();
+    updated["status"]["conditions"] = Value::Array(conditions);
+    write_status(client, &updated).await;
+}
+
 async fn write_status(client: &Client, crd: &Value) {
     let name = crd["metadata"]["name"].as_str().unwrap_or_default();
     if let Err(e) = client
@@ -338,20 +350,13 @@ async fn finalize(
         let name = crd["metadata"]["name"].as_str().unwrap_or_default();
         let reason = condition(crd, "Terminating").map(|c| c["reason"].clone());
         if reason != Some(json!("InstanceDeletionInProgress")) {
-            let mut updated = crd.clone();
-            let mut conditions: Vec<Value> = crd["status"]["conditions"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            set_condition(
-                &mut conditions,
-                "Terminating",
-                "True",
+            write_terminating(
+                client,
+                crd,
                 "InstanceDeletionInProgress",
                 "CustomResource deletion is in progress",
-            );
-            updated["status"]["conditions"] = Value::Array(conditions);
-            write_status(client, &updated).await;
+            )
+            .await;
         }
         match delete_objects(registry, client, crd).await {
             Ok(true) => {
@@ -372,20 +377,13 @@ async fn finalize(
                     // Upstream's words when its wait for the objects times
                     // out; the next round starts at once.
                     rounds.remove(name);
-                    let mut updated = crd.clone();
-                    let mut conditions: Vec<Value> = crd["status"]["conditions"]
-                        .as_array()
-                        .cloned()
-                        .unwrap_or_default();
-                    set_condition(
-                        &mut conditions,
-                        "Terminating",
-                        "True",
+                    write_terminating(
+                        client,
+                        crd,
                         "InstanceDeletionCheck",
                         "could not confirm zero CustomResources remaining: timed out waiting for the condition",
-                    );
-                    updated["status"]["conditions"] = Value::Array(conditions);
-                    write_status(client, &updated).await;
+                    )
+                    .await;
                 }
             }
             Err(e) => tracing::warn!(crd = name, error = %e, "deleting custom objects"),
