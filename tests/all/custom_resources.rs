@@ -30,12 +30,9 @@ const NOT_YET: &[(&str, &str)] = &[
         "009",
         "printer-column JSONPath checks of a CRD are not made yet",
     ),
-    ("011", "CEL rules are not compiled (issue 18 item 4)"),
     ("022", "OpenAPI documents are written in kapi's own words"),
     ("023", "OpenAPI documents are written in kapi's own words"),
     ("024", "OpenAPI documents are written in kapi's own words"),
-    ("031", "CEL rules are not evaluated (issue 18 item 4)"),
-    ("033", "CEL rules are not evaluated (issue 18 item 4)"),
     (
         "066",
         "kapi names the media type it refuses, and no protobuf",

@@ -4,6 +4,7 @@
 //! [`object::CustomObject`]s; the [`controller`] accepts a definition's names,
 //! establishes it, serves it, and removes its objects when it is deleted.
 
+pub mod cel;
 pub mod controller;
 pub mod kind;
 pub mod object;

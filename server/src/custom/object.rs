@@ -30,6 +30,29 @@ pub struct CustomObject {
 }
 
 impl CustomObject {
+    /// The object as its schema's root CEL rules see it: its content with
+    /// `apiVersion`, `kind` and the metadata they may read.
+    pub(super) fn rule_input(&self, info: &ResourceInfo) -> Value {
+        let mut map = Map::with_capacity(self.content.len() + 3);
+        let api_version = if info.group.is_empty() {
+            info.version.to_owned()
+        } else {
+            format!("{}/{}", info.group, info.version)
+        };
+        map.insert("apiVersion".into(), Value::String(api_version));
+        map.insert("kind".into(), Value::String(info.kind.to_owned()));
+        let mut metadata = Map::new();
+        if let Some(name) = &self.metadata.name {
+            metadata.insert("name".into(), Value::String(name.clone()));
+        }
+        if let Some(generate_name) = &self.metadata.generate_name {
+            metadata.insert("generateName".into(), Value::String(generate_name.clone()));
+        }
+        map.insert("metadata".into(), Value::Object(metadata));
+        map.extend(self.content.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Value::Object(map)
+    }
+
     /// The object as `version` (the conversion of strategy `None`: only
     /// `apiVersion` changes).
     pub(super) fn into_version(mut self, version: Arc<Version>) -> CustomObject {

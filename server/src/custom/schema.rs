@@ -3,13 +3,17 @@
 //! fields `fieldValidation` reports), their defaults, and the validation of
 //! values against it with kube-apiserver's field paths and messages (types,
 //! formats, bounds, lengths, patterns, enums, required fields, list sets and
-//! maps). CEL rules (`x-kubernetes-validations`) are not evaluated yet.
+//! maps), and the CEL rules (`x-kubernetes-validations`, compiled here and
+//! run by [`crate::custom::cel`]) with the stored object's values for
+//! transition rules.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use kapi_runtime::validation::{FieldErrorKind, FieldErrors, FieldPath};
 use serde_json::{Map, Value};
+
+use super::cel::{NodeRules, RUNTIME_BUDGET};
 
 /// One node of a structural schema.
 #[derive(Debug, Default)]
@@ -32,6 +36,11 @@ pub struct Structural {
     default: Option<Value>,
     /// What values are allowed.
     checks: Checks,
+    /// The node's compiled CEL rules (rules that do not compile are left
+    /// out: the definition's validation refused them when it was written).
+    rules: Option<Box<NodeRules>>,
+    /// Whether the node or one below it has compiled rules.
+    rules_below: bool,
 }
 
 /// The value constraints of one schema node.
@@ -68,23 +77,31 @@ impl Structural {
     /// The structural form of an `openAPIV3Schema` (`None`: a version with no
     /// schema keeps every field).
     pub fn of(schema: &Value) -> Structural {
-        let Value::Object(schema) = schema else {
+        Structural::node(schema, true)
+    }
+
+    fn node(json: &Value, root: bool) -> Structural {
+        let Value::Object(schema) = json else {
             return Structural::default();
         };
         let node = |key: &str| {
             schema
                 .get(key)
                 .filter(|v| v.is_object())
-                .map(Structural::of)
+                .map(|v| Structural::node(v, false))
         };
         let flag = |key: &str| schema.get(key).and_then(Value::as_bool).unwrap_or(false);
-        Structural {
+        let rules = schema
+            .get("x-kubernetes-validations")
+            .map(|_| Box::new(NodeRules::compile(json, root).0))
+            .filter(|r| !r.rules.is_empty());
+        let mut structural = Structural {
             properties: schema
                 .get("properties")
                 .and_then(Value::as_object)
                 .map(|p| {
                     p.iter()
-                        .map(|(k, v)| (k.clone(), Structural::of(v)))
+                        .map(|(k, v)| (k.clone(), Structural::node(v, false)))
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -102,10 +119,94 @@ impl Structural {
             nullable: flag("nullable"),
             default: schema.get("default").cloned(),
             checks: Checks::of(schema),
-        }
+            rules,
+            rules_below: false,
+        };
+        structural.rules_below = structural.rules.is_some()
+            || structural.properties.values().any(|p| p.rules_below)
+            || structural
+                .additional
+                .as_ref()
+                .is_some_and(|a| a.rules_below)
+            || structural.items.as_ref().is_some_and(|i| i.rules_below);
+        structural
     }
 
-    /// Whether the schema has CEL rules anywhere.
+    /// Whether CEL rules run on objects of this schema.
+    pub fn has_compiled_rules(&self) -> bool {
+        self.rules_below
+    }
+
+    /// Runs the CEL rules on a whole custom object `object` (with
+    /// `apiVersion`, `kind` and `metadata`), and `old`, the stored object
+    /// on an update, for transition rules and ratcheting.
+    pub fn validate_rules_root(&self, object: &Value, old: Option<&Value>, errs: &mut FieldErrors) {
+        let mut budget = RUNTIME_BUDGET;
+        self.validate_rules(object, old, &Path::root(), &mut budget, errs);
+    }
+
+    /// Runs the rules of this node and below on `value`; `false` once the
+    /// budget is spent.
+    fn validate_rules(
+        &self,
+        value: &Value,
+        old: Option<&Value>,
+        path: &Path,
+        budget: &mut u64,
+        errs: &mut FieldErrors,
+    ) -> bool {
+        if !self.rules_below {
+            return true;
+        }
+        if let Some(rules) = &self.rules
+            && !rules.validate(value, old, &path.field(), budget, errs)
+        {
+            return false;
+        }
+        match value {
+            Value::Object(map) => {
+                for (key, property) in &self.properties {
+                    let Some(v) = map.get(key) else { continue };
+                    let o = old.and_then(|o| o.get(key));
+                    if !property.validate_rules(v, o, &path.child(key), budget, errs) {
+                        return false;
+                    }
+                }
+                if let Some(values) = &self.additional {
+                    for (key, v) in map {
+                        let o = old.and_then(|o| o.get(key));
+                        if !values.validate_rules(v, o, &path.key(key), budget, errs) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let Some(schema) = &self.items else {
+                    return true;
+                };
+                let keys = &self.checks.list_map_keys;
+                let correlates =
+                    self.checks.list_type.as_deref() == Some("map") && !keys.is_empty();
+                let old_items = old.and_then(Value::as_array);
+                for (i, item) in items.iter().enumerate() {
+                    // Items of a map list pair with the stored item of the
+                    // same keys; other lists' items pair with nothing.
+                    let o = old_items.filter(|_| correlates).and_then(|olds| {
+                        olds.iter()
+                            .find(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
+                    });
+                    if !schema.validate_rules(item, o, &path.index(i), budget, errs) {
+                        return false;
+                    }
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// Whether the schema has CEL rules anywhere (compiling or not).
     fn has_rules(&self) -> bool {
         self.checks.has_rules
             || self.properties.values().any(Structural::has_rules)
@@ -120,16 +221,7 @@ impl Structural {
     pub fn validate_root(&self, object: &Map<String, Value>, errs: &mut FieldErrors) {
         let before = errs.0.len();
         self.validate_map(object, &Path::root(), errs);
-        let blocking = errs.0[before..].iter().any(|e| {
-            matches!(
-                e.kind,
-                FieldErrorKind::NotSupported
-                    | FieldErrorKind::Required
-                    | FieldErrorKind::TooLong
-                    | FieldErrorKind::TooMany
-                    | FieldErrorKind::TypeInvalid
-            )
-        });
+        let blocking = errs.0[before..].iter().any(blocks);
         if blocking && self.has_rules() {
             errs.invalid_without_value(
                 FieldPath::new("<nil>"),
@@ -549,6 +641,24 @@ impl Checks {
     }
 }
 
+/// Whether a schema error keeps the CEL rules from running (a value of the
+/// wrong type, missing or too large could make them fail for no reason).
+fn blocks(e: &kapi_runtime::validation::FieldError) -> bool {
+    matches!(
+        e.kind,
+        FieldErrorKind::NotSupported
+            | FieldErrorKind::Required
+            | FieldErrorKind::TooLong
+            | FieldErrorKind::TooMany
+            | FieldErrorKind::TypeInvalid
+    )
+}
+
+/// Whether `errs` hold an error that keeps the CEL rules from running.
+pub fn blocks_rules(errs: &FieldErrors) -> bool {
+    errs.0.iter().any(blocks)
+}
+
 /// A field path as validation builds it, and as its messages print it
 /// (`spec.size`, `spec.items[0].name`; the root prints as nothing).
 #[derive(Clone, Debug)]
@@ -573,6 +683,10 @@ impl Path {
 
     fn index(&self, i: usize) -> Path {
         Path(format!("{}[{i}]", self.0))
+    }
+
+    fn key(&self, key: &str) -> Path {
+        Path(format!("{}[{key}]", self.0))
     }
 
     fn text(&self) -> &str {

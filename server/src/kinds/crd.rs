@@ -5,6 +5,7 @@
 //! finalizer (`crate::custom::controller`).
 
 use kapi_runtime::meta::{DeleteOptions, Time};
+use kapi_runtime::validation::FieldErrors;
 use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ApiResult};
@@ -16,6 +17,21 @@ use crate::registry::{Input, Object, Scope};
 pub struct CrdRest;
 
 impl KindRest for CrdRest {
+    /// The CEL rules of the definition's schemas compile, check and fit
+    /// their cost budget (checked again only when the spec changes: the
+    /// rules a stored definition has stay valid).
+    fn validate(&self, object: &Object, old: Option<&Object>, errs: &mut FieldErrors) {
+        let Ok(value) = object.to_value() else { return };
+        if let Some(old) = old
+            && old
+                .to_value()
+                .is_ok_and(|old| old.get("spec") == value.get("spec"))
+        {
+            return;
+        }
+        crate::custom::cel::crd::validate(&value, errs);
+    }
+
     fn delete_step(
         &self,
         scope: Scope<'_>,

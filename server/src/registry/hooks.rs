@@ -21,6 +21,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use kapi_runtime::ResourceInfo;
 use kapi_runtime::meta::DeleteOptions;
+use kapi_runtime::validation::FieldErrors;
 use kapi_storage::Storage;
 use serde_json::Value;
 
@@ -113,6 +114,10 @@ pub trait KindRest: Send + Sync {
     fn still_finalizing(&self, _object: &Object) -> ApiResult<bool> {
         Ok(false)
     }
+
+    /// The kind's validation beyond its compiled checks, on a create (`old`
+    /// is `None`) or an update, with the others' errors.
+    fn validate(&self, _object: &Object, _old: Option<&Object>, _errs: &mut FieldErrors) {}
 
     /// Completes a new object right before it is stored, taking what it
     /// needs outside it (given back if the create fails). A dry run takes

@@ -5,6 +5,7 @@
 use kapi_runtime::meta::{ObjectMeta, Time};
 use kapi_runtime::validation::{FieldErrors, FieldPath, label_value_errors, qualified_name_errors};
 
+use super::hooks::KindRest;
 use super::{Endpoint, FieldValidation, Input, Object, Scope};
 use crate::api_error::{ApiError, ApiResult};
 
@@ -142,6 +143,7 @@ pub fn bump_generation(scope: Scope<'_>, old: &Object, new: &mut Object) {
 /// the endpoint) the update checks of the endpoint.
 pub fn admit(
     scope: Scope<'_>,
+    rest: Option<&dyn KindRest>,
     object: &mut Object,
     old: Option<(&Object, Endpoint)>,
 ) -> ApiResult<()> {
@@ -161,6 +163,9 @@ pub fn admit(
         .served
         .ops
         .validate_served(object.typed(), stored, &mut errors);
+    if let Some(rest) = rest {
+        rest.validate(object, old.map(|(old, _)| old), &mut errors);
+    }
     if !errors.is_empty() {
         let info = scope.info();
         return Err(ApiError::invalid(

@@ -309,7 +309,12 @@ impl Registry {
             .await?;
         strategy::prepare_update(scope, &old, &mut new, endpoint);
         check_finalizers(scope, &old, &new)?;
-        strategy::admit(scope, &mut new, Some((&old, endpoint)))?;
+        strategy::admit(
+            scope,
+            self.hooks.rest(scope.info()),
+            &mut new,
+            Some((&old, endpoint)),
+        )?;
         // Status strategies warn about nothing upstream.
         if !matches!(endpoint, Endpoint::Status) {
             warnings.extend(new.typed().warnings(Some(old.typed())));

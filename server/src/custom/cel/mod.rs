@@ -1,0 +1,493 @@
+//! CEL validation rules (`x-kubernetes-validations`) of custom resource
+//! schemas, as kube-apiserver 1.32 runs them: compiled and checked when a
+//! definition is written ([`crd`]), evaluated on every create and update
+//! of a custom object with `self` (and `oldSelf` for transition rules),
+//! with upstream's messages, reasons, field paths and cost limits.
+//!
+//! Parsing, macros and evaluation are the `cel` crate's (cel-rust); the
+//! type checker and cost estimate ([`check`]) and the Kubernetes library
+//! functions ([`library`]) are ours.
+
+pub mod check;
+pub mod crd;
+pub mod library;
+pub mod types;
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
+use cel::objects::{Key, OptionalValue};
+use cel::{Context, Env, ExecutionError, Program};
+use kapi_runtime::validation::{FieldErrors, FieldPath};
+use serde_json::Value;
+
+use types::{Ty, escape};
+
+/// The most one rule may cost on one value (cel-go's per-call limit).
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// The most all the rules of one object may cost together.
+pub const RUNTIME_BUDGET: u64 = 10_000_000;
+/// The most one rule may be estimated to cost when a definition is written.
+pub const ESTIMATED_RULE_LIMIT: u64 = 10_000_000;
+/// The most all the rules of a schema may be estimated to cost together.
+pub const ESTIMATED_SCHEMA_LIMIT: u64 = 100_000_000;
+
+/// The environment every rule is compiled in: the standard library, the
+/// strings and lists extensions, optionals.
+static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
+    let mut env = Env::stdlib();
+    // The extensions register overloads under fixed names; registering them
+    // once on a fresh environment cannot conflict.
+    let _ = env.add_extension(cel::extensions::strings);
+    let _ = env.add_extension(cel::extensions::lists);
+    env.set_error_on_duplicate_map_keys(false);
+    Arc::new(env)
+});
+
+/// The reason a failed rule reports.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reason {
+    Invalid,
+    Forbidden,
+    Required,
+    Duplicate,
+}
+
+/// One compiled rule of a schema node.
+pub struct Rule {
+    /// The rule's source text.
+    pub text: String,
+    program: Program,
+    message: Option<String>,
+    message_expression: Option<Program>,
+    reason: Reason,
+    /// `fieldPath`, as the path segments below the node it names.
+    field_path: Vec<PathSegment>,
+    /// The rule reads `oldSelf`: a transition rule.
+    pub uses_old_self: bool,
+    optional_old_self: bool,
+}
+
+/// One step of a rule's `fieldPath`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PathSegment {
+    Field(String),
+    Index(usize),
+    Key(String),
+}
+
+/// The rules of one schema node, compiled.
+pub struct NodeRules {
+    pub rules: Vec<Rule>,
+    /// The node's `type` (what a failed rule prints as the value).
+    type_text: String,
+    ty: Ty,
+}
+
+impl std::fmt::Debug for NodeRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.rules.iter().map(|r| &r.text))
+            .finish()
+    }
+}
+
+/// A rule of a schema that could not be compiled, with upstream's words.
+#[derive(Debug)]
+pub enum RuleError {
+    /// The rule is empty.
+    Empty,
+    /// The rule does not compile or check.
+    Rule(String),
+    /// The message expression does not compile or check.
+    MessageExpression(String),
+}
+
+impl NodeRules {
+    /// Compiles the `x-kubernetes-validations` of `schema` (a node of an
+    /// `openAPIV3Schema`; `root`: the schema's root, whose `self` is the
+    /// whole object). Each rule gives its compiled form or its error.
+    pub fn compile(schema: &Value, root: bool) -> (NodeRules, Vec<Result<u64, RuleError>>) {
+        let ty = if root {
+            Ty::of_root(schema)
+        } else {
+            Ty::of_schema(schema)
+        };
+        let type_text = if schema
+            .get("x-kubernetes-int-or-string")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+        {
+            String::new()
+        } else {
+            schema
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        let mut rules = Vec::new();
+        let mut results = Vec::new();
+        for rule in schema
+            .get("x-kubernetes-validations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match compile_rule(rule, &ty) {
+                Ok((compiled, cost)) => {
+                    rules.push(compiled);
+                    results.push(Ok(cost));
+                }
+                Err(e) => results.push(Err(e)),
+            }
+        }
+        (
+            NodeRules {
+                rules,
+                type_text,
+                ty,
+            },
+            results,
+        )
+    }
+
+    /// Evaluates the rules on `value` (with `old`, the correlated value of
+    /// the stored object on an update, `None` when there is none) at
+    /// `path`, spending from `budget`; failures go to `errs`. Returns
+    /// `false` once the budget is spent (no further rule runs).
+    pub fn validate(
+        &self,
+        value: &Value,
+        old: Option<&Value>,
+        path: &FieldPath,
+        budget: &mut u64,
+        errs: &mut FieldErrors,
+    ) -> bool {
+        let self_value = to_cel(value, &self.ty);
+        let old_value = old.map(|old| to_cel(old, &self.ty));
+        let self_ty = self.ty.sized(value);
+        let old_ty = old.map_or(Ty::Null, |old| self.ty.sized(old));
+        let root = Context::with_env(ENV.clone());
+        let mut root = root;
+        library::install(&mut root);
+        for rule in &self.rules {
+            let old_self = match (&old_value, rule.uses_old_self, rule.optional_old_self) {
+                // A transition rule runs only where the stored object has
+                // a value to compare with, unless it takes an optional.
+                (None, true, false) => continue,
+                (None, _, true) => Some(cel::Value::Opaque(Arc::new(OptionalValue::none()))),
+                (Some(old), _, true) => {
+                    Some(cel::Value::Opaque(Arc::new(OptionalValue::of(old.clone()))))
+                }
+                (Some(old), _, false) => Some(old.clone()),
+                (None, false, false) => None,
+            };
+            // Ratcheting: a rule that does not read oldSelf is not run again
+            // on a value an update left as it was.
+            if !rule.uses_old_self && old == Some(value) {
+                continue;
+            }
+            let cost = check::cost_of(&rule.program, &self_ty, &old_ty);
+            if cost > *budget {
+                errs.invalid(
+                    path.clone(),
+                    self.type_text.as_str(),
+                    "validation failed due to running out of cost budget, no further validation rules will be run",
+                );
+                return false;
+            }
+            if cost > PER_CALL_LIMIT {
+                errs.invalid(
+                    path.clone(),
+                    self.type_text.as_str(),
+                    &format!(
+                        "call cost exceeds limit for rule: {}",
+                        rule.message_or_default()
+                    ),
+                );
+                continue;
+            }
+            *budget -= cost;
+            let mut scope = root.new_inner_scope();
+            scope.add_variable_from_value("self", self_value.clone());
+            if let Some(old_self) = old_self {
+                scope.add_variable_from_value("oldSelf", old_self);
+            }
+            match rule.program.execute(&scope) {
+                Ok(cel::Value::Bool(true)) => {}
+                Ok(_) => rule.report(&scope, path, &self.type_text, errs),
+                Err(e) => {
+                    let detail = match &e {
+                        ExecutionError::NoSuchOverload(_)
+                        | ExecutionError::UnsupportedBinaryOperator(..) => format!(
+                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                            go_error(&e),
+                            rule.error_text()
+                        ),
+                        _ => format!("{} evaluating rule: {}", go_error(&e), rule.error_text()),
+                    };
+                    errs.invalid(path.clone(), self.type_text.as_str(), &detail);
+                }
+            }
+        }
+        true
+    }
+}
+
+impl Rule {
+    /// The message of a failed rule: its own, or upstream's default.
+    fn message_or_default(&self) -> String {
+        match &self.message {
+            Some(message) => message.trim().to_owned(),
+            None => format!("failed rule: {}", self.text.trim()),
+        }
+    }
+
+    /// How an error evaluating the rule names it.
+    fn error_text(&self) -> &str {
+        self.message.as_deref().unwrap_or(&self.text).trim()
+    }
+
+    /// Reports the rule as failed on the value at `path`.
+    fn report(
+        &self,
+        scope: &Context<'_, '_>,
+        path: &FieldPath,
+        type_text: &str,
+        errs: &mut FieldErrors,
+    ) {
+        let mut message = self.message_or_default();
+        if let Some(expression) = &self.message_expression
+            && let Ok(cel::Value::String(text)) = expression.execute(scope)
+            && !text.trim().is_empty()
+            && !text.contains('\n')
+            && text.len() <= 5000
+        {
+            message = text.trim().to_owned();
+        }
+        let mut at = path.clone();
+        for segment in &self.field_path {
+            at = match segment {
+                PathSegment::Field(f) => at.child(f),
+                PathSegment::Index(i) => at.index(*i),
+                PathSegment::Key(k) => at.key(k),
+            };
+        }
+        match self.reason {
+            Reason::Invalid => errs.invalid(at, type_text, &message),
+            Reason::Forbidden => errs.forbidden(at, &message),
+            Reason::Required => errs.required(at, &message),
+            Reason::Duplicate => errs.duplicate(at, type_text),
+        }
+    }
+}
+
+/// Compiles one entry of `x-kubernetes-validations` for values of type
+/// `ty`, giving the rule and its estimated cost.
+fn compile_rule(rule: &Value, ty: &Ty) -> Result<(Rule, u64), RuleError> {
+    let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
+    if text.trim().is_empty() {
+        return Err(RuleError::Empty);
+    }
+    let optional_old_self = rule
+        .get("optionalOldSelf")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let old_ty = if optional_old_self {
+        Ty::Optional(Arc::new(ty.clone()))
+    } else {
+        ty.clone()
+    };
+    let program = parse(text).map_err(|e| RuleError::Rule(format!("compilation failed: {e}")))?;
+    let checked = check::check(&program, ty, &old_ty)
+        .map_err(|e| RuleError::Rule(format!("compilation failed: {e}")))?;
+    if !matches!(checked.ty, Ty::Bool | Ty::Dyn | Ty::IntOrString) {
+        return Err(RuleError::Rule(
+            "cel expression must evaluate to a bool".to_owned(),
+        ));
+    }
+    let message_expression = match rule.get("messageExpression").and_then(Value::as_str) {
+        Some(source) if !source.trim().is_empty() => {
+            let program = parse(source).map_err(|e| {
+                RuleError::MessageExpression(format!("messageExpression compilation failed: {e}"))
+            })?;
+            let checked_message = check::check(&program, ty, &old_ty).map_err(|e| {
+                RuleError::MessageExpression(format!("messageExpression compilation failed: {e}"))
+            })?;
+            if !matches!(checked_message.ty, Ty::String { .. } | Ty::Dyn) {
+                return Err(RuleError::MessageExpression(
+                    "messageExpression must evaluate to a string".to_owned(),
+                ));
+            }
+            Some(program)
+        }
+        _ => None,
+    };
+    let reason = match rule.get("reason").and_then(Value::as_str) {
+        Some("FieldValueForbidden") => Reason::Forbidden,
+        Some("FieldValueRequired") => Reason::Required,
+        Some("FieldValueDuplicate") => Reason::Duplicate,
+        _ => Reason::Invalid,
+    };
+    let field_path = rule
+        .get("fieldPath")
+        .and_then(Value::as_str)
+        .map(|p| parse_field_path(p).unwrap_or_default())
+        .unwrap_or_default();
+    Ok((
+        Rule {
+            text: text.to_owned(),
+            program,
+            message: rule
+                .get("message")
+                .and_then(Value::as_str)
+                .filter(|m| !m.is_empty())
+                .map(str::to_owned),
+            message_expression,
+            reason,
+            field_path,
+            uses_old_self: checked.uses_old_self,
+            optional_old_self,
+        },
+        checked.cost,
+    ))
+}
+
+/// Parses `source`, with cel-go's text for syntax errors (each error's
+/// source line and caret indented by one space, as cel-go prints them).
+pub fn parse(source: &str) -> Result<Program, String> {
+    ENV.compile(source)
+        .map_err(|e| e.to_string().replace("\n| ", "\n | "))
+}
+
+/// A rule's `fieldPath` (`.a.b`, `.a['b.c']`, `.list[2]`) as its
+/// segments; `None` when it is not a path expression.
+pub fn parse_field_path(path: &str) -> Option<Vec<PathSegment>> {
+    let mut segments = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            let name = &after[..end];
+            if name.is_empty() {
+                return None;
+            }
+            segments.push(PathSegment::Field(name.to_owned()));
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']')?;
+            let inner = &after[..end];
+            if let Some(quoted) = inner.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+                segments.push(PathSegment::Key(quoted.to_owned()));
+            } else {
+                segments.push(PathSegment::Index(inner.parse().ok()?));
+            }
+            rest = &after[end + 1..];
+        } else {
+            return None;
+        }
+    }
+    Some(segments)
+}
+
+/// cel-go's words for an evaluation error.
+fn go_error(e: &ExecutionError) -> String {
+    match e {
+        ExecutionError::NoSuchKey(key) => format!("no such key: {key}"),
+        ExecutionError::IndexOutOfBounds(index) => format!("index out of bounds: {}", plain(index)),
+        ExecutionError::DivisionByZero(_) => "division by zero".to_owned(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".to_owned(),
+        ExecutionError::Overflow(..) => "integer overflow".to_owned(),
+        ExecutionError::NoSuchOverload(_) | ExecutionError::UnsupportedBinaryOperator(..) => {
+            "no such overload".to_owned()
+        }
+        ExecutionError::FunctionError { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A CEL value as cel-go prints it in an error.
+fn plain(value: &cel::Value) -> String {
+    match value {
+        cel::Value::Int(i) => i.to_string(),
+        cel::Value::UInt(u) => u.to_string(),
+        cel::Value::String(s) => s.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A JSON value as CEL sees it under a node of type `ty`: declared fields
+/// by their escaped names, date-times as timestamps, durations, bytes.
+pub fn to_cel(value: &Value, ty: &Ty) -> cel::Value {
+    match (ty, value) {
+        (_, Value::Null) => cel::Value::Null,
+        (Ty::Timestamp, Value::String(s)) => match chrono::DateTime::parse_from_rfc3339(s) {
+            Ok(t) => cel::Value::Timestamp(t),
+            Err(_) => cel::Value::String(Arc::new(s.clone())),
+        },
+        (Ty::Duration, Value::String(s)) => match crate::go_duration::parse(s)
+            .ok()
+            .and_then(|nanos| i64::try_from(nanos).ok())
+        {
+            Some(nanos) => cel::Value::Duration(chrono::Duration::nanoseconds(nanos)),
+            None => cel::Value::String(Arc::new(s.clone())),
+        },
+        (Ty::Bytes { .. }, Value::String(s)) => {
+            use base64::Engine;
+            match base64::engine::general_purpose::STANDARD.decode(s) {
+                Ok(bytes) => cel::Value::Bytes(Arc::new(bytes)),
+                Err(_) => cel::Value::String(Arc::new(s.clone())),
+            }
+        }
+        (Ty::Double, Value::Number(n)) => cel::Value::Float(n.as_f64().unwrap_or(0.0)),
+        (Ty::Object { fields, .. }, Value::Object(map)) => {
+            let mut out: HashMap<Key, cel::Value> = HashMap::with_capacity(map.len());
+            for (name, v) in map {
+                let Some(escaped) = escape(name) else {
+                    continue;
+                };
+                if let Some(field_ty) = fields.get(&escaped) {
+                    out.insert(Key::String(Arc::new(escaped)), to_cel(v, field_ty));
+                }
+            }
+            cel::Value::Map(out.into())
+        }
+        (
+            Ty::Map {
+                value: value_ty, ..
+            },
+            Value::Object(map),
+        ) => {
+            let out: HashMap<Key, cel::Value> = map
+                .iter()
+                .map(|(k, v)| (Key::String(Arc::new(k.clone())), to_cel(v, value_ty)))
+                .collect();
+            cel::Value::Map(out.into())
+        }
+        (Ty::List { elem, .. }, Value::Array(items)) => {
+            cel::Value::List(Arc::new(items.iter().map(|v| to_cel(v, elem)).collect()))
+        }
+        (_, Value::Bool(b)) => cel::Value::Bool(*b),
+        (_, Value::Number(n)) => {
+            if let Some(i) = n.as_i64() {
+                cel::Value::Int(i)
+            } else if let Some(u) = n.as_u64() {
+                cel::Value::UInt(u)
+            } else {
+                cel::Value::Float(n.as_f64().unwrap_or(0.0))
+            }
+        }
+        (_, Value::String(s)) => cel::Value::String(Arc::new(s.clone())),
+        (_, Value::Array(items)) => cel::Value::List(Arc::new(
+            items.iter().map(|v| to_cel(v, &Ty::Dyn)).collect(),
+        )),
+        (_, Value::Object(map)) => {
+            let out: HashMap<Key, cel::Value> = map
+                .iter()
+                .map(|(k, v)| (Key::String(Arc::new(k.clone())), to_cel(v, &Ty::Dyn)))
+                .collect();
+            cel::Value::Map(out.into())
+        }
+    }
+}
