@@ -491,3 +491,199 @@ pub fn to_cel(value: &Value, ty: &Ty) -> cel::Value {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::custom::schema::Structural;
+
+    /// The messages of the rule failures of `object` (and `old`) under the
+    /// spec schema `spec`.
+    fn failures(spec: Value, object: Value, old: Option<Value>) -> Vec<String> {
+        let schema = Structural::of(&json!({"type": "object", "properties": {"spec": spec}}));
+        let mut errs = FieldErrors::default();
+        let whole = |spec: Value| json!({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "n"}, "spec": spec});
+        schema.validate_rules_root(&whole(object), old.map(whole).as_ref(), &mut errs);
+        errs.0.iter().map(ToString::to_string).collect()
+    }
+
+    fn rule_errors(spec: Value) -> Vec<String> {
+        let crd = json!({"spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema":
+            {"type": "object", "properties": {"spec": spec}}}}]}});
+        let mut errs = FieldErrors::default();
+        crd::validate(&crd, &mut errs);
+        errs.0.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn rules_are_checked_against_the_schema_when_a_definition_is_written() {
+        let errs = rule_errors(
+            json!({"type": "object", "properties": {"x": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.z == 100"}]}),
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].contains("compilation failed: ERROR: <input>:1:5: undefined field 'z'\n | self.z == 100\n | ....^"), "{errs:?}");
+        let errs = rule_errors(
+            json!({"type": "object", "x-kubernetes-validations": [{"rule": "self.size >"}]}),
+        );
+        assert!(
+            errs[0].contains("Syntax error: mismatched input '<EOF>'"),
+            "{errs:?}"
+        );
+        assert!(
+            errs[0].contains("\n | self.size >\n | ...........^"),
+            "{errs:?}"
+        );
+        let errs = rule_errors(
+            json!({"type": "object", "properties": {"x": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.x + 1"}]}),
+        );
+        assert!(
+            errs[0].ends_with("cel expression must evaluate to a bool"),
+            "{errs:?}"
+        );
+        let ok = rule_errors(
+            json!({"type": "object", "properties": {"x": {"type": "integer"}, "l": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10}}},
+            "x-kubernetes-validations": [{"rule": "self.x > 0 && self.l.all(s, s.startsWith('a')) && self.l.isSorted()"}]}),
+        );
+        assert_eq!(ok, Vec::<String>::new());
+    }
+
+    #[test]
+    fn unbounded_nested_lists_exceed_the_estimated_cost() {
+        let errs = rule_errors(
+            json!({"type": "object", "properties": {"x": {"type": "array", "items": {
+            "type": "array", "items": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "self.all(s, s == 'string constant')"}]}}}}),
+        );
+        assert!(
+            errs.iter().any(|e| e.contains("exceeds budget")),
+            "{errs:?}"
+        );
+        let bounded = rule_errors(
+            json!({"type": "object", "properties": {"x": {"type": "array", "maxItems": 10, "items": {
+            "type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10},
+            "x-kubernetes-validations": [{"rule": "self.all(s, s == 'string constant')"}]}}}}),
+        );
+        assert_eq!(bounded, Vec::<String>::new());
+    }
+
+    #[test]
+    fn transition_rules_need_a_value_to_compare_with() {
+        let errs = rule_errors(
+            json!({"type": "object", "properties": {"l": {"type": "array",
+            "items": {"type": "string", "maxLength": 5, "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}, "maxItems": 5}}}),
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].ends_with("oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[spec].properties[l]"), "{errs:?}");
+    }
+
+    fn widget() -> Value {
+        json!({"type": "object",
+        "x-kubernetes-validations": [
+            {"rule": "self.x + self.y > 0"},
+            {"rule": "self.name.startsWith('a')", "message": "name must start with a", "reason": "FieldValueForbidden", "fieldPath": ".name"},
+            {"rule": "self.y >= 0", "messageExpression": "'y is ' + string(self.y)"}],
+        "properties": {
+            "x": {"type": "integer"}, "y": {"type": "integer"}, "name": {"type": "string", "maxLength": 20},
+            "num": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > oldSelf", "message": "num must grow"}]},
+            "opt": {"type": "integer", "x-kubernetes-validations": [{"rule": "!oldSelf.hasValue() || self >= oldSelf.value()", "optionalOldSelf": true}]},
+            "items": {"type": "array", "maxItems": 5, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["key"],
+                "items": {"type": "object", "properties": {"key": {"type": "string", "maxLength": 5}, "val": {"type": "integer"}},
+                    "x-kubernetes-validations": [{"rule": "self.val >= oldSelf.val", "message": "val must not shrink"}]}},
+            "when": {"type": "string", "format": "date-time", "x-kubernetes-validations": [{"rule": "self > timestamp('2020-01-01T00:00:00Z')"}]},
+            "ttl": {"type": "string", "format": "duration", "x-kubernetes-validations": [{"rule": "self < duration('1h')"}]},
+            "qty": {"type": "string", "maxLength": 20, "x-kubernetes-validations": [{"rule": "isQuantity(self) && quantity(self).isLessThan(quantity('10Gi'))"}]},
+            "re": {"type": "string", "maxLength": 20, "x-kubernetes-validations": [{"rule": "self.find('[0-9]+') == '42'"}]},
+            "large": {"type": "array", "maxItems": 725, "items": {"type": "integer"},
+                "x-kubernetes-validations": [{"rule": "self.all(x, self.all(y, y == x))"}]}
+        }})
+    }
+
+    #[test]
+    fn failed_rules_report_as_kube_apiserver_reports_them() {
+        assert_eq!(
+            failures(widget(), json!({"x": 1, "y": 0, "name": "abc"}), None),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            failures(widget(), json!({"x": 0, "y": -1, "name": "zzz"}), None),
+            vec![
+                "spec: Invalid value: \"object\": failed rule: self.x + self.y > 0",
+                "spec.name: Forbidden: name must start with a",
+                "spec: Invalid value: \"object\": y is -1",
+            ]
+        );
+        assert_eq!(
+            failures(widget(), json!({"y": 1, "name": "a"}), None),
+            vec![
+                "spec: Invalid value: \"object\": no such key: x evaluating rule: self.x + self.y > 0"
+            ]
+        );
+    }
+
+    #[test]
+    fn transition_rules_compare_with_the_correlated_stored_value() {
+        let base = json!({"x": 1, "y": 0, "name": "a", "num": 10, "opt": 5, "items": [{"key": "a", "val": 5}]});
+        // A create has no old value: transition rules do not run.
+        assert_eq!(failures(widget(), base.clone(), None), Vec::<String>::new());
+        let mut shrunk = base.clone();
+        shrunk["num"] = json!(9);
+        shrunk["opt"] = json!(4);
+        shrunk["items"] = json!([{"key": "a", "val": 4}, {"key": "b", "val": 0}]);
+        assert_eq!(
+            failures(widget(), shrunk, Some(base.clone())),
+            vec![
+                "spec.items[0]: Invalid value: \"object\": val must not shrink",
+                "spec.num: Invalid value: \"integer\": num must grow",
+                "spec.opt: Invalid value: \"integer\": failed rule: !oldSelf.hasValue() || self >= oldSelf.value()",
+            ]
+        );
+    }
+
+    #[test]
+    fn unchanged_values_are_not_checked_again_on_update() {
+        let stored = json!({"x": 0, "y": 0, "name": "a"});
+        let mut changed = stored.clone();
+        changed["name"] = json!("ab");
+        // spec changed, so its rules run: x + y > 0 fails.
+        assert_eq!(failures(widget(), changed, Some(stored.clone())).len(), 1);
+        let errs = failures(
+            json!({"type": "object", "properties": {"x": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 5"}]}, "n": {"type": "integer"}}}),
+            json!({"x": 1, "n": 2}),
+            Some(json!({"x": 1, "n": 1})),
+        );
+        assert_eq!(errs, Vec::<String>::new());
+    }
+
+    #[test]
+    fn kubernetes_libraries_and_formats() {
+        let good = json!({"x": 1, "y": 0, "name": "a", "when": "2024-05-01T00:00:00Z", "ttl": "30m", "qty": "2Gi", "re": "ab42c"});
+        assert_eq!(failures(widget(), good, None), Vec::<String>::new());
+        let bad = json!({"x": 1, "y": 0, "name": "a", "when": "2019-01-01T00:00:00Z", "ttl": "2h", "qty": "20Gi", "re": "abc"});
+        assert_eq!(
+            failures(widget(), bad, None),
+            vec![
+                "spec.qty: Invalid value: \"string\": failed rule: isQuantity(self) && quantity(self).isLessThan(quantity('10Gi'))",
+                "spec.re: Invalid value: \"string\": failed rule: self.find('[0-9]+') == '42'",
+                "spec.ttl: Invalid value: \"string\": failed rule: self < duration('1h')",
+                "spec.when: Invalid value: \"string\": failed rule: self > timestamp('2020-01-01T00:00:00Z')",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rule_too_costly_for_its_value_is_refused() {
+        let spec = json!({"x": 1, "y": 0, "name": "a", "large": vec![20; 725]});
+        assert_eq!(
+            failures(widget(), spec, None),
+            vec![
+                "spec.large: Invalid value: \"array\": call cost exceeds limit for rule: failed rule: self.all(x, self.all(y, y == x))"
+            ]
+        );
+        let spec = json!({"x": 1, "y": 0, "name": "a", "large": vec![20; 100]});
+        assert_eq!(failures(widget(), spec, None), Vec::<String>::new());
+    }
+}
