@@ -9,7 +9,7 @@ use kapi_storage::StorageError;
 
 /// A failed request: a `Status` and its HTTP code.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ApiError(pub Box<Status>);
+pub struct ApiError(pub Box<Status>, pub Vec<String>);
 
 /// The resource a request is about, for messages like `deployments.apps "x"`.
 #[derive(Clone, Copy, Debug)]
@@ -59,7 +59,14 @@ impl ApiError {
     ) -> ApiError {
         let mut status = Status::failure(i32::from(code), reason, message);
         status.details = details;
-        ApiError(Box::new(status))
+        ApiError(Box::new(status), Vec::new())
+    }
+
+    /// The error with the warnings the request gathered before it failed
+    /// (upstream answers them on errors too).
+    pub fn with_warnings(mut self, warnings: &[String]) -> ApiError {
+        self.1.extend_from_slice(warnings);
+        self
     }
 
     /// 404 `configmaps "x" not found`.
@@ -332,8 +339,20 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
+        for warning in &self.1 {
+            if let Some(value) = warning_header(warning) {
+                response.headers_mut().append("warning", value);
+            }
+        }
         response
     }
+}
+
+/// A `Warning` header's value (`299 - "text"`, as kube-apiserver writes
+/// them).
+pub fn warning_header(warning: &str) -> Option<HeaderValue> {
+    let text = format!("299 - {}", serde_json::Value::String(warning.to_owned()));
+    HeaderValue::from_str(&text).ok()
 }
 
 /// The result type of handlers and the registry.

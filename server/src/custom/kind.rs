@@ -14,7 +14,7 @@ use kapi_runtime::{DynObject, PrinterColumn, ResourceInfo, ScaleSubresource};
 use serde_json::{Map, Value};
 
 use super::object::CustomObject;
-use super::schema::{self, Structural};
+use super::schema::Structural;
 
 /// Every verb of a custom resource, in the order kube-apiserver lists them.
 const VERBS: [&str; 8] = [
@@ -214,26 +214,18 @@ impl Ops {
 }
 
 impl KindOps for Ops {
-    /// The CEL rules of the version's schema, unless the schema's own
-    /// checks found an error that blocks them (upstream's note about that
-    /// is already among `errs`).
+    /// The version's schema: its structural checks and its CEL rules.
     fn validate_served(
         &self,
         object: &dyn DynObject,
         old: Option<&dyn DynObject>,
         errs: &mut FieldErrors,
     ) {
-        let schema = &self.this.schema;
-        if !schema.has_compiled_rules() || schema::blocks_rules(errs) {
+        let Some(object) = object.as_any().downcast_ref::<CustomObject>() else {
             return;
-        }
-        let whole = |object: &dyn DynObject| {
-            let object = object.as_any().downcast_ref::<CustomObject>()?;
-            Some(object.rule_input(self.this.info))
         };
-        let Some(new) = whole(object) else { return };
-        let old = old.and_then(whole);
-        schema.validate_rules_root(&new, old.as_ref(), errs);
+        let old = old.and_then(|o| o.as_any().downcast_ref::<CustomObject>());
+        object.validate_schema(self.this.info, old, errs);
     }
 
     fn decode_json(&self, json: &[u8]) -> Result<Decoded, String> {

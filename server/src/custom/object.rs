@@ -15,6 +15,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::cel::Mode;
 use super::kind::Version;
 
 /// An object of a custom resource.
@@ -30,6 +31,44 @@ pub struct CustomObject {
 }
 
 impl CustomObject {
+    /// Validates the object against its version's schema: the structural
+    /// checks (not repeated on values an update leaves unchanged from
+    /// `old`), then, unless those found an error that blocks them, the CEL
+    /// rules.
+    pub(super) fn validate_schema(
+        &self,
+        info: &ResourceInfo,
+        old: Option<&CustomObject>,
+        errs: &mut FieldErrors,
+    ) {
+        let schema = &self.version.schema;
+        schema.validate_root(&self.content, old.map(|o| &o.content), errs);
+        if !schema.has_compiled_rules() || super::schema::blocks_rules(errs) {
+            return;
+        }
+        let new = self.rule_input(info);
+        let old = old.map(|o| o.rule_input(info));
+        schema.validate_rules_root(&new, old.as_ref(), Mode::Decide, errs);
+    }
+
+    /// The failures of the rules an update does not run again on the values
+    /// it left unchanged: upstream answers them as warnings.
+    fn ratcheted_failures(&self, old: &CustomObject) -> Vec<String> {
+        let schema = &self.version.schema;
+        if !schema.has_compiled_rules() {
+            return Vec::new();
+        }
+        let info = self.version.info;
+        let mut errs = FieldErrors::default();
+        schema.validate_rules_root(
+            &self.rule_input(info),
+            Some(&old.rule_input(info)),
+            Mode::Ratcheted,
+            &mut errs,
+        );
+        errs.0.iter().map(ToString::to_string).collect()
+    }
+
     /// The object as its schema's root CEL rules see it: its content with
     /// `apiVersion`, `kind` and the metadata they may read.
     pub(super) fn rule_input(&self, info: &ResourceInfo) -> Value {
@@ -225,11 +264,12 @@ impl DynObject for CustomObject {
         self.version.schema.default_root(&mut self.content);
     }
 
+    /// Defaults only: the schema's checks need the stored object (for
+    /// ratcheting) and run with the version's other checks
+    /// ([`KindOps::validate_served`](kapi_runtime::scheme::KindOps)).
     fn admit(&mut self) -> FieldErrors {
         self.version.schema.default_root(&mut self.content);
-        let mut errs = FieldErrors::default();
-        self.version.schema.validate_root(&self.content, &mut errs);
-        errs
+        FieldErrors::default()
     }
 
     fn validate_update(&self, _old: &dyn DynObject, _errs: &mut FieldErrors) {}
@@ -246,8 +286,11 @@ impl DynObject for CustomObject {
     ) {
     }
 
-    fn warnings(&self, _old: Option<&dyn DynObject>) -> Vec<String> {
-        Vec::new()
+    fn warnings(&self, old: Option<&dyn DynObject>) -> Vec<String> {
+        match old.and_then(|o| o.as_any().downcast_ref::<CustomObject>()) {
+            Some(old) => self.ratcheted_failures(old),
+            None => Vec::new(),
+        }
     }
 
     fn answer(&mut self) {}

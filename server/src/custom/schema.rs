@@ -13,7 +13,7 @@ use std::fmt;
 use kapi_runtime::validation::{FieldErrorKind, FieldErrors, FieldPath};
 use serde_json::{Map, Value};
 
-use super::cel::{NodeRules, RUNTIME_BUDGET};
+use super::cel::{Mode, NodeRules, RUNTIME_BUDGET};
 
 /// One node of a structural schema.
 #[derive(Debug, Default)]
@@ -140,9 +140,15 @@ impl Structural {
     /// Runs the CEL rules on a whole custom object `object` (with
     /// `apiVersion`, `kind` and `metadata`), and `old`, the stored object
     /// on an update, for transition rules and ratcheting.
-    pub fn validate_rules_root(&self, object: &Value, old: Option<&Value>, errs: &mut FieldErrors) {
+    pub fn validate_rules_root(
+        &self,
+        object: &Value,
+        old: Option<&Value>,
+        mode: Mode,
+        errs: &mut FieldErrors,
+    ) {
         let mut budget = RUNTIME_BUDGET;
-        self.validate_rules(object, old, &Path::root(), &mut budget, errs);
+        self.validate_rules(object, old, mode, &Path::root(), &mut budget, errs);
     }
 
     /// Runs the rules of this node and below on `value`; `false` once the
@@ -151,6 +157,7 @@ impl Structural {
         &self,
         value: &Value,
         old: Option<&Value>,
+        mode: Mode,
         path: &Path,
         budget: &mut u64,
         errs: &mut FieldErrors,
@@ -159,7 +166,7 @@ impl Structural {
             return true;
         }
         if let Some(rules) = &self.rules
-            && !rules.validate(value, old, &path.field(), budget, errs)
+            && !rules.validate(value, old, mode, &path.field(), budget, errs)
         {
             return false;
         }
@@ -168,14 +175,14 @@ impl Structural {
                 for (key, property) in &self.properties {
                     let Some(v) = map.get(key) else { continue };
                     let o = old.and_then(|o| o.get(key));
-                    if !property.validate_rules(v, o, &path.child(key), budget, errs) {
+                    if !property.validate_rules(v, o, mode, &path.child(key), budget, errs) {
                         return false;
                     }
                 }
                 if let Some(values) = &self.additional {
                     for (key, v) in map {
                         let o = old.and_then(|o| o.get(key));
-                        if !values.validate_rules(v, o, &path.key(key), budget, errs) {
+                        if !values.validate_rules(v, o, mode, &path.key(key), budget, errs) {
                             return false;
                         }
                     }
@@ -196,7 +203,7 @@ impl Structural {
                         olds.iter()
                             .find(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
                     });
-                    if !schema.validate_rules(item, o, &path.index(i), budget, errs) {
+                    if !schema.validate_rules(item, o, mode, &path.index(i), budget, errs) {
                         return false;
                     }
                 }
@@ -218,9 +225,15 @@ impl Structural {
     /// `metadata`) against the schema: the schema's own checks, then list
     /// sets and maps, then, when the schema has CEL rules, upstream's note
     /// that they were not run after an error that blocks them.
-    pub fn validate_root(&self, object: &Map<String, Value>, errs: &mut FieldErrors) {
+    pub fn validate_root(
+        &self,
+        object: &Map<String, Value>,
+        old: Option<&Map<String, Value>>,
+        errs: &mut FieldErrors,
+    ) {
         let before = errs.0.len();
-        self.validate_map(object, &Path::root(), errs);
+        let old = old.map(|o| Value::Object(o.clone()));
+        self.validate_map(object, old.as_ref(), &Path::root(), errs);
         let blocking = errs.0[before..].iter().any(blocks);
         if blocking && self.has_rules() {
             errs.invalid_without_value(
@@ -230,7 +243,13 @@ impl Structural {
         }
     }
 
-    fn validate(&self, value: &Value, path: &Path, errs: &mut FieldErrors) {
+    /// Validates `value` at `path`; `old` is the stored object's value there
+    /// on an update, where one correlates: a value an update leaves as it
+    /// was is not validated again (ratcheting, as 1.32 does by default).
+    fn validate(&self, value: &Value, old: Option<&Value>, path: &Path, errs: &mut FieldErrors) {
+        if old == Some(value) {
+            return;
+        }
         let c = &self.checks;
         if value.is_null() {
             if !self.nullable
@@ -261,7 +280,7 @@ impl Structural {
         match value {
             Value::String(text) => self.validate_string(text, path, errs),
             Value::Number(n) => self.validate_number(n, path, errs),
-            Value::Array(items) => self.validate_list(items, path, errs),
+            Value::Array(items) => self.validate_list(items, old, path, errs),
             Value::Object(_) | Value::Bool(_) | Value::Null => {}
         }
         if let Some(allowed) = &c.enum_
@@ -278,7 +297,7 @@ impl Structural {
             errs.not_supported_value(path.field(), Shown(value), &allowed);
         }
         if let Value::Object(map) = value {
-            self.validate_map(map, path, errs);
+            self.validate_map(map, old, path, errs);
         }
     }
 
@@ -372,11 +391,19 @@ impl Structural {
         }
     }
 
-    fn validate_list(&self, items: &[Value], path: &Path, errs: &mut FieldErrors) {
+    fn validate_list(
+        &self,
+        items: &[Value],
+        old: Option<&Value>,
+        path: &Path,
+        errs: &mut FieldErrors,
+    ) {
         let c = &self.checks;
         if let Some(schema) = &self.items {
+            let old_items = old.and_then(Value::as_array);
             for (i, item) in items.iter().enumerate() {
-                schema.validate(item, &path.index(i), errs);
+                let o = old_items.and_then(|olds| self.correlated_item(item, olds));
+                schema.validate(item, o, &path.index(i), errs);
             }
         }
         let count = items.len() as u64;
@@ -436,7 +463,27 @@ impl Structural {
         }
     }
 
-    fn validate_map(&self, map: &Map<String, Value>, path: &Path, errs: &mut FieldErrors) {
+    /// The stored item an item of this list pairs with: the one of the
+    /// same keys in a map list, an equal one in a set; other lists' items
+    /// pair with nothing.
+    fn correlated_item<'a>(&self, item: &Value, olds: &'a [Value]) -> Option<&'a Value> {
+        let keys = &self.checks.list_map_keys;
+        match self.checks.list_type.as_deref() {
+            Some("map") if !keys.is_empty() => olds
+                .iter()
+                .find(|o| keys.iter().all(|k| o.get(k) == item.get(k))),
+            Some("set") => olds.iter().find(|o| *o == item),
+            _ => None,
+        }
+    }
+
+    fn validate_map(
+        &self,
+        map: &Map<String, Value>,
+        old: Option<&Value>,
+        path: &Path,
+        errs: &mut FieldErrors,
+    ) {
         let c = &self.checks;
         let count = map.len() as u64;
         if let Some(min) = c.min_properties.filter(|min| count < *min) {
@@ -460,7 +507,8 @@ impl Structural {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort_unstable();
             for key in keys {
-                values.validate(&map[key], &path.child(key), errs);
+                let o = old.and_then(|o| o.get(key));
+                values.validate(&map[key], o, &path.child(key), errs);
             }
         }
         for (key, property) in &self.properties {
@@ -468,7 +516,7 @@ impl Structural {
                 continue;
             }
             if let Some(value) = map.get(key) {
-                property.validate(value, &path.child(key), errs);
+                property.validate(value, old.and_then(|o| o.get(key)), &path.child(key), errs);
             }
         }
         for key in &c.required {
@@ -946,7 +994,7 @@ mod recorded {
             }
             schema.default_root(content);
             let mut errs = FieldErrors::default();
-            schema.validate_root(content, &mut errs);
+            schema.validate_root(content, None, &mut errs);
             assert_eq!(errs.summary(), expected, "{case}");
             let reasons: Vec<&str> = errs.0.iter().map(|e| e.kind.reason()).collect();
             let recorded_reasons: Vec<&str> = status["details"]["causes"]
@@ -973,7 +1021,7 @@ mod recorded {
             }
             schema.default_root(content);
             let mut errs = FieldErrors::default();
-            schema.validate_root(content, &mut errs);
+            schema.validate_root(content, None, &mut errs);
             assert!(errs.is_empty(), "{case}: {}", errs.summary());
         }
     }
@@ -992,7 +1040,7 @@ mod recorded {
         }));
         let object = json!({"ports": [{"name": "a", "port": 1}, {"name": "a", "port": 2}]});
         let mut errs = FieldErrors::default();
-        schema.validate_root(object.as_object().unwrap(), &mut errs);
+        schema.validate_root(object.as_object().unwrap(), None, &mut errs);
         assert_eq!(
             errs.summary(),
             r#"ports[1]: Duplicate value: map[string]interface {}{"name":"a"}"#
@@ -1008,13 +1056,14 @@ mod recorded {
                 "properties": {"size": {"type": "integer"}, "note": {"type": "string", "nullable": true}}}}
         }));
         let mut errs = FieldErrors::default();
-        schema.validate_root(json!({}).as_object().unwrap(), &mut errs);
+        schema.validate_root(json!({}).as_object().unwrap(), None, &mut errs);
         assert_eq!(errs.summary(), "spec: Required value");
         let mut errs = FieldErrors::default();
         schema.validate_root(
             json!({"spec": {"size": null, "note": null}})
                 .as_object()
                 .unwrap(),
+            None,
             &mut errs,
         );
         assert_eq!(

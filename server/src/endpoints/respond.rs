@@ -75,8 +75,7 @@ fn with_headers(
 
 /// Adds a `Warning` header (`299 - "text"`, as kube-apiserver writes them).
 pub fn warn(response: &mut Response, warning: &str) {
-    let text = format!("299 - {}", serde_json::Value::String(warning.to_owned()));
-    if let Ok(value) = HeaderValue::from_str(&text) {
+    if let Some(value) = crate::api_error::warning_header(warning) {
         response.headers_mut().append("warning", value);
     }
 }

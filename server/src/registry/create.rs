@@ -39,7 +39,8 @@ impl Registry {
             .await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
-        strategy::admit(scope, self.hooks.rest(scope.info()), &mut object, None)?;
+        strategy::admit(scope, self.hooks.rest(scope.info()), &mut object, None)
+            .map_err(|e| e.with_warnings(&warnings))?;
         warnings.extend(object.typed().warnings(None));
         // Errors of the validating plugins give the generated name.
         let request = Request::new(Operation::Create, Endpoint::Main, scope, object.metadata());

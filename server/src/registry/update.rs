@@ -314,7 +314,8 @@ impl Registry {
             self.hooks.rest(scope.info()),
             &mut new,
             Some((&old, endpoint)),
-        )?;
+        )
+        .map_err(|e| e.with_warnings(warnings))?;
         // Status strategies warn about nothing upstream.
         if !matches!(endpoint, Endpoint::Status) {
             warnings.extend(new.typed().warnings(Some(old.typed())));

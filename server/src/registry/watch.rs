@@ -89,7 +89,7 @@ impl Registry {
                 ));
             }
             Err(e @ StorageError::Expired { .. }) => {
-                let ApiError(status) = ApiError::from_storage(e, scope.target(""));
+                let ApiError(status, _) = ApiError::from_storage(e, scope.target(""));
                 // Kubernetes reports an expired watch as an ERROR frame of a 200 stream.
                 let _ = tx.send(WatchStart::Error(status)).await;
             }

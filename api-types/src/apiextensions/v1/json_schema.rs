@@ -275,7 +275,7 @@ pub struct ValidationRule {
     /// The CEL expression; `self` is the node's value, `oldSelf` the previous
     /// value on updates (a transition rule), e.g. `self.min <= self.max`.
     #[serde(default)]
-    #[api(required)]
+    #[api(schema_required)]
     #[api(proto = 1)]
     pub rule: String,
     /// The error message when the rule fails (a generic one by default).

@@ -123,6 +123,30 @@ const FUNCTIONS: &[&str] = &[
     "asApproximateFloat",
     "isInteger",
     "sign",
+    // Kubernetes URL, IP and CIDR libraries
+    "isURL",
+    "url",
+    "getScheme",
+    "getHost",
+    "getHostname",
+    "getPort",
+    "getEscapedPath",
+    "getQuery",
+    "isIP",
+    "ip",
+    "ip.isCanonical",
+    "family",
+    "isUnspecified",
+    "isLoopback",
+    "isLinkLocalMulticast",
+    "isLinkLocalUnicast",
+    "isGlobalUnicast",
+    "isCIDR",
+    "cidr",
+    "containsIP",
+    "containsCIDR",
+    "prefixLength",
+    "masked",
 ];
 
 /// Names that are types, usable as values (`type(x) == int`).
@@ -332,6 +356,9 @@ impl Checker {
                         },
                         *max,
                     ),
+                    // A value at hand that is not a list or map is not
+                    // iterated (the evaluation fails).
+                    _ if self.lenient => (Ty::Dyn, 0),
                     _ => (Ty::Dyn, (MAX_REQUEST_BYTES - 2) / 2),
                 };
                 self.scopes.push((c.iter_var.clone(), iter_ty));
@@ -405,7 +432,7 @@ impl Checker {
             "_==_" | "_!=_" => {
                 let traversal = match (args.first(), args.get(1)) {
                     (Some(a), Some(b)) => match (a.size(), b.size()) {
-                        (Some(x), Some(y)) => x.min(y),
+                        (Some(x), Some(y)) => x.max(y),
                         (Some(x), None) | (None, Some(x)) => x,
                         (None, None) => 0,
                     },
@@ -480,10 +507,35 @@ impl Checker {
             ),
             "uint" => (Ty::Uint, 1),
             "double" | "asApproximateFloat" => (Ty::Double, 1),
-            "bool" | "isQuantity" | "isLessThan" | "isGreaterThan" | "isInteger" | "hasValue" => {
-                (Ty::Bool, 1)
+            "bool"
+            | "isQuantity"
+            | "isLessThan"
+            | "isGreaterThan"
+            | "isInteger"
+            | "hasValue"
+            | "isURL"
+            | "isIP"
+            | "ip.isCanonical"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast"
+            | "isCIDR"
+            | "containsIP"
+            | "containsCIDR" => (Ty::Bool, 1 + tenth(first)),
+            "family" | "prefixLength" => (Ty::Int, 1),
+            "getScheme" | "getHost" | "getHostname" | "getPort" | "getEscapedPath" => {
+                (text(MAX_REQUEST_BYTES), 1)
             }
-            "string" => (text(first.and_then(Ty::size).unwrap_or(20)), 1),
+            // A conversion's result is sized only when it is a string
+            // already; otherwise it is unbounded, as cel-go estimates it.
+            "string" => match first {
+                Some(Ty::String { max }) => (text(*max), 1),
+                // A value at hand prints in a few bytes.
+                _ if self.lenient => (text(24), 1),
+                _ => (text(u64::MAX / 2), 1),
+            },
             "bytes" => (
                 Ty::Bytes {
                     max: first.and_then(Ty::size).unwrap_or(0),

@@ -12,9 +12,13 @@ use kapi_runtime::validation::{FieldErrors, FieldPath};
 use serde_json::Value;
 
 use super::{
-    ESTIMATED_RULE_LIMIT, ESTIMATED_SCHEMA_LIMIT, NodeRules, PathSegment, RuleError,
+    Costs, ESTIMATED_RULE_LIMIT, ESTIMATED_SCHEMA_LIMIT, NodeRules, PathSegment, RuleError,
     parse_field_path,
 };
+
+/// A rule estimated to cost less than this share of the schema's budget is
+/// not named among those that make a total over budget.
+const NOTABLE_COST: u64 = ESTIMATED_SCHEMA_LIMIT / 100;
 use crate::custom::cel::types::Ty;
 
 /// Checks the rules of every schema of the definition `crd` (its JSON).
@@ -51,10 +55,20 @@ pub fn validate(crd: &Value, errs: &mut FieldErrors) {
 }
 
 fn validate_schema(schema: &Value, path: FieldPath, errs: &mut FieldErrors) {
-    let mut walk = Walk { total: 0, errs };
+    let mut walk = Walk {
+        total: 0,
+        costliest: Vec::new(),
+        errs,
+    };
     walk.node(schema, &path, true, 1, None);
     if walk.total > ESTIMATED_SCHEMA_LIMIT {
         let total = walk.total;
+        for (at, _) in walk.costliest {
+            errs.forbidden(
+                at,
+                "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+            );
+        }
         errs.forbidden(
             path,
             &cost_message(
@@ -69,6 +83,9 @@ fn validate_schema(schema: &Value, path: FieldPath, errs: &mut FieldErrors) {
 struct Walk<'a> {
     /// The estimated cost of every rule, times how many values each runs on.
     total: u64,
+    /// The four costliest expressions (of at least [`NOTABLE_COST`]), most
+    /// costly first.
+    costliest: Vec<(FieldPath, u64)>,
     errs: &'a mut FieldErrors,
 }
 
@@ -132,10 +149,31 @@ impl Walk<'_> {
         }
     }
 
+    /// Adds an expression's estimated cost (times the values it runs on)
+    /// to the schema's total, refusing it when it alone is over budget.
+    fn observe(&mut self, at: FieldPath, cost: u64, what: &str) {
+        if cost > ESTIMATED_RULE_LIMIT {
+            self.errs.forbidden(
+                at.clone(),
+                &cost_message(
+                    &format!("estimated {what} cost"),
+                    cost,
+                    ESTIMATED_RULE_LIMIT,
+                ),
+            );
+        }
+        self.total = self.total.saturating_add(cost);
+        if cost >= NOTABLE_COST {
+            let place = self.costliest.partition_point(|(_, c)| *c >= cost);
+            self.costliest.insert(place, (at, cost));
+            self.costliest.truncate(4);
+        }
+    }
+
     fn rule(
         &mut self,
         rule: &Value,
-        result: Result<u64, RuleError>,
+        result: Result<Costs, RuleError>,
         at: &FieldPath,
         ty: &Ty,
         cardinality: u64,
@@ -151,14 +189,19 @@ impl Walk<'_> {
                 self.errs
                     .invalid(at.child("messageExpression"), shown, &detail)
             }
-            Ok(cost) => {
-                if cost > ESTIMATED_RULE_LIMIT {
-                    self.errs.forbidden(
-                        at.child("rule"),
-                        &cost_message("estimated rule cost", cost, ESTIMATED_RULE_LIMIT),
+            Ok(costs) => {
+                self.observe(
+                    at.child("rule"),
+                    costs.rule.saturating_mul(cardinality),
+                    "rule",
+                );
+                if let Some(cost) = costs.message {
+                    self.observe(
+                        at.child("messageExpression"),
+                        cost.saturating_mul(cardinality),
+                        "messageExpression",
                     );
                 }
-                self.total = self.total.saturating_add(cost.saturating_mul(cardinality));
                 let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
                 let uses_old_self = uses_old_self(rule, ty);
                 if uses_old_self && let Some(list) = uncorrelatable {
@@ -177,7 +220,7 @@ impl Walk<'_> {
                     self.errs.invalid(
                         at.child("optionalOldSelf"),
                         true,
-                        "may not be set if rule does not use oldSelf",
+                        "may not be set if oldSelf is not used in rule",
                     );
                 }
             }
@@ -197,7 +240,7 @@ impl Walk<'_> {
                 Some(segments) if !reaches(ty, &segments) => self.errs.invalid(
                     at.child("fieldPath"),
                     field_path,
-                    "fieldPath must be a valid path: does not refer to a valid field",
+                    "fieldPath must be a valid path",
                 ),
                 Some(_) => {}
             }

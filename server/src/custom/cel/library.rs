@@ -2,8 +2,9 @@
 //! the lists library (`isSorted`, `sum`, `min`, `max`, `indexOf`,
 //! `lastIndexOf` on lists), the regex library (`find`, `findAll`) and the
 //! quantity library (`isQuantity`, `quantity`, comparisons, arithmetic,
-//! conversions). The URL, IP/CIDR and named-format libraries are not here
-//! yet: a rule calling them fails to compile.
+//! conversions), the URL library (`isURL`, `url` and its parts) and the IP
+//! and CIDR libraries. The named-format library is not here yet: a rule
+//! calling it fails to compile.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -37,6 +38,29 @@ pub fn install(ctx: &mut Context<'_, '_>) {
     let _ = ctx.add_function("asApproximateFloat", as_approximate_float);
     let _ = ctx.add_function("isInteger", is_integer);
     let _ = ctx.add_function("sign", sign);
+    let _ = ctx.add_function("isURL", is_url);
+    let _ = ctx.add_function("url", url);
+    let _ = ctx.add_function("getScheme", get_scheme);
+    let _ = ctx.add_function("getHost", get_host);
+    let _ = ctx.add_function("getHostname", get_hostname);
+    let _ = ctx.add_function("getPort", get_port);
+    let _ = ctx.add_function("getEscapedPath", get_escaped_path);
+    let _ = ctx.add_function("getQuery", get_query);
+    let _ = ctx.add_function("isIP", is_ip);
+    let _ = ctx.add_function("ip", ip);
+    let _ = ctx.add_function("ip.isCanonical", ip_is_canonical);
+    let _ = ctx.add_function("family", family);
+    let _ = ctx.add_function("isUnspecified", is_unspecified);
+    let _ = ctx.add_function("isLoopback", is_loopback);
+    let _ = ctx.add_function("isLinkLocalMulticast", is_link_local_multicast);
+    let _ = ctx.add_function("isLinkLocalUnicast", is_link_local_unicast);
+    let _ = ctx.add_function("isGlobalUnicast", is_global_unicast);
+    let _ = ctx.add_function("isCIDR", is_cidr);
+    let _ = ctx.add_function("cidr", cidr);
+    let _ = ctx.add_function("containsIP", contains_ip);
+    let _ = ctx.add_function("containsCIDR", contains_cidr);
+    let _ = ctx.add_function("prefixLength", prefix_length);
+    let _ = ctx.add_function("masked", masked);
 }
 
 fn list(value: &Value, function: &str) -> Result<Arc<Vec<Value>>> {
@@ -268,4 +292,344 @@ fn is_integer(This(this): This<Value>) -> Result<bool> {
 
 fn sign(This(this): This<Value>) -> Result<i64> {
     Ok(as_quantity(&this, "sign")?.signum() as i64)
+}
+
+/// A URL as Go's `url.ParseRequestURI` splits it: an absolute URI
+/// (`scheme:`, with `//host[:port]` when it has an authority) or an
+/// absolute path.
+#[derive(Debug, PartialEq, Eq)]
+struct Url {
+    scheme: String,
+    host: String,
+    path: String,
+    query: String,
+}
+
+impl Opaque for Url {
+    fn runtime_type_name(&self) -> &str {
+        "kubernetes.URL"
+    }
+}
+
+fn parse_url(text: &str) -> Option<Url> {
+    if text.is_empty() || text.chars().any(|c| c.is_control() || c == ' ') {
+        return None;
+    }
+    let (before_query, query) = match text.split_once('?') {
+        Some((b, q)) => (b, q.to_owned()),
+        None => (text, String::new()),
+    };
+    if before_query.starts_with('/') {
+        return Some(Url {
+            scheme: String::new(),
+            host: String::new(),
+            path: before_query.to_owned(),
+            query,
+        });
+    }
+    let (scheme, rest) = before_query.split_once(':')?;
+    let mut chars = scheme.chars();
+    if !chars.next()?.is_ascii_alphabetic()
+        || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    {
+        return None;
+    }
+    let (host, path) = match rest.strip_prefix("//") {
+        Some(authority_and_path) => {
+            let end = authority_and_path
+                .find('/')
+                .unwrap_or(authority_and_path.len());
+            let authority = &authority_and_path[..end];
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            if let Some((_, port)) = split_port(host)
+                && !port.chars().all(|c| c.is_ascii_digit())
+            {
+                return None;
+            }
+            (host.to_owned(), authority_and_path[end..].to_owned())
+        }
+        None => (String::new(), rest.to_owned()),
+    };
+    Some(Url {
+        scheme: scheme.to_owned(),
+        host,
+        path,
+        query,
+    })
+}
+
+/// `host` split into its name and port (`[::1]:80`, `a:80`), if it has one.
+fn split_port(host: &str) -> Option<(&str, &str)> {
+    if let Some(rest) = host.strip_prefix('[') {
+        let (name, after) = rest.split_once(']')?;
+        return after.strip_prefix(':').map(|port| (name, port));
+    }
+    host.rsplit_once(':')
+}
+
+fn as_url<'a>(value: &'a Value, function: &str) -> Result<&'a Url> {
+    match value {
+        Value::Opaque(o) => o
+            .downcast_ref::<Url>()
+            .ok_or_else(|| no_overload(function, value)),
+        other => Err(no_overload(function, other)),
+    }
+}
+
+fn is_url(value: Value) -> Result<bool> {
+    Ok(parse_url(text(&value, "isURL")?).is_some())
+}
+
+fn url(value: Value) -> Result<Value> {
+    let s = text(&value, "url")?;
+    parse_url(s)
+        .map(|u| Value::Opaque(Arc::new(u)))
+        .ok_or_else(|| {
+            ExecutionError::function_error(
+                "url",
+                format!("URL parse error during conversion from string: parse \"{s}\": invalid URI for request"),
+            )
+        })
+}
+
+fn string_value(s: impl Into<String>) -> Value {
+    Value::String(Arc::new(s.into()))
+}
+
+fn get_scheme(This(this): This<Value>) -> Result<Value> {
+    Ok(string_value(as_url(&this, "getScheme")?.scheme.clone()))
+}
+
+fn get_host(This(this): This<Value>) -> Result<Value> {
+    Ok(string_value(as_url(&this, "getHost")?.host.clone()))
+}
+
+fn get_hostname(This(this): This<Value>) -> Result<Value> {
+    let host = &as_url(&this, "getHostname")?.host;
+    let name = match split_port(host) {
+        Some((name, _)) => name,
+        None => host.trim_start_matches('[').trim_end_matches(']'),
+    };
+    Ok(string_value(name))
+}
+
+fn get_port(This(this): This<Value>) -> Result<Value> {
+    let host = &as_url(&this, "getPort")?.host;
+    Ok(string_value(split_port(host).map_or("", |(_, port)| port)))
+}
+
+fn get_escaped_path(This(this): This<Value>) -> Result<Value> {
+    Ok(string_value(as_url(&this, "getEscapedPath")?.path.clone()))
+}
+
+fn get_query(This(this): This<Value>) -> Result<Value> {
+    let query = &as_url(&this, "getQuery")?.query;
+    let mut values: std::collections::HashMap<String, Vec<Value>> =
+        std::collections::HashMap::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        values
+            .entry(k.to_owned())
+            .or_default()
+            .push(string_value(v));
+    }
+    Ok(values.into())
+}
+
+/// An IP address, as the Kubernetes IP library parses one (no zones, no
+/// IPv4-mapped IPv6 addresses).
+#[derive(Debug, PartialEq, Eq)]
+struct Ip(std::net::IpAddr);
+
+impl Opaque for Ip {
+    fn runtime_type_name(&self) -> &str {
+        "net.IP"
+    }
+}
+
+/// A CIDR: an address and a prefix length.
+#[derive(Debug, PartialEq, Eq)]
+struct Cidr {
+    addr: std::net::IpAddr,
+    prefix: u8,
+}
+
+impl Opaque for Cidr {
+    fn runtime_type_name(&self) -> &str {
+        "net.IPPrefix"
+    }
+}
+
+fn parse_ip(text: &str) -> Option<std::net::IpAddr> {
+    let addr: std::net::IpAddr = text.parse().ok()?;
+    if let std::net::IpAddr::V6(v6) = addr
+        && v6.to_ipv4_mapped().is_some()
+    {
+        return None;
+    }
+    Some(addr)
+}
+
+fn parse_cidr(text: &str) -> Option<Cidr> {
+    let (addr, prefix) = text.split_once('/')?;
+    let addr = parse_ip(addr)?;
+    let prefix: u8 = prefix.parse().ok()?;
+    let most = if addr.is_ipv4() { 32 } else { 128 };
+    (prefix <= most).then_some(Cidr { addr, prefix })
+}
+
+fn as_ip(value: &Value, function: &str) -> Result<std::net::IpAddr> {
+    match value {
+        Value::Opaque(o) => o
+            .downcast_ref::<Ip>()
+            .map(|ip| ip.0)
+            .ok_or_else(|| no_overload(function, value)),
+        Value::String(s) => parse_ip(s).ok_or_else(|| {
+            ExecutionError::function_error(function, format!("IP Address {s:?} parse error during conversion from string: ParseAddr({s:?}): unable to parse IP"))
+        }),
+        other => Err(no_overload(function, other)),
+    }
+}
+
+fn as_cidr(value: &Value, function: &str) -> Result<(std::net::IpAddr, u8)> {
+    match value {
+        Value::Opaque(o) => o
+            .downcast_ref::<Cidr>()
+            .map(|c| (c.addr, c.prefix))
+            .ok_or_else(|| no_overload(function, value)),
+        Value::String(s) => parse_cidr(s).map(|c| (c.addr, c.prefix)).ok_or_else(|| {
+            ExecutionError::function_error(function, format!("network address parse error during conversion from string: netip.ParsePrefix({s:?}): bad prefix"))
+        }),
+        other => Err(no_overload(function, other)),
+    }
+}
+
+fn is_ip(value: Value) -> Result<bool> {
+    Ok(parse_ip(text(&value, "isIP")?).is_some())
+}
+
+fn ip(value: Value) -> Result<Value> {
+    match &value {
+        // `cidr.ip()`: the CIDR's address.
+        Value::Opaque(o) if o.downcast_ref::<Cidr>().is_some() => {
+            let (addr, _) = as_cidr(&value, "ip")?;
+            Ok(Value::Opaque(Arc::new(Ip(addr))))
+        }
+        _ => Ok(Value::Opaque(Arc::new(Ip(as_ip(&value, "ip")?)))),
+    }
+}
+
+fn ip_is_canonical(value: Value) -> Result<bool> {
+    let s = text(&value, "ip.isCanonical")?;
+    let addr = as_ip(&value, "ip.isCanonical")?;
+    Ok(addr.to_string() == s)
+}
+
+fn family(This(this): This<Value>) -> Result<i64> {
+    Ok(if as_ip(&this, "family")?.is_ipv4() {
+        4
+    } else {
+        6
+    })
+}
+
+fn is_unspecified(This(this): This<Value>) -> Result<bool> {
+    Ok(as_ip(&this, "isUnspecified")?.is_unspecified())
+}
+
+fn is_loopback(This(this): This<Value>) -> Result<bool> {
+    Ok(as_ip(&this, "isLoopback")?.is_loopback())
+}
+
+fn is_link_local_multicast(This(this): This<Value>) -> Result<bool> {
+    Ok(match as_ip(&this, "isLinkLocalMulticast")? {
+        std::net::IpAddr::V4(v4) => v4.octets()[..3] == [224, 0, 0],
+        std::net::IpAddr::V6(v6) => v6.segments()[0] & 0xff0f == 0xff02,
+    })
+}
+
+fn is_link_local_unicast(This(this): This<Value>) -> Result<bool> {
+    Ok(match as_ip(&this, "isLinkLocalUnicast")? {
+        std::net::IpAddr::V4(v4) => v4.is_link_local(),
+        std::net::IpAddr::V6(v6) => v6.segments()[0] & 0xffc0 == 0xfe80,
+    })
+}
+
+fn is_global_unicast(This(this): This<Value>) -> Result<bool> {
+    let addr = as_ip(&this, "isGlobalUnicast")?;
+    Ok(match addr {
+        std::net::IpAddr::V4(v4) => {
+            !(v4.is_unspecified()
+                || v4.is_loopback()
+                || v4.is_multicast()
+                || v4.is_link_local()
+                || v4.is_broadcast())
+        }
+        std::net::IpAddr::V6(v6) => {
+            !(v6.is_unspecified()
+                || v6.is_loopback()
+                || v6.is_multicast()
+                || v6.segments()[0] & 0xffc0 == 0xfe80)
+        }
+    })
+}
+
+fn is_cidr(value: Value) -> Result<bool> {
+    Ok(parse_cidr(text(&value, "isCIDR")?).is_some())
+}
+
+fn cidr(value: Value) -> Result<Value> {
+    let (addr, prefix) = as_cidr(&value, "cidr")?;
+    Ok(Value::Opaque(Arc::new(Cidr { addr, prefix })))
+}
+
+/// The bits of `addr` kept by a prefix of `prefix` bits.
+fn mask(addr: std::net::IpAddr, prefix: u8) -> std::net::IpAddr {
+    match addr {
+        std::net::IpAddr::V4(v4) => {
+            let bits = u32::from(v4);
+            let kept = if prefix == 0 {
+                0
+            } else {
+                bits & (u32::MAX << (32 - u32::from(prefix)))
+            };
+            std::net::IpAddr::V4(kept.into())
+        }
+        std::net::IpAddr::V6(v6) => {
+            let bits = u128::from(v6);
+            let kept = if prefix == 0 {
+                0
+            } else {
+                bits & (u128::MAX << (128 - u32::from(prefix)))
+            };
+            std::net::IpAddr::V6(kept.into())
+        }
+    }
+}
+
+fn contains(network: (std::net::IpAddr, u8), addr: std::net::IpAddr) -> bool {
+    network.0.is_ipv4() == addr.is_ipv4() && mask(addr, network.1) == mask(network.0, network.1)
+}
+
+fn contains_ip(This(this): This<Value>, other: Value) -> Result<bool> {
+    let network = as_cidr(&this, "containsIP")?;
+    Ok(contains(network, as_ip(&other, "containsIP")?))
+}
+
+fn contains_cidr(This(this): This<Value>, other: Value) -> Result<bool> {
+    let network = as_cidr(&this, "containsCIDR")?;
+    let (addr, prefix) = as_cidr(&other, "containsCIDR")?;
+    Ok(prefix >= network.1 && contains(network, addr))
+}
+
+fn prefix_length(This(this): This<Value>) -> Result<i64> {
+    Ok(i64::from(as_cidr(&this, "prefixLength")?.1))
+}
+
+fn masked(This(this): This<Value>) -> Result<Value> {
+    let (addr, prefix) = as_cidr(&this, "masked")?;
+    Ok(Value::Opaque(Arc::new(Cidr {
+        addr: mask(addr, prefix),
+        prefix,
+    })))
 }

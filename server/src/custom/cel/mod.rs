@@ -44,6 +44,17 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
     Arc::new(env)
 });
 
+/// Which rules a validation runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mode {
+    /// The rules that decide a write: all of them on a create; on an
+    /// update, transition rules and the rules of values the update changed.
+    Decide,
+    /// The rules an update does not run again on the values it left as they
+    /// were (ratcheting), whose failures upstream returns as warnings.
+    Ratcheted,
+}
+
 /// The reason a failed rule reports.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Reason {
@@ -92,6 +103,13 @@ impl std::fmt::Debug for NodeRules {
     }
 }
 
+/// The estimated costs of a rule and of its message expression.
+#[derive(Clone, Copy, Debug)]
+pub struct Costs {
+    pub rule: u64,
+    pub message: Option<u64>,
+}
+
 /// A rule of a schema that could not be compiled, with upstream's words.
 #[derive(Debug)]
 pub enum RuleError {
@@ -107,7 +125,7 @@ impl NodeRules {
     /// Compiles the `x-kubernetes-validations` of `schema` (a node of an
     /// `openAPIV3Schema`; `root`: the schema's root, whose `self` is the
     /// whole object). Each rule gives its compiled form or its error.
-    pub fn compile(schema: &Value, root: bool) -> (NodeRules, Vec<Result<u64, RuleError>>) {
+    pub fn compile(schema: &Value, root: bool) -> (NodeRules, Vec<Result<Costs, RuleError>>) {
         let ty = if root {
             Ty::of_root(schema)
         } else {
@@ -160,10 +178,15 @@ impl NodeRules {
         &self,
         value: &Value,
         old: Option<&Value>,
+        mode: Mode,
         path: &FieldPath,
         budget: &mut u64,
         errs: &mut FieldErrors,
     ) -> bool {
+        let unchanged = old == Some(value);
+        if mode == Mode::Ratcheted && !unchanged {
+            return true;
+        }
         let self_value = to_cel(value, &self.ty);
         let old_value = old.map(|old| to_cel(old, &self.ty));
         let self_ty = self.ty.sized(value);
@@ -183,9 +206,10 @@ impl NodeRules {
                 (Some(old), _, false) => Some(old.clone()),
                 (None, false, false) => None,
             };
-            // Ratcheting: a rule that does not read oldSelf is not run again
+            // Ratcheting: a rule that does not read oldSelf decides nothing
             // on a value an update left as it was.
-            if !rule.uses_old_self && old == Some(value) {
+            let ratcheted = !rule.uses_old_self && unchanged;
+            if ratcheted != (mode == Mode::Ratcheted) {
                 continue;
             }
             let cost = check::cost_of(&rule.program, &self_ty, &old_ty);
@@ -202,11 +226,11 @@ impl NodeRules {
                     path.clone(),
                     self.type_text.as_str(),
                     &format!(
-                        "call cost exceeds limit for rule: {}",
-                        rule.message_or_default()
+                        "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                        rule.error_text()
                     ),
                 );
-                continue;
+                return false;
             }
             *budget -= cost;
             let mut scope = root.new_inner_scope();
@@ -284,8 +308,8 @@ impl Rule {
 }
 
 /// Compiles one entry of `x-kubernetes-validations` for values of type
-/// `ty`, giving the rule and its estimated cost.
-fn compile_rule(rule: &Value, ty: &Ty) -> Result<(Rule, u64), RuleError> {
+/// `ty`, giving the rule and its estimated costs.
+fn compile_rule(rule: &Value, ty: &Ty) -> Result<(Rule, Costs), RuleError> {
     let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
     if text.trim().is_empty() {
         return Err(RuleError::Empty);
@@ -307,6 +331,7 @@ fn compile_rule(rule: &Value, ty: &Ty) -> Result<(Rule, u64), RuleError> {
             "cel expression must evaluate to a bool".to_owned(),
         ));
     }
+    let mut message_cost = None;
     let message_expression = match rule.get("messageExpression").and_then(Value::as_str) {
         Some(source) if !source.trim().is_empty() => {
             let program = parse(source).map_err(|e| {
@@ -320,6 +345,7 @@ fn compile_rule(rule: &Value, ty: &Ty) -> Result<(Rule, u64), RuleError> {
                     "messageExpression must evaluate to a string".to_owned(),
                 ));
             }
+            message_cost = Some(checked_message.cost);
             Some(program)
         }
         _ => None,
@@ -350,7 +376,10 @@ fn compile_rule(rule: &Value, ty: &Ty) -> Result<(Rule, u64), RuleError> {
             uses_old_self: checked.uses_old_self,
             optional_old_self,
         },
-        checked.cost,
+        Costs {
+            rule: checked.cost,
+            message: message_cost,
+        },
     ))
 }
 
@@ -505,7 +534,12 @@ mod tests {
         let schema = Structural::of(&json!({"type": "object", "properties": {"spec": spec}}));
         let mut errs = FieldErrors::default();
         let whole = |spec: Value| json!({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "n"}, "spec": spec});
-        schema.validate_rules_root(&whole(object), old.map(whole).as_ref(), &mut errs);
+        schema.validate_rules_root(
+            &whole(object),
+            old.map(whole).as_ref(),
+            Mode::Decide,
+            &mut errs,
+        );
         errs.0.iter().map(ToString::to_string).collect()
     }
 
@@ -680,7 +714,7 @@ mod tests {
         assert_eq!(
             failures(widget(), spec, None),
             vec![
-                "spec.large: Invalid value: \"array\": call cost exceeds limit for rule: failed rule: self.all(x, self.all(y, y == x))"
+                "spec.large: Invalid value: \"array\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, y == x))"
             ]
         );
         let spec = json!({"x": 1, "y": 0, "name": "a", "large": vec![20; 100]});
