@@ -297,6 +297,9 @@ impl Structural {
             errs.not_supported_value(path.field(), Shown(value), &allowed);
         }
         if let Value::Object(map) = value {
+            if self.embedded {
+                validate_embedded(map, path, errs);
+            }
             self.validate_map(map, old, path, errs);
         }
     }
@@ -549,7 +552,21 @@ impl Structural {
             if path.is_empty() && matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
                 continue;
             }
-            if self.embedded && matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
+            if self.embedded && matches!(key.as_str(), "apiVersion" | "kind") {
+                continue;
+            }
+            if self.embedded && key == "metadata" {
+                // An embedded object's metadata keeps what ObjectMeta has.
+                if let Value::Object(meta) = value {
+                    let path = join(key);
+                    meta.retain(|field, _| {
+                        let known = OBJECT_META_FIELDS.contains(&field.as_str());
+                        if !known {
+                            unknown.push(format!("{path}.{field}"));
+                        }
+                        known
+                    });
+                }
                 continue;
             }
             if let Some(property) = self.properties.get(key) {
@@ -685,6 +702,110 @@ impl Checks {
                 .get("x-kubernetes-validations")
                 .and_then(Value::as_array)
                 .is_some_and(|rules| !rules.is_empty()),
+        }
+    }
+}
+
+/// The fields of ObjectMeta, all an embedded object's metadata keeps.
+const OBJECT_META_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// The checks of an embedded object (`x-kubernetes-embedded-resource`) at
+/// `path`, as upstream makes them: `apiVersion` and `kind` set and well
+/// formed, `metadata` an object with valid labels and annotations.
+fn validate_embedded(map: &Map<String, Value>, path: &Path, errs: &mut FieldErrors) {
+    use kapi_runtime::validation::{
+        dns1035_label_errors, label_value_errors, qualified_name_errors,
+    };
+    for key in ["apiVersion", "kind"] {
+        if !map.contains_key(key) {
+            errs.required(path.child(key).field(), "must not be empty");
+        }
+    }
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_unstable();
+    for key in keys {
+        let value = &map[key];
+        let at = path.child(key);
+        match key.as_str() {
+            "apiVersion" | "kind" => {
+                let Some(text) = value.as_str() else {
+                    errs.invalid(at.field(), Shown(value), "must be a string");
+                    continue;
+                };
+                if text.is_empty() {
+                    errs.invalid(at.field(), text, "must not be empty");
+                } else if key == "apiVersion" && text.split('/').count() > 2 {
+                    errs.invalid(
+                        at.field(),
+                        text,
+                        &format!("unexpected GroupVersion string: {text}"),
+                    );
+                } else if key == "kind" {
+                    let problems = dns1035_label_errors(&text.to_lowercase());
+                    if !problems.is_empty() {
+                        errs.invalid(
+                            at.field(),
+                            text,
+                            &format!(
+                                "may have mixed case, but should otherwise match: {}",
+                                problems.join(",")
+                            ),
+                        );
+                    }
+                }
+            }
+            "metadata" => {
+                let Some(meta) = value.as_object() else {
+                    errs.invalid(at.field(), Shown(value), "must be an object");
+                    continue;
+                };
+                for (label, v) in meta
+                    .get("labels")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
+                    for detail in qualified_name_errors(label) {
+                        errs.invalid(at.child("labels").field(), label.as_str(), &detail);
+                    }
+                    if let Some(v) = v.as_str() {
+                        for detail in label_value_errors(v) {
+                            errs.invalid(at.child("labels").field(), v, &detail);
+                        }
+                    }
+                }
+                for annotation in meta
+                    .get("annotations")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flat_map(|a| a.keys())
+                {
+                    for detail in qualified_name_errors(&annotation.to_lowercase()) {
+                        errs.invalid(
+                            at.child("annotations").field(),
+                            annotation.as_str(),
+                            &detail,
+                        );
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }
