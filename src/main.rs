@@ -18,7 +18,12 @@ struct Cli {
 enum Command {
     /// Serve the API: on the embedded, persistent store by default, on etcd with
     /// `--etcd-servers`.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
+    /// Print a compiled kind as a CustomResourceDefinition manifest (YAML).
+    Crd {
+        /// The kind, as `group/Kind` (`core/Kind` or `Kind` for the core group).
+        kind: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -57,5 +62,20 @@ async fn execute(command: Command) -> Result<(), Box<dyn std::error::Error>> {
             run(scheme, args.options()).await?;
             Ok(())
         }
+        Command::Crd { kind } => {
+            let mut scheme = Scheme::new();
+            kapi_api_types::install(&mut scheme);
+            print_crd(&scheme, &kind)
+        }
     }
+}
+
+/// Prints `kind`'s CustomResourceDefinition, its notes on stderr.
+fn print_crd(scheme: &Scheme, kind: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let (yaml, notes) = kapi_server::custom::manifest::crd_yaml(scheme, kind)?;
+    for note in notes {
+        eprintln!("kapi: {note}");
+    }
+    print!("{yaml}");
+    Ok(())
 }

@@ -46,8 +46,16 @@ pub trait KindOps: Send + Sync {
     /// Decodes a JSON value (a YAML body, a patched object).
     fn decode_value(&self, value: Value) -> Result<Decoded, String>;
 
-    /// The kind's OpenAPI schema (a `$ref`; the definitions go into `defs`).
+    /// The kind's OpenAPI schema (a `$ref`; the definitions go into `defs`),
+    /// as the Swagger 2.0 document has it.
     fn schema(&self, defs: &mut crate::openapi::Definitions) -> Value;
+
+    /// The kind's own definition as the OpenAPI 3 documents have it, when
+    /// it is not [`KindOps::schema`]'s (a custom resource's schema keeps in
+    /// v3 what v2 cannot say).
+    fn schema_v3(&self, _defs: &mut crate::openapi::Definitions) -> Option<Value> {
+        None
+    }
 
     /// The facts of the version objects of this kind are stored in, when it
     /// is not this one (the hub of a converted kind, the storage version of
@@ -118,6 +126,12 @@ impl KindEntry {
     /// The kind's OpenAPI schema (a `$ref`; the definitions go into `defs`).
     pub fn schema(&self, defs: &mut crate::openapi::Definitions) -> Value {
         self.ops.schema(defs)
+    }
+
+    /// The kind's own definition in the OpenAPI 3 documents, when it
+    /// differs from the Swagger 2.0 one.
+    pub fn schema_v3(&self, defs: &mut crate::openapi::Definitions) -> Option<Value> {
+        self.ops.schema_v3(defs)
     }
 
     /// The facts of the version this kind's objects are stored in, when it is

@@ -74,17 +74,56 @@ fn emit_property(field: &FieldModel) -> TokenStream {
     let required = field
         .schema_required
         .then(|| quote!(required.push(::std::string::String::from(#name));));
+    let keywords = crd_keywords(field);
+    let property = quote! {
+        #rt::openapi::property(
+            <#ty as #rt::openapi::OpenApi>::schema(defs),
+            #description,
+            &[#(#extensions),*],
+        )
+    };
+    let property = if keywords.is_empty() {
+        property
+    } else {
+        quote!(#rt::openapi::with_crd_keywords(#property, &[#(#keywords),*]))
+    };
     quote! {
-        properties.insert(
-            ::std::string::String::from(#name),
-            #rt::openapi::property(
-                <#ty as #rt::openapi::OpenApi>::schema(defs),
-                #description,
-                &[#(#extensions),*],
-            ),
-        );
+        properties.insert(::std::string::String::from(#name), #property);
         #required
     }
+}
+
+/// The schema keywords a field's rules and default become in the
+/// CustomResourceDefinition emitted for its kind (`enum`, `minimum`,
+/// `maximum`, `pattern` and `maxLength` for DNS names, `default`), as
+/// `(name, value)` expressions. The API documents leave them out.
+fn crd_keywords(field: &FieldModel) -> Vec<TokenStream> {
+    use crate::model::Rule;
+    let rt = quote!(::kapi_runtime);
+    let mut out = Vec::new();
+    for rule in &field.rules {
+        match &rule.rule {
+            Rule::OneOf(values) => {
+                out.push(quote!(("enum", #rt::serde_json::json!([#(#values),*]))))
+            }
+            Rule::Minimum(n) => out.push(quote!(("minimum", #rt::openapi::number(#n)))),
+            Rule::Maximum(n) => out.push(quote!(("maximum", #rt::openapi::number(#n)))),
+            Rule::Dns1123Label => {
+                out.push(quote!(("maxLength", #rt::serde_json::json!(63))));
+                out.push(quote!(("pattern", #rt::serde_json::json!(#rt::openapi::DNS1123_LABEL_PATTERN))));
+            }
+            Rule::Dns1123Subdomain => {
+                out.push(quote!(("maxLength", #rt::serde_json::json!(253))));
+                out.push(quote!(("pattern", #rt::serde_json::json!(#rt::openapi::DNS1123_SUBDOMAIN_PATTERN))));
+            }
+            Rule::Required | Rule::NotEmpty => {}
+        }
+    }
+    if let Some(default) = &field.default {
+        let lit = &default.lit;
+        out.push(quote!(("default", #rt::serde_json::json!(#lit))));
+    }
+    out
 }
 
 /// The `x-kubernetes-*` extensions of a field, as `(name, value)` expressions.

@@ -10,7 +10,13 @@ use kapi_server::serve::{ServeArgs, run};
 #[command(version, about)]
 enum Cli {
     /// Serve the API.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
+    /// Print a compiled kind (`example.kapi.dev/Widget`) as a
+    /// CustomResourceDefinition manifest (YAML).
+    Crd {
+        /// The kind, as `group/Kind`.
+        kind: String,
+    },
 }
 
 #[tokio::main]
@@ -18,10 +24,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .init();
-    let Cli::Serve(args) = Cli::parse();
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
     kapi_example_widget::install(&mut scheme);
-    run(scheme, args.options()).await?;
+    match Cli::parse() {
+        Cli::Serve(args) => run(scheme, args.options()).await?,
+        Cli::Crd { kind } => {
+            let (yaml, notes) = kapi_server::custom::manifest::crd_yaml(&scheme, &kind)?;
+            for note in notes {
+                eprintln!("kapi-example-widget: {note}");
+            }
+            print!("{yaml}");
+        }
+    }
     Ok(())
 }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{referenced, scheme_definitions};
+use super::{referenced, scheme_definitions, v3_definitions};
 use crate::ResourceInfo;
 use crate::scheme::Scheme;
 
@@ -47,6 +47,7 @@ pub fn files(scheme: &Scheme) -> Vec<(String, String)> {
 /// (keyed `api/v1`, `apis/apps/v1`).
 pub fn documents(scheme: &Scheme) -> Documents {
     let definitions = scheme_definitions(scheme).into_inner();
+    let v3_own = v3_definitions(scheme);
     let gvs = group_versions(scheme);
     let mut v2_paths = Map::new();
     let mut v3 = BTreeMap::new();
@@ -73,7 +74,7 @@ pub fn documents(scheme: &Scheme) -> Documents {
         let schemas = reachable(&definitions, roots.chain(request_types))
             .into_iter()
             .filter_map(|name| {
-                let schema = definitions.get(&name)?;
+                let schema = v3_own.get(&name).or_else(|| definitions.get(&name))?;
                 Some((name, to_v3(schema)))
             })
             .collect::<Map<String, Value>>();

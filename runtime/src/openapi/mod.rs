@@ -127,6 +127,51 @@ pub fn property(mut schema: Value, description: &str, extensions: &[(&str, Value
     schema
 }
 
+/// The key under which a property carries the schema keywords of its
+/// rules for the CustomResourceDefinition of its kind; the API documents
+/// leave it out ([`without_crd_keywords`]).
+pub const CRD_KEYWORDS: &str = "x-kapi-crd";
+
+/// The pattern an RFC 1123 label matches, as a CRD schema checks it.
+pub const DNS1123_LABEL_PATTERN: &str = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+
+/// The pattern an RFC 1123 subdomain matches, as a CRD schema checks it.
+pub const DNS1123_SUBDOMAIN_PATTERN: &str =
+    "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+/// `property` with the CRD schema keywords of its field's rules.
+pub fn with_crd_keywords(mut property: Value, keywords: &[(&str, Value)]) -> Value {
+    if let Value::Object(map) = &mut property {
+        let keywords: Map<String, Value> = keywords
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        map.insert(CRD_KEYWORDS.into(), Value::Object(keywords));
+    }
+    property
+}
+
+/// A number as JSON: whole numbers as integers (`1`, not `1.0`).
+pub fn number(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        json!(n as i64)
+    } else {
+        json!(n)
+    }
+}
+
+/// `schema` without the CRD keywords of its properties, at any depth.
+pub fn without_crd_keywords(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.remove(CRD_KEYWORDS);
+            map.values_mut().for_each(without_crd_keywords);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_crd_keywords),
+        _ => {}
+    }
+}
+
 /// An object schema with properties.
 pub fn object(description: &str, properties: Map<String, Value>, required: Vec<String>) -> Value {
     let mut map = Map::new();
@@ -248,6 +293,44 @@ impl OpenApi for crate::ByteString {
     }
 }
 
+/// A kind's definition as the documents have it: `apiVersion` and `kind`
+/// first among its properties (when it has any), and its
+/// `x-kubernetes-group-version-kind`.
+fn kind_definition(def: &mut Value, info: &crate::ResourceInfo) {
+    let Value::Object(def) = def else { return };
+    if let Some(Value::Object(properties)) = def.get_mut("properties") {
+        let mut with_type_meta = Map::new();
+        with_type_meta.insert("apiVersion".into(), type_meta_property(API_VERSION_DOC));
+        with_type_meta.insert("kind".into(), type_meta_property(KIND_DOC));
+        with_type_meta.extend(std::mem::take(properties));
+        *properties = with_type_meta;
+    }
+    def.insert(
+        "x-kubernetes-group-version-kind".into(),
+        json!([{ "group": info.group, "kind": info.kind, "version": info.version }]),
+    );
+}
+
+/// The OpenAPI 3 form of the kinds whose definition differs from their
+/// Swagger 2.0 one, by definition name.
+pub fn v3_definitions(scheme: &crate::scheme::Scheme) -> std::collections::BTreeMap<String, Value> {
+    let mut scratch = Definitions::new();
+    let mut out = std::collections::BTreeMap::new();
+    for entry in scheme.entries() {
+        let Some(kind_ref) = entry.schema_v3(&mut scratch) else {
+            continue;
+        };
+        let Some(name) = referenced(&kind_ref).map(str::to_owned) else {
+            continue;
+        };
+        if let Some(mut def) = scratch.get(&name).cloned() {
+            kind_definition(&mut def, entry.info);
+            out.insert(name, def);
+        }
+    }
+    out
+}
+
 /// The definitions of every kind of `scheme`, its List and every type they
 /// reach, as kube-apiserver's OpenAPI documents have them: kinds and lists carry
 /// `apiVersion`, `kind` and `x-kubernetes-group-version-kind`.
@@ -303,15 +386,8 @@ pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
         };
         let gvk =
             |kind: &str| json!([{ "group": info.group, "kind": kind, "version": info.version }]);
-        if let Some(Value::Object(def)) = defs.get_mut(&name) {
-            if let Some(Value::Object(properties)) = def.get_mut("properties") {
-                let mut with_type_meta = Map::new();
-                with_type_meta.insert("apiVersion".into(), type_meta_property(API_VERSION_DOC));
-                with_type_meta.insert("kind".into(), type_meta_property(KIND_DOC));
-                with_type_meta.extend(std::mem::take(properties));
-                *properties = with_type_meta;
-            }
-            def.insert("x-kubernetes-group-version-kind".into(), gvk(info.kind));
+        if let Some(def) = defs.get_mut(&name) {
+            kind_definition(def, info);
         }
         let mut properties = Map::new();
         properties.insert("apiVersion".into(), type_meta_property(API_VERSION_DOC));
@@ -348,11 +424,23 @@ pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
             "description": "An embedded object, kept as the JSON it arrived as.",
         })
     });
+    for def in defs.defs.values_mut() {
+        without_crd_keywords(def);
+    }
     defs
 }
 
 const API_VERSION_DOC: &str = "The versioned schema of this representation of an object, `group/version` (`v1` for the core group).";
 const KIND_DOC: &str = "The REST kind of this object, in CamelCase.";
+
+/// The `apiVersion` and `kind` properties of an object with type meta (a
+/// kind's, or an object embedded in a custom resource).
+pub fn type_meta_properties() -> [(&'static str, Value); 2] {
+    [
+        ("apiVersion", type_meta_property(API_VERSION_DOC)),
+        ("kind", type_meta_property(KIND_DOC)),
+    ]
+}
 
 fn type_meta_property(description: &str) -> Value {
     json!({ "type": "string", "description": description })

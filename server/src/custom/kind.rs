@@ -11,7 +11,7 @@ use kapi_runtime::resource::NameFormat;
 use kapi_runtime::scheme::{Decoded, KindEntry, KindOps};
 use kapi_runtime::validation::FieldErrors;
 use kapi_runtime::{DynObject, PrinterColumn, ResourceInfo, ScaleSubresource};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::object::CustomObject;
 use super::schema::Structural;
@@ -41,6 +41,148 @@ pub struct Version {
     pub(super) schema: Structural,
     /// Its `openAPIV3Schema` as given, for the OpenAPI documents.
     openapi: Value,
+}
+
+impl Ops {
+    /// Whether the version's schema keeps unknown fields at its root.
+    fn preserves_unknown_root(&self) -> bool {
+        self.this.openapi["x-kubernetes-preserve-unknown-fields"] == true
+    }
+
+    /// Adds `metadata` (ObjectMeta) to the properties of `schema`.
+    fn add_metadata(&self, schema: &mut Value, defs: &mut Definitions) {
+        let metadata = metadata_property(defs);
+        if let Value::Object(schema) = schema
+            && let Value::Object(properties) = schema
+                .entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()))
+        {
+            properties.insert("metadata".into(), metadata);
+        }
+    }
+
+    /// Stores `schema` as the version's definition, with its selectable
+    /// fields, and refers to it.
+    fn define(&self, mut schema: Value, defs: &mut Definitions) -> Value {
+        let info = self.this.info;
+        let name = definition_name(info);
+        if let Value::Object(map) = &mut schema {
+            let fields: Vec<Value> = info
+                .selectable_fields
+                .iter()
+                .map(|f| json!({ "fieldPath": f }))
+                .collect();
+            map.insert(
+                "x-kubernetes-selectable-fields".into(),
+                Value::Array(fields),
+            );
+        }
+        defs.insert(name.clone(), schema);
+        reference(&name)
+    }
+}
+
+/// The `metadata` property of a custom object or an embedded one.
+fn metadata_property(defs: &mut Definitions) -> Value {
+    let mut metadata = ObjectMeta::schema(defs);
+    if let Value::Object(map) = &mut metadata {
+        map.insert(
+            "description".into(),
+            json!("The object's metadata: its name, namespace, labels, annotations, owners and what the server records."),
+        );
+    }
+    metadata
+}
+
+/// A structural schema as the OpenAPI 3 documents publish it, as upstream
+/// completes it: int-or-string nodes say `anyOf` integer or string, and
+/// embedded objects have `apiVersion`, `kind` (both required) and
+/// `metadata`.
+fn v3_schema(schema: &mut Value, metadata: &Value) {
+    let Value::Object(node) = schema else { return };
+    let flag = |node: &Map<String, Value>, key: &str| {
+        node.get(key).and_then(Value::as_bool).unwrap_or(false)
+    };
+    if flag(node, "x-kubernetes-int-or-string") && !node.contains_key("anyOf") {
+        node.insert(
+            "anyOf".into(),
+            json!([{"type": "integer"}, {"type": "string"}]),
+        );
+    }
+    if flag(node, "x-kubernetes-embedded-resource") {
+        let properties = node
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(properties) = properties {
+            for (name, property) in kapi_runtime::openapi::type_meta_properties() {
+                properties.entry(name).or_insert(property);
+            }
+            properties
+                .entry("metadata")
+                .or_insert_with(|| metadata.clone());
+        }
+        let required = node.entry("required").or_insert_with(|| json!([]));
+        if let Value::Array(required) = required {
+            for name in ["kind", "apiVersion"] {
+                if !required.iter().any(|r| r == name) {
+                    required.push(json!(name));
+                }
+            }
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(child) = node.get_mut(key) {
+            v3_schema(child, metadata);
+        }
+    }
+    if let Some(Value::Object(properties)) = node.get_mut("properties") {
+        for child in properties.values_mut() {
+            v3_schema(child, metadata);
+        }
+    }
+}
+
+/// A structural schema as Swagger 2.0 can carry it, as upstream converts
+/// it: no `allOf`/`oneOf`/`anyOf`/`not` or `default`; nullable and
+/// unknown-preserving nodes lose their type, properties and items (kubectl's
+/// v2 validation would refuse what they allow); embedded and int-or-string
+/// nodes lose their type. A root that keeps unknown fields is a bare object.
+fn v2_schema(schema: &Value, root: bool) -> Value {
+    let Value::Object(node) = schema else {
+        return json!({"type": "object"});
+    };
+    let flag = |key: &str| node.get(key).and_then(Value::as_bool).unwrap_or(false);
+    if root && flag("x-kubernetes-preserve-unknown-fields") {
+        return json!({"type": "object"});
+    }
+    let mut out = Map::with_capacity(node.len());
+    for (key, value) in node {
+        let kept = match key.as_str() {
+            "allOf" | "oneOf" | "anyOf" | "not" | "default" | "nullable" => None,
+            "properties" => value.as_object().map(|properties| {
+                Value::Object(
+                    properties
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v2_schema(v, false)))
+                        .collect(),
+                )
+            }),
+            "items" | "additionalProperties" if value.is_object() => Some(v2_schema(value, false)),
+            _ => Some(value.clone()),
+        };
+        if let Some(kept) = kept {
+            out.insert(key.clone(), kept);
+        }
+    }
+    if flag("nullable") || flag("x-kubernetes-preserve-unknown-fields") {
+        out.remove("type");
+        out.remove("properties");
+        out.remove("items");
+    }
+    if flag("x-kubernetes-embedded-resource") || flag("x-kubernetes-int-or-string") {
+        out.remove("type");
+    }
+    Value::Object(out)
 }
 
 /// The operations of one version: decoding into a [`CustomObject`], and the
@@ -260,22 +402,25 @@ impl KindOps for Ops {
         })
     }
 
+    /// The Swagger 2.0 form: what v2 cannot say removed, as upstream's
+    /// conversion removes it ([`v2_schema`]).
     fn schema(&self, defs: &mut Definitions) -> Value {
-        let info = self.this.info;
-        let name = definition_name(info);
-        let metadata = ObjectMeta::schema(defs);
-        let mut schema = match &self.this.openapi {
-            Value::Object(schema) => schema.clone(),
-            _ => Map::new(),
-        };
-        if let Value::Object(properties) = schema
-            .entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()))
-        {
-            properties.insert("metadata".into(), metadata);
+        let mut schema = v2_schema(&self.this.openapi, true);
+        if !(self.this.openapi.is_object() && self.preserves_unknown_root()) {
+            self.add_metadata(&mut schema, defs);
         }
-        defs.insert(name.clone(), Value::Object(schema));
-        reference(&name)
+        self.define(schema, defs)
+    }
+
+    fn schema_v3(&self, defs: &mut Definitions) -> Option<Value> {
+        let mut schema = match &self.this.openapi {
+            Value::Object(_) => self.this.openapi.clone(),
+            _ => json!({"type": "object"}),
+        };
+        let metadata = metadata_property(defs);
+        v3_schema(&mut schema, &metadata);
+        self.add_metadata(&mut schema, defs);
+        Some(self.define(schema, defs))
     }
 
     fn hub(&self) -> Option<&'static ResourceInfo> {

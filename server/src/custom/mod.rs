@@ -7,5 +7,6 @@
 pub mod cel;
 pub mod controller;
 pub mod kind;
+pub mod manifest;
 pub mod object;
 pub mod schema;
