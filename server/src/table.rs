@@ -38,7 +38,8 @@ impl IncludeObject {
     }
 }
 
-const AGE: PrinterColumn = PrinterColumn {
+/// The age column of a kind's table (and of a CRD emitted for it).
+pub(crate) const AGE: PrinterColumn = PrinterColumn {
     name: "Age",
     type_: "date",
     format: "",

@@ -112,6 +112,17 @@ fn version(info: &ResourceInfo, storage: bool, schema: Value) -> Value {
             Value::Object(column)
         })
         .collect();
+    let mut columns = columns;
+    if info.age_column && !columns.is_empty() {
+        // A definition with columns of its own shows no age unless it asks.
+        let age = crate::table::AGE;
+        columns.push(json!({
+            "name": age.name,
+            "type": age.type_,
+            "description": age.description,
+            "jsonPath": age.json_path,
+        }));
+    }
     if !columns.is_empty() {
         version.insert("additionalPrinterColumns".into(), Value::Array(columns));
     }

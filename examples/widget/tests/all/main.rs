@@ -3,5 +3,6 @@
 //! One test binary per crate: each integration-test binary links the whole API, so
 //! one binary with a module per topic links once instead of once per file.
 
+mod crd;
 mod kubectl;
 mod versions;
