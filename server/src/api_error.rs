@@ -215,6 +215,13 @@ impl ApiError {
     }
 
     /// 500 InternalError.
+    /// 500 with `message` alone (no reason, no details): how upstream
+    /// answers an error it passes through as it is, such as a failed
+    /// conversion webhook.
+    pub fn plain_internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(500, "", message, None)
+    }
+
     pub fn internal(message: impl std::fmt::Display) -> ApiError {
         let msg = format!("Internal error occurred: {message}");
         let details = StatusDetails {

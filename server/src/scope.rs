@@ -52,7 +52,7 @@ impl<'a> Scope<'a> {
         self.served
             .to_hub(object.into_typed())
             .map(Object::new)
-            .map_err(ApiError::internal)
+            .map_err(|e| self.conversion_error(e))
     }
 
     /// An object of the storage version as the served version.
@@ -63,7 +63,17 @@ impl<'a> Scope<'a> {
         self.served
             .to_served(object.into_typed())
             .map(Object::new)
-            .map_err(ApiError::internal)
+            .map_err(|e| self.conversion_error(e))
+    }
+
+    /// A failed conversion: a custom resource's comes from its webhook and
+    /// is answered as it is, as upstream answers it.
+    fn conversion_error(&self, message: String) -> ApiError {
+        if self.served.is_custom() {
+            ApiError::plain_internal(message)
+        } else {
+            ApiError::internal(message)
+        }
     }
 
     /// The kind's facts.

@@ -908,3 +908,193 @@ async fn kube_rs_dynamic_objects_of_a_custom_resource() {
         ]
     );
 }
+
+/// A CA and a serving certificate for 127.0.0.1 (openssl), in `dir`: the
+/// CA's PEM.
+fn webhook_certificates(dir: &Path) -> Vec<u8> {
+    let openssl = |args: &[&str]| {
+        let status = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "openssl {args:?}");
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=webhook-ca",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "tls.key",
+        "-out",
+        "tls.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "tls.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "tls.crt",
+        "-days",
+        "1",
+        "-extfile",
+        "ext.cnf",
+    ]);
+    std::fs::read(dir.join("ca.crt")).unwrap()
+}
+
+/// Stops the webhook process the test started, by its PID.
+struct Webhook(std::process::Child);
+
+impl Drop for Webhook {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A definition whose versions differ by more than their apiVersion
+/// (`spec.colour` in v1beta1, `spec.color` in v1) converts through its
+/// webhook (a real HTTPS server, trusted through the caBundle): objects
+/// written in one version read in the other, the webhook's refusal and its
+/// absence answer as upstream's do.
+#[test]
+fn a_conversion_webhook_converts_between_versions() {
+    let tools = ["openssl", "python3"].iter().all(|tool| {
+        std::process::Command::new(tool)
+            .arg("version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok()
+    });
+    if !kapi_test_support::require::require(
+        tools,
+        "openssl and python3",
+        "apt-get install openssl python3",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ca = webhook_certificates(dir.path());
+    let port_file = dir.path().join("port");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/conversion/webhook.py"
+    );
+    let webhook = Webhook(
+        std::process::Command::new("python3")
+            .args([script, port_file.to_str().unwrap(), "tls.crt", "tls.key"])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap(),
+    );
+    eventually("the webhook to listen", || {
+        std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
+    });
+    let port = std::fs::read_to_string(&port_file).unwrap();
+    use base64::Engine as _;
+    let schema = |field: &str| {
+        json!({"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {field: {"type": "string"}}}}}})
+    };
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "wconvs.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "wconvs", "kind": "Wconv"},
+            "conversion": {"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+                "clientConfig": {"url": format!("https://127.0.0.1:{port}/convert"),
+                    "caBundle": base64::engine::general_purpose::STANDARD.encode(&ca)}}},
+            "versions": [
+                {"name": "v1beta1", "served": true, "storage": false, "schema": schema("colour")},
+                {"name": "v1", "served": true, "storage": true, "schema": schema("color")}]}});
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let send = |method: &str, path: &str, body: &Value| {
+        http_exchange(
+            server.address,
+            method,
+            path,
+            &[("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+        .unwrap()
+    };
+    assert_eq!(send("POST", CRDS, &crd).code, 201);
+    let beta = "/apis/example.com/v1beta1/namespaces/default/wconvs";
+    let v1 = "/apis/example.com/v1/namespaces/default/wconvs";
+    eventually("wconvs to be served", || {
+        send("GET", beta, &Value::Null).code == 200
+    });
+    let object = |name: &str, colour: &str| {
+        json!({"apiVersion": "example.com/v1beta1", "kind": "Wconv",
+        "metadata": {"name": name}, "spec": {"colour": colour}})
+    };
+    let created = send("POST", beta, &object("a", "red"));
+    assert_eq!(created.code, 201, "{}", created.body);
+    let body: Value = serde_json::from_str(&created.body).unwrap();
+    assert_eq!(body["spec"], json!({"colour": "red"}));
+    let read = send("GET", &format!("{v1}/a"), &Value::Null);
+    let body: Value = serde_json::from_str(&read.body).unwrap();
+    assert_eq!(
+        (read.code, &body["apiVersion"], &body["spec"]),
+        (200, &json!("example.com/v1"), &json!({"color": "red"})),
+        "{}",
+        read.body
+    );
+    let list = send("GET", beta, &Value::Null);
+    let body: Value = serde_json::from_str(&list.body).unwrap();
+    assert_eq!(
+        body["items"][0]["spec"],
+        json!({"colour": "red"}),
+        "{}",
+        list.body
+    );
+
+    let refused = send("POST", beta, &object("b", "reject"));
+    assert_eq!(
+        (refused.code, refused.body.trim()),
+        (
+            500,
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"conversion webhook for example.com/v1beta1, Kind=Wconv failed: reject is no colour","code":500}"#
+        )
+    );
+    drop(webhook);
+    let unreachable = send("GET", &format!("{beta}/a"), &Value::Null);
+    let body: Value = serde_json::from_str(&unreachable.body).unwrap();
+    assert_eq!(
+        (unreachable.code, body["message"].as_str().unwrap()),
+        (500, format!("conversion webhook for example.com/v1, Kind=Wconv failed: Post \"https://127.0.0.1:{port}/convert?timeout=30s\": dial tcp 127.0.0.1:{port}: connect: connection refused").as_str())
+    );
+    assert!(body.get("reason").is_none(), "{}", unreachable.body);
+}

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::object::CustomObject;
 use super::schema::Structural;
+use super::webhook::Webhook;
 
 /// Every verb of a custom resource, in the order kube-apiserver lists them.
 const VERBS: [&str; 8] = [
@@ -44,6 +45,58 @@ pub struct Version {
 }
 
 impl Ops {
+    /// `object` in the version `to`: by its apiVersion alone, or through
+    /// the conversion webhook (the call blocks this worker thread: the
+    /// scheme's conversions are synchronous).
+    fn convert(&self, object: CustomObject, to: &Arc<Version>) -> Result<CustomObject, String> {
+        let from = object.version.info;
+        let Some(webhook) = self
+            .webhook
+            .as_ref()
+            .filter(|_| !std::ptr::eq(from, to.info))
+        else {
+            return Ok(object.into_version(to.clone()));
+        };
+        let mut whole = object.to_json_value()?;
+        whole["apiVersion"] = json!(from.group_version);
+        whole["kind"] = json!(from.kind);
+        let gvk = format!("{}, Kind={}", from.group_version, from.kind);
+        let handle = tokio::runtime::Handle::try_current()
+            .ok()
+            .filter(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+            .ok_or_else(|| {
+                format!(
+                    "conversion webhook for {gvk} failed: no multi-threaded runtime to call it from"
+                )
+            })?;
+        let desired = to.info.group_version;
+        let converted = tokio::task::block_in_place(|| {
+            handle.block_on(webhook.convert(vec![whole], desired, &gvk))
+        })?;
+        let Some(Value::Object(mut content)) = converted.into_iter().next() else {
+            return Err(format!("conversion webhook for {gvk} returned no object"));
+        };
+        content.shift_remove("apiVersion");
+        content.shift_remove("kind");
+        // The webhook may change labels and annotations only, as upstream
+        // allows: the rest of the metadata stays the object's.
+        let returned = content.shift_remove("metadata").unwrap_or(Value::Null);
+        let mut metadata = object.metadata;
+        if let Some(labels) = returned.get("labels") {
+            metadata.labels = serde_json::from_value(labels.clone()).unwrap_or_default();
+        }
+        if let Some(annotations) = returned.get("annotations") {
+            metadata.annotations = serde_json::from_value(annotations.clone()).unwrap_or_default();
+        }
+        let mut unknown = Vec::new();
+        to.schema.prune_root(&mut content, &mut unknown);
+        Ok(CustomObject {
+            version: to.clone(),
+            metadata,
+            content,
+        })
+    }
+
     /// Whether the version's schema keeps unknown fields at its root.
     fn preserves_unknown_root(&self) -> bool {
         self.this.openapi["x-kubernetes-preserve-unknown-fields"] == true
@@ -191,6 +244,9 @@ fn v2_schema(schema: &Value, root: bool) -> Value {
 struct Ops {
     this: Arc<Version>,
     storage: Arc<Version>,
+    /// The definition's conversion webhook (strategy `Webhook`); without
+    /// one, versions convert by their apiVersion alone.
+    webhook: Option<Arc<Webhook>>,
 }
 
 /// The scheme entries of `crd` (a CustomResourceDefinition as JSON): one per
@@ -227,6 +283,7 @@ pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
         .map(|v| text(v, "name"))
         .ok_or("it has no storage version")?;
     let namespaced = spec["scope"].as_str() != Some("Cluster");
+    let webhook = Webhook::of(&spec["conversion"]).map(Arc::new);
     let build = |v: &Value| -> Arc<Version> {
         let version = text(v, "name");
         let subresources = &v["subresources"];
@@ -305,6 +362,7 @@ pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
             ops: Arc::new(Ops {
                 this,
                 storage: storage.clone(),
+                webhook: webhook.clone(),
             }),
             proto: None,
         })
@@ -432,14 +490,12 @@ impl KindOps for Ops {
     }
 
     fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
-        Ok(Box::new(
-            self.object(object)?.into_version(self.storage.clone()),
-        ))
+        let object = self.object(object)?;
+        Ok(Box::new(self.convert(object, &self.storage)?))
     }
 
     fn to_served(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
-        Ok(Box::new(
-            self.object(object)?.into_version(self.this.clone()),
-        ))
+        let object = self.object(object)?;
+        Ok(Box::new(self.convert(object, &self.this)?))
     }
 }

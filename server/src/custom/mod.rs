@@ -10,3 +10,4 @@ pub mod kind;
 pub mod manifest;
 pub mod object;
 pub mod schema;
+pub mod webhook;
