@@ -57,7 +57,8 @@ impl<'a> Scope<'a> {
 
     /// An object of the storage version as the served version.
     pub fn to_served(&self, object: Object) -> ApiResult<Object> {
-        if self.served.hub().is_none() {
+        // A custom object may be stored in an earlier storage version.
+        if self.served.hub().is_none() && !self.served.is_custom() {
             return Ok(object);
         }
         self.served

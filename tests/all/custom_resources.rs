@@ -1037,8 +1037,8 @@ fn a_conversion_webhook_converts_between_versions() {
                 "clientConfig": {"url": format!("https://127.0.0.1:{port}/convert"),
                     "caBundle": base64::engine::general_purpose::STANDARD.encode(&ca)}}},
             "versions": [
-                {"name": "v1beta1", "served": true, "storage": false, "schema": schema("colour")},
-                {"name": "v1", "served": true, "storage": true, "schema": schema("color")}]}});
+                {"name": "v1beta1", "served": true, "storage": true, "schema": schema("colour")},
+                {"name": "v1", "served": true, "storage": false, "schema": schema("color")}]}});
     let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
     let send = |method: &str, path: &str, body: &Value| {
         http_exchange(
@@ -1081,6 +1081,43 @@ fn a_conversion_webhook_converts_between_versions() {
         list.body
     );
 
+    // v1 becomes the storage version: the object stored in v1beta1 is
+    // converted from the version it was written in.
+    let crd_path = format!("{CRDS}/wconvs.example.com");
+    let mut current: Value =
+        serde_json::from_str(&send("GET", &crd_path, &Value::Null).body).unwrap();
+    current["spec"]["versions"][0]["storage"] = json!(false);
+    current["spec"]["versions"][1]["storage"] = json!(true);
+    let updated = send("PUT", &crd_path, &current);
+    assert_eq!(updated.code, 200, "{}", updated.body);
+    let v1_object = json!({"apiVersion": "example.com/v1", "kind": "Wconv",
+        "metadata": {"name": "c"}, "spec": {"color": "green"}});
+    eventually("v1 to be the storage version", || {
+        let crd: Value = serde_json::from_str(&send("GET", &crd_path, &Value::Null).body).unwrap();
+        crd["status"]["storedVersions"] == json!(["v1beta1", "v1"])
+    });
+    // The controller swaps the scheme right after it records the version.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(send("POST", v1, &v1_object).code, 201);
+    for (path, field) in [(beta, "colour"), (v1, "color")] {
+        let list = send("GET", path, &Value::Null);
+        let body: Value = serde_json::from_str(&list.body).unwrap();
+        let specs: Vec<&Value> = body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| &i["spec"])
+            .collect();
+        assert_eq!(
+            specs,
+            [&json!({field: "red"}), &json!({field: "green"})],
+            "{}",
+            list.body
+        );
+    }
+    let stored = send("GET", &format!("{v1}/a"), &Value::Null);
+    assert!(stored.body.contains(r#""color":"red""#), "{}", stored.body);
+
     let refused = send("POST", beta, &object("b", "reject"));
     assert_eq!(
         (refused.code, refused.body.trim()),
@@ -1090,7 +1127,7 @@ fn a_conversion_webhook_converts_between_versions() {
         )
     );
     drop(webhook);
-    let unreachable = send("GET", &format!("{beta}/a"), &Value::Null);
+    let unreachable = send("GET", &format!("{beta}/c"), &Value::Null);
     let body: Value = serde_json::from_str(&unreachable.body).unwrap();
     assert_eq!(
         (unreachable.code, body["message"].as_str().unwrap()),

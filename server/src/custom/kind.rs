@@ -247,6 +247,9 @@ struct Ops {
     /// The definition's conversion webhook (strategy `Webhook`); without
     /// one, versions convert by their apiVersion alone.
     webhook: Option<Arc<Webhook>>,
+    /// Every version of the definition: a stored object keeps the version
+    /// it was written in until it is converted on its way out.
+    versions: Arc<Vec<Arc<Version>>>,
 }
 
 /// The scheme entries of `crd` (a CustomResourceDefinition as JSON): one per
@@ -342,19 +345,22 @@ pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
             openapi,
         })
     };
-    let served: Vec<Arc<Version>> = versions
+    let all: Vec<(bool, Arc<Version>)> = versions
         .iter()
-        .filter(|v| v["served"].as_bool() == Some(true))
-        .map(build)
+        .map(|v| (v["served"].as_bool() == Some(true), build(v)))
         .collect();
-    let storage = match served.iter().find(|v| v.info.version == storage_name) {
-        Some(storage) => storage.clone(),
-        None => versions
-            .iter()
-            .find(|v| text(v, "name") == storage_name)
-            .map(build)
-            .ok_or("it has no storage version")?,
-    };
+    let storage = all
+        .iter()
+        .map(|(_, v)| v)
+        .find(|v| v.info.version == storage_name)
+        .cloned()
+        .ok_or("it has no storage version")?;
+    let served: Vec<Arc<Version>> = all
+        .iter()
+        .filter(|(served, _)| *served)
+        .map(|(_, v)| v.clone())
+        .collect();
+    let all = Arc::new(all.into_iter().map(|(_, v)| v).collect::<Vec<_>>());
     Ok(served
         .into_iter()
         .map(|this| KindEntry {
@@ -363,6 +369,7 @@ pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
                 this,
                 storage: storage.clone(),
                 webhook: webhook.clone(),
+                versions: all.clone(),
             }),
             proto: None,
         })
@@ -437,7 +444,17 @@ impl KindOps for Ops {
         let Value::Object(mut content) = value else {
             return Err("the object must be a JSON object".into());
         };
-        content.shift_remove("apiVersion");
+        // An object stored in another version of the kind (an earlier
+        // storage version) stays in it until it is converted.
+        let version = match content.shift_remove("apiVersion") {
+            Some(Value::String(api_version)) if api_version != self.this.info.group_version => self
+                .versions
+                .iter()
+                .find(|v| v.info.group_version == api_version)
+                .cloned()
+                .unwrap_or_else(|| self.this.clone()),
+            _ => self.this.clone(),
+        };
         content.shift_remove("kind");
         let mut unknown_fields = Vec::new();
         let metadata = match content.shift_remove("metadata") {
@@ -447,12 +464,10 @@ impl KindOps for Ops {
             })
             .map_err(|e| e.to_string())?,
         };
-        self.this
-            .schema
-            .prune_root(&mut content, &mut unknown_fields);
+        version.schema.prune_root(&mut content, &mut unknown_fields);
         Ok(Decoded {
             object: Box::new(CustomObject {
-                version: self.this.clone(),
+                version,
                 metadata,
                 content,
             }),
