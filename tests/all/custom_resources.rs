@@ -1135,3 +1135,174 @@ fn a_conversion_webhook_converts_between_versions() {
     );
     assert!(body.get("reason").is_none(), "{}", unreachable.body);
 }
+
+/// A custom resource type as a kube-rs project writes one.
+#[derive(
+    kube::CustomResource,
+    serde::Deserialize,
+    serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq,
+    schemars::JsonSchema,
+)]
+#[kube(
+    group = "kubers.example.com",
+    version = "v1",
+    kind = "Gadget",
+    namespaced,
+    status = "GadgetStatus",
+    shortname = "gd",
+    printcolumn = r#"{"name":"Size","type":"integer","jsonPath":".spec.size"}"#
+)]
+struct GadgetSpec {
+    size: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    label: Option<String>,
+}
+
+#[derive(serde::Deserialize, serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema)]
+struct GadgetStatus {
+    ready: bool,
+}
+
+/// kube-rs with a `#[derive(CustomResource)]` type: its generated CRD is
+/// accepted and established, and `Api<Gadget>` creates, reads, lists,
+/// patches, writes the status of, watches and deletes gadgets.
+#[tokio::test(flavor = "multi_thread")]
+async fn kube_rs_derived_custom_resource_type() {
+    use futures::StreamExt;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::CustomResourceExt;
+    use kube::api::{
+        Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
+    };
+
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let client = kube::Client::try_from(kube::Config::new(server.url().parse().unwrap())).unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.create(&PostParams::default(), &Gadget::crd())
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let crd = crds.get("gadgets.kubers.example.com").await.unwrap();
+        let established = crd
+            .status
+            .and_then(|s| s.conditions)
+            .unwrap_or_default()
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True");
+        if established {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the CRD is never established");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let gadgets: Api<Gadget> = Api::namespaced(client, "default");
+    while gadgets.list(&ListParams::default()).await.is_err() {
+        assert!(Instant::now() < deadline, "the kind is never served");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let revision = gadgets
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    let mut events = gadgets
+        .watch(&WatchParams::default().timeout(20), &revision)
+        .await
+        .unwrap()
+        .boxed();
+
+    let created = gadgets
+        .create(
+            &PostParams::default(),
+            &Gadget::new(
+                "g1",
+                GadgetSpec {
+                    size: 3,
+                    label: None,
+                },
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        created.spec,
+        GadgetSpec {
+            size: 3,
+            label: None
+        }
+    );
+    assert_eq!(created.metadata.generation, Some(1));
+    let patched = gadgets
+        .patch(
+            "g1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"label": "blue"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(patched.spec.label.as_deref(), Some("blue"));
+    let with_status = gadgets
+        .patch_status(
+            "g1",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"ready": true}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(with_status.status, Some(GadgetStatus { ready: true }));
+    assert_eq!(
+        with_status.metadata.generation,
+        Some(2),
+        "status writes leave the generation"
+    );
+    let listed = gadgets.list(&ListParams::default()).await.unwrap();
+    assert_eq!(listed.items.len(), 1);
+    assert_eq!(listed.items[0].spec.label.as_deref(), Some("blue"));
+
+    // A status written through the main endpoint is ignored.
+    let mut replaced = listed.items[0].clone();
+    replaced.status = Some(GadgetStatus { ready: false });
+    replaced.spec.size = 4;
+    let replaced = gadgets
+        .replace("g1", &PostParams::default(), &replaced)
+        .await
+        .unwrap();
+    assert_eq!(
+        (replaced.spec.size, replaced.status),
+        (4, Some(GadgetStatus { ready: true }))
+    );
+
+    gadgets
+        .delete("g1", &DeleteParams::default())
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        match event.unwrap() {
+            WatchEvent::Added(g) => seen.push(("ADDED", g.spec.size)),
+            WatchEvent::Modified(g) => seen.push(("MODIFIED", g.spec.size)),
+            WatchEvent::Deleted(g) => {
+                seen.push(("DELETED", g.spec.size));
+                break;
+            }
+            WatchEvent::Bookmark(_) => {}
+            WatchEvent::Error(e) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            ("ADDED", 3),
+            ("MODIFIED", 3),
+            ("MODIFIED", 3),
+            ("MODIFIED", 4),
+            ("DELETED", 4)
+        ]
+    );
+}
