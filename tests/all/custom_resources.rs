@@ -950,7 +950,7 @@ fn webhook_certificates(dir: &Path) -> Vec<u8> {
     ]);
     std::fs::write(
         dir.join("ext.cnf"),
-        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+        "subjectAltName=IP:127.0.0.1,DNS:converter.default.svc\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
     )
     .unwrap();
     openssl(&[
@@ -1126,6 +1126,43 @@ fn a_conversion_webhook_converts_between_versions() {
             r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"conversion webhook for example.com/v1beta1, Kind=Wconv failed: reject is no colour","code":500}"#
         )
     );
+
+    // The same webhook named by a Service (an ExternalName one: loopback
+    // endpoints are refused), with the Service's DNS name for TLS.
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "converter"},
+        "spec": {"type": "ExternalName", "externalName": "localhost",
+            "ports": [{"port": port.trim().parse::<u16>().unwrap()}]}});
+    let answer = send("POST", "/api/v1/namespaces/default/services", &service);
+    assert_eq!(answer.code, 201, "{}", answer.body);
+    let mut by_service = crd.clone();
+    by_service["metadata"]["name"] = json!("sconvs.example.com");
+    by_service["spec"]["names"] = json!({"plural": "sconvs", "kind": "Sconv"});
+    by_service["spec"]["versions"][0]["storage"] = json!(false);
+    by_service["spec"]["versions"][1]["storage"] = json!(true);
+    by_service["spec"]["conversion"]["webhook"]["clientConfig"] = json!({
+        "service": {"namespace": "default", "name": "converter", "path": "/convert",
+            "port": port.trim().parse::<u16>().unwrap()},
+        "caBundle": base64::engine::general_purpose::STANDARD.encode(&ca)});
+    assert_eq!(send("POST", CRDS, &by_service).code, 201);
+    let sconvs = "/apis/example.com/v1beta1/namespaces/default/sconvs";
+    eventually("sconvs to be served", || {
+        send("GET", sconvs, &Value::Null).code == 200
+    });
+    let mut sconv = object("s", "blue");
+    sconv["kind"] = json!("Sconv");
+    let created = send("POST", sconvs, &sconv);
+    assert_eq!(created.code, 201, "{}", created.body);
+    let read = send(
+        "GET",
+        "/apis/example.com/v1/namespaces/default/sconvs/s",
+        &Value::Null,
+    );
+    assert!(
+        read.body.contains(r#""spec":{"color":"blue"}"#),
+        "{}",
+        read.body
+    );
+
     drop(webhook);
     let unreachable = send("GET", &format!("{beta}/c"), &Value::Null);
     let body: Value = serde_json::from_str(&unreachable.body).unwrap();

@@ -75,7 +75,7 @@ pub async fn run(
                 while let Ok(((), event)) = rx.try_recv() {
                     apply(&mut known, event);
                 }
-                serve(&registry, &base, &known);
+                serve(&registry, &client, &base, &known);
                 accept_names(&client, &known).await;
             }
             _ = poll.tick() => {
@@ -124,10 +124,15 @@ fn terminating(crd: &Value) -> bool {
 
 /// Serves `base` and the served versions of every established definition
 /// (a definition naming a compiled kind's resource does not replace it).
-fn serve(registry: &Registry, base: &Arc<Scheme>, known: &BTreeMap<String, Value>) {
+fn serve(
+    registry: &Registry,
+    client: &Client,
+    base: &Arc<Scheme>,
+    known: &BTreeMap<String, Value>,
+) {
     let mut scheme = Scheme::clone(base);
     for crd in known.values().filter(|crd| is_true(crd, "Established")) {
-        match super::kind::entries(crd) {
+        match super::kind::entries(crd, Some(client)) {
             Ok(entries) => {
                 for entry in entries {
                     let info = entry.info;

@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 use super::object::CustomObject;
 use super::schema::Structural;
 use super::webhook::Webhook;
+use crate::controllers::client::Client;
 
 /// Every verb of a custom resource, in the order kube-apiserver lists them.
 const VERBS: [&str; 8] = [
@@ -254,7 +255,7 @@ struct Ops {
 
 /// The scheme entries of `crd` (a CustomResourceDefinition as JSON): one per
 /// served version, or an error saying why it cannot be served.
-pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
+pub fn entries(crd: &Value, client: Option<&Client>) -> Result<Vec<KindEntry>, String> {
     let spec = &crd["spec"];
     let names = &crd["status"]["acceptedNames"];
     let text = |v: &Value, key: &str| v[key].as_str().unwrap_or_default().to_owned();
@@ -286,7 +287,7 @@ pub fn entries(crd: &Value) -> Result<Vec<KindEntry>, String> {
         .map(|v| text(v, "name"))
         .ok_or("it has no storage version")?;
     let namespaced = spec["scope"].as_str() != Some("Cluster");
-    let webhook = Webhook::of(&spec["conversion"]).map(Arc::new);
+    let webhook = Webhook::of(&spec["conversion"], client).map(Arc::new);
     let build = |v: &Value| -> Arc<Version> {
         let version = text(v, "name");
         let subresources = &v["subresources"];

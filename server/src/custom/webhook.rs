@@ -4,8 +4,12 @@
 //! kube-apiserver sends it, with upstream's errors when the call or its
 //! answer fails.
 //!
-//! Not yet: webhooks named by a Service reference (kapi routes to no
-//! Service), `v1beta1` reviews, and the system's trusted roots when no
+//! A webhook named by a Service is reached at its external name (an
+//! ExternalName Service, as upstream resolves one) or at the address of one
+//! of its endpoints (kapi routes to no Service IP), presenting the name
+//! `<service>.<namespace>.svc` for TLS, as upstream names it.
+//!
+//! Not yet: `v1beta1` reviews, and the system's trusted roots when no
 //! `caBundle` is given.
 
 use std::sync::Arc;
@@ -18,6 +22,8 @@ use rustls::pki_types::{CertificateDer, ServerName, pem::PemObject};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
+use crate::controllers::client::{Client, Resource};
+
 /// How long a conversion may take, as upstream's default.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -26,9 +32,24 @@ pub struct Webhook {
     target: Result<Target, String>,
 }
 
+/// Where the webhook listens.
+enum Address {
+    /// A URL's host and port.
+    Fixed { host: String, port: u16 },
+    /// A Service's port, reached at one of its endpoints, looked up through
+    /// `client` on each call.
+    Service {
+        namespace: String,
+        name: String,
+        port: i64,
+        client: Client,
+    },
+}
+
 struct Target {
-    host: String,
-    port: u16,
+    address: Address,
+    /// The name the webhook's certificate must carry.
+    server_name: String,
     /// Path and query, with upstream's `timeout` parameter.
     path: String,
     url: String,
@@ -38,13 +59,14 @@ struct Target {
 impl Webhook {
     /// The webhook of a definition's `spec.conversion`, when its strategy
     /// is `Webhook`.
-    pub fn of(conversion: &Value) -> Option<Webhook> {
+    /// `client` looks up the endpoints of a Service the webhook names.
+    pub fn of(conversion: &Value, client: Option<&Client>) -> Option<Webhook> {
         if conversion["strategy"] != "Webhook" {
             return None;
         }
         let config = &conversion["webhook"]["clientConfig"];
         Some(Webhook {
-            target: Target::of(config),
+            target: Target::of(config, client),
         })
     }
 
@@ -113,31 +135,49 @@ impl Webhook {
 }
 
 impl Target {
-    fn of(config: &Value) -> Result<Target, String> {
-        let Some(url) = config["url"].as_str() else {
-            return Err(
-                "webhooks named by a service reference are not reached by kapi yet; give a url"
-                    .into(),
+    fn of(config: &Value, client: Option<&Client>) -> Result<Target, String> {
+        let (address, server_name, path, url) = if let Some(url) = config["url"].as_str() {
+            let uri: hyper::Uri = url
+                .parse()
+                .map_err(|e| format!("invalid url {url:?}: {e}"))?;
+            if uri.scheme_str() != Some("https") {
+                return Err(format!("url {url:?} does not use https"));
+            }
+            let host = uri
+                .host()
+                .ok_or_else(|| format!("url {url:?} has no host"))?
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_owned();
+            let path = with_timeout(uri.path_and_query().map_or("/", |p| p.as_str()));
+            let url = format!(
+                "https://{}{path}",
+                uri.authority().map_or("", |a| a.as_str())
             );
-        };
-        let uri: hyper::Uri = url
-            .parse()
-            .map_err(|e| format!("invalid url {url:?}: {e}"))?;
-        if uri.scheme_str() != Some("https") {
-            return Err(format!("url {url:?} does not use https"));
-        }
-        let host = uri
-            .host()
-            .ok_or_else(|| format!("url {url:?} has no host"))?;
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let path = uri.path_and_query().map_or("/", |p| p.as_str());
-        let path = if path.contains('?') {
-            format!("{path}&timeout=30s")
+            let port = uri.port_u16().unwrap_or(443);
+            let address = Address::Fixed {
+                host: host.clone(),
+                port,
+            };
+            (address, host, path, url)
         } else {
-            format!("{path}?timeout=30s")
+            let service = &config["service"];
+            let text = |key: &str| service[key].as_str().unwrap_or_default().to_owned();
+            let (namespace, name) = (text("namespace"), text("name"));
+            let client = client
+                .ok_or("no client to look up the service with")?
+                .clone();
+            let port = service["port"].as_i64().unwrap_or(443);
+            let path = with_timeout(service["path"].as_str().unwrap_or("/"));
+            let host = format!("{name}.{namespace}.svc");
+            let url = format!("https://{host}:{port}{path}");
+            let address = Address::Service {
+                namespace,
+                name,
+                port,
+                client,
+            };
+            (address, host, path, url)
         };
         let mut roots = rustls::RootCertStore::empty();
         if let Some(bundle) = config["caBundle"].as_str() {
@@ -158,20 +198,31 @@ impl Target {
             .with_root_certificates(roots)
             .with_no_client_auth();
         Ok(Target {
-            host,
-            port: uri.port_u16().unwrap_or(443),
-            url: format!(
-                "https://{}{path}",
-                uri.authority().map_or("", |a| a.as_str())
-            ),
+            address,
+            server_name,
+            url,
             path,
             tls: Arc::new(tls),
         })
     }
 
+    /// The host and port to connect to.
+    async fn connect_to(&self) -> Result<(String, u16), String> {
+        match &self.address {
+            Address::Fixed { host, port } => Ok((host.clone(), *port)),
+            Address::Service {
+                namespace,
+                name,
+                port,
+                client,
+            } => service_endpoint(client, namespace, name, *port).await,
+        }
+    }
+
     /// POSTs `body` (JSON) and gives the answer's body.
     async fn post(&self, body: String) -> Result<Bytes, String> {
-        let tcp = TcpStream::connect((self.host.as_str(), self.port))
+        let (host, port) = self.connect_to().await?;
+        let tcp = TcpStream::connect((host.as_str(), port))
             .await
             .map_err(|e| {
                 let what = match e.kind() {
@@ -180,9 +231,9 @@ impl Target {
                     }
                     _ => e.to_string(),
                 };
-                format!("dial tcp {}:{}: {what}", self.host, self.port)
+                format!("dial tcp {host}:{port}: {what}")
             })?;
-        let name = ServerName::try_from(self.host.clone()).map_err(|e| e.to_string())?;
+        let name = ServerName::try_from(self.server_name.clone()).map_err(|e| e.to_string())?;
         let tls = tokio_rustls::TlsConnector::from(self.tls.clone())
             .connect(name, tcp)
             .await
@@ -196,7 +247,7 @@ impl Target {
             let _ = connection.await;
         });
         let request = hyper::Request::post(self.path.as_str())
-            .header(hyper::header::HOST, format!("{}:{}", self.host, self.port))
+            .header(hyper::header::HOST, self.server_name.as_str())
             .header(hyper::header::CONTENT_TYPE, "application/json")
             .header(hyper::header::ACCEPT, "application/json, */*")
             .body(Full::new(Bytes::from(body)))
@@ -220,4 +271,70 @@ impl Target {
         }
         Ok(body)
     }
+}
+
+/// `path` with upstream's `timeout` query parameter.
+fn with_timeout(path: &str) -> String {
+    if path.contains('?') {
+        format!("{path}&timeout=30s")
+    } else {
+        format!("{path}?timeout=30s")
+    }
+}
+
+/// The address and port of an endpoint of Service `namespace/name` behind
+/// its port `port`.
+async fn service_endpoint(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    port: i64,
+) -> Result<(String, u16), String> {
+    let services = Resource::new("", "v1", "services", true);
+    let service = client
+        .get(&services, Some(namespace), name)
+        .await
+        .map_err(|_| format!("service \"{namespace}/{name}\" not found"))?;
+    let service_port = service["spec"]["ports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["port"].as_i64() == Some(port))
+        .ok_or_else(|| format!("service \"{namespace}/{name}\" has no port {port}"))?;
+    // An ExternalName service is its external name, at the service port.
+    if service["spec"]["type"] == "ExternalName"
+        && let Some(external) = service["spec"]["externalName"].as_str()
+    {
+        let port = u16::try_from(port).map_err(|_| format!("invalid port {port}"))?;
+        return Ok((external.to_owned(), port));
+    }
+    let target = &service_port["targetPort"];
+    let endpoints = Resource::new("", "v1", "endpoints", true);
+    let endpoints = client
+        .get(&endpoints, Some(namespace), name)
+        .await
+        .map_err(|_| format!("no endpoints for service \"{namespace}/{name}\""))?;
+    for subset in endpoints["subsets"].as_array().into_iter().flatten() {
+        let Some(address) = subset["addresses"][0]["ip"].as_str() else {
+            continue;
+        };
+        let chosen = subset["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| match target {
+                Value::String(named) => p["name"] == named.as_str(),
+                Value::Number(n) => p["port"].as_i64() == n.as_i64(),
+                _ => p["port"].as_i64() == Some(port),
+            });
+        if let Some(p) = chosen
+            .and_then(|p| p["port"].as_u64())
+            .and_then(|p| u16::try_from(p).ok())
+        {
+            return Ok((address.to_owned(), p));
+        }
+    }
+    Err(format!(
+        "no endpoints available for service \"{namespace}/{name}\""
+    ))
 }
