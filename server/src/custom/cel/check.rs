@@ -147,6 +147,22 @@ const FUNCTIONS: &[&str] = &[
     "containsCIDR",
     "prefixLength",
     "masked",
+    // Kubernetes format library
+    "format.named",
+    "validate",
+    "format.dns1123Label",
+    "format.dns1123Subdomain",
+    "format.dns1035Label",
+    "format.qualifiedName",
+    "format.dns1123LabelPrefix",
+    "format.dns1123SubdomainPrefix",
+    "format.dns1035LabelPrefix",
+    "format.labelValue",
+    "format.uri",
+    "format.uuid",
+    "format.byte",
+    "format.date",
+    "format.datetime",
 ];
 
 /// Names that are types, usable as values (`type(x) == int`).
@@ -559,6 +575,32 @@ impl Checker {
                 },
                 tenth(first),
             ),
+            // A list of strings joined: every element's length, at most.
+            "join" if matches!(first, Some(Ty::List { elem, .. }) if matches!(**elem, Ty::String { .. })) =>
+            {
+                let (count, each) = match first {
+                    Some(Ty::List { elem, max }) => (*max, elem.size().unwrap_or(0)),
+                    _ => (0, 0),
+                };
+                let total = count.saturating_mul(each);
+                (text(total), total.div_ceil(10).max(1))
+            }
+            // The problems a format finds: messages of unknown number and
+            // length (as cel-go estimates them).
+            "validate" => {
+                let problems = if self.lenient {
+                    Ty::List {
+                        elem: Arc::new(text(256)),
+                        max: 4,
+                    }
+                } else {
+                    Ty::List {
+                        elem: Arc::new(text(MAX_REQUEST_BYTES)),
+                        max: MAX_REQUEST_BYTES,
+                    }
+                };
+                (Ty::Optional(Arc::new(problems)), 1 + tenth(args.first()))
+            }
             "charAt" | "lowerAscii" | "upperAscii" | "replace" | "substring" | "trim"
             | "reverse" | "strings.quote" | "format" | "join" => (
                 match first {

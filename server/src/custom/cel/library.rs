@@ -2,9 +2,9 @@
 //! the lists library (`isSorted`, `sum`, `min`, `max`, `indexOf`,
 //! `lastIndexOf` on lists), the regex library (`find`, `findAll`) and the
 //! quantity library (`isQuantity`, `quantity`, comparisons, arithmetic,
-//! conversions), the URL library (`isURL`, `url` and its parts) and the IP
-//! and CIDR libraries. The named-format library is not here yet: a rule
-//! calling it fails to compile.
+//! conversions), the URL library (`isURL`, `url` and its parts), the IP
+//! and CIDR libraries and the format library (`format.named`,
+//! `format.dns1123Label()`, ..., `validate`).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -61,6 +61,11 @@ pub fn install(ctx: &mut Context<'_, '_>) {
     let _ = ctx.add_function("containsCIDR", contains_cidr);
     let _ = ctx.add_function("prefixLength", prefix_length);
     let _ = ctx.add_function("masked", masked);
+    let _ = ctx.add_function("format.named", format_named);
+    for (function, _) in FORMATS {
+        let _ = ctx.add_function(&format!("format.{function}"), format_of);
+    }
+    let _ = ctx.add_function("validate", format_validate);
 }
 
 fn list(value: &Value, function: &str) -> Result<Arc<Vec<Value>>> {
@@ -632,4 +637,127 @@ fn masked(This(this): This<Value>) -> Result<Value> {
         addr: mask(addr, prefix),
         prefix,
     })))
+}
+
+/// The formats of the format library: each name and its checks.
+pub const FORMATS: &[(&str, fn(&str) -> Vec<String>)] = &[
+    (
+        "dns1123Label",
+        kapi_runtime::validation::dns1123_label_errors,
+    ),
+    (
+        "dns1123Subdomain",
+        kapi_runtime::validation::dns1123_subdomain_errors,
+    ),
+    (
+        "dns1035Label",
+        kapi_runtime::validation::dns1035_label_errors,
+    ),
+    (
+        "qualifiedName",
+        kapi_runtime::validation::qualified_name_errors,
+    ),
+    ("dns1123LabelPrefix", |s| {
+        kapi_runtime::validation::dns1123_label_errors(s.strip_suffix('-').unwrap_or(s))
+    }),
+    ("dns1123SubdomainPrefix", |s| {
+        kapi_runtime::validation::dns1123_subdomain_errors(s.strip_suffix('-').unwrap_or(s))
+    }),
+    ("dns1035LabelPrefix", |s| {
+        kapi_runtime::validation::dns1035_label_errors(s.strip_suffix('-').unwrap_or(s))
+    }),
+    ("labelValue", kapi_runtime::validation::label_value_errors),
+    ("uri", |s| {
+        if parse_url(s).is_some() {
+            Vec::new()
+        } else {
+            vec!["invalid URI".to_owned()]
+        }
+    }),
+    ("uuid", |s| {
+        if uuid::Uuid::parse_str(s).is_ok() && s.len() == 36 {
+            Vec::new()
+        } else {
+            vec!["does not match the UUID format".to_owned()]
+        }
+    }),
+    ("byte", |s| {
+        use base64::Engine as _;
+        if base64::engine::general_purpose::STANDARD.decode(s).is_ok() {
+            Vec::new()
+        } else {
+            vec!["invalid base64".to_owned()]
+        }
+    }),
+    ("date", |s| {
+        if chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok() {
+            Vec::new()
+        } else {
+            vec!["invalid date".to_owned()]
+        }
+    }),
+    ("datetime", |s| {
+        if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
+            Vec::new()
+        } else {
+            vec!["invalid datetime".to_owned()]
+        }
+    }),
+];
+
+/// A format of the format library.
+#[derive(Debug, PartialEq, Eq)]
+struct Format(&'static str);
+
+impl Opaque for Format {
+    fn runtime_type_name(&self) -> &str {
+        "kubernetes.NamedFormat"
+    }
+}
+
+fn format_value(name: &str) -> Option<Value> {
+    FORMATS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, _)| Value::Opaque(Arc::new(Format(n))))
+}
+
+/// `format.named(name)`: the format, or none.
+fn format_named(name: Value) -> Result<Value> {
+    let name = text(&name, "format.named")?;
+    let found = match format_value(name) {
+        Some(format) => cel::objects::OptionalValue::of(format),
+        None => cel::objects::OptionalValue::none(),
+    };
+    Ok(Value::Opaque(Arc::new(found)))
+}
+
+/// `format.dns1123Label()` and the others: the format the call names.
+fn format_of(ftx: &cel::FunctionContext) -> Result<Value> {
+    format_value(ftx.name).ok_or_else(|| ftx.error(format!("no format {}", ftx.name)))
+}
+
+/// `<format>.validate(value)`: none when `value` has the format, else the
+/// list of what is wrong.
+fn format_validate(This(this): This<Value>, value: Value) -> Result<Value> {
+    let Value::Opaque(o) = &this else {
+        return Err(no_overload("validate", &this));
+    };
+    let Some(Format(name)) = o.downcast_ref::<Format>() else {
+        return Err(no_overload("validate", &this));
+    };
+    let check = FORMATS
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, check)| *check)
+        .ok_or_else(|| no_overload("validate", &this))?;
+    let errors = check(text(&value, "validate")?);
+    let result = if errors.is_empty() {
+        cel::objects::OptionalValue::none()
+    } else {
+        cel::objects::OptionalValue::of(Value::List(Arc::new(
+            errors.into_iter().map(string_value).collect(),
+        )))
+    };
+    Ok(Value::Opaque(Arc::new(result)))
 }

@@ -709,6 +709,42 @@ mod tests {
     }
 
     #[test]
+    fn the_format_library_checks_named_formats() {
+        let spec = json!({"type": "object", "properties": {
+            "name": {"type": "string", "maxLength": 64, "x-kubernetes-validations": [
+                {"rule": "!format.dns1123Label().validate(self).hasValue()", "message": "not a DNS label"},
+                {"rule": "format.named('uuid').hasValue() && !format.named('nope').hasValue()"}]},
+            "id": {"type": "string", "maxLength": 64, "x-kubernetes-validations": [
+                {"rule": "!format.named('uuid').value().validate(self).hasValue()", "message": "not a uuid"}]}}});
+        assert!(
+            rule_errors(spec.clone()).is_empty(),
+            "{:?}",
+            rule_errors(spec.clone())
+        );
+        // The problems joined are of unknown number and length: refused, as
+        // upstream's estimate refuses them.
+        let mut joined = spec.clone();
+        joined["properties"]["name"]["x-kubernetes-validations"][0]["messageExpression"] =
+            json!("format.dns1123Label().validate(self).value().join(', ')");
+        assert!(rule_errors(joined)[0].contains("estimated messageExpression cost exceeds budget"));
+        assert_eq!(
+            failures(
+                spec.clone(),
+                json!({"name": "ok-name", "id": "5f2b9c1e-8a1d-4c2e-9f3b-0a1b2c3d4e5f"}),
+                None
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            failures(spec, json!({"name": "Not_OK", "id": "x"}), None),
+            vec![
+                "spec.id: Invalid value: \"string\": not a uuid",
+                "spec.name: Invalid value: \"string\": not a DNS label",
+            ]
+        );
+    }
+
+    #[test]
     fn a_rule_too_costly_for_its_value_is_refused() {
         let spec = json!({"x": 1, "y": 0, "name": "a", "large": vec![20; 725]});
         assert_eq!(
