@@ -639,8 +639,11 @@ fn masked(This(this): This<Value>) -> Result<Value> {
     })))
 }
 
+/// The checks of one format: the problems of a value.
+type Check = fn(&str) -> Vec<String>;
+
 /// The formats of the format library: each name and its checks.
-pub const FORMATS: &[(&str, fn(&str) -> Vec<String>)] = &[
+pub const FORMATS: &[(&str, Check)] = &[
     (
         "dns1123Label",
         kapi_runtime::validation::dns1123_label_errors,
