@@ -15,7 +15,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::cel::Mode;
+use super::cel::{EVAL_STACK, Mode, with_stack};
 use super::kind::Version;
 
 /// An object of a custom resource.
@@ -48,7 +48,9 @@ impl CustomObject {
         }
         let new = self.rule_input(info);
         let old = old.map(|o| o.rule_input(info));
-        schema.validate_rules_root(&new, old.as_ref(), Mode::Decide, errs);
+        with_stack(EVAL_STACK, || {
+            schema.validate_rules_root(&new, old.as_ref(), Mode::Decide, errs);
+        });
     }
 
     /// The failures of the rules an update does not run again on the values
@@ -60,12 +62,10 @@ impl CustomObject {
         }
         let info = self.version.info;
         let mut errs = FieldErrors::default();
-        schema.validate_rules_root(
-            &self.rule_input(info),
-            Some(&old.rule_input(info)),
-            Mode::Ratcheted,
-            &mut errs,
-        );
+        let (new, old) = (self.rule_input(info), old.rule_input(info));
+        with_stack(EVAL_STACK, || {
+            schema.validate_rules_root(&new, Some(&old), Mode::Ratcheted, &mut errs);
+        });
         errs.0.iter().map(ToString::to_string).collect()
     }
 

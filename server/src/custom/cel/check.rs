@@ -165,6 +165,11 @@ const FUNCTIONS: &[&str] = &[
     "format.datetime",
 ];
 
+/// The deepest expression a rule may be (cel-go's parser limit): deeper
+/// ones are refused when the definition is written, so that no evaluation
+/// recurses further.
+const MAX_DEPTH: usize = 250;
+
 /// Names that are types, usable as values (`type(x) == int`).
 const TYPE_NAMES: &[&str] = &[
     "int",
@@ -207,6 +212,7 @@ pub fn check(program: &Program, self_ty: &Ty, old_self: &Ty) -> Result<Checked, 
         ],
         uses_old_self: false,
         lenient: false,
+        depth: 0,
     };
     match checker.expr(program.expression()) {
         Ok((ty, cost)) => Ok(Checked {
@@ -230,6 +236,7 @@ pub fn cost_of(program: &Program, self_ty: &Ty, old_self: &Ty) -> u64 {
         ],
         uses_old_self: false,
         lenient: true,
+        depth: 0,
     };
     checker
         .expr(program.expression())
@@ -274,6 +281,8 @@ struct Checker {
     /// Fields missing from an object type are null, not errors (the type
     /// is a value's, which may leave fields out).
     lenient: bool,
+    /// How deep in the expression the checker is.
+    depth: usize,
 }
 
 type Found = Result<(Ty, u64), Issue>;
@@ -295,6 +304,19 @@ impl Checker {
     }
 
     fn expr(&mut self, e: &IdedExpr) -> Found {
+        if self.depth >= MAX_DEPTH {
+            return Err(Issue {
+                id: e.id,
+                message: format!("expression recursion limit exceeded: {MAX_DEPTH}"),
+            });
+        }
+        self.depth += 1;
+        let found = self.expr_at(e);
+        self.depth -= 1;
+        found
+    }
+
+    fn expr_at(&mut self, e: &IdedExpr) -> Found {
         match &e.expr {
             Expr::Literal(literal) => Ok((literal_ty(literal), 0)),
             Expr::Ident(name) => {

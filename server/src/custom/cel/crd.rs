@@ -260,10 +260,12 @@ fn uses_old_self(rule: &Value, ty: &Ty) -> bool {
     let Some(text) = rule.get("rule").and_then(Value::as_str) else {
         return false;
     };
-    let Ok(program) = super::parse(text) else {
-        return false;
-    };
-    super::check::check(&program, ty, ty).is_ok_and(|c| c.uses_old_self)
+    super::with_stack(super::EVAL_STACK, || {
+        let Ok(program) = super::parse(text) else {
+            return false;
+        };
+        super::check::check(&program, ty, ty).is_ok_and(|c| c.uses_old_self)
+    })
 }
 
 /// Whether `segments` name a field the schema of type `ty` declares.

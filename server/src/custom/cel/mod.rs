@@ -32,6 +32,20 @@ pub const ESTIMATED_RULE_LIMIT: u64 = 10_000_000;
 /// The most all the rules of a schema may be estimated to cost together.
 pub const ESTIMATED_SCHEMA_LIMIT: u64 = 100_000_000;
 
+/// The stack parsing and checking a rule gets: cel-rust's parser and our
+/// checker recurse per nesting level, deeper than a worker thread's stack
+/// allows in the worst case (a fresh segment, committed only as used).
+const COMPILE_STACK: usize = 256 << 20;
+
+/// The stack evaluating the rules of one object gets (see
+/// [`COMPILE_STACK`]; expressions are at most [`check`]'s depth limit).
+pub const EVAL_STACK: usize = 64 << 20;
+
+/// Runs `f` on a stack of `size` bytes.
+pub fn with_stack<R>(size: usize, f: impl FnOnce() -> R) -> R {
+    stacker::grow(size, f)
+}
+
 /// The environment every rule is compiled in: the standard library, the
 /// strings and lists extensions, optionals.
 static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
@@ -310,6 +324,10 @@ impl Rule {
 /// Compiles one entry of `x-kubernetes-validations` for values of type
 /// `ty`, giving the rule and its estimated costs.
 fn compile_rule(rule: &Value, ty: &Ty) -> Result<(Rule, Costs), RuleError> {
+    with_stack(COMPILE_STACK, || compile_rule_here(rule, ty))
+}
+
+fn compile_rule_here(rule: &Value, ty: &Ty) -> Result<(Rule, Costs), RuleError> {
     let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
     if text.trim().is_empty() {
         return Err(RuleError::Empty);
@@ -706,6 +724,29 @@ mod tests {
                 "spec.when: Invalid value: \"string\": failed rule: self > timestamp('2020-01-01T00:00:00Z')",
             ]
         );
+    }
+
+    #[test]
+    fn deep_rules_are_refused_or_run_without_exhausting_the_stack() {
+        let rule = |text: String| {
+            json!({"type": "object", "properties": {"x": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": text}]})
+        };
+        let chain = format!("self.x{} > 0", " + 1".repeat(400));
+        let errs = rule_errors(rule(chain));
+        assert!(
+            errs[0].contains("expression recursion limit exceeded: 250"),
+            "{errs:?}"
+        );
+        let parens = format!("{}self.x{} > 0", "(".repeat(200), ")".repeat(200));
+        assert_eq!(rule_errors(rule(parens)).len(), 1);
+        let nots = format!("{}(self.x > 0)", "!!".repeat(100));
+        assert_eq!(rule_errors(rule(nots.clone())), Vec::<String>::new());
+        assert_eq!(
+            failures(rule(nots.clone()), json!({"x": 1}), None),
+            Vec::<String>::new()
+        );
+        assert_eq!(failures(rule(nots), json!({"x": 0}), None).len(), 1);
     }
 
     #[test]
