@@ -203,7 +203,7 @@ impl Walk<'_> {
                     );
                 }
                 let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
-                let uses_old_self = uses_old_self(rule, ty);
+                let uses_old_self = costs.uses_old_self;
                 if uses_old_self && let Some(list) = uncorrelatable {
                     self.errs.invalid(
                         at.child("rule"),
@@ -254,19 +254,6 @@ const REASONS: &[&str] = &[
     "FieldValueInvalid",
     "FieldValueRequired",
 ];
-
-/// Whether a (compiling) rule reads `oldSelf`.
-fn uses_old_self(rule: &Value, ty: &Ty) -> bool {
-    let Some(text) = rule.get("rule").and_then(Value::as_str) else {
-        return false;
-    };
-    super::with_stack(super::EVAL_STACK, || {
-        let Ok(program) = super::parse(text) else {
-            return false;
-        };
-        super::check::check(&program, ty, ty).is_ok_and(|c| c.uses_old_self)
-    })
-}
 
 /// Whether `segments` name a field the schema of type `ty` declares.
 fn reaches(ty: &Ty, segments: &[PathSegment]) -> bool {

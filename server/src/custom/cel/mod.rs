@@ -122,6 +122,8 @@ impl std::fmt::Debug for NodeRules {
 pub struct Costs {
     pub rule: u64,
     pub message: Option<u64>,
+    /// Whether the rule reads `oldSelf` (a transition rule).
+    pub uses_old_self: bool,
 }
 
 /// A rule of a schema that could not be compiled, with upstream's words.
@@ -397,6 +399,7 @@ fn compile_rule_here(rule: &Value, ty: &Ty) -> Result<(Rule, Costs), RuleError> 
         Costs {
             rule: checked.cost,
             message: message_cost,
+            uses_old_self: checked.uses_old_self,
         },
     ))
 }
