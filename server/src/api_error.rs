@@ -110,6 +110,24 @@ impl ApiError {
         ApiError::new(409, "Conflict", msg, Some(t.details()))
     }
 
+    /// 409 Conflict of a server-side apply: one `FieldManagerConflict`
+    /// cause per field another manager owns (`NewApplyConflict`).
+    pub fn apply_conflict(message: String, causes: Vec<(String, String)>) -> ApiError {
+        let causes = causes
+            .into_iter()
+            .map(|(message, field)| StatusCause {
+                reason: Some("FieldManagerConflict".to_owned()),
+                message: Some(message),
+                field: Some(field),
+            })
+            .collect();
+        let details = StatusDetails {
+            causes: Some(causes),
+            ..StatusDetails::default()
+        };
+        ApiError::new(409, "Conflict", message, Some(details))
+    }
+
     /// 422 `ConfigMap "x" is invalid: <field errors>` with one cause per error.
     pub fn invalid(group: &str, kind: &str, name: &str, errors: &FieldErrors) -> ApiError {
         // `Deployment.apps "x"`, `ConfigMap "x"`: the kind qualified by its group.

@@ -18,6 +18,7 @@ pub mod controllers;
 pub mod custom;
 pub mod discovery;
 pub mod endpoints;
+pub mod field_manager;
 pub mod go_duration;
 pub mod health;
 pub mod jsonpath;

@@ -14,6 +14,7 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     if let Some(action) = ctx.app.registry.hooks().action(ctx.entry.info, "") {
         return super::action::create(ctx, action, body).await;
     }
+    ctx.check_field_manager("CreateOptions", None)?;
     let value = super::decode_object(ctx, &body)?;
     let written = ctx
         .app

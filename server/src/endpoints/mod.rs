@@ -101,7 +101,7 @@ impl Ctx<'_> {
     }
 
     /// The options of a write.
-    pub fn write_options(&self) -> ApiResult<WriteOptions> {
+    pub fn write_options(&self) -> ApiResult<WriteOptions<'_>> {
         let field_validation = match self.query.field_validation.as_deref() {
             None | Some("") | Some("Warn") => FieldValidation::Warn,
             Some("Strict") => FieldValidation::Strict,
@@ -115,7 +115,56 @@ impl Ctx<'_> {
         Ok(WriteOptions {
             dry_run: self.query.dry_run()?,
             field_validation,
+            manager: self.manager(),
+            subresource: "",
         })
+    }
+
+    /// Who writes: `fieldManager`, else the User-Agent's product.
+    fn manager(&self) -> &str {
+        match self.query.field_manager.as_deref() {
+            Some(manager) if !manager.is_empty() => manager,
+            _ => crate::field_manager::entries::manager_from_user_agent(
+                self.headers
+                    .get(axum::http::header::USER_AGENT)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default(),
+            ),
+        }
+    }
+
+    /// The checks of `fieldManager` and `force` in a write's options
+    /// (`options` names them: CreateOptions, UpdateOptions, PatchOptions),
+    /// as upstream's ValidatePatchOptions and ValidateFieldManager.
+    pub fn check_field_manager(&self, options: &str, apply: Option<bool>) -> ApiResult<()> {
+        use kapi_runtime::validation::{FieldErrors, FieldPath};
+        let manager = self.query.field_manager.as_deref().unwrap_or_default();
+        let mut errors = FieldErrors::default();
+        match apply {
+            Some(false) if self.query.force.is_some() => {
+                errors.forbidden(FieldPath::new("force"), "may not be specified for non-apply patch");
+            }
+            Some(true) if manager.is_empty() => {
+                errors.required(FieldPath::new("fieldManager"), "is required for apply patch");
+            }
+            _ => {}
+        }
+        if manager.len() > 128 {
+            errors.too_long(FieldPath::new("fieldManager"), 128);
+        }
+        for (i, c) in manager.char_indices() {
+            if c.is_control() {
+                errors.invalid(
+                    FieldPath::new("fieldManager"),
+                    manager,
+                    &format!("invalid character U+{:04X} (at position {i})", c as u32),
+                );
+            }
+        }
+        if errors.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::invalid("meta.k8s.io", options, "", &errors))
     }
 }
 

@@ -1,5 +1,5 @@
-//! PATCH: JSON patch, merge patch and strategic merge patch; server-side apply
-//! is answered 415 until it exists.
+//! PATCH: JSON patch, merge patch, strategic merge patch and server-side
+//! apply (a YAML or JSON configuration).
 
 use axum::http::{StatusCode, header};
 use axum::response::Response;
@@ -13,7 +13,11 @@ use crate::registry::PatchKind;
 /// Handles PATCH `.../<resource>/<name>[/<subresource>]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let kind = patch_kind(ctx)?;
-    let patch = decode_patch(&body)?;
+    ctx.check_field_manager("PatchOptions", Some(matches!(kind, PatchKind::Apply { .. })))?;
+    let patch = match kind {
+        PatchKind::Apply { .. } => decode_apply(&body)?,
+        _ => decode_patch(&body)?,
+    };
     let written = ctx
         .app
         .registry
@@ -26,7 +30,28 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
             ctx.write_options()?,
         )
         .await?;
-    respond::object(ctx, StatusCode::OK, &written.object, &written.warnings)
+    let status = if written.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    respond::object(ctx, status, &written.object, &written.warnings)
+}
+
+/// An applied configuration: YAML (JSON is YAML) holding one object.
+fn decode_apply(body: &Bytes) -> ApiResult<serde_json::Value> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request("the request body is empty"));
+    }
+    let value = crate::body::decode_yaml(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {}", e.0.message.unwrap_or_default())))?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            crate::strategic_merge::json_kind(&value)
+        )));
+    }
+    Ok(value)
 }
 
 /// The patch format the request's Content-Type names.
@@ -49,13 +74,9 @@ pub fn patch_kind(ctx: &Ctx<'_>) -> ApiResult<PatchKind> {
             ))
         }
         "application/strategic-merge-patch+json" => Ok(PatchKind::Strategic),
-        "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
-            Err(ApiError::unsupported_media_type(format!(
-                "the patch type {mime:?} is not supported yet by this server; use a JSON patch \
-                 (kubectl patch --type=json), a merge patch (--type=merge) or a strategic \
-                 merge patch (--type=strategic)"
-            )))
-        }
+        "application/apply-patch+yaml" => Ok(PatchKind::Apply {
+            force: ctx.query.force(),
+        }),
         other => Err(ApiError::unsupported_media_type(format!(
             "the body of the request was in an unknown format ({other}) - accepted media types include: \
                  application/json-patch+json, application/merge-patch+json, \

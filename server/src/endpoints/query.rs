@@ -52,6 +52,10 @@ pub struct Query {
     pub include_object: Option<String>,
     /// `timeout`: how long a non-watch request may take (a Go duration).
     pub timeout: Option<String>,
+    /// `fieldManager`: who writes, as managedFields name it.
+    pub field_manager: Option<String>,
+    /// `force`: an apply takes the fields other managers own.
+    pub force: Option<String>,
 }
 
 /// A boolean parameter as metav1's query conversion reads it: absent, `0` and
@@ -87,6 +91,11 @@ impl Query {
     /// `watch=true`.
     pub fn watch(&self) -> ApiResult<bool> {
         Ok(flag(self.watch.as_deref()))
+    }
+
+    /// `force=true`.
+    pub fn force(&self) -> bool {
+        flag(self.force.as_deref())
     }
 
     /// `dryRun=All`.

@@ -9,6 +9,7 @@ use crate::api_error::ApiResult;
 
 /// Handles PUT `.../<resource>/<name>[/<subresource>]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
+    ctx.check_field_manager("UpdateOptions", None)?;
     let value = super::decode_object(ctx, &body)?;
     let written = ctx
         .app

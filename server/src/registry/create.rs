@@ -10,6 +10,7 @@ use super::{
 use serde_json::Value;
 
 use crate::admission::{self, Operation, Request};
+use crate::field_manager::Writer;
 use crate::api_error::{ApiError, ApiResult};
 
 impl Registry {
@@ -18,7 +19,7 @@ impl Registry {
         &self,
         scope: Scope<'_>,
         input: Input,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
         strategy::check_field_issues(
@@ -31,6 +32,25 @@ impl Registry {
         if !scope.info().serves("get") {
             return answer(scope, object, warnings);
         }
+        // Upstream's decoder defaults the object, and the creator owns what
+        // it holds then, defaults included (not what admission adds).
+        object.typed_mut().apply_defaults();
+        let scheme = self.scheme();
+        let writer = Writer::new(scope, Endpoint::Main, &opts);
+        self.field_manager(&scheme).update(writer, None, &mut object);
+        self.create_object(scope, object, warnings, opts).await
+    }
+
+    /// Creates `object` (in the storage version, its managedFields set):
+    /// the steps of a create after decoding, also those of an apply that
+    /// finds no object.
+    pub(super) async fn create_object(
+        &self,
+        scope: Scope<'_>,
+        mut object: Object,
+        mut warnings: Vec<String>,
+        opts: WriteOptions<'_>,
+    ) -> ApiResult<Written> {
         strategy::check_namespace(scope, object.metadata_mut())?;
         let request = Request::new(Operation::Create, Endpoint::Main, scope, object.metadata());
         self.admission.judge(&request, self).await?;
@@ -60,7 +80,7 @@ impl Registry {
         };
         if opts.dry_run {
             let object = scope.to_served(object)?;
-            return Ok(Written { object, warnings });
+            return Ok(Written::new(object, warnings));
         }
         let key = keys::object(scope.info(), namespace.as_deref(), &name);
         if let Some(charge) = &quota
@@ -92,7 +112,7 @@ impl Registry {
         // What was stored is this object; only the revision is new.
         object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
         let object = scope.to_served(object)?;
-        Ok(Written { object, warnings })
+        Ok(Written::new(object, warnings))
     }
 }
 
@@ -143,5 +163,5 @@ fn answer(scope: Scope<'_>, mut object: Object, warnings: Vec<String>) -> ApiRes
     }
     object.typed_mut().answer();
     let object = scope.to_served(object)?;
-    Ok(Written { object, warnings })
+    Ok(Written::new(object, warnings))
 }

@@ -57,11 +57,17 @@ pub enum FieldValidation {
 
 /// Options every write shares.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct WriteOptions {
+pub struct WriteOptions<'a> {
     /// `dryRun=All`: do everything but persist.
     pub dry_run: bool,
     /// `fieldValidation`.
     pub field_validation: FieldValidation,
+    /// Who writes: `fieldManager`, else the User-Agent's product, as
+    /// managedFields name it.
+    pub manager: &'a str,
+    /// The subresource the write is recorded under when it is not its
+    /// endpoint's (`scale`); empty otherwise.
+    pub subresource: &'a str,
 }
 
 /// The result of a write: the object as stored, and warnings for the client.
@@ -71,6 +77,20 @@ pub struct Written {
     pub object: Object,
     /// `Warning` header texts.
     pub warnings: Vec<String>,
+    /// Whether the write created the object (an apply to a missing one).
+    pub created: bool,
+}
+
+impl Written {
+    /// The result of a write that changed an existing object or made one
+    /// by create.
+    pub fn new(object: Object, warnings: Vec<String>) -> Written {
+        Written {
+            object,
+            warnings,
+            created: false,
+        }
+    }
 }
 
 /// The generic registry over one storage backend.
@@ -88,6 +108,8 @@ pub struct Registry {
     hooks: Arc<Hooks>,
     /// The admission plugins every write goes through.
     admission: Arc<crate::admission::Chain>,
+    /// The merge schemas of managedFields tracking, made on first use.
+    merge_schemas: Arc<crate::field_manager::Schemas>,
 }
 
 impl Registry {
@@ -101,6 +123,7 @@ impl Registry {
             patch_schemas: Arc::default(),
             hooks: Arc::default(),
             admission: Arc::default(),
+            merge_schemas: Arc::default(),
         }
     }
 
@@ -121,6 +144,17 @@ impl Registry {
     pub fn with_storage_media_type(mut self, media_type: StorageMediaType) -> Registry {
         self.media_type = media_type;
         self
+    }
+
+    /// Ownership tracking (managedFields) over `scheme`.
+    pub(crate) fn field_manager<'s>(
+        &'s self,
+        scheme: &'s Scheme,
+    ) -> crate::field_manager::FieldManager<'s> {
+        crate::field_manager::FieldManager {
+            schemas: &self.merge_schemas,
+            scheme,
+        }
     }
 
     /// The schema a strategic merge patch of `entry`'s kind follows.

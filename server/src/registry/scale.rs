@@ -46,7 +46,7 @@ impl Registry {
         scope: Scope<'_>,
         name: &str,
         body: Value,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<ScaleAnswer> {
         let facts = scope.info().scale.ok_or_else(ApiError::no_route)?;
         let body = self.normalize_scale(body)?;
@@ -77,6 +77,12 @@ impl Registry {
         {
             patch.push(json!({ "op": "add", "path": "/metadata/resourceVersion", "value": rv }));
         }
+        // The object changes through its main endpoint; managedFields say
+        // `/scale`.
+        let opts = WriteOptions {
+            subresource: "scale",
+            ..opts
+        };
         let written = self
             .patch(
                 scope,
@@ -101,12 +107,18 @@ impl Registry {
         name: &str,
         kind: PatchKind,
         patch: &Value,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<ScaleAnswer> {
         let mut scale = self.get_scale(scope, name).await?;
         let schema = (kind == PatchKind::Strategic)
             .then(|| self.scale_body().map(|body| self.body_patch_schema(&body)))
             .transpose()?;
+        // An apply to /scale sets what it names (ownership through /scale
+        // is not tracked yet).
+        let kind = match kind {
+            PatchKind::Apply { .. } => PatchKind::Merge,
+            other => other,
+        };
         super::update::apply_patch_to(&mut scale, kind, patch, schema.as_deref())?;
         self.update_scale(scope, name, scale, opts).await
     }

@@ -12,6 +12,7 @@ use super::hooks::Taken;
 use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::admission::{Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
+use crate::field_manager::Writer;
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
 /// The patch formats served.
@@ -24,6 +25,9 @@ pub enum PatchKind {
     /// Strategic merge patch (`application/strategic-merge-patch+json`),
     /// following the kind's schema.
     Strategic,
+    /// Server-side apply (`application/apply-patch+yaml`); `force` takes
+    /// the fields other managers own.
+    Apply { force: bool },
 }
 
 /// A change the server itself makes to an object's JSON (in the served
@@ -47,7 +51,7 @@ impl Registry {
         name: &str,
         input: Input,
         endpoint: Endpoint,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<Written> {
         let mut warnings = Vec::new();
         strategy::check_field_issues(
@@ -80,17 +84,54 @@ impl Registry {
         kind: PatchKind,
         patch: &Value,
         endpoint: Endpoint,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<Written> {
         let schema = (kind == PatchKind::Strategic).then(|| self.patch_schema(scope.served));
-        self.guaranteed_update(
-            scope,
-            name,
-            Source::Patch(kind, patch, schema),
-            endpoint,
-            opts,
-        )
-        .await
+        let updated = self
+            .guaranteed_update(
+                scope,
+                name,
+                Source::Patch(kind, patch, schema),
+                endpoint,
+                opts,
+            )
+            .await;
+        match (kind, updated) {
+            // An apply creates the object it does not find (not through a
+            // subresource), as upstream's patcher does.
+            (PatchKind::Apply { force }, Err(e))
+                if e.code() == 404 && endpoint == Endpoint::Main =>
+            {
+                self.apply_create(scope, name, patch, force, opts).await
+            }
+            (_, updated) => updated,
+        }
+    }
+
+    /// Creates `name` from an applied configuration.
+    async fn apply_create(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        patch: &Value,
+        force: bool,
+        opts: WriteOptions<'_>,
+    ) -> ApiResult<Written> {
+        let scheme = self.scheme();
+        let writer = Writer::new(scope, Endpoint::Main, &opts);
+        let applied = self
+            .field_manager(&scheme)
+            .apply(writer, None, patch.clone(), force)?;
+        let object = applied_object(scope, applied)?;
+        if object.metadata().name() != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({}) does not match the name on the URL ({name})",
+                object.metadata().name()
+            )));
+        }
+        let mut written = self.create_object(scope, object, Vec::new(), opts).await?;
+        written.created = true;
+        Ok(written)
     }
 
     /// Changes the current object with `edit` and writes it through
@@ -102,7 +143,7 @@ impl Registry {
         name: &str,
         endpoint: Endpoint,
         edit: Edit<'_>,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<Written> {
         self.guaranteed_update(scope, name, Source::Edit(edit), endpoint, opts)
             .await
@@ -158,7 +199,7 @@ impl Registry {
         name: &str,
         source: Source<'_>,
         endpoint: Endpoint,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<Written> {
         // Read, compute, write if unchanged since the read, else again: the
         // store's GuaranteedUpdate, as a loop of the registry's own so that
@@ -204,7 +245,7 @@ impl Registry {
             };
             if opts.dry_run {
                 let object = scope.to_served(object)?;
-                return Ok(Written { object, warnings });
+                return Ok(Written::new(object, warnings));
             }
             // A write that changes nothing writes nothing.
             let kv = if bytes == current.value {
@@ -243,7 +284,7 @@ impl Registry {
                 }
             }
             let object = scope.to_served(object)?;
-            return Ok(Written { object, warnings });
+            return Ok(Written::new(object, warnings));
         }
     }
 }
@@ -257,13 +298,24 @@ impl Registry {
         name: &str,
         current: Option<&KeyValue>,
         source: &Source<'_>,
-        (endpoint, opts): (Endpoint, WriteOptions),
+        (endpoint, opts): (Endpoint, WriteOptions<'_>),
         warnings: &mut Vec<String>,
     ) -> ApiResult<(Object, Object, bool)> {
         let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
         let old = decode(scope.entry, current)?;
         let mut new = match source {
             Source::Body(object) => (*object).clone(),
+            Source::Patch(PatchKind::Apply { force }, patch, _) => {
+                let scheme = self.scheme();
+                let writer = Writer::new(scope, endpoint, &opts);
+                let applied = self.field_manager(&scheme).apply(
+                    writer,
+                    Some(&old),
+                    (*patch).clone(),
+                    *force,
+                )?;
+                applied_object(scope, applied)?
+            }
             Source::Patch(kind, patch, schema) => {
                 let (input, patched) = apply_patch(scope, &old, *kind, patch, schema.as_deref())?;
                 let refusal = |error: String| {
@@ -302,6 +354,17 @@ impl Registry {
                 new.metadata().name()
             )));
         }
+        if matches!(source, Source::Body(_) | Source::Patch(..))
+            && !matches!(source, Source::Patch(PatchKind::Apply { .. }, ..))
+        {
+            // Defaulted as upstream's decoder does; the writer owns what it
+            // changed (an apply recorded its ownership itself).
+            new.typed_mut().apply_defaults();
+            let scheme = self.scheme();
+            let writer = Writer::new(scope, endpoint, &opts);
+            self.field_manager(&scheme)
+                .update(writer, Some(&old), &mut new);
+        }
         strategy::check_namespace(scope, new.metadata_mut())?;
         let request = Request::new(Operation::Update, endpoint, scope, new.metadata());
         self.admission
@@ -335,6 +398,15 @@ impl Registry {
         }
         Ok((old, new, delete_after))
     }
+}
+
+/// The object an apply produced (the served version's JSON) in the
+/// storage version, defaulted as upstream defaults it.
+fn applied_object(scope: Scope<'_>, applied: Value) -> ApiResult<Object> {
+    let input = Input::from_value(scope.served, applied)?;
+    let mut object = scope.to_storage(input.object)?;
+    object.typed_mut().apply_defaults();
+    Ok(object)
 }
 
 /// Once deletion was requested, finalizers may only be removed.
@@ -423,6 +495,11 @@ pub(super) fn apply_patch_to(
                 return Err(not_a_map(patch));
             }
             json_patch::merge(doc, patch);
+        }
+        PatchKind::Apply { .. } => {
+            return Err(ApiError::internal(
+                "an applied configuration is merged by the field manager, not patched",
+            ));
         }
         PatchKind::Json => {
             if !patch.is_array() {

@@ -1,0 +1,391 @@
+//! Field ownership on every write and server-side apply, as
+//! k8s.io/apimachinery's FieldManager chains them: the managedFields of
+//! the object (or of the live one) are read, the engine computes the new
+//! ownership in the request's version, the entries get their identifiers
+//! and times, fields of the object's identity are never owned, and Update
+//! entries are capped.
+
+pub mod entries;
+mod schemas;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kapi_runtime::meta::Time;
+use kapi_runtime::scheme::Scheme;
+use kapi_structured_merge::path::{PathElement, path_string};
+use kapi_structured_merge::set::Set;
+use kapi_structured_merge::typed::Typed;
+use kapi_structured_merge::updater::{Conflict, UpdateError, Updater};
+use serde_json::Value;
+
+use crate::api_error::{ApiError, ApiResult};
+use crate::body::Object;
+use crate::registry::WriteOptions;
+use crate::scope::{Endpoint, Scope};
+use entries::{APPLY, Managed, ManagerId, UPDATE};
+pub use schemas::Schemas;
+use schemas::{KindFacts, Versions};
+
+/// The manager of the internal step that takes ownership of what existed
+/// before an object's first apply.
+const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+
+/// What a write goes through and who makes it.
+#[derive(Clone, Copy)]
+pub struct Writer<'a> {
+    pub scope: Scope<'a>,
+    pub endpoint: Endpoint,
+    pub manager: &'a str,
+    /// The subresource managedFields name (`scale` for a write through
+    /// `/scale`, which changes the object through its main endpoint).
+    subresource: &'a str,
+}
+
+impl<'a> Writer<'a> {
+    /// The writer of a request through `endpoint` with `opts`.
+    pub fn new(scope: Scope<'a>, endpoint: Endpoint, opts: &WriteOptions<'a>) -> Writer<'a> {
+        let subresource = match endpoint {
+            _ if !opts.subresource.is_empty() => opts.subresource,
+            Endpoint::Main => "",
+            Endpoint::Status => "status",
+            Endpoint::Part(part) => part.name,
+        };
+        Writer {
+            scope,
+            endpoint,
+            manager: opts.manager,
+            subresource,
+        }
+    }
+
+    fn subresource(&self) -> &str {
+        self.subresource
+    }
+}
+
+/// Tracks ownership for the kinds of one scheme.
+pub struct FieldManager<'a> {
+    pub schemas: &'a Schemas,
+    pub scheme: &'a Scheme,
+}
+
+/// The paths no manager owns: the object's identity and server-set
+/// metadata (`stripMetaManager`).
+fn stripped() -> Set {
+    let mut set = Set::new();
+    let f = PathElement::field;
+    for path in [
+        vec![f("apiVersion")],
+        vec![f("kind")],
+        vec![f("metadata")],
+        vec![f("metadata"), f("name")],
+        vec![f("metadata"), f("namespace")],
+        vec![f("metadata"), f("creationTimestamp")],
+        vec![f("metadata"), f("selfLink")],
+        vec![f("metadata"), f("uid")],
+        vec![f("metadata"), f("clusterName")],
+        vec![f("metadata"), f("generation")],
+        vec![f("metadata"), f("managedFields")],
+        vec![f("metadata"), f("resourceVersion")],
+    ] {
+        set.insert(&path);
+    }
+    set
+}
+
+/// The fields an endpoint resets, which nobody owns through it (the
+/// ResetFieldsStrategy of upstream's kinds): the status through the main
+/// endpoint of a kind with a status endpoint, the spec through `/status`.
+fn reset_fields(writer: &Writer<'_>, version: &str) -> HashMap<String, Set> {
+    let info = writer.scope.info();
+    let path = match writer.endpoint {
+        Endpoint::Main if info.status_subresource => "status",
+        Endpoint::Status => "spec",
+        _ => return HashMap::new(),
+    };
+    let mut set = Set::new();
+    set.insert(&[PathElement::field(path)]);
+    HashMap::from([(version.to_owned(), set)])
+}
+
+impl FieldManager<'_> {
+    fn facts(&self, writer: &Writer<'_>) -> ApiResult<Arc<KindFacts>> {
+        self.schemas.of(writer.scope.served).map_err(ApiError::internal)
+    }
+
+    /// The served-version JSON of a stored object.
+    fn served_json(&self, writer: &Writer<'_>, object: &Object) -> ApiResult<Value> {
+        let served = writer.scope.to_served(object.clone())?;
+        served.to_value().map_err(ApiError::internal)
+    }
+
+    fn updater_parts<'v>(&'v self, writer: &'v Writer<'_>) -> Versions<'v> {
+        let info = writer.scope.served.info;
+        Versions {
+            scheme: self.scheme,
+            schemas: self.schemas,
+            group: info.group,
+            kind: info.kind,
+        }
+    }
+
+    /// Records `manager`'s update of `live` (None on create) into `new`:
+    /// its managedFields afterwards. Failures leave the live object's
+    /// managedFields, as upstream's UpdateNoErrors does.
+    pub fn update(&self, writer: Writer<'_>, live: Option<&Object>, new: &mut Object) {
+        let fallback = live.and_then(|l| l.metadata().managed_fields.clone());
+        match self.try_update(&writer, live, new) {
+            Ok(entries) => new.metadata_mut().managed_fields = entries,
+            Err(e) => {
+                tracing::warn!(error = ?e.0.message, "could not update managedFields");
+                new.metadata_mut().managed_fields = fallback;
+            }
+        }
+    }
+
+    fn try_update(
+        &self,
+        writer: &Writer<'_>,
+        live: Option<&Object>,
+        new: &Object,
+    ) -> ApiResult<Option<Vec<kapi_runtime::meta::ManagedFieldsEntry>>> {
+        let managed = decode_live_or_new(writer, live, new);
+        // An object that has no managedFields and exists already is not
+        // tracked until it is applied to (skipNonAppliedManager).
+        if managed.fields.is_empty() && live.is_some_and(|l| l.metadata().uid.is_some()) {
+            return Ok(None);
+        }
+        let facts = self.facts(writer)?;
+        let live_json = match live {
+            Some(live) => self.served_json(writer, live)?,
+            None => facts.empty.clone(),
+        };
+        let mut new_json = self.served_json(writer, new)?;
+        if let Some(meta) = new_json.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
+        let live = Typed::new(live_json, facts.schema.clone());
+        let new = Typed::new(new_json, facts.schema.clone());
+        let mut managed = managed;
+        self.record_update(writer, &live, &new, &mut managed, writer.manager)?;
+        entries::cap_update_managers(&mut managed);
+        Ok(entries::encode(&managed))
+    }
+
+    /// One Update through the chain below the cap: identifier, the
+    /// current-operation step, stripped metadata, the engine.
+    fn record_update(
+        &self,
+        writer: &Writer<'_>,
+        live: &Typed,
+        new: &Typed,
+        managed: &mut Managed,
+        manager: &str,
+    ) -> ApiResult<()> {
+        let version = live.kind.version.clone();
+        let id = ManagerId::new(manager, UPDATE, &version, writer.subresource()).key();
+        let ignored = reset_fields(writer, &version);
+        let versions = self.updater_parts(writer);
+        let updater = Updater {
+            converter: &versions,
+            ignored: &ignored,
+        };
+        const CURRENT: &str = "current-operation";
+        let fields = std::mem::take(&mut managed.fields);
+        let mut fields = updater
+            .update(live, new, &version, fields, CURRENT)
+            .map_err(update_error)?;
+        if let Some(mut current) = fields.remove(CURRENT) {
+            current.set = current.set.difference(&stripped());
+            if !current.set.is_empty() {
+                if let Some(previous) = fields.get(&id) {
+                    current.set = current.set.union(&previous.set);
+                }
+                fields.insert(id.clone(), current);
+                managed.times.insert(id, Some(Time::now()));
+            }
+        }
+        managed.fields = fields;
+        Ok(())
+    }
+
+    /// Applies `patch` (the configuration, in the served version) to `live`
+    /// (None: the object does not exist) for `manager`: the new object in
+    /// the served version's JSON with its managedFields, or None when the
+    /// apply changes nothing but ownership (then `live` is written back
+    /// with the new managedFields).
+    pub fn apply(
+        &self,
+        writer: Writer<'_>,
+        live: Option<&Object>,
+        patch: Value,
+        force: bool,
+    ) -> ApiResult<Value> {
+        let info = writer.scope.served.info;
+        let gvk = (
+            patch.get("apiVersion").and_then(Value::as_str).unwrap_or_default(),
+            patch.get("kind").and_then(Value::as_str).unwrap_or_default(),
+        );
+        if gvk != (info.api_version(), info.kind) {
+            let (group, version) = match gvk.0.rsplit_once('/') {
+                Some((g, v)) => (g, v),
+                None => ("", gvk.0),
+            };
+            return Err(ApiError::bad_request(format!(
+                "invalid object type: {group}/{version}, Kind={}",
+                gvk.1
+            )));
+        }
+        if patch.pointer("/metadata/managedFields").is_some() {
+            return Err(ApiError::bad_request("metadata.managedFields must be nil"));
+        }
+        let mut managed = match live.and_then(|l| l.metadata().managed_fields.as_deref()) {
+            Some(list) => entries::decode(list).map_err(|e| {
+                ApiError::internal(format!("failed to decode managed fields: {e}"))
+            })?,
+            None => Managed::default(),
+        };
+        let facts = self.facts(&writer)?;
+        let mut live_json = match live {
+            Some(live) => self.served_json(&writer, live)?,
+            None => facts.empty.clone(),
+        };
+        if let Some(meta) = live_json.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
+        let live_typed = Typed::new(live_json, facts.schema.clone());
+        if managed.fields.is_empty() {
+            // What exists before the first apply belongs to an updater.
+            let empty = Typed::new(facts.empty.clone(), facts.schema.clone());
+            self.record_update(&writer, &empty, &live_typed, &mut managed, BEFORE_FIRST_APPLY)?;
+            entries::cap_update_managers(&mut managed);
+        }
+        let config = Typed::new(patch, facts.schema.clone());
+        let errors = config.validate();
+        if !errors.is_empty() {
+            let meta = writer.scope.served.info;
+            let name = config.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+            let namespace = writer.scope.namespace.unwrap_or_default();
+            return Err(ApiError::internal(format!(
+                "failed to create typed patch object ({namespace}/{name}; {}, Kind={}): {}",
+                meta.api_version(),
+                meta.kind,
+                errors.join("\n")
+            )));
+        }
+        let version = facts.schema.version.clone();
+        let id = ManagerId::new(writer.manager, APPLY, &version, writer.subresource()).key();
+        let ignored = reset_fields(&writer, &version);
+        let versions = self.updater_parts(&writer);
+        let updater = Updater {
+            converter: &versions,
+            ignored: &ignored,
+        };
+        let fields = std::mem::take(&mut managed.fields);
+        let (new, mut fields) = updater
+            .apply(&live_typed, &config, &version, fields, &id, force)
+            .map_err(update_error)?;
+        if let Some(owned) = fields.get_mut(&id) {
+            owned.set = owned.set.difference(&stripped());
+            if owned.set.is_empty() {
+                fields.remove(&id);
+            }
+        }
+        managed.fields = fields;
+        let mut object = match new {
+            Some(new) => {
+                managed.times.insert(id, Some(Time::now()));
+                new.value
+            }
+            None => live_typed.value,
+        };
+        let encoded = entries::encode(&managed);
+        if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+            match encoded.map(serde_json::to_value) {
+                Some(Ok(list)) => {
+                    meta.insert("managedFields".into(), list);
+                }
+                _ => {
+                    meta.remove("managedFields");
+                }
+            }
+        }
+        Ok(object)
+    }
+}
+
+/// The managedFields an update starts from: the live object's through a
+/// subresource; else the request's, unless it clears them (`[]`, `[{}]`)
+/// or they cannot be read or are empty, when the live object's count.
+fn decode_live_or_new(writer: &Writer<'_>, live: Option<&Object>, new: &Object) -> Managed {
+    let from_live = || {
+        live.and_then(|l| l.metadata().managed_fields.as_deref())
+            .and_then(|list| entries::decode(list).ok())
+            .unwrap_or_default()
+    };
+    if writer.endpoint != Endpoint::Main {
+        return from_live();
+    }
+    let requested = new.metadata().managed_fields.as_ref();
+    if entries::is_reset(requested) {
+        return Managed::default();
+    }
+    match requested.map(|list| entries::decode(list)) {
+        Some(Ok(managed)) if !managed.fields.is_empty() => managed,
+        _ => from_live(),
+    }
+}
+
+/// A conflict or failure of the engine as the API answers it.
+fn update_error(e: UpdateError) -> ApiError {
+    match e {
+        UpdateError::Conflicts(conflicts) => conflict_error(&conflicts),
+        UpdateError::Failed(message) => ApiError::internal(message),
+    }
+}
+
+/// 409 Conflict with one cause per field (`NewApplyConflict`).
+fn conflict_error(conflicts: &[Conflict]) -> ApiError {
+    let causes: Vec<(String, String)> = conflicts
+        .iter()
+        .map(|c| (format!("conflict with {}", print_manager(&c.manager)), path_string(&c.path)))
+        .collect();
+    let message = if let [only] = conflicts {
+        format!(
+            "Apply failed with 1 conflict: conflict with {}: {}",
+            print_manager(&only.manager),
+            path_string(&only.path)
+        )
+    } else {
+        let mut managers: Vec<&str> = conflicts.iter().map(|c| c.manager.as_str()).collect();
+        managers.sort();
+        managers.dedup();
+        let mut lines = Vec::new();
+        for manager in managers {
+            lines.push(format!("conflicts with {}:", print_manager(manager)));
+            for c in conflicts.iter().filter(|c| c.manager == manager) {
+                lines.push(format!("- {}", path_string(&c.path)));
+            }
+        }
+        format!("Apply failed with {} conflicts: {}", conflicts.len(), lines.join("\n"))
+    };
+    ApiError::apply_conflict(message, causes)
+}
+
+/// A manager as conflict messages name it: `"kubectl"`, with its
+/// subresource, and `using <apiVersion>` for an updater.
+fn print_manager(key: &str) -> String {
+    let id: ManagerId = match serde_json::from_str(key) {
+        Ok(id) => id,
+        Err(_) => return format!("{key:?}"),
+    };
+    let mut out = format!("{:?}", id.manager);
+    if !id.subresource.is_empty() {
+        out = format!("{out} with subresource {:?}", id.subresource);
+    }
+    if id.operation == UPDATE {
+        out = format!("{out} using {}", id.api_version);
+    }
+    out
+}
