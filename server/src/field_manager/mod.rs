@@ -274,32 +274,28 @@ impl FieldManager<'_> {
                 errors.join("\n")
             )));
         }
-        let version = facts.schema.version.clone();
-        let id = ManagerId::new(writer.manager, APPLY, &version, writer.subresource()).key();
-        let ignored = reset_fields(&writer, &version);
-        let versions = self.updater_parts(&writer);
-        let updater = Updater {
-            converter: &versions,
-            ignored: &ignored,
-        };
-        let fields = std::mem::take(&mut managed.fields);
-        let (new, mut fields) = updater
-            .apply(&live_typed, &config, &version, fields, &id, force)
-            .map_err(update_error)?;
-        if let Some(owned) = fields.get_mut(&id) {
-            owned.set = owned.set.difference(&stripped());
-            if owned.set.is_empty() {
-                fields.remove(&id);
+        let outcome = match self.apply_once(&writer, &live_typed, managed.clone(), &config, force) {
+            // kubectl's client-side apply owned these fields through its
+            // annotation: a first server-side apply of the same values takes
+            // them over (lastAppliedManager).
+            Err(UpdateError::Conflicts(conflicts)) if writer.manager == KUBECTL => {
+                let allowed = last_applied_fields(&live_typed);
+                let rest: Vec<Conflict> = conflicts
+                    .into_iter()
+                    .filter(|c| !allowed.as_ref().is_some_and(|a| a.has(&c.path)))
+                    .collect();
+                if rest.is_empty() {
+                    self.apply_once(&writer, &live_typed, managed, &config, true)
+                } else {
+                    Err(UpdateError::Conflicts(rest))
+                }
             }
+            other => other,
+        };
+        let (mut object, managed) = outcome.map_err(update_error)?;
+        if writer.manager == KUBECTL {
+            keep_last_applied(&mut object, &config.value);
         }
-        managed.fields = fields;
-        let mut object = match new {
-            Some(new) => {
-                managed.times.insert(id, Some(Time::now()));
-                new.value
-            }
-            None => live_typed.value,
-        };
         let encoded = entries::encode(&managed);
         if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
             match encoded.map(serde_json::to_value) {
@@ -312,6 +308,112 @@ impl FieldManager<'_> {
             }
         }
         Ok(object)
+    }
+
+    /// One apply by the engine: the new object (the live one when nothing
+    /// changed) and the ownership.
+    fn apply_once(
+        &self,
+        writer: &Writer<'_>,
+        live: &Typed,
+        mut managed: Managed,
+        config: &Typed,
+        force: bool,
+    ) -> Result<(Value, Managed), UpdateError> {
+        let version = live.kind.version.clone();
+        let id = ManagerId::new(writer.manager, APPLY, &version, writer.subresource()).key();
+        let ignored = reset_fields(writer, &version);
+        let versions = self.updater_parts(writer);
+        let updater = Updater {
+            converter: &versions,
+            ignored: &ignored,
+        };
+        let fields = std::mem::take(&mut managed.fields);
+        let (new, mut fields) = updater.apply(live, config, &version, fields, &id, force)?;
+        if let Some(owned) = fields.get_mut(&id) {
+            owned.set = owned.set.difference(&stripped());
+            if owned.set.is_empty() {
+                fields.remove(&id);
+            }
+        }
+        managed.fields = fields;
+        let object = match new {
+            Some(new) => {
+                managed.times.insert(id, Some(Time::now()));
+                new.value
+            }
+            None => live.value.clone(),
+        };
+        Ok((object, managed))
+    }
+}
+
+/// The manager name kubectl applies with.
+const KUBECTL: &str = "kubectl";
+
+/// The annotation of kubectl's client-side apply.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The fields kubectl's client-side apply set that still hold the values
+/// it set (`allowedConflictsFromLastApplied`); None without a readable
+/// annotation of the live object's version.
+fn last_applied_fields(live: &Typed) -> Option<Set> {
+    let text = live
+        .value
+        .pointer("/metadata/annotations")?
+        .get(LAST_APPLIED)?
+        .as_str()
+        .filter(|t| !t.is_empty())?;
+    let last: Value = serde_json::from_str(text).ok()?;
+    if last.get("apiVersion").and_then(Value::as_str) != Some(live.kind.version.as_str()) {
+        return None;
+    }
+    let last = Typed::new(last, live.kind.clone());
+    if !last.validate().is_empty() {
+        return None;
+    }
+    let changed = last.compare(live);
+    Some(
+        last.to_field_set()
+            .difference(&changed.modified)
+            .difference(&changed.added)
+            .difference(&changed.removed),
+    )
+}
+
+/// After kubectl's server-side apply, an object that carries the
+/// client-side annotation gets the applied configuration in it, so that a
+/// later client-side apply starts from it (`lastAppliedUpdater`).
+fn keep_last_applied(object: &mut Value, config: &Value) {
+    let has = object
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(LAST_APPLIED))
+        .and_then(Value::as_str)
+        .is_some_and(|t| !t.is_empty());
+    if !has {
+        return;
+    }
+    let mut applied = config.clone();
+    if let Some(meta) = applied.get_mut("metadata").and_then(Value::as_object_mut) {
+        let empty = match meta.get_mut("annotations").and_then(Value::as_object_mut) {
+            Some(annotations) => {
+                annotations.remove(LAST_APPLIED);
+                annotations.is_empty()
+            }
+            None => false,
+        };
+        if empty {
+            meta.remove("annotations");
+        }
+    }
+    let mut text = String::new();
+    kapi_structured_merge::value::write_go_json(&mut text, &applied);
+    text.push('\n');
+    if let Some(annotations) = object
+        .pointer_mut("/metadata/annotations")
+        .and_then(Value::as_object_mut)
+    {
+        annotations.insert(LAST_APPLIED.into(), Value::String(text));
     }
 }
 
