@@ -142,10 +142,16 @@ impl Ctx<'_> {
         let mut errors = FieldErrors::default();
         match apply {
             Some(false) if self.query.force.is_some() => {
-                errors.forbidden(FieldPath::new("force"), "may not be specified for non-apply patch");
+                errors.forbidden(
+                    FieldPath::new("force"),
+                    "may not be specified for non-apply patch",
+                );
             }
             Some(true) if manager.is_empty() => {
-                errors.required(FieldPath::new("fieldManager"), "is required for apply patch");
+                errors.required(
+                    FieldPath::new("fieldManager"),
+                    "is required for apply patch",
+                );
             }
             _ => {}
         }

@@ -13,7 +13,10 @@ use crate::registry::PatchKind;
 /// Handles PATCH `.../<resource>/<name>[/<subresource>]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     let kind = patch_kind(ctx)?;
-    ctx.check_field_manager("PatchOptions", Some(matches!(kind, PatchKind::Apply { .. })))?;
+    ctx.check_field_manager(
+        "PatchOptions",
+        Some(matches!(kind, PatchKind::Apply { .. })),
+    )?;
     let patch = match kind {
         PatchKind::Apply { .. } => decode_apply(&body)?,
         _ => decode_patch(&body)?,
@@ -43,8 +46,12 @@ fn decode_apply(body: &Bytes) -> ApiResult<serde_json::Value> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("the request body is empty"));
     }
-    let value = crate::body::decode_yaml(body)
-        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {}", e.0.message.unwrap_or_default())))?;
+    let value = crate::body::decode_yaml(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "error decoding patch: {}",
+            e.0.message.unwrap_or_default()
+        ))
+    })?;
     if !value.is_object() {
         return Err(ApiError::bad_request(format!(
             "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",

@@ -28,7 +28,11 @@ pub struct ManagerId {
     pub manager: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub operation: String,
-    #[serde(default, rename = "apiVersion", skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        rename = "apiVersion",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub api_version: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub subresource: String,
@@ -39,9 +43,18 @@ impl ManagerId {
     /// through `subresource`.
     pub fn new(manager: &str, operation: &str, api_version: &str, subresource: &str) -> ManagerId {
         ManagerId {
-            manager: if manager.is_empty() { "unknown" } else { manager }.to_owned(),
+            manager: if manager.is_empty() {
+                "unknown"
+            } else {
+                manager
+            }
+            .to_owned(),
             operation: operation.to_owned(),
-            api_version: if operation == APPLY { String::new() } else { api_version.to_owned() },
+            api_version: if operation == APPLY {
+                String::new()
+            } else {
+                api_version.to_owned()
+            },
             subresource: subresource.to_owned(),
         }
     }
@@ -79,7 +92,11 @@ pub fn decode(entries: &[ManagedFieldsEntry]) -> Result<Managed, String> {
         match entry.fields_type.as_deref().unwrap_or_default() {
             "FieldsV1" => {}
             "" => return Err(format!("missing fieldsType in managed fields entry {i}")),
-            other => return Err(format!("invalid fieldsType {other:?} in managed fields entry {i}")),
+            other => {
+                return Err(format!(
+                    "invalid fieldsType {other:?} in managed fields entry {i}"
+                ));
+            }
         }
         let set = match &entry.fields_v1 {
             Some(fields) if !fields.is_null() => Set::from_fields_v1(fields.0.get())?,
@@ -88,7 +105,11 @@ pub fn decode(entries: &[ManagedFieldsEntry]) -> Result<Managed, String> {
         let id = ManagerId {
             manager: entry.manager.clone().unwrap_or_default(),
             operation: operation.to_owned(),
-            api_version: if operation == APPLY { String::new() } else { api_version.to_owned() },
+            api_version: if operation == APPLY {
+                String::new()
+            } else {
+                api_version.to_owned()
+            },
             subresource: entry.subresource.clone().unwrap_or_default(),
         };
         let key = id.key();
@@ -161,7 +182,14 @@ pub fn cap_update_managers(managed: &mut Managed) {
     if updaters.len() <= MAX_UPDATE_MANAGERS {
         return;
     }
-    let seconds = |key: &String| managed.times.get(key).copied().flatten().map_or(0, |t| t.0.as_second());
+    let seconds = |key: &String| {
+        managed
+            .times
+            .get(key)
+            .copied()
+            .flatten()
+            .map_or(0, |t| t.0.as_second())
+    };
     updaters.sort_by(|a, b| seconds(a).cmp(&seconds(b)).then_with(|| a.cmp(b)));
     let mut first_of_version: HashMap<String, String> = HashMap::new();
     let mut length = updaters.len();

@@ -111,7 +111,9 @@ fn reset_fields(writer: &Writer<'_>, version: &str) -> HashMap<String, Set> {
 
 impl FieldManager<'_> {
     fn facts(&self, writer: &Writer<'_>) -> ApiResult<Arc<KindFacts>> {
-        self.schemas.of(writer.scope.served).map_err(ApiError::internal)
+        self.schemas
+            .of(writer.scope.served)
+            .map_err(ApiError::internal)
     }
 
     /// The served-version JSON of a stored object.
@@ -203,7 +205,12 @@ impl FieldManager<'_> {
                     current.set = current.set.union(&previous.set);
                 }
                 fields.insert(id.clone(), current);
-                managed.times.insert(id, Some(Time::now()));
+                // A write through /scale is converted back to the parent's
+                // managedFields, which keep the time the manager had there
+                // (none for a new one), as upstream's ScaleHandler does.
+                if writer.subresource() != "scale" {
+                    managed.times.insert(id, Some(Time::now()));
+                }
             }
         }
         managed.fields = fields;
@@ -224,8 +231,14 @@ impl FieldManager<'_> {
     ) -> ApiResult<Value> {
         let info = writer.scope.served.info;
         let gvk = (
-            patch.get("apiVersion").and_then(Value::as_str).unwrap_or_default(),
-            patch.get("kind").and_then(Value::as_str).unwrap_or_default(),
+            patch
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            patch
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
         );
         if gvk != (info.api_version(), info.kind) {
             let (group, version) = match gvk.0.rsplit_once('/') {
@@ -241,9 +254,8 @@ impl FieldManager<'_> {
             return Err(ApiError::bad_request("metadata.managedFields must be nil"));
         }
         let mut managed = match live.and_then(|l| l.metadata().managed_fields.as_deref()) {
-            Some(list) => entries::decode(list).map_err(|e| {
-                ApiError::internal(format!("failed to decode managed fields: {e}"))
-            })?,
+            Some(list) => entries::decode(list)
+                .map_err(|e| ApiError::internal(format!("failed to decode managed fields: {e}")))?,
             None => Managed::default(),
         };
         let facts = self.facts(&writer)?;
@@ -258,14 +270,24 @@ impl FieldManager<'_> {
         if managed.fields.is_empty() {
             // What exists before the first apply belongs to an updater.
             let empty = Typed::new(facts.empty.clone(), facts.schema.clone());
-            self.record_update(&writer, &empty, &live_typed, &mut managed, BEFORE_FIRST_APPLY)?;
+            self.record_update(
+                &writer,
+                &empty,
+                &live_typed,
+                &mut managed,
+                BEFORE_FIRST_APPLY,
+            )?;
             entries::cap_update_managers(&mut managed);
         }
         let config = Typed::new(patch, facts.schema.clone());
         let errors = config.validate();
         if !errors.is_empty() {
             let meta = writer.scope.served.info;
-            let name = config.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+            let name = config
+                .value
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let namespace = writer.scope.namespace.unwrap_or_default();
             return Err(ApiError::internal(format!(
                 "failed to create typed patch object ({namespace}/{name}; {}, Kind={}): {}",
@@ -451,7 +473,12 @@ fn update_error(e: UpdateError) -> ApiError {
 fn conflict_error(conflicts: &[Conflict]) -> ApiError {
     let causes: Vec<(String, String)> = conflicts
         .iter()
-        .map(|c| (format!("conflict with {}", print_manager(&c.manager)), path_string(&c.path)))
+        .map(|c| {
+            (
+                format!("conflict with {}", print_manager(&c.manager)),
+                path_string(&c.path),
+            )
+        })
         .collect();
     let message = if let [only] = conflicts {
         format!(
@@ -470,7 +497,11 @@ fn conflict_error(conflicts: &[Conflict]) -> ApiError {
                 lines.push(format!("- {}", path_string(&c.path)));
             }
         }
-        format!("Apply failed with {} conflicts: {}", conflicts.len(), lines.join("\n"))
+        format!(
+            "Apply failed with {} conflicts: {}",
+            conflicts.len(),
+            lines.join("\n")
+        )
     };
     ApiError::apply_conflict(message, causes)
 }

@@ -63,7 +63,9 @@ const KEY_DEFAULTS: &[(&str, &str, &str)] = &[
 
 fn build(entry: &KindEntry) -> Result<KindFacts, String> {
     let mut defs = Definitions::new();
-    let root = entry.schema_v3(&mut defs).unwrap_or_else(|| entry.schema(&mut defs));
+    let root = entry
+        .schema_v3(&mut defs)
+        .unwrap_or_else(|| entry.schema(&mut defs));
     let mut definitions: serde_json::Map<String, Value> = defs.into_inner().into_iter().collect();
     for (definition, field, default) in KEY_DEFAULTS {
         if let Some(property) = definitions
@@ -97,7 +99,11 @@ fn build(entry: &KindEntry) -> Result<KindFacts, String> {
         .decode_value(json!({"apiVersion": version, "kind": info.kind}))
         .and_then(|decoded| decoded.object.to_json_value())?;
     Ok(KindFacts {
-        schema: Arc::new(KindSchema { version, schema, root }),
+        schema: Arc::new(KindSchema {
+            version,
+            schema,
+            root,
+        }),
         empty,
     })
 }
@@ -114,7 +120,11 @@ pub struct Versions<'a> {
 impl Versions<'_> {
     fn entry(&self, api_version: &str) -> Option<&KindEntry> {
         let version = api_version.rsplit('/').next().unwrap_or(api_version);
-        let group = if api_version.contains('/') { self.group } else { "" };
+        let group = if api_version.contains('/') {
+            self.group
+        } else {
+            ""
+        };
         if group != self.group {
             return None;
         }
@@ -124,12 +134,17 @@ impl Versions<'_> {
 
 impl Converter for Versions<'_> {
     fn convert(&self, object: &Typed, version: &str) -> Result<Typed, ConvertError> {
-        let from = self.entry(&object.kind.version).ok_or(ConvertError::MissingVersion)?;
+        let from = self
+            .entry(&object.kind.version)
+            .ok_or(ConvertError::MissingVersion)?;
         let to = self.entry(version).ok_or(ConvertError::MissingVersion)?;
         let failed = ConvertError::Failed;
         let mut value = object.value.clone();
         if let Some(map) = value.as_object_mut() {
-            map.insert("apiVersion".into(), Value::String(object.kind.version.clone()));
+            map.insert(
+                "apiVersion".into(),
+                Value::String(object.kind.version.clone()),
+            );
             map.insert("kind".into(), Value::String(self.kind.into()));
         }
         let decoded = from.ops.decode_value(value).map_err(failed)?;

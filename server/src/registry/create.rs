@@ -10,8 +10,8 @@ use super::{
 use serde_json::Value;
 
 use crate::admission::{self, Operation, Request};
-use crate::field_manager::Writer;
 use crate::api_error::{ApiError, ApiResult};
+use crate::field_manager::Writer;
 
 impl Registry {
     /// Creates an object from a decoded body.
@@ -37,7 +37,8 @@ impl Registry {
         object.typed_mut().apply_defaults();
         let scheme = self.scheme();
         let writer = Writer::new(scope, Endpoint::Main, &opts);
-        self.field_manager(&scheme).update(writer, None, &mut object);
+        self.field_manager(&scheme)
+            .update(writer, None, &mut object);
         self.create_object(scope, object, warnings, opts).await
     }
 

@@ -119,7 +119,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let custom = tokio::spawn(crate::custom::controller::run(
         state.registry.clone(),
         base,
-        crate::controllers::client::Client::new(router.clone()),
+        crate::controllers::client::Client::of_apiserver(router.clone()),
         shutdown_rx_for_custom,
     ));
     // The controllers reach the API through the router itself, not the socket:

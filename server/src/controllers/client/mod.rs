@@ -156,12 +156,29 @@ impl ListParams {
 #[derive(Clone)]
 pub struct Client {
     router: Router,
+    /// Its User-Agent, whose product names it in managedFields: the
+    /// controllers upstream runs in kube-controller-manager say
+    /// `kube-controller-manager`, those it runs in kube-apiserver
+    /// (custom resource definitions) `kube-apiserver`.
+    user_agent: &'static str,
 }
 
 impl Client {
-    /// A client sending its requests through `router`.
+    /// A client of the controllers kube-controller-manager runs upstream,
+    /// sending its requests through `router`.
     pub fn new(router: Router) -> Client {
-        Client { router }
+        Client {
+            router,
+            user_agent: "kube-controller-manager/v1.32.0 (kapi)",
+        }
+    }
+
+    /// A client of the controllers kube-apiserver itself runs upstream.
+    pub fn of_apiserver(router: Router) -> Client {
+        Client {
+            router,
+            user_agent: "kube-apiserver/v1.32.0 (kapi)",
+        }
     }
 
     /// Sends one request; the answer's status and body stream.
@@ -182,7 +199,7 @@ impl Client {
             .uri(uri)
             .header(header::CONTENT_TYPE, content_type)
             .header(header::ACCEPT, accept)
-            .header(header::USER_AGENT, "kapi-controller-manager")
+            .header(header::USER_AGENT, self.user_agent)
             .body(body)
             .map_err(|e| ClientError::Transport(e.to_string()))?;
         let response = self
