@@ -1,5 +1,6 @@
 //! Measures the real server through a real client: time from start to `/readyz`,
-//! then creates/s and gets/s of ConfigMaps at 1 and 32 concurrent clients (kube-rs).
+//! then creates/s, gets/s and updates/s (merge patches that change a value) of
+//! ConfigMaps at 1 and 32 concurrent clients (kube-rs).
 //!
 //! `cargo run --release --example bench_http [-- [--etcd] [--storage-media-type TYPE] [PATH_TO_KAPI]]`
 //! (default binary: `target/release/kapi`; build it first with `cargo build --release`).
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kapi_test_support::Server;
 use kapi_test_support::etcd::EtcdCluster;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kube::api::{Api, ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Client, Config};
 
 const PHASE: Duration = Duration::from_secs(3);
@@ -81,6 +82,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "gets/s    with {tasks:>2} clients: {:>8.0}",
             got as f64 / PHASE.as_secs_f64()
         );
+        let updated = run(&api, tasks, Op::Update).await;
+        println!(
+            "updates/s with {tasks:>2} clients: {:>8.0}",
+            updated as f64 / PHASE.as_secs_f64()
+        );
     }
     Ok(())
 }
@@ -89,6 +95,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 enum Op {
     Create,
     Get,
+    Update,
 }
 
 /// Runs `tasks` clients for one phase and returns how many requests succeeded.
@@ -117,6 +124,18 @@ async fn run(api: &Api<ConfigMap>, tasks: usize, op: Op) -> usize {
                     Op::Get => {
                         let n = NEXT.load(Ordering::Relaxed).max(1);
                         api.get(&format!("bench-{}", fastrand(n))).await.is_ok()
+                    }
+                    Op::Update => {
+                        let n = NEXT.load(Ordering::Relaxed).max(1);
+                        let patch =
+                            serde_json::json!({"data": {"counter": fastrand(1 << 30).to_string()}});
+                        api.patch(
+                            &format!("bench-{}", fastrand(n)),
+                            &PatchParams::default(),
+                            &Patch::Merge(&patch),
+                        )
+                        .await
+                        .is_ok()
                     }
                 };
                 if ok {

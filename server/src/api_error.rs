@@ -236,6 +236,17 @@ impl ApiError {
     /// 500 with `message` alone (no reason, no details): how upstream
     /// answers an error it passes through as it is, such as a failed
     /// conversion webhook.
+    /// 415 as k8s.io/apiserver answers a content type it never routes
+    /// (`415: Unsupported Media Type`, empty details).
+    pub fn unsupported_media_type_bare() -> ApiError {
+        ApiError::new(
+            415,
+            "UnsupportedMediaType",
+            "415: Unsupported Media Type",
+            Some(StatusDetails::default()),
+        )
+    }
+
     pub fn plain_internal(message: impl Into<String>) -> ApiError {
         ApiError::new(500, "", message, None)
     }

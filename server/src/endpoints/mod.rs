@@ -158,11 +158,18 @@ impl Ctx<'_> {
         if manager.len() > 128 {
             errors.too_long(FieldPath::new("fieldManager"), 128);
         }
+        // Go's %q of the value.
+        struct GoQuoted<'a>(&'a str);
+        impl std::fmt::Debug for GoQuoted<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&kapi_structured_merge::value::go_quote(self.0))
+            }
+        }
         for (i, c) in manager.char_indices() {
             if c.is_control() {
                 errors.invalid(
                     FieldPath::new("fieldManager"),
-                    manager,
+                    GoQuoted(manager),
                     &format!("invalid character U+{:04X} (at position {i})", c as u32),
                 );
             }

@@ -41,20 +41,25 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     respond::object(ctx, status, &written.object, &written.warnings)
 }
 
-/// An applied configuration: YAML (JSON is YAML) holding one object.
+/// An applied configuration: YAML (JSON is YAML) holding one object,
+/// refused in the words of upstream's YAML-to-JSON decoding.
 fn decode_apply(body: &Bytes) -> ApiResult<serde_json::Value> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("the request body is empty"));
     }
     let value = crate::body::decode_yaml(body).map_err(|e| {
+        let why = e.0.message.unwrap_or_default();
+        let why = why
+            .strip_prefix("error decoding YAML: ")
+            .unwrap_or(&why)
+            .to_owned();
         ApiError::bad_request(format!(
-            "error decoding patch: {}",
-            e.0.message.unwrap_or_default()
+            "error decoding YAML: error converting YAML to JSON: yaml: {why}"
         ))
     })?;
     if !value.is_object() {
         return Err(ApiError::bad_request(format!(
-            "error decoding patch: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
             crate::strategic_merge::json_kind(&value)
         )));
     }
@@ -84,10 +89,8 @@ pub fn patch_kind(ctx: &Ctx<'_>) -> ApiResult<PatchKind> {
         "application/apply-patch+yaml" => Ok(PatchKind::Apply {
             force: ctx.query.force(),
         }),
-        other => Err(ApiError::unsupported_media_type(format!(
-            "the body of the request was in an unknown format ({other}) - accepted media types include: \
-                 application/json-patch+json, application/merge-patch+json, \
-                 application/strategic-merge-patch+json"
-        ))),
+        // CBOR (behind a feature gate 1.32 leaves off) included.
+        // A media type no patch route takes: the router's bare 415.
+        _ => Err(ApiError::unsupported_media_type_bare()),
     }
 }

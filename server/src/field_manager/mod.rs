@@ -116,8 +116,13 @@ impl FieldManager<'_> {
             .map_err(ApiError::internal)
     }
 
-    /// The served-version JSON of a stored object.
+    /// The served-version JSON of a stored object (converted only when
+    /// the served version is not the stored one).
     fn served_json(&self, writer: &Writer<'_>, object: &Object) -> ApiResult<Value> {
+        let served = writer.scope.served;
+        if served.hub().is_none() && !served.is_custom() {
+            return object.to_value().map_err(ApiError::internal);
+        }
         let served = writer.scope.to_served(object.clone())?;
         served.to_value().map_err(ApiError::internal)
     }
@@ -159,13 +164,15 @@ impl FieldManager<'_> {
             return Ok(None);
         }
         let facts = self.facts(writer)?;
-        let live_json = match live {
+        let mut live_json = match live {
             Some(live) => self.served_json(writer, live)?,
             None => facts.empty.clone(),
         };
         let mut new_json = self.served_json(writer, new)?;
-        if let Some(meta) = new_json.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.remove("managedFields");
+        for json in [&mut live_json, &mut new_json] {
+            if let Some(meta) = json.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.remove("managedFields");
+            }
         }
         let live = Typed::new(live_json, facts.schema.clone());
         let new = Typed::new(new_json, facts.schema.clone());
@@ -282,16 +289,22 @@ impl FieldManager<'_> {
         let config = Typed::new(patch, facts.schema.clone());
         let errors = config.validate();
         if !errors.is_empty() {
+            // Upstream names the configuration by its own metadata and a
+            // Go-printed GroupVersionKind, in a plain 500.
             let meta = writer.scope.served.info;
-            let name = config
-                .value
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let namespace = writer.scope.namespace.unwrap_or_default();
-            return Err(ApiError::internal(format!(
-                "failed to create typed patch object ({namespace}/{name}; {}, Kind={}): {}",
-                meta.api_version(),
+            let text = |p: &str| {
+                config
+                    .value
+                    .pointer(p)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            };
+            return Err(ApiError::plain_internal(format!(
+                "failed to create typed patch object ({}/{}; {}/{}, Kind={}): {}",
+                text("/metadata/namespace"),
+                text("/metadata/name"),
+                meta.group,
+                meta.version,
                 meta.kind,
                 errors.join("\n")
             )));

@@ -210,10 +210,40 @@ pub fn validate_metadata(scope: Scope<'_>, meta: &ObjectMeta, errs: &mut FieldEr
     if annotation_bytes > 256 * 1024 {
         errs.too_long(path.child("annotations"), 256 * 1024);
     }
+    for (i, entry) in meta.managed_fields.iter().flatten().enumerate() {
+        validate_managed_fields_entry(entry, path.child("managedFields").index(i), errs);
+    }
     for (i, finalizer) in meta.finalizers().iter().enumerate() {
         for detail in qualified_name_errors(finalizer) {
             errs.invalid(path.child("finalizers").index(i), finalizer, &detail);
         }
+    }
+}
+
+/// ValidateManagedFields: what a client may not write into an entry.
+fn validate_managed_fields_entry(
+    entry: &kapi_runtime::meta::ManagedFieldsEntry,
+    path: FieldPath,
+    errs: &mut FieldErrors,
+) {
+    let operation = entry.operation.as_deref().unwrap_or_default();
+    if operation != "Apply" && operation != "Update" {
+        errs.invalid(
+            path.child("operation"),
+            operation,
+            "must be `Apply` or `Update`",
+        );
+    }
+    let fields_type = entry.fields_type.as_deref().unwrap_or_default();
+    if !fields_type.is_empty() && fields_type != "FieldsV1" {
+        errs.invalid(path.child("fieldsType"), fields_type, "must be `FieldsV1`");
+    }
+    let manager = entry.manager.as_deref().unwrap_or_default();
+    if manager.len() > 128 {
+        errs.too_long(path.child("manager"), 128);
+    }
+    if entry.subresource.as_deref().unwrap_or_default().len() > 256 {
+        errs.too_long(path.child("subresource"), 256);
     }
 }
 

@@ -123,6 +123,11 @@ impl Registry {
             .field_manager(&scheme)
             .apply(writer, None, patch.clone(), force)?;
         let object = applied_object(scope, applied)?;
+        if object.metadata().name().is_empty() {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({name} based on URL) was undeterminable: name must be provided"
+            )));
+        }
         if object.metadata().name() != name {
             return Err(ApiError::bad_request(format!(
                 "the name of the object ({}) does not match the name on the URL ({name})",

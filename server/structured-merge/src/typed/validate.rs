@@ -112,10 +112,14 @@ fn go_type(value: &Value) -> &'static str {
     }
 }
 
-/// A short rendering of a value for messages.
+/// A value as upstream's messages print it: Go's `%#v` of its
+/// unstructured value wrapper.
 fn go_value(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("{s:?}"),
+    let inner = match value {
+        Value::String(s) => crate::value::go_quote(s),
+        Value::Array(_) => format!("[]interface {{}}{value}"),
+        Value::Object(_) => format!("map[string]interface {{}}{value}"),
         other => other.to_string(),
-    }
+    };
+    format!("&value.valueUnstructured{{Value:{inner}}}")
 }
