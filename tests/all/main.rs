@@ -19,5 +19,6 @@ mod kubectl_protobuf;
 mod openapi;
 mod restart;
 mod scale;
+mod server_side_apply;
 mod storage_media_type;
 mod verbs;
