@@ -607,7 +607,7 @@ fn server_side_apply_answers_as_kube_apiserver_recorded() {
         diffs.extend(replay.replay(&file, &recorded));
         compared += 1;
     }
-    assert!(compared >= 51, "only {compared} recorded answers compared");
+    assert!(compared >= 55, "only {compared} recorded answers compared");
     assert!(
         diffs.is_empty(),
         "{} of {compared} answers differ from kube-apiserver's:\n{}",

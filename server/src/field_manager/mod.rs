@@ -16,7 +16,7 @@ use kapi_runtime::scheme::Scheme;
 use kapi_structured_merge::path::{PathElement, path_string};
 use kapi_structured_merge::set::Set;
 use kapi_structured_merge::typed::Typed;
-use kapi_structured_merge::updater::{Conflict, UpdateError, Updater};
+use kapi_structured_merge::updater::{Conflict, UpdateError, Updater, VersionedSet};
 use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult};
@@ -236,101 +236,18 @@ impl FieldManager<'_> {
         patch: Value,
         force: bool,
     ) -> ApiResult<Value> {
-        let info = writer.scope.served.info;
-        let gvk = (
-            patch
-                .get("apiVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default(),
-            patch
-                .get("kind")
-                .and_then(Value::as_str)
-                .unwrap_or_default(),
-        );
-        if gvk != (info.api_version(), info.kind) {
-            let (group, version) = match gvk.0.rsplit_once('/') {
-                Some((g, v)) => (g, v),
-                None => ("", gvk.0),
-            };
-            return Err(ApiError::bad_request(format!(
-                "invalid object type: {group}/{version}, Kind={}",
-                gvk.1
-            )));
-        }
-        if patch.pointer("/metadata/managedFields").is_some() {
-            return Err(ApiError::bad_request("metadata.managedFields must be nil"));
-        }
-        let mut managed = match live.and_then(|l| l.metadata().managed_fields.as_deref()) {
+        let managed = match live.and_then(|l| l.metadata().managed_fields.as_deref()) {
             Some(list) => entries::decode(list)
                 .map_err(|e| ApiError::internal(format!("failed to decode managed fields: {e}")))?,
             None => Managed::default(),
         };
         let facts = self.facts(&writer)?;
-        let mut live_json = match live {
+        let live_json = match live {
             Some(live) => self.served_json(&writer, live)?,
             None => facts.empty.clone(),
         };
-        if let Some(meta) = live_json.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.remove("managedFields");
-        }
-        let live_typed = Typed::new(live_json, facts.schema.clone());
-        if managed.fields.is_empty() {
-            // What exists before the first apply belongs to an updater.
-            let empty = Typed::new(facts.empty.clone(), facts.schema.clone());
-            self.record_update(
-                &writer,
-                &empty,
-                &live_typed,
-                &mut managed,
-                BEFORE_FIRST_APPLY,
-            )?;
-            entries::cap_update_managers(&mut managed);
-        }
-        let config = Typed::new(patch, facts.schema.clone());
-        let errors = config.validate();
-        if !errors.is_empty() {
-            // Upstream names the configuration by its own metadata and a
-            // Go-printed GroupVersionKind, in a plain 500.
-            let meta = writer.scope.served.info;
-            let text = |p: &str| {
-                config
-                    .value
-                    .pointer(p)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-            };
-            return Err(ApiError::plain_internal(format!(
-                "failed to create typed patch object ({}/{}; {}/{}, Kind={}): {}",
-                text("/metadata/namespace"),
-                text("/metadata/name"),
-                meta.group,
-                meta.version,
-                meta.kind,
-                errors.join("\n")
-            )));
-        }
-        let outcome = match self.apply_once(&writer, &live_typed, managed.clone(), &config, force) {
-            // kubectl's client-side apply owned these fields through its
-            // annotation: a first server-side apply of the same values takes
-            // them over (lastAppliedManager).
-            Err(UpdateError::Conflicts(conflicts)) if writer.manager == KUBECTL => {
-                let allowed = last_applied_fields(&live_typed);
-                let rest: Vec<Conflict> = conflicts
-                    .into_iter()
-                    .filter(|c| !allowed.as_ref().is_some_and(|a| a.has(&c.path)))
-                    .collect();
-                if rest.is_empty() {
-                    self.apply_once(&writer, &live_typed, managed, &config, true)
-                } else {
-                    Err(UpdateError::Conflicts(rest))
-                }
-            }
-            other => other,
-        };
-        let (mut object, managed) = outcome.map_err(update_error)?;
-        if writer.manager == KUBECTL {
-            keep_last_applied(&mut object, &config.value);
-        }
+        let (mut object, managed) =
+            self.apply_with(&writer, &facts, live_json, managed, patch, force)?;
         let encoded = entries::encode(&managed);
         if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
             match encoded.map(serde_json::to_value) {
@@ -343,6 +260,205 @@ impl FieldManager<'_> {
             }
         }
         Ok(object)
+    }
+
+    /// An apply through `/scale` (upstream's ScaleHandler): the parent's
+    /// managers of the replicas become the Scale's, the configuration is
+    /// applied to the Scale, and the Scale's managers go back to the parent
+    /// (those that gave the replicas up lose them, new ones own them in the
+    /// parent's version). `parent` is the parent's JSON (served version),
+    /// `replicas` its path of the desired replicas (`.spec.replicas`).
+    /// Answers the new Scale and the parent's new managedFields.
+    pub fn apply_scale(
+        &self,
+        writer: Writer<'_>,
+        parent: &Value,
+        scale: Value,
+        replicas: &str,
+        patch: Value,
+        force: bool,
+    ) -> ApiResult<(Value, Option<Vec<kapi_runtime::meta::ManagedFieldsEntry>>)> {
+        let listed: Vec<kapi_runtime::meta::ManagedFieldsEntry> =
+            match parent.pointer("/metadata/managedFields") {
+                Some(list) => serde_json::from_value(list.clone()).map_err(ApiError::internal)?,
+                None => Vec::new(),
+            };
+        let parent_managed = entries::decode(&listed)
+            .map_err(|e| ApiError::internal(format!("failed to decode managed fields: {e}")))?;
+        let replicas: Vec<PathElement> = replicas
+            .split('.')
+            .filter(|p| !p.is_empty())
+            .map(PathElement::field)
+            .collect();
+        let in_scale = [PathElement::field("spec"), PathElement::field("replicas")];
+        let mut only_scale_replicas = Set::new();
+        only_scale_replicas.insert(&in_scale);
+        let facts = schemas::scale();
+        let mut managed = Managed::default();
+        for (id, owned) in &parent_managed.fields {
+            if owned.set.has(&replicas) {
+                // Upstream encodes these entries in the Scale's version and
+                // decodes them again: an updater's identifier now names
+                // autoscaling/v1 (and so no longer matches its parent entry
+                // on the way back).
+                let scale_id = if owned.applied {
+                    id.clone()
+                } else {
+                    let mut manager: ManagerId = serde_json::from_str(id).unwrap_or_default();
+                    manager.api_version = facts.schema.version.clone();
+                    manager.key()
+                };
+                if let Some(time) = parent_managed.times.get(id) {
+                    managed.times.insert(scale_id.clone(), *time);
+                }
+                managed.fields.insert(
+                    scale_id,
+                    VersionedSet {
+                        set: only_scale_replicas.clone(),
+                        api_version: facts.schema.version.clone(),
+                        applied: owned.applied,
+                    },
+                );
+            }
+        }
+        let (new_scale, mut scale_managed) =
+            self.apply_with(&writer, &facts, scale, managed, patch, force)?;
+        let parent_version = writer.scope.served.info.api_version();
+        let mut replicas_only = Set::new();
+        replicas_only.insert(&replicas);
+        let mut back = Managed::default();
+        for (id, owned) in parent_managed.fields {
+            let time = parent_managed.times.get(&id).copied().flatten();
+            if !owned.set.has(&replicas) {
+                back.times.insert(id.clone(), time);
+                back.fields.insert(id, owned);
+            } else if scale_managed.fields.remove(&id).is_none() {
+                let set = owned.set.difference(&replicas_only);
+                if !set.is_empty() {
+                    back.times.insert(id.clone(), time);
+                    back.fields.insert(id, VersionedSet { set, ..owned });
+                }
+            } else {
+                back.times.insert(id.clone(), time);
+                back.fields.insert(id, owned);
+            }
+        }
+        for (id, owned) in scale_managed.fields {
+            if owned.set.has(&in_scale) {
+                // The time the manager had in the parent, none for a new one.
+                back.times.insert(id.clone(), None);
+                back.fields.insert(
+                    id,
+                    VersionedSet {
+                        set: replicas_only.clone(),
+                        api_version: parent_version.to_owned(),
+                        applied: owned.applied,
+                    },
+                );
+            }
+        }
+        Ok((new_scale, entries::encode(&back)))
+    }
+
+    /// An apply of `patch` to `live` (the JSON of the version `facts`
+    /// describes) with `managed` its ownership: the chain of upstream's
+    /// FieldManager for an apply (version check, kubectl's migration,
+    /// before-first-apply, the engine).
+    fn apply_with(
+        &self,
+        writer: &Writer<'_>,
+        facts: &KindFacts,
+        mut live_json: Value,
+        mut managed: Managed,
+        patch: Value,
+        force: bool,
+    ) -> ApiResult<(Value, Managed)> {
+        let gvk = (
+            patch
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            patch
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        );
+        if gvk != (facts.schema.version.as_str(), facts.kind.as_str()) {
+            let (group, version) = match gvk.0.rsplit_once('/') {
+                Some((g, v)) => (g, v),
+                None => ("", gvk.0),
+            };
+            return Err(ApiError::bad_request(format!(
+                "invalid object type: {group}/{version}, Kind={}",
+                gvk.1
+            )));
+        }
+        if patch.pointer("/metadata/managedFields").is_some() {
+            return Err(ApiError::bad_request("metadata.managedFields must be nil"));
+        }
+        if let Some(meta) = live_json.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
+        let live_typed = Typed::new(live_json, facts.schema.clone());
+        if managed.fields.is_empty() {
+            // What exists before the first apply belongs to an updater.
+            let empty = Typed::new(facts.empty.clone(), facts.schema.clone());
+            self.record_update(
+                writer,
+                &empty,
+                &live_typed,
+                &mut managed,
+                BEFORE_FIRST_APPLY,
+            )?;
+            entries::cap_update_managers(&mut managed);
+        }
+        let config = Typed::new(patch, facts.schema.clone());
+        let errors = config.validate();
+        if !errors.is_empty() {
+            // Upstream names the configuration by its own metadata and a
+            // Go-printed GroupVersionKind, in a plain 500.
+            let text = |p: &str| {
+                config
+                    .value
+                    .pointer(p)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            };
+            let (group, version) = match facts.schema.version.rsplit_once('/') {
+                Some((g, v)) => (g, v),
+                None => ("", facts.schema.version.as_str()),
+            };
+            return Err(ApiError::plain_internal(format!(
+                "failed to create typed patch object ({}/{}; {group}/{version}, Kind={}): {}",
+                text("/metadata/namespace"),
+                text("/metadata/name"),
+                facts.kind,
+                errors.join("\n")
+            )));
+        }
+        let outcome = match self.apply_once(writer, &live_typed, managed.clone(), &config, force) {
+            // kubectl's client-side apply owned these fields through its
+            // annotation: a first server-side apply of the same values takes
+            // them over (lastAppliedManager).
+            Err(UpdateError::Conflicts(conflicts)) if writer.manager == KUBECTL => {
+                let allowed = last_applied_fields(&live_typed);
+                let rest: Vec<Conflict> = conflicts
+                    .into_iter()
+                    .filter(|c| !allowed.as_ref().is_some_and(|a| a.has(&c.path)))
+                    .collect();
+                if rest.is_empty() {
+                    self.apply_once(writer, &live_typed, managed, &config, true)
+                } else {
+                    Err(UpdateError::Conflicts(rest))
+                }
+            }
+            other => other,
+        };
+        let (mut object, managed) = outcome.map_err(update_error)?;
+        if writer.manager == KUBECTL {
+            keep_last_applied(&mut object, &config.value);
+        }
+        Ok((object, managed))
     }
 
     /// One apply by the engine: the new object (the live one when nothing

@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 
 /// What ownership tracking needs of one kind version.
 pub struct KindFacts {
+    /// The kind's name (`Deployment`).
+    pub kind: String,
     pub schema: Arc<KindSchema>,
     /// The JSON of an empty object of the version, as Go writes the zero
     /// value of the type (the live object a create is compared with).
@@ -99,6 +101,7 @@ fn build(entry: &KindEntry) -> Result<KindFacts, String> {
         .decode_value(json!({"apiVersion": version, "kind": info.kind}))
         .and_then(|decoded| decoded.object.to_json_value())?;
     Ok(KindFacts {
+        kind: info.kind.to_owned(),
         schema: Arc::new(KindSchema {
             version,
             schema,
@@ -106,6 +109,48 @@ fn build(entry: &KindEntry) -> Result<KindFacts, String> {
         }),
         empty,
     })
+}
+
+/// autoscaling/v1 Scale, the body of every `/scale` endpoint: built once.
+pub fn scale() -> Arc<KindFacts> {
+    static SCALE: std::sync::OnceLock<Arc<KindFacts>> = std::sync::OnceLock::new();
+    SCALE
+        .get_or_init(|| {
+            use kapi_runtime::openapi::OpenApi;
+            let mut defs = Definitions::new();
+            let metadata = kapi_runtime::meta::ObjectMeta::schema(&mut defs);
+            let root = json!({
+                "type": "object",
+                "properties": {
+                    "apiVersion": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "metadata": metadata,
+                    "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}},
+                    "status": {"type": "object", "properties": {
+                        "replicas": {"type": "integer"},
+                        "selector": {"type": "string"},
+                    }},
+                },
+            });
+            let definitions: serde_json::Map<String, Value> =
+                defs.into_inner().into_iter().collect();
+            let (schema, root) = Schema::from_root(&definitions, &root);
+            Arc::new(KindFacts {
+                kind: "Scale".into(),
+                schema: Arc::new(KindSchema {
+                    version: "autoscaling/v1".into(),
+                    schema,
+                    root,
+                }),
+                // Go's zero autoscaling/v1 Scale.
+                empty: json!({
+                    "metadata": {"creationTimestamp": null},
+                    "spec": {},
+                    "status": {"replicas": 0},
+                }),
+            })
+        })
+        .clone()
 }
 
 /// Converts objects of one kind between its served versions through the

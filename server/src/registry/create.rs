@@ -133,7 +133,15 @@ impl Registry {
             return;
         }
         let created = match Input::from_value(&entry, body) {
-            Ok(input) => self.create(scope, input, WriteOptions::default()).await,
+            // Upstream's bootstrap controllers create these through the
+            // loopback client: kube-apiserver owns them.
+            Ok(input) => {
+                let opts = WriteOptions {
+                    manager: "kube-apiserver",
+                    ..WriteOptions::default()
+                };
+                self.create(scope, input, opts).await
+            }
             Err(e) => Err(e),
         };
         let (kind, namespace) = (entry.info.kind, namespace.unwrap_or_default());

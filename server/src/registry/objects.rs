@@ -58,7 +58,12 @@ impl Objects for Registry {
             return Ok(());
         };
         let scope = Scope::new(&entry, namespace);
-        let options = WriteOptions::default();
+        // Upstream writes these statuses (quota usage) through its loopback
+        // client: recorded as kube-apiserver's.
+        let options = WriteOptions {
+            manager: "kube-apiserver",
+            ..WriteOptions::default()
+        };
         self.edit(scope, name, Endpoint::Status, change, options)
             .await
             .map(drop)

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Endpoint, Object, PatchKind, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
+use crate::field_manager::Writer;
 use crate::jsonpath::lookup;
 
 /// A Scale answer: the body's JSON and the warnings of the write.
@@ -109,18 +110,73 @@ impl Registry {
         patch: &Value,
         opts: WriteOptions<'_>,
     ) -> ApiResult<ScaleAnswer> {
+        if let PatchKind::Apply { force } = kind {
+            return self.apply_scale(scope, name, patch, force, opts).await;
+        }
         let mut scale = self.get_scale(scope, name).await?;
         let schema = (kind == PatchKind::Strategic)
             .then(|| self.scale_body().map(|body| self.body_patch_schema(&body)))
             .transpose()?;
-        // An apply to /scale sets what it names (ownership through /scale
-        // is not tracked yet).
-        let kind = match kind {
-            PatchKind::Apply { .. } => PatchKind::Merge,
-            other => other,
-        };
         super::update::apply_patch_to(&mut scale, kind, patch, schema.as_deref())?;
         self.update_scale(scope, name, scale, opts).await
+    }
+
+    /// Applies a configuration to the Scale of object `name`: the object's
+    /// replicas and its managedFields change as upstream's ScaleHandler
+    /// changes them, in one read-modify-write of the object.
+    async fn apply_scale(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        patch: &Value,
+        force: bool,
+        opts: WriteOptions<'_>,
+    ) -> ApiResult<ScaleAnswer> {
+        let facts = scope.info().scale.ok_or_else(ApiError::no_route)?;
+        let scheme = self.scheme();
+        let fields = self.field_manager(&scheme);
+        let tracked = WriteOptions {
+            subresource: "scale",
+            ..opts
+        };
+        let writer = Writer::new(scope, Endpoint::Main, &tracked);
+        let edit = |parent: &mut Value| -> ApiResult<()> {
+            let scale = self.scale_of_value(facts, parent)?;
+            let (scale, entries) = fields.apply_scale(
+                writer,
+                parent,
+                scale,
+                facts.spec_replicas,
+                patch.clone(),
+                force,
+            )?;
+            let replicas = scale["spec"]["replicas"].clone();
+            if let Some(slot) = parent.pointer_mut(&pointer(facts.spec_replicas)) {
+                *slot = replicas;
+            } else if let Some(spec) = parent.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.insert("replicas".into(), replicas);
+            }
+            if let Some(meta) = parent.get_mut("metadata").and_then(Value::as_object_mut) {
+                match entries.map(serde_json::to_value) {
+                    Some(Ok(list)) => meta.insert("managedFields".into(), list),
+                    _ => meta.remove("managedFields"),
+                };
+            }
+            Ok(())
+        };
+        // The edit writes the managedFields it computed: not tracked again.
+        let untracked = WriteOptions {
+            manager: "",
+            subresource: "",
+            ..opts
+        };
+        let written = self
+            .edit(scope, name, Endpoint::Main, &edit, untracked)
+            .await?;
+        Ok(ScaleAnswer {
+            scale: self.scale_of(facts, &written.object)?,
+            warnings: written.warnings,
+        })
     }
 
     fn normalize_scale(&self, body: Value) -> ApiResult<Value> {
@@ -138,6 +194,11 @@ impl Registry {
     /// its desired and observed replicas, and the selector as text.
     fn scale_of(&self, facts: ScaleSubresource, object: &Object) -> ApiResult<Value> {
         let value = object.to_value().map_err(ApiError::internal)?;
+        self.scale_of_value(facts, &value)
+    }
+
+    /// The Scale of an object's JSON.
+    fn scale_of_value(&self, facts: ScaleSubresource, value: &Value) -> ApiResult<Value> {
         let mut metadata = Map::new();
         for key in [
             "name",
@@ -155,7 +216,7 @@ impl Registry {
             if path.is_empty() {
                 Value::Null
             } else {
-                lookup(&value, path)
+                lookup(value, path)
             }
         };
         let replicas = |path| at(path).as_i64().unwrap_or(0);

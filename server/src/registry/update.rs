@@ -359,11 +359,18 @@ impl Registry {
                 new.metadata().name()
             )));
         }
-        if matches!(source, Source::Body(_) | Source::Patch(..))
-            && !matches!(source, Source::Patch(PatchKind::Apply { .. }, ..))
-        {
+        // The server's own edits are recorded when they name a manager (what
+        // upstream writes through its loopback client); a body or a patch
+        // always is; an apply recorded its ownership itself.
+        let tracked = match source {
+            Source::Body(_) => true,
+            Source::Patch(PatchKind::Apply { .. }, ..) => false,
+            Source::Patch(..) => true,
+            Source::Edit(_) => !opts.manager.is_empty(),
+        };
+        if tracked {
             // Defaulted as upstream's decoder does; the writer owns what it
-            // changed (an apply recorded its ownership itself).
+            // changed.
             new.typed_mut().apply_defaults();
             let scheme = self.scheme();
             let writer = Writer::new(scope, endpoint, &opts);

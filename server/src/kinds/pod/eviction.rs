@@ -118,7 +118,12 @@ async fn evict(
                         budget_name,
                         Endpoint::Status,
                         &decrement,
-                        WriteOptions::default(),
+                        // Upstream updates the budget through its loopback
+                        // client: recorded as kube-apiserver's.
+                        WriteOptions {
+                            manager: "kube-apiserver",
+                            ..WriteOptions::default()
+                        },
                     )
                     .await?;
             }
