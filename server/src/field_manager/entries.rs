@@ -257,6 +257,42 @@ mod tests {
     }
 
     #[test]
+    fn the_oldest_updaters_merge_into_ancient_changes() {
+        let mut managed = Managed::default();
+        for i in 0..12 {
+            let key = ManagerId::new(&format!("m{i:02}"), UPDATE, "v1", "").key();
+            let mut set = Set::new();
+            set.insert(&[kapi_structured_merge::path::PathElement::field(&format!("f{i}"))]);
+            let time = jiff::Timestamp::from_second(1_000 + i).unwrap();
+            managed.times.insert(key.clone(), Some(Time(time)));
+            managed.fields.insert(
+                key,
+                VersionedSet {
+                    set,
+                    api_version: "v1".into(),
+                    applied: false,
+                },
+            );
+        }
+        cap_update_managers(&mut managed);
+        let entries = encode(&managed).unwrap();
+        assert_eq!(entries.len(), 10);
+        // m00, m01 and m02 (the oldest) are one entry with the time of the
+        // last merged.
+        let ancient = entries
+            .iter()
+            .find(|e| e.manager.as_deref() == Some("ancient-changes"))
+            .unwrap();
+        assert_eq!(
+            ancient.fields_v1.as_ref().unwrap().0.get(),
+            r#"{"f:f0":{},"f:f1":{},"f:f2":{}}"#
+        );
+        assert_eq!(ancient.time.unwrap().0.as_second(), 1_002);
+        assert!(!entries.iter().any(|e| e.manager.as_deref() == Some("m02")));
+        assert!(entries.iter().any(|e| e.manager.as_deref() == Some("m03")));
+    }
+
+    #[test]
     fn user_agent_prefix() {
         assert_eq!(
             manager_from_user_agent("kubectl/v1.32.0 (linux/amd64) kubernetes/abc"),
