@@ -13,19 +13,16 @@ use serde_json::Value;
 
 use crate::common;
 
-/// Query parameters kapi does not act on: no pretty printing, no managed
-/// fields or server-side apply yet, no unsafe deletion of corrupt objects.
+/// Query parameters kapi does not act on: no pretty printing, no unsafe
+/// deletion of corrupt objects.
 const UNSERVED_PARAMETERS: &[&str] = &[
     "pretty",
-    "fieldManager",
-    "force",
     "ignoreStoreReadErrorWithClusterBreakingPotential",
 ];
 
-/// Media types kapi does not speak (CBOR) or patches it does not apply yet
-/// (server-side apply).
+/// Media types kapi does not speak (CBOR).
 fn served_media_type(media_type: &str) -> bool {
-    !media_type.contains("cbor") && media_type != "application/apply-patch+yaml"
+    !media_type.contains("cbor")
 }
 
 /// Subresources that need a node agent (logs, exec, attach, port forwarding,

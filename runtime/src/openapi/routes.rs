@@ -4,10 +4,9 @@
 //! with its id, action, group-version-kind, parameters, bodies, responses and
 //! media types.
 //!
-//! Only what kapi serves is described: parameters it ignores (`pretty`,
-//! `fieldManager`, `force`), media types it does not speak (CBOR) and the
-//! apply patches it does not take yet are left out. As upstream, a parameter every
-//! operation of a path takes is declared once on the path.
+//! Only what kapi serves is described: parameters it ignores (`pretty`) and
+//! media types it does not speak (CBOR) are left out. As upstream, a
+//! parameter every operation of a path takes is declared once on the path.
 
 use serde_json::{Map, Value, json};
 
@@ -36,6 +35,7 @@ pub const PATCH_TYPES: &[&str] = &[
     "application/json-patch+json",
     "application/merge-patch+json",
     "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
 ];
 
 /// A parameter: name, location, type and what it does.
@@ -70,6 +70,11 @@ const DRY_RUN: Param = query(
     "string",
     "`All` runs every step of the request but writes nothing.",
 );
+const FIELD_MANAGER: Param = query(
+    "fieldManager",
+    "string",
+    "Who makes the change, as `metadata.managedFields` records it; required for an apply patch, else the User-Agent's product.",
+);
 const FIELD_SELECTOR: Param = query(
     "fieldSelector",
     "string",
@@ -79,6 +84,11 @@ const FIELD_VALIDATION: Param = query(
     "fieldValidation",
     "string",
     "What unknown or duplicate fields in the body do: `Ignore`, `Warn` (the default: a Warning header) or `Strict` (a 400 answer).",
+);
+const FORCE: Param = query(
+    "force",
+    "boolean",
+    "An apply patch takes the fields other managers own instead of failing with a conflict; only for apply patches.",
 );
 const GRACE_PERIOD_SECONDS: Param = query(
     "gracePeriodSeconds",
@@ -149,7 +159,8 @@ const LIST_PARAMS: &[&Param] = &[
     &TIMEOUT_SECONDS,
     &WATCH,
 ];
-const WRITE_PARAMS: &[&Param] = &[&DRY_RUN, &FIELD_VALIDATION];
+const WRITE_PARAMS: &[&Param] = &[&DRY_RUN, &FIELD_MANAGER, &FIELD_VALIDATION];
+const PATCH_PARAMS: &[&Param] = &[&DRY_RUN, &FIELD_MANAGER, &FIELD_VALIDATION, &FORCE];
 const DELETE_PARAMS: &[&Param] = &[
     &DRY_RUN,
     &GRACE_PERIOD_SECONDS,
@@ -504,7 +515,7 @@ impl Routes<'_> {
                 format!("patch{gv}{ns}{kind}"),
                 "patch",
                 format!("Patches a {kind}."),
-                Self::with(scope.clone(), WRITE_PARAMS),
+                Self::with(scope.clone(), PATCH_PARAMS),
                 Some((self.meta("Patch"), true)),
                 self.kind_ref(),
                 Answers::Write,
@@ -629,7 +640,7 @@ impl Routes<'_> {
             );
         }
         if sub.serves("patch") {
-            let args = Self::with(scope, WRITE_PARAMS);
+            let args = Self::with(scope, PATCH_PARAMS);
             let body = Some((self.meta("Patch"), true));
             add(
                 "patch",

@@ -72,7 +72,12 @@ pub struct FieldManager<'a> {
 
 /// The paths no manager owns: the object's identity and server-set
 /// metadata (`stripMetaManager`).
-fn stripped() -> Set {
+fn stripped() -> &'static Set {
+    static STRIPPED: std::sync::OnceLock<Set> = std::sync::OnceLock::new();
+    STRIPPED.get_or_init(stripped_paths)
+}
+
+fn stripped_paths() -> Set {
     let mut set = Set::new();
     let f = PathElement::field;
     for path in [
@@ -206,7 +211,7 @@ impl FieldManager<'_> {
             .update(live, new, &version, fields, CURRENT)
             .map_err(update_error)?;
         if let Some(mut current) = fields.remove(CURRENT) {
-            current.set = current.set.difference(&stripped());
+            current.set = current.set.difference(stripped());
             if !current.set.is_empty() {
                 if let Some(previous) = fields.get(&id) {
                     current.set = current.set.union(&previous.set);
@@ -482,7 +487,7 @@ impl FieldManager<'_> {
         let fields = std::mem::take(&mut managed.fields);
         let (new, mut fields) = updater.apply(live, config, &version, fields, &id, force)?;
         if let Some(owned) = fields.get_mut(&id) {
-            owned.set = owned.set.difference(&stripped());
+            owned.set = owned.set.difference(stripped());
             if owned.set.is_empty() {
                 fields.remove(&id);
             }
