@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::value::{compare, equals, to_string, write_go_json, write_go_json_string};
+use crate::value::{compare, equals, to_string, write_go_json_string, write_jsoniter_json};
 
 /// One step into an object.
 #[derive(Clone, Debug)]
@@ -67,13 +67,13 @@ impl PathElement {
                     }
                     write_go_json_string(&mut out, name);
                     out.push(':');
-                    write_go_json(&mut out, value);
+                    write_jsoniter_json(&mut out, value);
                 }
                 out.push('}');
             }
             PathElement::Value(value) => {
                 out.push_str("v:");
-                write_go_json(&mut out, value);
+                write_jsoniter_json(&mut out, value);
             }
             PathElement::Index(i) => {
                 out.push_str("i:");

@@ -186,18 +186,37 @@ pub fn write_go_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Which Go writer a text must match: the two write floats below 1e-6
+/// differently (encoding/json `1e-7`, jsoniter `1e-07`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GoWriter {
+    EncodingJson,
+    Jsoniter,
+}
+
 /// Writes a JSON value as Go's encoding/json writes the unstructured form
-/// (keys sorted, Go's string escapes).
+/// (keys sorted, Go's string escapes, float64s in Go's form).
 pub fn write_go_json(out: &mut String, v: &Value) {
+    write_json(out, v, GoWriter::EncodingJson);
+}
+
+/// Writes a JSON value as jsoniter (structured-merge-diff's writer of the
+/// keys and values in FieldsV1) writes it.
+pub(crate) fn write_jsoniter_json(out: &mut String, v: &Value) {
+    write_json(out, v, GoWriter::Jsoniter);
+}
+
+fn write_json(out: &mut String, v: &Value, writer: GoWriter) {
     match v {
         Value::String(s) => write_go_json_string(out, s),
+        Value::Number(n) => write_go_number(out, n, writer),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_go_json(out, item);
+                write_json(out, item, writer);
             }
             out.push(']');
         }
@@ -211,11 +230,53 @@ pub fn write_go_json(out: &mut String, v: &Value) {
                 }
                 write_go_json_string(out, key);
                 out.push(':');
-                write_go_json(out, &map[key]);
+                write_json(out, &map[key], writer);
             }
             out.push('}');
         }
         other => out.push_str(&other.to_string()),
+    }
+}
+
+/// A number as Go writes an int64 or a float64: a float in the shortest
+/// form that reads back (`strconv.AppendFloat(f, fmt, -1, 64)`), `'f'`
+/// from 1e-6 to 1e21 (so 2.0 is `2`, where serde writes `2.0`), `'e'`
+/// outside (`1e+21`, `1.5e-07`; encoding/json then trims the exponent's
+/// leading zero: `1.5e-7`).
+fn write_go_number(out: &mut String, n: &Number, writer: GoWriter) {
+    let f = match n.as_f64() {
+        Some(f) if n.is_f64() => f,
+        _ => {
+            out.push_str(&n.to_string());
+            return;
+        }
+    };
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        // Rust's Display is the shortest round-trip form, never exponent.
+        out.push_str(&format!("{f}"));
+        return;
+    }
+    let text = format!("{f:e}");
+    let Some((mantissa, exponent)) = text.split_once('e') else {
+        out.push_str(&text);
+        return;
+    };
+    out.push_str(mantissa);
+    out.push('e');
+    match exponent.strip_prefix('-') {
+        Some(digits) if digits.len() < 2 && writer == GoWriter::Jsoniter => {
+            out.push_str("-0");
+            out.push_str(digits);
+        }
+        Some(digits) => {
+            out.push('-');
+            out.push_str(digits);
+        }
+        None => {
+            out.push('+');
+            out.push_str(exponent);
+        }
     }
 }
 
@@ -255,6 +316,31 @@ mod tests {
         assert_eq!(compare(&json!(2), &json!(2.0)), Ordering::Equal);
         assert!(equals(&json!(2), &json!(2.0)));
         assert_eq!(compare(&json!(3), &json!(2.5)), Ordering::Greater);
+    }
+
+    #[test]
+    fn floats_as_go_writes_them() {
+        let written = |v: Value, writer| {
+            let mut out = String::new();
+            write_json(&mut out, &v, writer);
+            out
+        };
+        for (v, encoding_json, jsoniter) in [
+            (json!(2.0), "2", "2"),
+            (json!(-0.5), "-0.5", "-0.5"),
+            (
+                json!(1e20),
+                "100000000000000000000",
+                "100000000000000000000",
+            ),
+            (json!(1e21), "1e+21", "1e+21"),
+            (json!(1.5e-7), "1.5e-7", "1.5e-07"),
+            (json!(1e-10), "1e-10", "1e-10"),
+            (json!(7), "7", "7"),
+        ] {
+            assert_eq!(written(v.clone(), GoWriter::EncodingJson), encoding_json);
+            assert_eq!(written(v, GoWriter::Jsoniter), jsoniter);
+        }
     }
 
     #[test]
