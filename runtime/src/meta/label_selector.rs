@@ -8,6 +8,7 @@ use kapi_codegen::ApiType;
 /// A structured label query (metav1.LabelSelector): all requirements are ANDed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct LabelSelector {
     /// Labels that must have exactly these values.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -115,6 +115,7 @@ impl ObjectMeta {
 /// A reference to an owning object (garbage collection and adoption).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct OwnerReference {
     /// API version of the owner.
     #[api(required)]

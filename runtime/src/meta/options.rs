@@ -31,6 +31,7 @@ pub struct DeleteOptions {
     pub propagation_policy: Option<String>,
     /// `["All"]` to validate without persisting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub dry_run: Option<Vec<String>>,
     /// Skip unsafe-deletion checks of corrupt objects.

@@ -32,6 +32,9 @@ pub struct Status {
     pub reason: Option<String>,
     /// Extended data about the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    // A list type on a struct: upstream's own `+listType=atomic` marker on
+    // Status.Details, kept so the merge schema matches its OpenAPI.
+    #[api(list_type = "atomic")]
     #[api(proto = 5)]
     pub details: Option<StatusDetails>,
     /// The HTTP status code.
@@ -62,6 +65,7 @@ pub struct StatusDetails {
     pub uid: Option<String>,
     /// Field-level causes (validation errors).
     #[serde(default, skip_serializing_if = "omitempty")]
+    #[api(list_type = "atomic")]
     #[api(proto = 4)]
     pub causes: Option<Vec<StatusCause>>,
     /// Seconds after which the client may retry.

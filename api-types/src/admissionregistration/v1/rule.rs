@@ -49,6 +49,7 @@ pub struct RuleWithOperations {
 /// message (itself nesting `rule`) in protobuf.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct NamedRuleWithOperations {
     /// Names of the objects the rule is limited to; any name when empty.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -67,6 +68,7 @@ pub struct NamedRuleWithOperations {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::default_match_resources)]
+#[api(map_type = "atomic")]
 pub struct MatchResources {
     /// Labels of the namespace the object is in (or, for a namespace, of the
     /// object itself); every namespace when unset.

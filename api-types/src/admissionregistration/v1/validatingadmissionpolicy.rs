@@ -91,6 +91,7 @@ pub struct ValidatingAdmissionPolicySpec {
 /// The kind of the parameter objects of a policy.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct ParamKind {
     /// `group/version` of the kind, e.g. `v1` or `example.com/v1`.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -132,6 +133,7 @@ pub struct Validation {
 /// A named CEL expression of a policy.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct Variable {
     /// Name, a CEL identifier unique in the policy.
     #[serde(default)]

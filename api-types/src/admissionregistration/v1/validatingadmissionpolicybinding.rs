@@ -69,6 +69,7 @@ pub struct ValidatingAdmissionPolicyBindingSpec {
 /// selector.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct ParamRef {
     /// Name of the parameter object; excludes `selector`.
     #[serde(default, skip_serializing_if = "omitempty")]

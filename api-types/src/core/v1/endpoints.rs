@@ -63,6 +63,7 @@ pub struct EndpointSubset {
 /// One IP address of an endpoint, with where it comes from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct EndpointAddress {
     /// The IP address (IPv4 or IPv6); not loopback, link-local or multicast.
     #[serde(default)]
@@ -86,6 +87,7 @@ pub struct EndpointAddress {
 /// A port served by the addresses of a subset.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct EndpointPort {
     /// Name matching the service port's name; may be empty with a single port.
     #[serde(default, skip_serializing_if = "omitempty")]

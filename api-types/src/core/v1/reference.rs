@@ -9,6 +9,7 @@ use crate::go_json::omitempty;
 /// use it to say what they are about.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct ObjectReference {
     /// Kind of the object, e.g. `Pod`.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -44,6 +45,7 @@ pub struct ObjectReference {
 /// fixed by the field holding the reference.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct LocalObjectReference {
     /// Name of the object.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -54,6 +56,7 @@ pub struct LocalObjectReference {
 /// Names an object of any kind in the same namespace, by API group, kind and name.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct TypedLocalObjectReference {
     /// API group of the object; null for the core group.
     #[serde(default)]

@@ -71,6 +71,7 @@ pub struct ResourceQuotaSpec {
 /// Scope expressions, all of which must hold.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct ScopeSelector {
     /// The expressions, ANDed.
     #[serde(default, skip_serializing_if = "omitempty")]

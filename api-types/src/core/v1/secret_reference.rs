@@ -9,6 +9,7 @@ use crate::go_json::omitempty;
 /// (persistent volume sources) and so cannot imply a namespace.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct SecretReference {
     /// Name of the Secret.
     #[serde(default, skip_serializing_if = "omitempty")]

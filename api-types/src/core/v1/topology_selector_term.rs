@@ -10,6 +10,7 @@ use crate::go_json::omitempty;
 /// a list of terms matches when any term does.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct TopologySelectorTerm {
     /// The requirements on topology labels.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -143,6 +143,7 @@ pub struct ForZone {
 /// `structType=atomic`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct EndpointPort {
     /// Name of the port, matching the service port's name (a DNS label, or
     /// empty for a single unnamed port).

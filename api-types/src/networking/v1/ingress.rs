@@ -241,6 +241,7 @@ pub struct IngressServiceBackend {
 /// whole by merges (Go's `structType=atomic`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct ServiceBackendPort {
     /// Name of the service port.
     #[serde(default, skip_serializing_if = "omitempty")]

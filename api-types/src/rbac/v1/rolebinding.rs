@@ -52,6 +52,7 @@ pub struct RoleBinding {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::default_subject)]
+#[api(map_type = "atomic")]
 pub struct Subject {
     /// `User`, `Group` or `ServiceAccount`.
     #[serde(default)]
@@ -78,6 +79,7 @@ pub struct Subject {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 #[api(defaults = super::defaults::default_role_ref)]
+#[api(map_type = "atomic")]
 pub struct RoleRef {
     /// API group of the role, `rbac.authorization.k8s.io`.
     #[serde(default)]

@@ -44,6 +44,7 @@ pub struct NodeAffinity {
 /// A set of node selector terms, any of which may match (the terms are ORed).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct NodeSelector {
     /// The terms.
     #[serde(default)]
@@ -56,6 +57,7 @@ pub struct NodeSelector {
 /// Requirements a node must all meet (they are ANDed).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct NodeSelectorTerm {
     /// Requirements on node labels.
     #[serde(default, skip_serializing_if = "omitempty")]

@@ -51,6 +51,7 @@ pub struct EnvVarSource {
 /// Selects a field of the pod (downward API).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct ObjectFieldSelector {
     /// Version of the schema `fieldPath` is written in.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -67,6 +68,7 @@ pub struct ObjectFieldSelector {
 /// Selects a resource limit or request of a container (downward API).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
+#[api(map_type = "atomic")]
 pub struct ResourceFieldSelector {
     /// Container whose resources are read; required in volumes, the consuming
     /// container for environment variables.
@@ -93,6 +95,7 @@ pub struct ResourceFieldSelector {
     message = "LocalObjectReference"
 ))]
 #[api(validate = super::validation::validate_config_map_key)]
+#[api(map_type = "atomic")]
 pub struct ConfigMapKeySelector {
     /// Name of the ConfigMap.
     #[serde(default, skip_serializing_if = "omitempty")]
@@ -118,6 +121,7 @@ pub struct ConfigMapKeySelector {
     message = "LocalObjectReference"
 ))]
 #[api(validate = super::validation::validate_secret_key)]
+#[api(map_type = "atomic")]
 pub struct SecretKeySelector {
     /// Name of the Secret.
     #[serde(default, skip_serializing_if = "omitempty")]
