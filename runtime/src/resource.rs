@@ -77,6 +77,8 @@ pub struct ResourceInfo {
     /// The other subresources (`pods/eviction`, `namespaces/finalize`...), in
     /// name order; `status` and `scale` are the fields above.
     pub subresources: &'static [Subresource],
+    /// The fields server-side apply leaves unowned through each endpoint.
+    pub reset_fields: ResetFields,
 }
 
 /// A subresource other than `status` and `scale`: either a part of the object
@@ -112,6 +114,17 @@ impl Subresource {
     pub fn serves(&self, verb: &str) -> bool {
         self.verbs.contains(&verb)
     }
+}
+
+/// The fields an endpoint resets (upstream's ResetFieldsStrategy): what a
+/// write through it cannot change, which therefore no manager owns through
+/// it. As dotted paths (`status`, `metadata.labels`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ResetFields {
+    /// Through the object itself: `status` for a kind with a `/status`.
+    pub main: &'static [&'static str],
+    /// Through `/status`: `spec`, and for some kinds parts of the metadata.
+    pub status: &'static [&'static str],
 }
 
 /// Where a kind keeps what its `/scale` subresource (an autoscaling/v1 Scale)

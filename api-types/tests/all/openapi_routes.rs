@@ -15,10 +15,8 @@ use crate::common;
 
 /// Query parameters kapi does not act on: no pretty printing, no unsafe
 /// deletion of corrupt objects.
-const UNSERVED_PARAMETERS: &[&str] = &[
-    "pretty",
-    "ignoreStoreReadErrorWithClusterBreakingPotential",
-];
+const UNSERVED_PARAMETERS: &[&str] =
+    &["pretty", "ignoreStoreReadErrorWithClusterBreakingPotential"];
 
 /// Media types kapi does not speak (CBOR).
 fn served_media_type(media_type: &str) -> bool {

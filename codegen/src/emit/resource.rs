@@ -60,6 +60,8 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         orphan_dependents,
         tracks_generation,
         age_column,
+        reset_main,
+        reset_status,
         ..
     } = model;
     let name_format = match model.name_format {
@@ -138,6 +140,10 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 scale: #scale,
                 subresources: &[#(#subresources),*],
                 name_format: ::kapi_runtime::resource::NameFormat::#name_format,
+                reset_fields: ::kapi_runtime::resource::ResetFields {
+                    main: &[#(#reset_main),*],
+                    status: &[#(#reset_status),*],
+                },
             };
 
             fn metadata(&self) -> &::kapi_runtime::meta::ObjectMeta {

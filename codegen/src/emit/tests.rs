@@ -67,6 +67,7 @@ fn resource_with_every_key() {
             selectable_fields("spec.nodeName"),
             return_deleted_object,
             generation = false,
+            reset_status = "spec, metadata.labels",
             name_format = "dns1123-label",
             printer_column(name = "Replicas", type = "integer", json_path = ".spec.replicas"),
             printer_column(

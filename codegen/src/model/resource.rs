@@ -35,6 +35,9 @@ pub struct ResourceModel {
     pub orphan_dependents: bool,
     /// `metadata.generation` is set and bumped on spec changes.
     pub tracks_generation: bool,
+    /// The fields writes through the object and through `/status` reset.
+    pub reset_main: Vec<String>,
+    pub reset_status: Vec<String>,
     /// Whether the Table ends with an AGE column.
     pub age_column: bool,
     /// The `/scale` paths: desired replicas, observed replicas, selector.
@@ -330,6 +333,15 @@ impl ResourceModel {
             return_deleted_object: input.return_deleted_object.is_present(),
             orphan_dependents: input.orphan_dependents.is_present(),
             tracks_generation: input.generation.as_ref().is_none_or(syn::LitBool::value),
+            reset_main: match &input.reset_main {
+                Some(paths) => paths_of(paths),
+                None if input.status.is_present() => vec!["status".to_owned()],
+                None => Vec::new(),
+            },
+            reset_status: match &input.reset_status {
+                Some(paths) => paths_of(paths),
+                None => vec!["spec".to_owned()],
+            },
             age_column: input.age_column.as_ref().is_none_or(syn::LitBool::value),
             scale: input.scale.as_ref().map(|s| {
                 (
@@ -555,4 +567,14 @@ mod tests {
             assert!(!is_version(bad), "{bad}");
         }
     }
+}
+
+/// A comma-separated list of dotted paths.
+fn paths_of(list: &LitStr) -> Vec<String> {
+    list.value()
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect()
 }

@@ -57,6 +57,15 @@ pub struct ResourceInput {
     /// collection policy, kept by ReplicationControllers and Jobs).
     #[darling(default)]
     pub orphan_dependents: Flag,
+    /// `reset_main = "spec, status"`: the fields a write through the object
+    /// resets, which server-side apply leaves unowned (`status` by default
+    /// for a kind with a `/status`, nothing otherwise).
+    #[darling(default)]
+    pub reset_main: Option<LitStr>,
+    /// `reset_status = "spec, metadata.labels"`: the fields a write through
+    /// `/status` resets (`spec` by default).
+    #[darling(default)]
+    pub reset_status: Option<LitStr>,
     /// `generation = false`: `metadata.generation` is not tracked (ConfigMap,
     /// Secret, Pod in 1.32...); tracked by default, as for custom resources.
     #[darling(default)]

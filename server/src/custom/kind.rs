@@ -7,7 +7,7 @@ use std::sync::Arc;
 use kapi_runtime::intern;
 use kapi_runtime::meta::ObjectMeta;
 use kapi_runtime::openapi::{Definitions, OpenApi, reference};
-use kapi_runtime::resource::NameFormat;
+use kapi_runtime::resource::{NameFormat, ResetFields};
 use kapi_runtime::scheme::{Decoded, KindEntry, KindOps};
 use kapi_runtime::validation::FieldErrors;
 use kapi_runtime::{DynObject, PrinterColumn, ResourceInfo, ScaleSubresource};
@@ -313,6 +313,7 @@ pub fn entries(crd: &Value, client: Option<&Client>) -> Result<Vec<KindEntry>, S
                     .collect()
             })
             .unwrap_or_default();
+        let has_status = subresources.get("status").is_some_and(Value::is_object);
         let info = ResourceInfo {
             group: intern::str(&group),
             version: intern::str(&version),
@@ -328,7 +329,7 @@ pub fn entries(crd: &Value, client: Option<&Client>) -> Result<Vec<KindEntry>, S
                 intern::strs(&VERBS)
             },
             namespaced,
-            status_subresource: subresources.get("status").is_some_and(Value::is_object),
+            status_subresource: has_status,
             selectable_fields: intern::strs(&selectable),
             age_column: columns.is_empty(),
             printer_columns: intern::columns(columns),
@@ -338,6 +339,12 @@ pub fn entries(crd: &Value, client: Option<&Client>) -> Result<Vec<KindEntry>, S
             name_format: NameFormat::Dns1123Subdomain,
             scale,
             subresources: intern::subresources(Vec::new()),
+            // The custom resource strategies' reset fields: status through
+            // the object when it has a /status, spec through /status.
+            reset_fields: ResetFields {
+                main: if has_status { &["status"] } else { &[] },
+                status: &["spec"],
+            },
         };
         let openapi = v["schema"]["openAPIV3Schema"].clone();
         Arc::new(Version {

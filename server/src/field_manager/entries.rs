@@ -262,7 +262,9 @@ mod tests {
         for i in 0..12 {
             let key = ManagerId::new(&format!("m{i:02}"), UPDATE, "v1", "").key();
             let mut set = Set::new();
-            set.insert(&[kapi_structured_merge::path::PathElement::field(&format!("f{i}"))]);
+            set.insert(&[kapi_structured_merge::path::PathElement::field(&format!(
+                "f{i}"
+            ))]);
             let time = jiff::Timestamp::from_second(1_000 + i).unwrap();
             managed.times.insert(key.clone(), Some(Time(time)));
             managed.fields.insert(

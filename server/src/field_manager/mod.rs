@@ -100,17 +100,22 @@ fn stripped_paths() -> Set {
 }
 
 /// The fields an endpoint resets, which nobody owns through it (the
-/// ResetFieldsStrategy of upstream's kinds): the status through the main
-/// endpoint of a kind with a status endpoint, the spec through `/status`.
+/// ResetFieldsStrategy of upstream's kinds, declared on each kind).
 fn reset_fields(writer: &Writer<'_>, version: &str) -> HashMap<String, Set> {
-    let info = writer.scope.info();
-    let path = match writer.endpoint {
-        Endpoint::Main if info.status_subresource => "status",
-        Endpoint::Status => "spec",
-        _ => return HashMap::new(),
+    let reset = &writer.scope.info().reset_fields;
+    let paths = match writer.endpoint {
+        Endpoint::Main => reset.main,
+        Endpoint::Status => reset.status,
+        Endpoint::Part(_) => &[],
     };
+    if paths.is_empty() {
+        return HashMap::new();
+    }
     let mut set = Set::new();
-    set.insert(&[PathElement::field(path)]);
+    for path in paths {
+        let path: Vec<PathElement> = path.split('.').map(PathElement::field).collect();
+        set.insert(&path);
+    }
     HashMap::from([(version.to_owned(), set)])
 }
 

@@ -61,6 +61,7 @@ impl Schemas {
 const KEY_DEFAULTS: &[(&str, &str, &str)] = &[
     ("io.k8s.api.core.v1.ContainerPort", "protocol", "TCP"),
     ("io.k8s.api.core.v1.ServicePort", "protocol", "TCP"),
+    ("io.k8s.api.core.v1.LocalObjectReference", "name", ""),
 ];
 
 fn build(entry: &KindEntry) -> Result<KindFacts, String> {

@@ -18,6 +18,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "apiextensions.k8s.io",
     version = "v1",
     plural = "customresourcedefinitions",
+    reset_status = "metadata, spec",
     short_names("crd", "crds"),
     categories("api-extensions"),
     cluster_scoped,

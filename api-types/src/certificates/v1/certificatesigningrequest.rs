@@ -21,6 +21,8 @@ use crate::go_json::{null_as_default, omitempty};
     group = "certificates.k8s.io",
     version = "v1",
     plural = "certificatesigningrequests",
+    reset_main = "spec, status",
+    reset_status = "spec, status.conditions",
     short_names("csr"),
     cluster_scoped,
     selectable_fields("spec.signerName"),

@@ -37,6 +37,7 @@ use crate::go_json::null_as_default;
     group = "",
     version = "v1",
     plural = "pods",
+    reset_status = "spec, metadata.deletionTimestamp, metadata.ownerReferences",
     short_names("po"),
     generation = false,
     categories("all"),
