@@ -5,7 +5,7 @@
 //! `fieldValidation` reports; [`Object`] is any kind's object as the generic
 //! request path handles it.
 
-mod duplicates;
+pub(crate) mod duplicates;
 mod input;
 mod object;
 

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use super::{Ctx, respond};
 use crate::api_error::{ApiError, ApiResult};
 use crate::negotiation::decode_patch;
-use crate::registry::PatchKind;
+use crate::registry::{FieldValidation, PatchKind};
 
 /// Handles PATCH `.../<resource>/<name>[/<subresource>]`.
 pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
@@ -17,11 +17,32 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
         "PatchOptions",
         Some(matches!(kind, PatchKind::Apply { .. })),
     )?;
+    let options = ctx.write_options()?;
+    let mut warnings = Vec::new();
     let patch = match kind {
-        PatchKind::Apply { .. } => decode_apply(&body)?,
+        PatchKind::Apply { .. } => {
+            let patch = decode_apply(&body)?;
+            // Keys repeated in the configuration, as the strict YAML decoder
+            // reports them.
+            let text = std::str::from_utf8(&body).unwrap_or_default();
+            let repeated = crate::body::duplicates::yaml_duplicate_keys(text);
+            if !repeated.is_empty() {
+                match options.field_validation {
+                    FieldValidation::Strict => {
+                        return Err(ApiError::bad_request(format!(
+                            "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  {}",
+                            repeated.join("\n  ")
+                        )));
+                    }
+                    FieldValidation::Warn => warnings = repeated,
+                    FieldValidation::Ignore => {}
+                }
+            }
+            patch
+        }
         _ => decode_patch(&body)?,
     };
-    let written = ctx
+    let mut written = ctx
         .app
         .registry
         .patch(
@@ -30,9 +51,12 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
             kind,
             &patch,
             ctx.endpoint(),
-            ctx.write_options()?,
+            options,
         )
-        .await?;
+        .await
+        .map_err(|e| e.with_warnings(&warnings))?;
+    warnings.append(&mut written.warnings);
+    written.warnings = warnings;
     let status = if written.created {
         StatusCode::CREATED
     } else {

@@ -203,7 +203,10 @@ impl Converter for Versions<'_> {
         } else {
             hub
         };
-        let value = served.to_json_value().map_err(failed)?;
+        // With its apiVersion and kind, as the served JSON is.
+        let value = crate::body::Object::new(served)
+            .to_value()
+            .map_err(failed)?;
         let facts = self.schemas.of(to).map_err(failed)?;
         Ok(Typed::new(value, facts.schema.clone()))
     }
