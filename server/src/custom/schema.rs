@@ -467,15 +467,15 @@ impl Structural {
     }
 
     /// The stored item an item of this list pairs with: the one of the
-    /// same keys in a map list, an equal one in a set; other lists' items
-    /// pair with nothing.
+    /// same keys in a map list; the items of sets and atomic lists pair
+    /// with nothing (upstream's CorrelatedObject), so their checks are not
+    /// ratcheted.
     fn correlated_item<'a>(&self, item: &Value, olds: &'a [Value]) -> Option<&'a Value> {
         let keys = &self.checks.list_map_keys;
         match self.checks.list_type.as_deref() {
             Some("map") if !keys.is_empty() => olds
                 .iter()
                 .find(|o| keys.iter().all(|k| o.get(k) == item.get(k))),
-            Some("set") => olds.iter().find(|o| *o == item),
             _ => None,
         }
     }
