@@ -252,9 +252,14 @@ async fn events_of_both_groups_are_the_same_objects() {
         .call("GET", "/api/v1/namespaces/default/events/e1", Value::Null)
         .await;
     assert_eq!(code, 200, "{core}");
-    // As kube-apiserver 1.32 answered (its managedFields aside).
+    // As kube-apiserver 1.32 answered (its managedFields aside: they say the
+    // writer used events.k8s.io/v1).
     let mut core = core;
-    for field in ["uid", "resourceVersion", "creationTimestamp"] {
+    assert_eq!(
+        core["metadata"]["managedFields"][0]["apiVersion"],
+        "events.k8s.io/v1"
+    );
+    for field in ["uid", "resourceVersion", "creationTimestamp", "managedFields"] {
         core["metadata"].as_object_mut().unwrap().remove(field);
     }
     assert_eq!(
