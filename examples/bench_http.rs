@@ -161,7 +161,12 @@ fn cpu_ticks(pid: u32) -> u64 {
         .rsplit_once(')')
         .map(|(_, rest)| rest.split_whitespace().collect())
         .unwrap_or_default();
-    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after ')'.
     field(11) + field(12)
 }

@@ -259,7 +259,12 @@ async fn events_of_both_groups_are_the_same_objects() {
         core["metadata"]["managedFields"][0]["apiVersion"],
         "events.k8s.io/v1"
     );
-    for field in ["uid", "resourceVersion", "creationTimestamp", "managedFields"] {
+    for field in [
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+        "managedFields",
+    ] {
         core["metadata"].as_object_mut().unwrap().remove(field);
     }
     assert_eq!(
