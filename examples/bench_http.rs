@@ -2,11 +2,12 @@
 //! then creates/s, gets/s and updates/s (merge patches that change a value) of
 //! ConfigMaps at 1 and 32 concurrent clients (kube-rs).
 //!
-//! `cargo run --release --example bench_http [-- [--etcd] [--storage-media-type TYPE] [PATH_TO_KAPI]]`
+//! `cargo run --release --example bench_http [-- [--etcd] [--storage-media-type TYPE] [--seconds N] [PATH_TO_KAPI]]`
 //! (default binary: `target/release/kapi`; build it first with `cargo build --release`).
 //! With `--etcd` the server runs on a single local etcd the program starts itself
 //! (`/usr/bin/etcd`), otherwise on the embedded store; `--storage-media-type` is
-//! passed to the server (the format objects are stored in).
+//! passed to the server (the format objects are stored in); each phase runs
+//! `--seconds` (3 by default; longer phases even out a shared machine's noise).
 //! Prints figures; asserts nothing.
 
 use std::path::PathBuf;
@@ -20,18 +21,21 @@ use kapi_test_support::etcd::EtcdCluster;
 use kube::api::{Api, ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Client, Config};
 
-const PHASE: Duration = Duration::from_secs(3);
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut on_etcd = false;
     let mut media_type = None;
+    let mut phase = Duration::from_secs(3);
     let mut binary = PathBuf::from("target/release/kapi");
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--etcd" => on_etcd = true,
             "--storage-media-type" => media_type = args.next(),
+            "--seconds" => {
+                let seconds = args.next().and_then(|s| s.parse().ok());
+                phase = Duration::from_secs(seconds.ok_or("--seconds takes a whole number")?);
+            }
             _ => binary = PathBuf::from(arg),
         }
     }
@@ -81,13 +85,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             (Op::Update, "updates"),
         ] {
             let before = cpu_ticks(pid);
-            let done = run(&api, tasks, op).await;
+            let done = run(&api, tasks, op, phase).await;
             let spent = cpu_ticks(pid).saturating_sub(before);
             // Linux counts process time in ticks of 10 ms.
             let per_request = spent as f64 * 10_000.0 / done.max(1) as f64;
             println!(
                 "{name}/s with {tasks:>2} clients: {:>8.0}   (server CPU {per_request:>5.0} us/request)",
-                done as f64 / PHASE.as_secs_f64()
+                done as f64 / phase.as_secs_f64()
             );
         }
     }
@@ -102,10 +106,10 @@ enum Op {
 }
 
 /// Runs `tasks` clients for one phase and returns how many requests succeeded.
-async fn run(api: &Api<ConfigMap>, tasks: usize, op: Op) -> usize {
+async fn run(api: &Api<ConfigMap>, tasks: usize, op: Op, phase: Duration) -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let done = Arc::new(AtomicUsize::new(0));
-    let deadline = Instant::now() + PHASE;
+    let deadline = Instant::now() + phase;
     let mut handles = Vec::new();
     for _ in 0..tasks {
         let (api, done) = (api.clone(), done.clone());

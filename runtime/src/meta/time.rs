@@ -46,15 +46,79 @@ impl MicroTime {
     }
 }
 
+/// Writes `t` as RFC 3339 in UTC, with `micros` fractional digits or
+/// none: every object carries several times, so this is written by hand
+/// rather than through a format string. Years outside 0..=9999 (which
+/// Kubernetes never stores) go through jiff.
+fn write_rfc3339(t: Timestamp, micros: bool, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let (mut seconds, mut nanos) = (t.as_second(), t.subsec_nanosecond());
+    if nanos < 0 {
+        seconds -= 1;
+        nanos += 1_000_000_000;
+    }
+    let (days, of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    if !(0..=9999).contains(&year) {
+        let format = if micros {
+            "%Y-%m-%dT%H:%M:%S%.6fZ"
+        } else {
+            "%Y-%m-%dT%H:%M:%SZ"
+        };
+        return write!(f, "{}", t.strftime(format));
+    }
+    let mut out = *b"0000-00-00T00:00:00.000000Z";
+    let mut put = |at: usize, width: usize, mut value: i64| {
+        for i in (at..at + width).rev() {
+            out[i] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, of_day / 3600);
+    put(14, 2, of_day / 60 % 60);
+    put(17, 2, of_day % 60);
+    let text = if micros {
+        put(20, 6, i64::from(nanos / 1000));
+        &out[..]
+    } else {
+        out[19] = b'Z';
+        &out[..20]
+    };
+    // Only ASCII digits and separators were written.
+    f.write_str(std::str::from_utf8(text).map_err(|_| fmt::Error)?)
+}
+
+/// The proleptic Gregorian (year, month, day) of a count of days since
+/// 1970-01-01 (Howard Hinnant's civil_from_days).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.strftime("%Y-%m-%dT%H:%M:%SZ"))
+        write_rfc3339(self.0, false, f)
     }
 }
 
 impl fmt::Display for MicroTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.strftime("%Y-%m-%dT%H:%M:%S%.6fZ"))
+        write_rfc3339(self.0, true, f)
     }
 }
 
@@ -98,6 +162,44 @@ impl ApiType for MicroTime {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_as_jiff_formats_them() {
+        // Seconds from before 1970 to 9999, fractions of both signs, and
+        // the edges of months, leap days and centuries.
+        let mut seconds: Vec<i64> = vec![
+            0,
+            -1,
+            951_782_400,     // 2000-02-29
+            4_107_542_399,   // 2100-02-28T23:59:59
+            -62_135_596_800, // 0001-01-01
+            253_402_300_799, // 9999-12-31T23:59:59
+            -62_167_219_200, // 0000-01-01
+        ];
+        let mut x: i64 = 0x2545_f491;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            seconds.push(x.rem_euclid(253_402_300_800 + 62_167_219_200) - 62_167_219_200);
+        }
+        for (i, s) in seconds.into_iter().enumerate() {
+            let nanos: i32 = [0, 999_999_999, 1, 123_456_789][i % 4];
+            let Ok(t) = Timestamp::new(s, if s < 0 { -nanos } else { nanos }) else {
+                continue;
+            };
+            assert_eq!(
+                Time(t).to_string(),
+                t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+                "{t:?}"
+            );
+            assert_eq!(
+                MicroTime(t).to_string(),
+                t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
+                "{t:?}"
+            );
+        }
+    }
 
     #[test]
     fn time_round_trips_as_seconds() {

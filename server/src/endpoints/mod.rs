@@ -14,6 +14,7 @@ mod scale;
 mod update;
 mod watch;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -53,6 +54,9 @@ pub struct Ctx<'a> {
     pub headers: &'a HeaderMap,
     /// What the client accepts.
     pub output: Output,
+    /// The manager of writes without `fieldManager`: the User-Agent's
+    /// product.
+    pub user_agent_manager: Cow<'a, str>,
 }
 
 impl Ctx<'_> {
@@ -124,12 +128,7 @@ impl Ctx<'_> {
     fn manager(&self) -> &str {
         match self.query.field_manager.as_deref() {
             Some(manager) if !manager.is_empty() => manager,
-            _ => crate::field_manager::entries::manager_from_user_agent(
-                self.headers
-                    .get(axum::http::header::USER_AGENT)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default(),
-            ),
+            _ => &self.user_agent_manager,
         }
     }
 
@@ -280,6 +279,11 @@ async fn dispatch(
         query: &query,
         headers,
         output,
+        user_agent_manager: crate::field_manager::entries::manager_from_user_agent(
+            headers
+                .get(axum::http::header::USER_AGENT)
+                .map_or(&[][..], |v| v.as_bytes()),
+        ),
     };
     if req.subresource.as_deref() == Some("scale") {
         let body = match req.verb {

@@ -5,6 +5,7 @@
 //! apiVersion and subresource, and at most ten Update entries (the oldest
 //! merged into `ancient-changes`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use kapi_runtime::meta::{FieldsV1, ManagedFieldsEntry, Time};
@@ -225,19 +226,38 @@ pub fn cap_update_managers(managed: &mut Managed) {
     }
 }
 
-/// The manager of a request without `fieldManager`: the User-Agent up to
-/// its first `/`, at most 128 bytes (`prefixFromUserAgent`; upstream also
-/// drops unprintable characters inside it, where this stops at the first).
-pub fn manager_from_user_agent(user_agent: &str) -> &str {
-    let prefix = user_agent.split('/').next().unwrap_or_default();
-    let mut end = 0;
-    for (i, c) in prefix.char_indices() {
-        if c.is_control() || i + c.len_utf8() > 128 {
+/// The manager of a request without `fieldManager`: the User-Agent (its
+/// bytes, invalid UTF-8 read as U+FFFD as Go reads it) up to its first
+/// `/`, without unprintable characters, written while shorter than 128
+/// bytes (`prefixFromUserAgent`). Borrowed in the usual case, a plain
+/// ASCII product name.
+pub fn manager_from_user_agent(user_agent: &[u8]) -> Cow<'_, str> {
+    let prefix = match user_agent.iter().position(|&b| b == b'/') {
+        Some(end) => &user_agent[..end],
+        None => user_agent,
+    };
+    if prefix.len() <= 128 && prefix.iter().all(|&b| (b' '..=b'~').contains(&b)) {
+        // Printable ASCII: valid UTF-8 as it is.
+        return String::from_utf8_lossy(prefix);
+    }
+    let mut out = String::new();
+    for c in String::from_utf8_lossy(prefix).chars() {
+        if !is_print(c) {
+            continue;
+        }
+        if out.len() >= 128 {
             break;
         }
-        end = i + c.len_utf8();
+        out.push(c);
     }
-    &prefix[..end]
+    Cow::Owned(out)
+}
+
+/// Go's `unicode.IsPrint` as far as Rust's character classes tell it:
+/// no controls and no spaces but U+0020 (format characters such as
+/// U+200B count as printable here).
+fn is_print(c: char) -> bool {
+    !c.is_control() && (c == ' ' || !c.is_whitespace())
 }
 
 #[cfg(test)]
@@ -297,9 +317,22 @@ mod tests {
     #[test]
     fn user_agent_prefix() {
         assert_eq!(
-            manager_from_user_agent("kubectl/v1.32.0 (linux/amd64) kubernetes/abc"),
+            manager_from_user_agent(b"kubectl/v1.32.0 (linux/amd64) kubernetes/abc"),
             "kubectl"
         );
-        assert_eq!(manager_from_user_agent(""), "");
+        assert_eq!(manager_from_user_agent(b""), "");
+        // Unprintable characters are skipped, not the end of the name.
+        assert_eq!(manager_from_user_agent(b"my\ttool\x7f x/1"), "mytool x");
+        assert_eq!(
+            manager_from_user_agent("caf\u{e9}\u{a0}\u{85}bar/2".as_bytes()),
+            "caf\u{e9}bar"
+        );
+        assert_eq!(manager_from_user_agent(b"a\xffb"), "a\u{fffd}b");
+        // Up to 128 bytes, the character that crosses them included.
+        let long = format!("{}\u{e9}\u{e9}", "x".repeat(127));
+        assert_eq!(
+            manager_from_user_agent(long.as_bytes()),
+            format!("{}\u{e9}", "x".repeat(127))
+        );
     }
 }

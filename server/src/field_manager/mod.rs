@@ -126,15 +126,23 @@ impl FieldManager<'_> {
             .map_err(ApiError::internal)
     }
 
-    /// The served-version JSON of a stored object (converted only when
-    /// the served version is not the stored one).
-    fn served_json(&self, writer: &Writer<'_>, object: &Object) -> ApiResult<Value> {
+    /// The served-version JSON of a stored object without its
+    /// managedFields (converted only when the served version is not the
+    /// stored one). They are set aside while it is serialized, not
+    /// serialized and dropped: their FieldsV1 would be parsed for nothing.
+    fn served_json(&self, writer: &Writer<'_>, object: &mut Object) -> ApiResult<Value> {
+        let managed = object.metadata_mut().managed_fields.take();
         let served = writer.scope.served;
-        if served.hub().is_none() && !served.is_custom() {
-            return object.to_value().map_err(ApiError::internal);
-        }
-        let served = writer.scope.to_served(object.clone())?;
-        served.to_value().map_err(ApiError::internal)
+        let json = if served.hub().is_none() && !served.is_custom() {
+            object.to_value().map_err(ApiError::internal)
+        } else {
+            writer
+                .scope
+                .to_served(object.clone())
+                .and_then(|served| served.to_value().map_err(ApiError::internal))
+        };
+        object.metadata_mut().managed_fields = managed;
+        json
     }
 
     fn updater_parts<'v>(&'v self, writer: &'v Writer<'_>) -> Versions<'v> {
@@ -150,13 +158,13 @@ impl FieldManager<'_> {
     /// Records `manager`'s update of `live` (None on create) into `new`:
     /// its managedFields afterwards. Failures leave the live object's
     /// managedFields, as upstream's UpdateNoErrors does.
-    pub fn update(&self, writer: Writer<'_>, live: Option<&Object>, new: &mut Object) {
-        let fallback = live.and_then(|l| l.metadata().managed_fields.clone());
-        match self.try_update(&writer, live, new) {
+    pub fn update(&self, writer: Writer<'_>, mut live: Option<&mut Object>, new: &mut Object) {
+        match self.try_update(&writer, live.as_deref_mut(), new) {
             Ok(entries) => new.metadata_mut().managed_fields = entries,
             Err(e) => {
                 tracing::warn!(error = ?e.0.message, "could not update managedFields");
-                new.metadata_mut().managed_fields = fallback;
+                new.metadata_mut().managed_fields =
+                    live.and_then(|l| l.metadata().managed_fields.clone());
             }
         }
     }
@@ -164,26 +172,21 @@ impl FieldManager<'_> {
     fn try_update(
         &self,
         writer: &Writer<'_>,
-        live: Option<&Object>,
-        new: &Object,
+        live: Option<&mut Object>,
+        new: &mut Object,
     ) -> ApiResult<Option<Vec<kapi_runtime::meta::ManagedFieldsEntry>>> {
-        let managed = decode_live_or_new(writer, live, new);
+        let managed = decode_live_or_new(writer, live.as_deref(), new);
         // An object that has no managedFields and exists already is not
         // tracked until it is applied to (skipNonAppliedManager).
-        if managed.fields.is_empty() && live.is_some_and(|l| l.metadata().uid.is_some()) {
+        if managed.fields.is_empty() && live.as_ref().is_some_and(|l| l.metadata().uid.is_some()) {
             return Ok(None);
         }
         let facts = self.facts(writer)?;
-        let mut live_json = match live {
+        let live_json = match live {
             Some(live) => self.served_json(writer, live)?,
             None => facts.empty.clone(),
         };
-        let mut new_json = self.served_json(writer, new)?;
-        for json in [&mut live_json, &mut new_json] {
-            if let Some(meta) = json.get_mut("metadata").and_then(Value::as_object_mut) {
-                meta.remove("managedFields");
-            }
-        }
+        let new_json = self.served_json(writer, new)?;
         let live = Typed::new(live_json, facts.schema.clone());
         let new = Typed::new(new_json, facts.schema.clone());
         let mut managed = managed;
@@ -242,11 +245,14 @@ impl FieldManager<'_> {
     pub fn apply(
         &self,
         writer: Writer<'_>,
-        live: Option<&Object>,
+        live: Option<&mut Object>,
         patch: Value,
         force: bool,
     ) -> ApiResult<Value> {
-        let managed = match live.and_then(|l| l.metadata().managed_fields.as_deref()) {
+        let managed = match live
+            .as_ref()
+            .and_then(|l| l.metadata().managed_fields.as_deref())
+        {
             Some(list) => entries::decode(list)
                 .map_err(|e| ApiError::internal(format!("failed to decode managed fields: {e}")))?,
             None => Managed::default(),

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::{Endpoint, ListOptions, Registry, Scope, WriteOptions};
+use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
 use crate::admission::{Change, Objects, Resource};
 use crate::api_error::{ApiError, ApiResult};
 
@@ -24,7 +24,10 @@ impl Objects for Registry {
             return Ok(None);
         };
         match self.get(Scope::new(&entry, namespace), name).await {
-            Ok(object) => object.to_value().map(Some).map_err(ApiError::internal),
+            Ok(object) => without_managed_fields(object)
+                .to_value()
+                .map(Some)
+                .map_err(ApiError::internal),
             Err(e) if e.code() == 404 => Ok(None),
             Err(e) => Err(e),
         }
@@ -42,8 +45,12 @@ impl Objects for Registry {
             .list(Scope::new(&entry, namespace), ListOptions::default())
             .await?;
         page.items
-            .iter()
-            .map(|object| object.to_value().map_err(ApiError::internal))
+            .into_iter()
+            .map(|object| {
+                without_managed_fields(object)
+                    .to_value()
+                    .map_err(ApiError::internal)
+            })
             .collect()
     }
 
@@ -68,4 +75,10 @@ impl Objects for Registry {
             .await
             .map(drop)
     }
+}
+
+/// Admission never reads ownership: the JSON is made without it.
+fn without_managed_fields(mut object: Object) -> Object {
+    object.metadata_mut().managed_fields = None;
+    object
 }

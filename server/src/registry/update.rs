@@ -307,7 +307,7 @@ impl Registry {
         warnings: &mut Vec<String>,
     ) -> ApiResult<(Object, Object, bool)> {
         let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        let old = decode(scope.entry, current)?;
+        let mut old = decode(scope.entry, current)?;
         let mut new = match source {
             Source::Body(object) => (*object).clone(),
             Source::Patch(PatchKind::Apply { force }, patch, _) => {
@@ -315,7 +315,7 @@ impl Registry {
                 let writer = Writer::new(scope, endpoint, &opts);
                 let applied = self.field_manager(&scheme).apply(
                     writer,
-                    Some(&old),
+                    Some(&mut old),
                     (*patch).clone(),
                     *force,
                 )?;
@@ -325,7 +325,7 @@ impl Registry {
                 let (input, patched) = apply_patch(scope, &old, *kind, patch, schema.as_deref())?;
                 let refusal = |error: String| {
                     // Upstream names the patched object in the refusal.
-                    ApiError::invalid_patch_result(&sorted_json(&patched), &error)
+                    ApiError::invalid_patch_result(&patched.quoted(), &error)
                 };
                 strategy::check_field_issues(&input, opts.field_validation, warnings, refusal)?;
                 input.object
@@ -375,7 +375,7 @@ impl Registry {
             let scheme = self.scheme();
             let writer = Writer::new(scope, endpoint, &opts);
             self.field_manager(&scheme)
-                .update(writer, Some(&old), &mut new);
+                .update(writer, Some(&mut old), &mut new);
         }
         strategy::check_namespace(scope, new.metadata_mut())?;
         let request = Request::new(Operation::Update, endpoint, scope, new.metadata());
@@ -461,16 +461,25 @@ fn apply_patch(
     kind: PatchKind,
     patch: &Value,
     schema: Option<&PatchSchema>,
-) -> ApiResult<(Input, Value)> {
-    let served = scope.to_served(old.clone())?;
+) -> ApiResult<(Input, Patched)> {
+    let mut served = scope.to_served(old.clone())?;
+    // managedFields a patch cannot reach stay out of its JSON and come back
+    // as they were: no FieldsV1 is parsed into JSON and decoded again.
+    let kept = keeps_managed_fields(kind, patch)
+        .then(|| served.metadata_mut().managed_fields.take())
+        .flatten();
     let mut doc = served.to_value().map_err(ApiError::internal)?;
     apply_patch_to(&mut doc, kind, patch, schema)?;
+    let patched = Patched { doc, kept };
     // A patched object that is no object of the kind (a changed kind or
     // apiVersion, a value of the wrong type) is a 422 naming it, as upstream.
-    let input = Input::from_value(scope.served, doc.clone()).map_err(|e| {
+    let mut input = Input::from_value(scope.served, patched.doc.clone()).map_err(|e| {
         let why = e.0.message.clone().unwrap_or_default();
-        ApiError::invalid_patch_result(&sorted_json(&doc), &why)
+        ApiError::invalid_patch_result(&patched.quoted(), &why)
     })?;
+    if patched.kept.is_some() {
+        input.object.metadata_mut().managed_fields = patched.kept.clone();
+    }
     // Go decodes the patched object from a map, whose keys it visits in
     // order: its reports come in path order.
     let mut field_issues = input.field_issues;
@@ -480,7 +489,68 @@ fn apply_patch(
         field_issues,
         yaml_duplicates: Vec::new(),
     };
-    Ok((input, doc))
+    Ok((input, patched))
+}
+
+/// A patched object's JSON, without the managedFields the patch could not
+/// reach (kept aside).
+struct Patched {
+    doc: Value,
+    kept: Option<Vec<kapi_runtime::meta::ManagedFieldsEntry>>,
+}
+
+impl Patched {
+    /// The patched object whole, as upstream's refusals quote it.
+    fn quoted(&self) -> String {
+        let mut doc = self.doc.clone();
+        if let Some(list) = &self.kept
+            && let Some(meta) = doc.get_mut("metadata").and_then(Value::as_object_mut)
+            && let Ok(list) = serde_json::to_value(list)
+        {
+            meta.insert("managedFields".into(), list);
+        }
+        sorted_json(&doc)
+    }
+}
+
+/// Whether a patch leaves `metadata.managedFields` as they are, seen from
+/// the patch alone: it names neither them nor a parent of them (nor, in a
+/// strategic merge patch, a directive at the root or in `metadata`, which
+/// may replace or prune keys it does not name).
+fn keeps_managed_fields(kind: PatchKind, patch: &Value) -> bool {
+    let untouched_object = |value: &Value, directives: bool| {
+        value.as_object().is_some_and(|map| {
+            !map.contains_key("managedFields")
+                && !(directives && map.keys().any(|k| k.starts_with('$')))
+        })
+    };
+    match kind {
+        PatchKind::Merge | PatchKind::Strategic => {
+            let directives = kind == PatchKind::Strategic;
+            let Some(root) = patch.as_object() else {
+                return false;
+            };
+            if directives && root.keys().any(|k| k.starts_with('$')) {
+                return false;
+            }
+            root.get("metadata")
+                .is_none_or(|meta| untouched_object(meta, directives))
+        }
+        PatchKind::Json => patch.as_array().is_some_and(|ops| {
+            ops.iter().all(|op| {
+                ["path", "from"].iter().all(|field| match op.get(*field) {
+                    None => true,
+                    Some(Value::String(pointer)) => {
+                        pointer != "/metadata"
+                            && !pointer.is_empty()
+                            && !pointer.starts_with("/metadata/managedFields")
+                    }
+                    Some(_) => false,
+                })
+            })
+        }),
+        PatchKind::Apply { .. } => false,
+    }
 }
 
 /// Applies a patch to a JSON document (a strategic merge patch following
