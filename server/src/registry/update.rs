@@ -626,3 +626,66 @@ fn sorted_json(value: &Value) -> String {
     }
     sort(value).to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{PatchKind, keeps_managed_fields};
+
+    #[test]
+    fn patches_that_cannot_reach_managed_fields() {
+        let keeps = |kind, patch| keeps_managed_fields(kind, &patch);
+        // Merge patches: only metadata.managedFields or metadata itself.
+        assert!(keeps(PatchKind::Merge, json!({"data": {"a": "1"}})));
+        assert!(keeps(
+            PatchKind::Merge,
+            json!({"metadata": {"labels": {"a": "b"}}})
+        ));
+        assert!(!keeps(
+            PatchKind::Merge,
+            json!({"metadata": {"managedFields": null}})
+        ));
+        assert!(!keeps(PatchKind::Merge, json!({"metadata": null})));
+        assert!(!keeps(PatchKind::Merge, json!([])));
+        // Strategic merge patches: directives at the root or in metadata
+        // may drop keys they do not name; elsewhere they cannot.
+        assert!(keeps(
+            PatchKind::Strategic,
+            json!({"spec": {"$retainKeys": ["a"], "a": 1}})
+        ));
+        assert!(!keeps(PatchKind::Strategic, json!({"$patch": "replace"})));
+        assert!(!keeps(
+            PatchKind::Strategic,
+            json!({"metadata": {"$retainKeys": ["name"]}})
+        ));
+        assert!(!keeps(
+            PatchKind::Strategic,
+            json!({"metadata": {"$setElementOrder/managedFields": []}})
+        ));
+        // JSON patches: no path or source at the root, metadata or under
+        // managedFields.
+        assert!(keeps(
+            PatchKind::Json,
+            json!([{"op": "replace", "path": "/data/a", "value": "1"},
+                   {"op": "add", "path": "/metadata/labels", "value": {}}])
+        ));
+        for pointer in [
+            "",
+            "/metadata",
+            "/metadata/managedFields",
+            "/metadata/managedFields/0",
+        ] {
+            assert!(!keeps(
+                PatchKind::Json,
+                json!([{"op": "remove", "path": pointer}])
+            ));
+            assert!(!keeps(
+                PatchKind::Json,
+                json!([{"op": "copy", "from": pointer, "path": "/data/x"}])
+            ));
+        }
+        assert!(!keeps(PatchKind::Json, json!([{"op": "test", "path": 1}])));
+        assert!(!keeps(PatchKind::Apply { force: false }, json!({})));
+    }
+}
