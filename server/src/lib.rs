@@ -14,6 +14,7 @@ pub mod admission;
 pub mod api_error;
 pub mod app;
 pub mod body;
+pub mod cache;
 pub mod controllers;
 pub mod custom;
 pub mod discovery;

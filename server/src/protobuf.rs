@@ -9,8 +9,13 @@ use kapi_runtime::meta::{ListMeta, ObjectMeta, Status};
 use kapi_runtime::proto::{self, Field, Message, envelope, wire};
 use kapi_runtime::scheme::KindEntry;
 
+use std::sync::Arc;
+
+use bytes::Bytes;
+
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::{Input, Object};
+use crate::cache::Cached;
 
 /// The `apiVersion` of the metadata-only forms.
 const META_V1: &str = "meta.k8s.io/v1";
@@ -50,6 +55,21 @@ fn object_message(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
     codec.encode(object.typed()).map_err(ApiError::internal)
 }
 
+/// The kind's message of a cached object, encoded once.
+pub fn cached_message<'c>(entry: &KindEntry, cached: &'c Cached) -> ApiResult<&'c Bytes> {
+    match cached.message(entry) {
+        Some(message) => message.map_err(ApiError::internal),
+        None => Err(ApiError::not_acceptable()),
+    }
+}
+
+/// A cached object, enveloped (its message encoded once).
+pub fn encode_cached(entry: &KindEntry, cached: &Cached) -> ApiResult<Vec<u8>> {
+    let object = cached.object();
+    let raw = cached_message(entry, cached)?;
+    Ok(envelope::encode(object.api_version(), object.kind(), raw))
+}
+
 /// One object, enveloped.
 pub fn encode_object(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
     let raw = object_message(entry, object)?;
@@ -58,25 +78,30 @@ pub fn encode_object(entry: &KindEntry, object: &Object) -> ApiResult<Vec<u8>> {
 
 /// The body of a `...List` message: metadata = 1, items = 2 (every list kind
 /// of Kubernetes has this shape; a test checks it against upstream).
-fn list_message(meta: &ListMeta, items: &[Vec<u8>]) -> Vec<u8> {
+fn list_message<I: AsRef<[u8]>>(meta: &ListMeta, items: &[I]) -> Vec<u8> {
     let len = meta.field_len(1)
         + items
             .iter()
-            .map(|i| wire::len_field_len(2, i.len()))
+            .map(|i| wire::len_field_len(2, i.as_ref().len()))
             .sum::<usize>();
     let mut buf = Vec::with_capacity(len);
     meta.encode_field(1, &mut buf);
     for item in items {
-        wire::put_bytes(&mut buf, 2, item);
+        wire::put_bytes(&mut buf, 2, item.as_ref());
     }
     buf
 }
 
-/// A list of `entry`'s kind, enveloped as `<Kind>List`.
-pub fn encode_list(entry: &KindEntry, meta: &ListMeta, items: &[Object]) -> ApiResult<Vec<u8>> {
+/// A list of `entry`'s kind, enveloped as `<Kind>List`; each item's message
+/// is encoded once per object (the watch cache keeps it).
+pub fn encode_list(
+    entry: &KindEntry,
+    meta: &ListMeta,
+    items: &[Arc<Cached>],
+) -> ApiResult<Vec<u8>> {
     let items = items
         .iter()
-        .map(|o| object_message(entry, o))
+        .map(|item| cached_message(entry, item))
         .collect::<ApiResult<Vec<_>>>()?;
     let info = entry.info;
     let raw = list_message(meta, &items);
@@ -105,7 +130,7 @@ pub fn encode_partial(object: &Object) -> Vec<u8> {
 }
 
 /// meta.k8s.io/v1 PartialObjectMetadataList, enveloped.
-pub fn encode_partial_list(meta: &ListMeta, items: &[Object]) -> Vec<u8> {
+pub fn encode_partial_list(meta: &ListMeta, items: &[&Object]) -> Vec<u8> {
     let items: Vec<_> = items
         .iter()
         .map(|o| metadata_message(o.metadata()))

@@ -55,10 +55,15 @@ impl<'a> Scope<'a> {
             .map_err(|e| self.conversion_error(e))
     }
 
+    /// Whether objects of the storage version are served as they are.
+    pub fn is_served_as_stored(&self) -> bool {
+        // A custom object may be stored in an earlier storage version.
+        self.served.hub().is_none() && !self.served.is_custom()
+    }
+
     /// An object of the storage version as the served version.
     pub fn to_served(&self, object: Object) -> ApiResult<Object> {
-        // A custom object may be stored in an earlier storage version.
-        if self.served.hub().is_none() && !self.served.is_custom() {
+        if self.is_served_as_stored() {
             return Ok(object);
         }
         self.served

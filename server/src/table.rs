@@ -51,7 +51,7 @@ pub(crate) const AGE: PrinterColumn = PrinterColumn {
 /// Builds a Table of `objects`.
 pub fn table(
     entry: &KindEntry,
-    objects: &[Object],
+    objects: &[&Object],
     meta: ListMeta,
     include: IncludeObject,
     no_headers: bool,

@@ -22,3 +22,4 @@ mod scale;
 mod server_side_apply;
 mod storage_media_type;
 mod verbs;
+mod watch_cache;

@@ -8,6 +8,7 @@ use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use super::{Ctx, options_body, respond};
 use crate::api_error::{ApiError, ApiResult};
+use crate::cache::Cached;
 use crate::registry::Deleted;
 
 /// DeleteOptions from the body (if any), completed by query parameters.
@@ -135,6 +136,7 @@ pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response
         resource_version: (revision != 0).then(|| revision.to_string()),
         ..Default::default()
     };
+    let deleted: Vec<_> = deleted.into_iter().map(Cached::new).collect();
     let mut response = respond::items(ctx, &meta, &deleted)?;
     delete_warning(ctx, &options, &mut response);
     Ok(response)

@@ -1,6 +1,8 @@
 //! Building responses: the negotiated shape (object, Table, PartialObjectMetadata)
 //! and format, the HTTP code, and `Warning` headers.
 
+use std::sync::Arc;
+
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use kapi_runtime::ResourceInfo;
@@ -10,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::Ctx;
 use crate::api_error::{ApiError, ApiResult};
+use crate::cache::Cached;
 use crate::negotiation::{Format, Shape, encode};
 use crate::protobuf;
 use crate::registry::{ListPage, Object};
@@ -113,13 +116,7 @@ pub fn object(
             body(
                 ctx,
                 code,
-                &table(
-                    ctx.entry,
-                    std::slice::from_ref(object),
-                    meta,
-                    include,
-                    false,
-                ),
+                &table(ctx.entry, &[object], meta, include, false),
                 warnings,
             )
         }
@@ -141,10 +138,33 @@ pub struct ListBody<'a, T: serde::Serialize> {
     pub items: &'a [T],
 }
 
-/// A `<Kind>List` as JSON, each item written by its kind's type straight into
-/// the one buffer.
-fn json_list(info: &ResourceInfo, meta: &ListMeta, items: &[Object]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(256 + items.len() * 1024);
+/// The JSON of each item, written once per object (the watch cache keeps it).
+fn item_json(items: &[Arc<Cached>]) -> Result<Vec<&[u8]>, String> {
+    items
+        .iter()
+        .map(|item| item.json().map(|bytes| &bytes[..]))
+        .collect()
+}
+
+/// The items' JSON, comma-separated.
+fn push_items(out: &mut Vec<u8>, items: &[&[u8]]) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+}
+
+/// A `<Kind>List` as JSON, the items' JSON copied in as they are.
+fn json_list(
+    info: &ResourceInfo,
+    meta: &ListMeta,
+    items: &[Arc<Cached>],
+) -> Result<Vec<u8>, String> {
+    let items = item_json(items)?;
+    let size: usize = items.iter().map(|i| i.len() + 1).sum();
+    let mut out = Vec::with_capacity(256 + size);
     out.extend_from_slice(b"{\"kind\":");
     serde_json::to_writer(&mut out, &info.list_kind()).map_err(|e| e.to_string())?;
     out.extend_from_slice(b",\"apiVersion\":");
@@ -152,12 +172,7 @@ fn json_list(info: &ResourceInfo, meta: &ListMeta, items: &[Object]) -> Result<V
     out.extend_from_slice(b",\"metadata\":");
     serde_json::to_writer(&mut out, meta).map_err(|e| e.to_string())?;
     out.extend_from_slice(b",\"items\":[");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        item.write_json(&mut out)?;
-    }
+    push_items(&mut out, &items);
     out.extend_from_slice(b"]}\n");
     Ok(out)
 }
@@ -167,18 +182,15 @@ fn json_list(info: &ResourceInfo, meta: &ListMeta, items: &[Object]) -> Result<V
 fn custom_json_list(
     info: &ResourceInfo,
     meta: &ListMeta,
-    items: &[Object],
+    items: &[Arc<Cached>],
 ) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(256 + items.len() * 1024);
+    let items = item_json(items)?;
+    let size: usize = items.iter().map(|i| i.len() + 1).sum();
+    let mut out = Vec::with_capacity(256 + size);
     out.extend_from_slice(b"{\"apiVersion\":");
     serde_json::to_writer(&mut out, info.api_version()).map_err(|e| e.to_string())?;
     out.extend_from_slice(b",\"items\":[");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        item.write_json(&mut out)?;
-    }
+    push_items(&mut out, &items);
     out.extend_from_slice(b"],\"kind\":");
     serde_json::to_writer(&mut out, &info.list_kind()).map_err(|e| e.to_string())?;
     out.extend_from_slice(b",\"metadata\":{\"continue\":");
@@ -208,14 +220,15 @@ pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
 }
 
 /// Objects as a list (`<Kind>List`, metadata-only list or Table) with `meta`.
-pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Object]) -> ApiResult<Response> {
+pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Arc<Cached>]) -> ApiResult<Response> {
+    let objects = || items.iter().map(|item| item.object()).collect::<Vec<_>>();
     match (ctx.output.shape, ctx.output.format) {
         (Shape::Object, Format::Protobuf) => {
             let bytes = protobuf::encode_list(ctx.entry, meta, items)?;
             Ok(protobuf(StatusCode::OK, bytes, &[]))
         }
         (Shape::PartialMetadata, Format::Protobuf) => {
-            let bytes = protobuf::encode_partial_list(meta, items);
+            let bytes = protobuf::encode_partial_list(meta, &objects());
             Ok(protobuf(StatusCode::OK, bytes, &[]))
         }
         (Shape::Object, Format::Json) => {
@@ -233,12 +246,12 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Object]) -> ApiResult<Resp
                 kind: &kind,
                 api_version,
                 metadata: meta,
-                items,
+                items: &objects(),
             };
             body(ctx, StatusCode::OK, &list, &[])
         }
         (Shape::PartialMetadata, _) => {
-            let partial: Vec<Value> = items.iter().map(partial_metadata).collect();
+            let partial: Vec<Value> = objects().into_iter().map(partial_metadata).collect();
             let list = json!({
                 "kind": "PartialObjectMetadataList",
                 "apiVersion": "meta.k8s.io/v1",
@@ -253,7 +266,7 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Object]) -> ApiResult<Resp
             body(
                 ctx,
                 StatusCode::OK,
-                &table(ctx.entry, items, meta.clone(), include, false),
+                &table(ctx.entry, &objects(), meta.clone(), include, false),
                 &[],
             )
         }

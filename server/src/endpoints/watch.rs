@@ -16,6 +16,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use super::Ctx;
 use crate::api_error::{ApiError, ApiResult};
+use crate::cache::Cached;
 use crate::negotiation::{Format, Shape};
 use crate::protobuf;
 use crate::registry::{Object, WatchOptions, WatchStart};
@@ -82,6 +83,24 @@ struct Frame<'a, T: serde::Serialize> {
 }
 
 fn encode(render: &Render, frame: WatchStart) -> Bytes {
+    let protobuf = render.format == Format::Protobuf;
+    let frame = match frame {
+        // The watch cache's event as it is: its frame is made by the first
+        // watcher that sends it and shared by all the others.
+        WatchStart::Shared(event) if render.shape == Shape::Object => {
+            return event.frame(protobuf, || {
+                let frame = WatchStart::Event(event.type_.as_str(), event.object.clone());
+                encode_owned(render, frame)
+            });
+        }
+        WatchStart::Shared(event) => WatchStart::Event(event.type_.as_str(), event.object.clone()),
+        frame => frame,
+    };
+    encode_owned(render, frame)
+}
+
+/// A frame for this watcher alone.
+fn encode_owned(render: &Render, frame: WatchStart) -> Bytes {
     if render.format == Format::Protobuf {
         return Bytes::from(encode_protobuf(render, frame));
     }
@@ -89,7 +108,8 @@ fn encode(render: &Render, frame: WatchStart) -> Bytes {
         WatchStart::Event(kind, object) if render.shape == Shape::Object => {
             object_line(kind, &object)
         }
-        WatchStart::Event(kind, object) => line(kind, &shaped(render, &object)),
+        WatchStart::Event(kind, object) => line(kind, &shaped(render, object.object())),
+        WatchStart::Shared(event) => object_line(event.type_.as_str(), &event.object),
         WatchStart::Bookmark {
             revision,
             initial_events_end,
@@ -109,9 +129,10 @@ fn encode_protobuf(render: &Render, frame: WatchStart) -> Vec<u8> {
     let entry = &render.entry;
     let encoded = match &frame {
         WatchStart::Event(_, object) if render.shape == Shape::PartialMetadata => {
-            Ok(protobuf::encode_partial(object))
+            Ok(protobuf::encode_partial(object.object()))
         }
-        WatchStart::Event(_, object) => protobuf::encode_object(entry, object),
+        WatchStart::Event(_, object) => protobuf::encode_cached(entry, object),
+        WatchStart::Shared(event) => protobuf::encode_cached(entry, &event.object),
         WatchStart::Bookmark {
             revision,
             initial_events_end,
@@ -123,6 +144,7 @@ fn encode_protobuf(render: &Render, frame: WatchStart) -> Vec<u8> {
     };
     let type_ = match &frame {
         WatchStart::Event(kind, _) => kind,
+        WatchStart::Shared(event) => event.type_.as_str(),
         WatchStart::Bookmark { .. } => "BOOKMARK",
         WatchStart::Error(_) => "ERROR",
     };
@@ -132,19 +154,19 @@ fn encode_protobuf(render: &Render, frame: WatchStart) -> Vec<u8> {
     }
 }
 
-/// `{"type":"ADDED","object":{...}}`, the object written by its kind's type.
-fn object_line(type_: &str, object: &Object) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1024);
+/// `{"type":"ADDED","object":{...}}`, the object's JSON written once.
+fn object_line(type_: &str, object: &Cached) -> Vec<u8> {
+    let json = match object.json() {
+        Ok(json) => json,
+        Err(e) => return line("ERROR", &ApiError::internal(e).0),
+    };
+    let mut out = Vec::with_capacity(json.len() + 40);
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(type_.as_bytes());
     out.extend_from_slice(b"\",\"object\":");
-    match object.write_json(&mut out) {
-        Ok(()) => {
-            out.push(b'}');
-            out
-        }
-        Err(e) => line("ERROR", &ApiError::internal(e).0),
-    }
+    out.extend_from_slice(json);
+    out.push(b'}');
+    out
 }
 
 fn line<T: serde::Serialize>(type_: &str, object: &T) -> Vec<u8> {
@@ -160,14 +182,8 @@ fn shaped(render: &Render, object: &Object) -> Value {
                 resource_version: object.metadata().resource_version.clone(),
                 ..ListMeta::default()
             };
-            serde_json::to_value(table(
-                &render.entry,
-                std::slice::from_ref(object),
-                meta,
-                render.include,
-                false,
-            ))
-            .unwrap_or(Value::Null)
+            serde_json::to_value(table(&render.entry, &[object], meta, render.include, false))
+                .unwrap_or(Value::Null)
         }
     }
 }

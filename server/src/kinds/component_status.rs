@@ -19,6 +19,10 @@ pub struct ComponentStatusRest;
 
 #[async_trait]
 impl KindRest for ComponentStatusRest {
+    fn is_stored(&self) -> bool {
+        false
+    }
+
     /// The components, probed now: the storage backend as `<backend>-0`.
     /// (kube-controller-manager and kube-scheduler, which upstream probes on
     /// their default localhost ports, are not reported.)

@@ -150,11 +150,11 @@ impl Registry {
         let mut deleted = Vec::with_capacity(page.items.len());
         for item in page.items {
             let item_scope = Scope {
-                namespace: item.metadata().namespace.as_deref(),
+                namespace: item.object().metadata().namespace.as_deref(),
                 ..scope
             };
             match self
-                .delete(item_scope, item.metadata().name(), options)
+                .delete(item_scope, item.object().metadata().name(), options)
                 .await
             {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),

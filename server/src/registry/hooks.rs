@@ -149,6 +149,12 @@ pub trait KindRest: Send + Sync {
     /// After `object` (its last state) was removed from storage.
     async fn after_delete(&self, _storage: &dyn Storage, _scope: Scope<'_>, _object: &Object) {}
 
+    /// Whether the kind's objects live in storage (and so in the watch
+    /// cache); false for one whose [`KindRest::read_all`] answers.
+    fn is_stored(&self) -> bool {
+        true
+    }
+
     /// For a kind served from elsewhere than storage: every object, read
     /// now. `None` for a stored kind.
     async fn read_all(
@@ -238,6 +244,11 @@ impl Hooks {
         self.rest
             .get(&(info.group, info.plural))
             .map(|r| r.as_ref())
+    }
+
+    /// Whether `info`'s objects live in storage (see [`KindRest::is_stored`]).
+    pub fn is_stored(&self, info: &ResourceInfo) -> bool {
+        self.rest(info).is_none_or(|rest| rest.is_stored())
     }
 
     /// The action behind `subresource` of `info`'s resource (`""`: its creates).

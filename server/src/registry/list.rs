@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Object, Registry, Scope, codec, decode, keys};
 use crate::api_error::{ApiError, ApiResult};
+use crate::cache::Cached;
 use crate::selectors::field::FieldSelector;
 use crate::selectors::label::LabelSelector;
 
@@ -47,8 +48,9 @@ impl Default for ListOptions {
 /// One page of a list.
 #[derive(Debug)]
 pub struct ListPage {
-    /// The objects.
-    pub items: Vec<Object>,
+    /// The objects, in the served version (shared with the watch cache,
+    /// which keeps their encodings).
+    pub items: Vec<Arc<Cached>>,
     /// The revision the page was read at.
     pub revision: u64,
     /// Token for the next page.
@@ -80,7 +82,7 @@ impl Registry {
         {
             // A kind served from elsewhere than storage.
             return Ok(ListPage {
-                items: all?,
+                items: all?.into_iter().map(Cached::new).collect(),
                 revision: 0,
                 continue_token: None,
                 remaining: None,
@@ -88,6 +90,12 @@ impl Registry {
         }
         let prefix = keys::prefix(scope.info(), scope.namespace);
         let (revision, start_after) = self.list_start(&prefix, &opts).await?;
+        if let Some(page) = self
+            .list_cached(scope, &prefix, &opts, revision, start_after.as_deref())
+            .await?
+        {
+            return Ok(page);
+        }
         let store_opts = kapi_storage::ListOptions {
             revision,
             limit: opts.limit,
@@ -107,7 +115,7 @@ impl Registry {
         let items = result
             .items
             .iter()
-            .map(|kv| scope.to_served(decode(scope.entry, kv)?))
+            .map(|kv| Ok(Cached::new(scope.to_served(decode(scope.entry, kv)?)?)))
             .collect::<ApiResult<Vec<_>>>()?;
         let continue_token = match result.continue_after {
             Some(last) => Some(encode_token(
@@ -126,6 +134,88 @@ impl Registry {
             continue_token,
             remaining,
         })
+    }
+
+    /// A list from the watch cache, or `None` when the cache cannot answer
+    /// exactly what the store would: an `Exact` revision, a continuation
+    /// whose snapshot is gone, a cache that did not catch up in time.
+    /// `revision` and `start_after` are what [`Registry::list_start`] made of
+    /// the options (so they are valid).
+    async fn list_cached(
+        &self,
+        scope: Scope<'_>,
+        prefix: &str,
+        opts: &ListOptions,
+        revision: u64,
+        start_after: Option<&str>,
+    ) -> ApiResult<Option<ListPage>> {
+        let cache = self.caches.of(scope.entry);
+        let snapshot = if opts.continue_token.is_some() {
+            cache.kept_snapshot(revision)
+        } else if let Some(target) = self
+            .freshness(opts, cache.serves_consistent_reads())
+            .await?
+        {
+            match cache.wait_fresh(target).await {
+                true => cache.snapshot(),
+                false => None,
+            }
+        } else {
+            None
+        };
+        let Some(snapshot) = snapshot else {
+            return Ok(None);
+        };
+        let matcher = matcher(scope, &opts.labels, &opts.fields);
+        let page = snapshot.page(prefix, start_after, opts.limit, matcher.as_deref());
+        let continue_token = match &page.continue_after {
+            Some(last) => {
+                cache.keep_snapshot(&snapshot);
+                Some(encode_token(
+                    snapshot.revision,
+                    last.strip_prefix(prefix).unwrap_or(last),
+                )?)
+            }
+            None => None,
+        };
+        Ok(Some(ListPage {
+            items: served_items(scope, page.items)?,
+            revision: snapshot.revision,
+            continue_token,
+            remaining: page.remaining.and_then(|r| i64::try_from(r).ok()),
+        }))
+    }
+
+    /// The revision a cache must have reached to answer a read with these
+    /// options: the store's current one for a consistent read (no
+    /// resourceVersion), the given one for `NotOlderThan`, none at all for
+    /// `0`; `None` for an `Exact` read, which the store answers, and for a
+    /// consistent one where the cache cannot serve those (`consistent`).
+    pub(super) async fn freshness(
+        &self,
+        opts: &ListOptions,
+        consistent: bool,
+    ) -> ApiResult<Option<u64>> {
+        let rv = opts.resource_version.as_deref().filter(|rv| !rv.is_empty());
+        match (opts.resource_version_match.as_deref(), rv) {
+            (Some("Exact"), _) => Ok(None),
+            (_, None) if !consistent => Ok(None),
+            (_, None) => self.current_revision().await.map(Some),
+            (_, Some("0")) => Ok(Some(0)),
+            (_, Some(rv)) => parse_rv(rv).map(Some),
+        }
+    }
+
+    /// The store's current revision, without a round trip where it can.
+    pub(super) async fn current_revision(&self) -> ApiResult<u64> {
+        match self.storage.local_revision() {
+            Some(revision) => Ok(revision),
+            None => self
+                .storage
+                .current_revision()
+                .await
+                .map_err(|e| ApiError::from_storage(e, crate::api_error::Target::NONE)),
+        }
     }
 
     /// The revision to read at and the key to start after.
@@ -187,6 +277,21 @@ pub fn parse_rv(rv: &str) -> ApiResult<u64> {
         })
 }
 
+/// Objects of the storage version in the served one: shared as they are
+/// when the versions are the same, converted copies otherwise.
+pub(super) fn served_items(
+    scope: Scope<'_>,
+    items: Vec<Arc<Cached>>,
+) -> ApiResult<Vec<Arc<Cached>>> {
+    if scope.is_served_as_stored() {
+        return Ok(items);
+    }
+    items
+        .into_iter()
+        .map(|cached| Ok(Cached::new(scope.to_served(cached.into_object())?)))
+        .collect()
+}
+
 /// Rejects field selectors on fields the kind does not select on, in
 /// upstream's words: a kind with fields of its own lists them in its field
 /// label conversion (which names `metadata.namespace` only for namespaced
@@ -215,18 +320,35 @@ pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
     Ok(())
 }
 
+/// Whether an object of the storage version passes the selectors.
+pub type Matcher = Arc<dyn Fn(&Object) -> bool + Send + Sync>;
+
 /// The store-side filter for the selectors, or none when they select everything.
-/// Fields are those of the served version (an events.k8s.io Event selects on
-/// `regarding.name`, stored as a core Event's `involvedObject.name`).
 pub fn predicate(
     scope: Scope<'_>,
     labels: &Arc<LabelSelector>,
     fields: &Arc<FieldSelector>,
 ) -> Option<Predicate> {
+    let matcher = matcher(scope, labels, fields)?;
+    let entry = scope.entry.clone();
+    Some(Arc::new(move |kv: &KeyValue| {
+        codec::decode_stored(&entry, kv).is_ok_and(|object| matcher(&object))
+    }))
+}
+
+/// The selectors as a test of objects of the storage version, or none when
+/// they select everything. Fields are those of the served version (an
+/// events.k8s.io Event selects on `regarding.name`, stored as a core Event's
+/// `involvedObject.name`).
+pub fn matcher(
+    scope: Scope<'_>,
+    labels: &Arc<LabelSelector>,
+    fields: &Arc<FieldSelector>,
+) -> Option<Matcher> {
     if labels.is_everything() && fields.is_everything() {
         return None;
     }
-    let (entry, served) = (scope.entry.clone(), scope.served.clone());
+    let served = scope.served.clone();
     let (labels, fields) = (labels.clone(), fields.clone());
     // A field the object leaves out reads as Go's zero value of its type,
     // looked up once per request rather than once per object.
@@ -243,10 +365,7 @@ pub fn predicate(
             Some((*zero).to_owned())
         })
     };
-    Some(Arc::new(move |kv: &KeyValue| {
-        let Ok(object) = codec::decode_stored(&entry, kv) else {
-            return false;
-        };
+    Some(Arc::new(move |object: &Object| {
         if !labels.matches(object.metadata().labels.as_ref()) {
             return false;
         }
@@ -254,9 +373,9 @@ pub fn predicate(
             return true;
         }
         match served.hub() {
-            None => fields.matches(|f| text(&object, f)),
+            None => fields.matches(|f| text(object, f)),
             Some(_) => served
-                .to_served(object.into_typed())
+                .to_served(object.clone().into_typed())
                 .map(Object::new)
                 .is_ok_and(|served| fields.matches(|f| text(&served, f))),
         }

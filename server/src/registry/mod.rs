@@ -15,7 +15,7 @@ mod codec;
 mod create;
 mod delete;
 pub mod hooks;
-mod keys;
+pub(crate) mod keys;
 mod list;
 mod objects;
 mod scale;
@@ -41,6 +41,7 @@ pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
 use crate::api_error::{ApiError, ApiResult};
+use crate::cache::{Cached, Caches};
 use crate::strategic_merge::PatchSchema;
 
 /// How unknown fields in a body are treated (`fieldValidation` query parameter).
@@ -110,6 +111,8 @@ pub struct Registry {
     admission: Arc<crate::admission::Chain>,
     /// The merge schemas of managedFields tracking, made on first use.
     merge_schemas: Arc<crate::field_manager::Schemas>,
+    /// What reads are served from.
+    caches: Arc<Caches>,
 }
 
 impl Registry {
@@ -117,6 +120,7 @@ impl Registry {
     /// [`StorageMediaType::default`].
     pub fn new(storage: Arc<dyn Storage>, scheme: Arc<Scheme>) -> Registry {
         Registry {
+            caches: Arc::new(Caches::new(storage.clone())),
             storage,
             scheme: Arc::new(RwLock::new(scheme)),
             media_type: StorageMediaType::default(),
@@ -205,8 +209,19 @@ impl Registry {
         &self.storage
     }
 
-    /// Reads one object.
+    /// Stops the watch caches' watches of the store (at shutdown).
+    pub fn stop_caches(&self) {
+        self.caches.stop();
+    }
+
+    /// Reads one object (a consistent read).
     pub async fn get(&self, scope: Scope<'_>, name: &str) -> ApiResult<Object> {
+        self.get_shared(scope, name).await.map(Cached::into_object)
+    }
+
+    /// Reads one object (a consistent read), shared with the watch cache
+    /// when it comes from there.
+    pub async fn get_shared(&self, scope: Scope<'_>, name: &str) -> ApiResult<Arc<Cached>> {
         if let Some(rest) = self.hooks.rest(scope.info())
             && let Some(all) = rest.read_all(self.storage.as_ref(), scope).await
         {
@@ -214,18 +229,37 @@ impl Registry {
             return all?
                 .into_iter()
                 .find(|o| o.metadata().name() == name)
+                .map(Cached::new)
                 .ok_or_else(|| {
                     rest.missing(name)
                         .unwrap_or_else(|| ApiError::not_found(scope.target(name)))
                 });
         }
+        let key = key(scope, name);
+        if let Some(found) = self.get_cached(scope, &key).await {
+            let cached = found.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
+            return Ok(list::served_items(scope, vec![cached])?.swap_remove(0));
+        }
         let kv = self
             .storage
-            .get(&key(scope, name))
+            .get(&key)
             .await
             .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        scope.to_served(decode(scope.entry, &kv)?)
+        Ok(Cached::new(scope.to_served(decode(scope.entry, &kv)?)?))
+    }
+
+    /// A consistent read of one key from the watch cache, where the store's
+    /// revision is known without a round trip (upstream reads a GET without
+    /// resourceVersion from etcd: on a remote store so does kapi). The outer
+    /// `None` when the cache cannot answer.
+    async fn get_cached(&self, scope: Scope<'_>, key: &str) -> Option<Option<Arc<Cached>>> {
+        let revision = self.storage.local_revision()?;
+        let cache = self.caches.of(scope.entry);
+        if !cache.serves_consistent_reads() || !cache.wait_fresh(revision).await {
+            return None;
+        }
+        cache.get(key)
     }
 }
 

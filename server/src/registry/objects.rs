@@ -47,7 +47,7 @@ impl Objects for Registry {
         page.items
             .into_iter()
             .map(|object| {
-                without_managed_fields(object)
+                without_managed_fields(object.into_object())
                     .to_value()
                     .map_err(ApiError::internal)
             })

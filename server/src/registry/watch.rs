@@ -2,17 +2,19 @@
 //! `sendInitialEvents`), then the store's events from the revision on, with
 //! bookmarks, a timeout, and an end on shutdown or client disconnect.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use kapi_runtime::meta::Status;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{KeyValue, StorageError, WatchEvent, WatchStream};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 
-use super::list::{check_fields, parse_rv, predicate};
+use super::list::{Matcher, check_fields, matcher, parse_rv, predicate};
 use super::{ListOptions, Object, Registry, Scope, codec, keys};
 use crate::api_error::{ApiError, ApiResult};
+use crate::cache::{self, Cached, Start, Subscription};
 
 /// How often a watch that allows bookmarks gets one.
 const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
@@ -33,8 +35,12 @@ pub struct WatchOptions {
 /// One frame of a watch before encoding.
 #[derive(Debug)]
 pub enum WatchStart {
-    /// `ADDED`, `MODIFIED` or `DELETED` with the object.
-    Event(&'static str, Object),
+    /// `ADDED`, `MODIFIED` or `DELETED` with the object in the served version.
+    Event(&'static str, Arc<Cached>),
+    /// An event of the watch cache as it is (the served version is the
+    /// stored one and the watcher sees it unchanged): its encoded frames are
+    /// shared by every watcher.
+    Shared(Arc<cache::Event>),
     /// A `BOOKMARK` at a revision; `initial_events_end` marks the end of the
     /// initial state for `sendInitialEvents` watchers.
     Bookmark {
@@ -55,6 +61,21 @@ impl Registry {
     ) -> ApiResult<mpsc::Receiver<WatchStart>> {
         check_fields(scope, &opts.list.fields)?;
         check_initial_events(&opts)?;
+        if self.hooks.is_stored(scope.info())
+            && let Some(subscription) = self.subscribe(scope, &opts).await?
+        {
+            let (tx, rx) = mpsc::channel(64);
+            let watcher = Watcher {
+                tx,
+                served: scope.served.clone(),
+                as_stored: scope.is_served_as_stored(),
+                prefix: keys::prefix(scope.info(), scope.namespace),
+                matcher: matcher(scope, &opts.list.labels, &opts.list.fields),
+                last: subscription.from,
+            };
+            tokio::spawn(watcher.run(subscription, opts, shutdown));
+            return Ok(rx);
+        }
         let rv = opts
             .list
             .resource_version
@@ -99,6 +120,193 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// A watch from the cache, or `None` when it cannot serve this one
+    /// exactly (a revision before its window: the store replays it).
+    async fn subscribe(
+        &self,
+        scope: Scope<'_>,
+        opts: &WatchOptions,
+    ) -> ApiResult<Option<Subscription>> {
+        let rv = opts.list.resource_version.as_deref();
+        let from_objects = opts.send_initial_events || matches!(rv, None | Some("" | "0"));
+        let cache = self.caches.of(scope.entry);
+        if !from_objects {
+            return Ok(cache.subscribe(rv.map(parse_rv).transpose()?));
+        }
+        // The initial state: current for a watch without a revision, at
+        // least the one given for `sendInitialEvents`, any for "0".
+        let target = match rv {
+            None | Some("") if !cache.serves_consistent_reads() => return Ok(None),
+            None | Some("") => self.current_revision().await?,
+            Some(rv) => parse_rv(rv)?,
+        };
+        if !cache.wait_fresh(target).await {
+            return Ok(None);
+        }
+        Ok(cache.subscribe(None))
+    }
+}
+
+/// One watch served from the cache.
+struct Watcher {
+    tx: mpsc::Sender<WatchStart>,
+    served: KindEntry,
+    /// The served version is the stored one: events go out as they are.
+    as_stored: bool,
+    /// The keys watched (a namespace's or all).
+    prefix: String,
+    matcher: Option<Matcher>,
+    /// The revision of the last event sent or skipped.
+    last: u64,
+}
+
+/// Why a cached watch ends.
+enum End {
+    /// The client left, the deadline passed or the server stops.
+    Done,
+    /// The watcher fell more than the cache's buffer behind (or the cache
+    /// relisted): the stream is closed and the client resumes or relists,
+    /// as upstream closes a watcher that blocks its cacher.
+    Behind,
+}
+
+impl Watcher {
+    async fn run(
+        mut self,
+        sub: Subscription,
+        opts: WatchOptions,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        let Subscription {
+            start,
+            mut live,
+            from,
+            reached,
+        } = sub;
+        if self.start(start).await.is_err() {
+            return;
+        }
+        if opts.send_initial_events
+            && self
+                .send(WatchStart::Bookmark {
+                    revision: from,
+                    initial_events_end: true,
+                })
+                .await
+                .is_err()
+        {
+            return;
+        }
+        let deadline = tokio::time::sleep(opts.timeout);
+        tokio::pin!(deadline);
+        let mut bookmarks =
+            tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
+        loop {
+            let step = tokio::select! {
+                event = live.recv() => match event {
+                    Ok(event) => self.event(&event).await,
+                    Err(broadcast::error::RecvError::Lagged(_)) => Err(End::Behind),
+                    Err(broadcast::error::RecvError::Closed) => Err(End::Behind),
+                },
+                _ = bookmarks.tick(), if opts.allow_bookmarks => self.bookmark(&mut live, &reached).await,
+                _ = &mut deadline => Err(End::Done),
+                _ = shutdown.changed() => Err(End::Done),
+                _ = self.tx.closed() => Err(End::Done),
+            };
+            if let Err(end) = step {
+                if let End::Behind = end {
+                    tracing::debug!(prefix = %self.prefix, "closing a watcher that fell behind");
+                }
+                return;
+            }
+        }
+    }
+
+    /// The initial ADDED events, or the window's events after the revision.
+    async fn start(&mut self, start: Start) -> Result<(), End> {
+        match start {
+            Start::Snapshot(snapshot) => {
+                let page = snapshot.page(&self.prefix, None, 0, self.matcher.as_deref());
+                for cached in page.items {
+                    if let Some(cached) = self.served(cached) {
+                        self.send(WatchStart::Event("ADDED", cached)).await?;
+                    }
+                }
+            }
+            Start::History(events) => {
+                for event in events {
+                    self.event(&event).await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends one event as this watcher sees it.
+    async fn event(&mut self, event: &Arc<cache::Event>) -> Result<(), End> {
+        if event.revision <= self.last {
+            return Ok(());
+        }
+        self.last = event.revision;
+        let Some((type_, object)) = cache::visible(event, &self.prefix, self.matcher.as_deref())
+        else {
+            return Ok(());
+        };
+        if self.as_stored && type_ == event.type_ && Arc::ptr_eq(&object, &event.object) {
+            return self.send(WatchStart::Shared(event.clone())).await;
+        }
+        match self.served(object) {
+            Some(object) => self.send(WatchStart::Event(type_.as_str(), object)).await,
+            None => Ok(()),
+        }
+    }
+
+    /// A BOOKMARK at the cache's revision, after every event up to it.
+    async fn bookmark(
+        &mut self,
+        live: &mut broadcast::Receiver<Arc<cache::Event>>,
+        reached: &watch::Receiver<Option<u64>>,
+    ) -> Result<(), End> {
+        // The feed sends an event before it publishes its revision: once the
+        // revision is read, every event up to it is on the channel.
+        let revision = reached.borrow().unwrap_or(0);
+        loop {
+            match live.try_recv() {
+                Ok(event) => self.event(&event).await?,
+                Err(broadcast::error::TryRecvError::Empty) => break,
+                Err(_) => return Err(End::Behind),
+            }
+        }
+        self.last = self.last.max(revision);
+        self.send(WatchStart::Bookmark {
+            revision: self.last,
+            initial_events_end: false,
+        })
+        .await
+    }
+
+    /// An object of the storage version in the watcher's version; `None`
+    /// (skipped, as the store's watch skips what it cannot decode) when it
+    /// does not convert.
+    fn served(&self, cached: Arc<Cached>) -> Option<Arc<Cached>> {
+        if self.as_stored {
+            return Some(cached);
+        }
+        match self.served.to_served(cached.object().clone().into_typed()) {
+            Ok(object) => Some(Cached::new(Object::new(object))),
+            Err(error) => {
+                tracing::error!(%error, "skipping an object that does not convert in a watch");
+                None
+            }
+        }
+    }
+
+    async fn send(&self, frame: WatchStart) -> Result<(), End> {
+        self.tx.send(frame).await.map_err(|_| End::Done)
+    }
+}
+
 fn check_initial_events(opts: &WatchOptions) -> ApiResult<()> {
     if !opts.send_initial_events {
         return Ok(());
@@ -121,7 +329,7 @@ async fn pump(
     tx: mpsc::Sender<WatchStart>,
     entry: KindEntry,
     served: KindEntry,
-    initial: Vec<Object>,
+    initial: Vec<Arc<Cached>>,
     from: u64,
     mut events: WatchStream,
     opts: WatchOptions,
@@ -205,7 +413,7 @@ fn frame_of(
         Some(_) => served.to_served(object.into_typed()).map(Object::new),
     });
     match served {
-        Ok(object) => Some(WatchStart::Event(kind, object)),
+        Ok(object) => Some(WatchStart::Event(kind, Cached::new(object))),
         Err(e) => {
             tracing::error!(key = %kv.key, error = %e, "skipping undecodable stored object in watch");
             None

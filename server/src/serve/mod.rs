@@ -143,6 +143,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     }
     custom.abort();
     compaction.abort();
+    state.registry.stop_caches();
     Ok(())
 }
 

@@ -108,6 +108,49 @@ impl WatchEvent {
 /// (e.g. [`StorageError::Expired`] when the watcher fell too far behind).
 pub type WatchStream = BoxStream<'static, Result<WatchEvent, StorageError>>;
 
+/// A watch that feeds a cache: every event under a prefix, and progress
+/// reports that let the cache know how far the store has gone while nothing
+/// under its prefix changes.
+pub struct Feed {
+    /// The events, [`WatchEvent::Progress`] included.
+    pub events: WatchStream,
+    /// Asks for a progress report soon.
+    pub progress: ProgressRequester,
+    /// Whether the feed's progress is exact enough for consistent reads: a
+    /// cache that reached the store's current revision through it holds
+    /// every change up to there. False where progress may run ahead of
+    /// events (etcd before 3.4.31 / 3.5.13, as kube-apiserver judges it).
+    pub consistent: bool,
+}
+
+/// Asks a [`Feed`] for a [`WatchEvent::Progress`] at the store's current
+/// revision (etcd's `RequestProgress`). A cache that serves a consistent read
+/// calls it while it waits to reach the revision the store reported.
+#[derive(Clone, Default)]
+pub struct ProgressRequester(Option<std::sync::Arc<tokio::sync::Notify>>);
+
+impl ProgressRequester {
+    /// A requester for a feed that reports progress by itself (or never):
+    /// asking does nothing.
+    pub fn none() -> ProgressRequester {
+        ProgressRequester(None)
+    }
+
+    /// A requester and the signal its feed waits on.
+    pub fn new() -> (ProgressRequester, std::sync::Arc<tokio::sync::Notify>) {
+        let notify = std::sync::Arc::new(tokio::sync::Notify::new());
+        (ProgressRequester(Some(notify.clone())), notify)
+    }
+
+    /// Asks for a progress report; requests made before the feed got to the
+    /// last one are merged.
+    pub fn request(&self) {
+        if let Some(notify) = &self.0 {
+            notify.notify_one();
+        }
+    }
+}
+
 /// What a guaranteed-update closure decided.
 pub enum Update {
     /// Write this value (skipped when it equals the current value).
@@ -160,6 +203,26 @@ pub trait Storage: Send + Sync + 'static {
 
     /// The revision of the last committed write.
     async fn current_revision(&self) -> Result<u64, StorageError>;
+
+    /// A watch of everything under `prefix` after `from_revision` for a
+    /// watch cache: besides the events it reports progress (see [`Feed`]).
+    /// The default is a plain watch, whose progress comes only as the backend
+    /// sends it by itself.
+    async fn feed(&self, prefix: &str, from_revision: u64) -> Result<Feed, StorageError> {
+        Ok(Feed {
+            events: self.watch(prefix, from_revision, None).await?,
+            progress: ProgressRequester::none(),
+            consistent: false,
+        })
+    }
+
+    /// The current revision, when the store knows it without a round trip
+    /// (the embedded store, where it is the process's own); `None` for a
+    /// remote store. A cache uses it to serve consistent reads from memory
+    /// where asking the store costs as much as the read itself.
+    fn local_revision(&self) -> Option<u64> {
+        None
+    }
 
     /// The oldest revision still readable (everything before it is compacted).
     async fn compacted_revision(&self) -> Result<u64, StorageError>;

@@ -26,7 +26,10 @@ use bytes::Bytes;
 use redb::Database;
 
 use self::writer::{Op, Writer};
-use crate::{KeyValue, ListOptions, ListResult, Predicate, Storage, StorageError, WatchStream};
+use crate::{
+    Feed, KeyValue, ListOptions, ListResult, Predicate, ProgressRequester, Storage, StorageError,
+    WatchStream,
+};
 
 /// The database file inside the data directory.
 pub const DATABASE_FILE: &str = "kapi.redb";
@@ -186,7 +189,30 @@ impl Storage for EmbeddedStore {
     ) -> Result<WatchStream, StorageError> {
         // Subscribe first: watch.rs explains why this order leaves no gap.
         let live = self.writer.subscribe();
-        watch::watch(self.shared.clone(), live, prefix, from_revision, predicate)
+        watch::watch(
+            self.shared.clone(),
+            live,
+            prefix,
+            from_revision,
+            predicate,
+            false,
+        )
+    }
+
+    async fn feed(&self, prefix: &str, from_revision: u64) -> Result<Feed, StorageError> {
+        // Every batch the writer commits reaches every watcher, so a feed
+        // learns the store's revision from each one: it needs no requests.
+        let live = self.writer.subscribe();
+        let events = watch::watch(self.shared.clone(), live, prefix, from_revision, None, true)?;
+        Ok(Feed {
+            events,
+            progress: ProgressRequester::none(),
+            consistent: true,
+        })
+    }
+
+    fn local_revision(&self) -> Option<u64> {
+        Some(self.shared.revision.load(Ordering::Acquire))
     }
 
     async fn current_revision(&self) -> Result<u64, StorageError> {

@@ -27,13 +27,17 @@ const REPLAY_CHUNK: usize = 512;
 /// What the writer broadcasts: the events of one committed batch.
 pub(super) type Batch = Arc<[WatchEvent]>;
 
-/// Starts a watch of `prefix` for events after `from`.
+/// Starts a watch of `prefix` for events after `from`; with `progress`, a
+/// stretch of the log without events under the prefix is reported as
+/// [`WatchEvent::Progress`] (a cache's feed: it always knows how far the
+/// store has gone).
 pub(super) fn watch(
     shared: Arc<Shared>,
     live: broadcast::Receiver<Batch>,
     prefix: &str,
     from: u64,
     predicate: Option<Predicate>,
+    progress: bool,
 ) -> Result<WatchStream, StorageError> {
     let current = shared.revision.load(Ordering::Acquire);
     let compacted = shared.compacted.load(Ordering::Acquire);
@@ -49,6 +53,7 @@ pub(super) fn watch(
         live,
         prefix: Arc::from(prefix),
         predicate,
+        progress,
         last: from,
         replay_to: current,
         pending: VecDeque::new(),
@@ -67,6 +72,8 @@ struct Watcher {
     live: broadcast::Receiver<Batch>,
     prefix: Arc<str>,
     predicate: Option<Predicate>,
+    /// Report stretches without events as progress.
+    progress: bool,
     /// The revision of the last event examined (delivered or filtered out).
     last: u64,
     /// Replay the log up to here before taking live events.
@@ -133,11 +140,17 @@ impl Watcher {
     }
 
     fn queue(&mut self, events: impl Iterator<Item = WatchEvent>) {
+        let (before, queued) = (self.last, self.pending.len());
         for event in events {
             self.last = self.last.max(event.revision());
             if let Some(event) = filter_event(event, &self.prefix, self.predicate.as_ref()) {
                 self.pending.push_back(event);
             }
+        }
+        if self.progress && self.pending.len() == queued && self.last > before {
+            self.pending.push_back(WatchEvent::Progress {
+                revision: self.last,
+            });
         }
     }
 }

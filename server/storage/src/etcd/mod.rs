@@ -32,7 +32,10 @@ pub use self::compaction::{
     COMPACT_REV_KEY, CompactionRound, Compactor, DEFAULT_COMPACTION_INTERVAL, run_compactor,
 };
 use self::keys::KeyMap;
-use crate::{KeyValue, ListOptions, ListResult, Predicate, Storage, StorageError, WatchStream};
+use crate::{
+    Feed, KeyValue, ListOptions, ListResult, Predicate, ProgressRequester, Storage, StorageError,
+    WatchStream,
+};
 
 /// How to reach an etcd cluster and where kapi's keys live in it.
 #[derive(Clone, Debug)]
@@ -130,6 +133,9 @@ pub struct EtcdStore {
     watch: WatchClient,
     keys: Arc<KeyMap>,
     timeout: Duration,
+    /// Whether the members answer progress requests exactly (see
+    /// [`exact_progress`]).
+    exact_progress: bool,
 }
 
 /// Responses of a list are limited by the client's decoding limit (tonic's
@@ -159,8 +165,15 @@ impl EtcdStore {
             Client::connect(endpoints, Some(connect.clone()))
         })
         .await?;
-        let store = EtcdStore::from_client(&client, &opts.prefix, timeout);
+        let mut store = EtcdStore::from_client(&client, &opts.prefix, timeout);
         store.ready().await?;
+        let maintenance = client.maintenance_client();
+        let status = bounded(timeout, Repeat::Safe, || {
+            let mut maintenance = maintenance.clone();
+            async move { maintenance.status().await }
+        })
+        .await;
+        store.exact_progress = status.is_ok_and(|s| exact_progress(s.version()));
         Ok(store)
     }
 
@@ -174,6 +187,7 @@ impl EtcdStore {
                 .max_decoding_message_size(MAX_RESPONSE_BYTES),
             keys: Arc::new(KeyMap::new(prefix)),
             timeout,
+            exact_progress: false,
         }
     }
 
@@ -242,7 +256,25 @@ impl Storage for EtcdStore {
         from_revision: u64,
         predicate: Option<Predicate>,
     ) -> Result<WatchStream, StorageError> {
-        watch::watch(self, prefix, from_revision, predicate).await
+        watch::watch(self, prefix, from_revision, predicate, None).await
+    }
+
+    async fn feed(&self, prefix: &str, from_revision: u64) -> Result<Feed, StorageError> {
+        if !self.exact_progress {
+            let events = watch::watch(self, prefix, from_revision, None, None).await?;
+            return Ok(Feed {
+                events,
+                progress: ProgressRequester::none(),
+                consistent: false,
+            });
+        }
+        let (progress, asked) = ProgressRequester::new();
+        let events = watch::watch(self, prefix, from_revision, None, Some(asked)).await?;
+        Ok(Feed {
+            events,
+            progress,
+            consistent: true,
+        })
     }
 
     async fn current_revision(&self) -> Result<u64, StorageError> {
@@ -259,5 +291,46 @@ impl Storage for EtcdStore {
 
     async fn compact(&self, revision: u64) -> Result<(), StorageError> {
         compaction::compact(self, revision).await
+    }
+}
+
+/// Whether an etcd of `version` answers a progress request only once the
+/// watch has delivered every event up to the revision it reports: from
+/// 3.4.31 and 3.5.13 on, the versions kube-apiserver 1.32 requires before
+/// it serves consistent reads from its cache (earlier ones may report a
+/// revision the watch has not delivered yet).
+fn exact_progress(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+    let (Some(Some(major)), Some(Some(minor)), Some(Some(patch))) =
+        (parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    match (major, minor) {
+        (3, 4) => patch >= 31,
+        (3, 5) => patch >= 13,
+        (3, m) => m >= 6,
+        (m, _) => m > 3,
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::exact_progress;
+
+    #[test]
+    fn progress_is_exact_from_the_fixed_releases_on() {
+        for (version, exact) in [
+            ("3.4.23", false),
+            ("3.4.31", true),
+            ("3.5.12", false),
+            ("3.5.13", true),
+            ("3.6.0", true),
+            ("4.0.0", true),
+            ("3.3.27", false),
+            ("nonsense", false),
+        ] {
+            assert_eq!(exact_progress(version), exact, "{version}");
+        }
     }
 }

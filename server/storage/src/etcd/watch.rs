@@ -7,9 +7,13 @@
 //! reader lists again, as Kubernetes' reflectors do after a failed watch.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
-use etcd_client::{Event, EventType, WatchOptions, WatchResponse};
+use etcd_client::{
+    Event, EventType, WatchOptions, WatchRequestSender, WatchResponse, WatchResponseStream,
+};
 use futures::StreamExt;
+use tokio::sync::Notify;
 
 use super::EtcdStore;
 use super::call::{Repeat, bounded, etcd_revision, header_revision, key_text, key_value, revision};
@@ -17,11 +21,15 @@ use super::keys::{Scope, prefix_range_end};
 use crate::watch_filter::filter_event;
 use crate::{KeyValue, Predicate, StorageError, WatchEvent, WatchStream};
 
+/// Watches `prefix` after `from`; when `progress` is given, each signal on it
+/// sends etcd a progress request on this watch's stream (answered with a
+/// progress notification at etcd's current revision).
 pub(super) async fn watch(
     store: &EtcdStore,
     prefix: &str,
     from: u64,
     predicate: Option<Predicate>,
+    progress: Option<Arc<Notify>>,
 ) -> Result<WatchStream, StorageError> {
     // etcd keeps the revision a compaction was made at, so it would accept a
     // watch from one below it (its first event is at the compacted revision).
@@ -54,6 +62,8 @@ pub(super) async fn watch(
     .await?;
     let mut watcher = Watcher {
         stream: None,
+        requests: None,
+        progress,
         scope,
         predicate,
         last: from,
@@ -65,7 +75,9 @@ pub(super) async fn watch(
         Some(response) => watcher.absorb(response)?,
         None => return Err(ended()),
     }
-    watcher.stream = Some(stream);
+    let (requests, responses) = stream.split();
+    watcher.stream = Some(responses);
+    watcher.requests = Some(requests);
     let events = futures::stream::unfold(watcher, |mut w| async move {
         let item = w.next().await?;
         Some((item, w))
@@ -81,7 +93,11 @@ fn ended() -> StorageError {
 struct Watcher {
     /// Set once etcd confirmed the watch; dropped after an error item, which
     /// ends the etcd watch at once rather than when the reader lets go.
-    stream: Option<etcd_client::WatchStream>,
+    stream: Option<WatchResponseStream>,
+    /// The request half of the stream, for progress requests.
+    requests: Option<WatchRequestSender>,
+    /// Signals to ask etcd for progress.
+    progress: Option<Arc<Notify>>,
     scope: Scope,
     predicate: Option<Predicate>,
     /// The revision of the last event or progress examined.
@@ -101,16 +117,33 @@ impl Watcher {
                 return None;
             }
             let stream = self.stream.as_mut()?;
-            let step = match stream.message().await {
-                Ok(Some(response)) => self.absorb(response),
-                Ok(None) => Err(ended()),
-                Err(err) => Err(StorageError::Unavailable(format!(
+            let asked = async {
+                match &self.progress {
+                    Some(notify) => notify.notified().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let message = tokio::select! {
+                message = stream.next() => message,
+                () = asked => {
+                    if let Some(requests) = self.requests.as_mut() {
+                        // A broken stream shows in the next message.
+                        let _ = requests.request_progress().await;
+                    }
+                    continue;
+                }
+            };
+            let step = match message {
+                Some(Ok(response)) => self.absorb(response),
+                None => Err(ended()),
+                Some(Err(err)) => Err(StorageError::Unavailable(format!(
                     "etcd watch stream broke: {err}"
                 ))),
             };
             if let Err(err) = step {
                 self.done = true;
                 self.stream = None;
+                self.requests = None;
                 return Some(Err(err));
             }
         }

@@ -1,0 +1,167 @@
+//! An object as the watch cache keeps it: decoded once when its event
+//! arrives, and encoded at most once per wire form, the bytes shared by every
+//! list and watcher that sends it (upstream's `cachingObject`).
+
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use bytes::Bytes;
+use kapi_runtime::scheme::KindEntry;
+use serde::{Serialize, Serializer};
+
+use crate::body::Object;
+
+/// One object in its storage version, with its encodings made on first use.
+pub struct Cached {
+    object: Object,
+    /// The object's JSON.
+    json: OnceLock<Result<Bytes, String>>,
+    /// The kind's protobuf message (not enveloped: a list embeds it as it is).
+    message: OnceLock<Result<Bytes, String>>,
+}
+
+impl Cached {
+    /// Keeps `object` (its resourceVersion stamped).
+    pub fn new(object: Object) -> Arc<Cached> {
+        Arc::new(Cached {
+            object,
+            json: OnceLock::new(),
+            message: OnceLock::new(),
+        })
+    }
+
+    /// The object.
+    pub fn object(&self) -> &Object {
+        &self.object
+    }
+
+    /// The object, taken out when this is the last reference, else copied.
+    pub fn into_object(self: Arc<Self>) -> Object {
+        Arc::try_unwrap(self)
+            .map(|cached| cached.object)
+            .unwrap_or_else(|shared| shared.object.clone())
+    }
+
+    /// The object's JSON, written once.
+    pub fn json(&self) -> Result<&Bytes, String> {
+        self.json
+            .get_or_init(|| self.object.to_json().map(Bytes::from))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The object's protobuf message (`entry` is its kind), encoded once.
+    /// `None` when the kind has no message.
+    pub fn message(&self, entry: &KindEntry) -> Option<Result<&Bytes, String>> {
+        let codec = entry.proto?;
+        let message = self
+            .message
+            .get_or_init(|| codec.encode(self.object.typed()).map(Bytes::from));
+        Some(message.as_ref().map_err(Clone::clone))
+    }
+}
+
+impl AsRef<Object> for Cached {
+    fn as_ref(&self) -> &Object {
+        &self.object
+    }
+}
+
+impl Serialize for Cached {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.object.serialize(s)
+    }
+}
+
+impl std::fmt::Debug for Cached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.object.fmt(f)
+    }
+}
+
+/// What happened to an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    /// Created.
+    Added,
+    /// Changed.
+    Modified,
+    /// Deleted.
+    Deleted,
+}
+
+impl EventType {
+    /// The watch frame's `type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change of the cached resource, kept in the history window and sent
+/// to every watcher; its frames are encoded once for all of them.
+pub struct Event {
+    /// The object's storage key.
+    pub key: Arc<str>,
+    /// The revision of the change.
+    pub revision: u64,
+    /// What happened.
+    pub type_: EventType,
+    /// The object after the change; for a deletion, its last state with the
+    /// deletion's revision as resourceVersion (as Kubernetes reports it).
+    pub object: Arc<Cached>,
+    /// The object before the change (none for an addition).
+    pub prev: Option<Arc<Cached>>,
+    /// When the cache learnt of it (the history keeps a time window).
+    pub at: Instant,
+    /// The whole JSON frame of this event's own type, once made.
+    json_frame: OnceLock<Bytes>,
+    /// The whole protobuf frame, once made.
+    proto_frame: OnceLock<Bytes>,
+}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event")
+            .field("key", &self.key)
+            .field("revision", &self.revision)
+            .field("type", &self.type_)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Event {
+    /// An event that just happened.
+    pub fn new(
+        key: Arc<str>,
+        revision: u64,
+        type_: EventType,
+        object: Arc<Cached>,
+        prev: Option<Arc<Cached>>,
+    ) -> Arc<Event> {
+        Arc::new(Event {
+            key,
+            revision,
+            type_,
+            object,
+            prev,
+            at: Instant::now(),
+            json_frame: OnceLock::new(),
+            proto_frame: OnceLock::new(),
+        })
+    }
+
+    /// The event's frame in a wire form, made by `encode` for the first
+    /// watcher that needs it and shared with the others.
+    pub fn frame(&self, protobuf: bool, encode: impl FnOnce() -> Bytes) -> Bytes {
+        let slot = if protobuf {
+            &self.proto_frame
+        } else {
+            &self.json_frame
+        };
+        slot.get_or_init(encode).clone()
+    }
+}

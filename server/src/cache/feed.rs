@@ -1,0 +1,140 @@
+//! The task that keeps one resource's cache current: a list of the store,
+//! then one watch from the list's revision (upstream's reflector inside the
+//! cacher). Each event's object is decoded here, once, for every reader.
+//! When the watch fails (compaction, a lost connection) the task lists again
+//! after a pause; the watchers of the old state are ended and resume.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use kapi_storage::{KeyValue, ListOptions, Storage, StorageError, WatchEvent};
+
+use super::Inner;
+use super::cached::{Cached, Event, EventType};
+use super::state::Objects;
+use crate::body::Object;
+use crate::registry::decode_stored;
+
+/// The first pause before listing again; it doubles up to [`MAX_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(100);
+const MAX_PAUSE: Duration = Duration::from_secs(5);
+
+/// Keeps `inner` in step with `storage` until the task is aborted.
+pub(super) async fn run(inner: Arc<Inner>, storage: Arc<dyn Storage>) {
+    let mut pause = FIRST_PAUSE;
+    loop {
+        let error = follow(&inner, storage.as_ref(), &mut pause).await;
+        tracing::warn!(prefix = %inner.prefix, %error, "watch cache lists again");
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(MAX_PAUSE);
+    }
+}
+
+/// Lists, then applies the watch's events until it fails.
+async fn follow(inner: &Inner, storage: &dyn Storage, pause: &mut Duration) -> StorageError {
+    let list = match storage.list(&inner.prefix, ListOptions::default()).await {
+        Ok(list) => list,
+        Err(e) => return e,
+    };
+    let feed = match storage.feed(&inner.prefix, list.revision).await {
+        Ok(feed) => feed,
+        Err(e) => return e,
+    };
+    let (objects, undecodable) = decode_all(inner, &list.items);
+    inner.set_progress(feed.progress, feed.consistent);
+    inner.write().replace(objects, undecodable, list.revision);
+    inner.publish(list.revision);
+    *pause = FIRST_PAUSE;
+    let mut events = feed.events;
+    while let Some(event) = events.next().await {
+        match event {
+            Ok(event) => absorb(inner, event),
+            Err(e) => return e,
+        }
+    }
+    StorageError::Unavailable("the store ended the watch cache's watch".to_owned())
+}
+
+/// Decodes a list of the store.
+fn decode_all(inner: &Inner, items: &[KeyValue]) -> (Objects, BTreeSet<Arc<str>>) {
+    let mut objects = Objects::new();
+    let mut undecodable = BTreeSet::new();
+    for kv in items {
+        let key: Arc<str> = Arc::from(kv.key.as_str());
+        match decode(inner, kv) {
+            Some(object) => {
+                objects.insert(key, Cached::new(object));
+            }
+            None => {
+                undecodable.insert(key);
+            }
+        }
+    }
+    (objects, undecodable)
+}
+
+fn decode(inner: &Inner, kv: &KeyValue) -> Option<Object> {
+    match decode_stored(&inner.entry, kv) {
+        Ok(object) => Some(object),
+        Err(error) => {
+            tracing::error!(key = %kv.key, %error, "watch cache cannot decode a stored object");
+            None
+        }
+    }
+}
+
+/// Applies one event of the store.
+fn absorb(inner: &Inner, event: WatchEvent) {
+    let (type_, kv, revision) = match event {
+        WatchEvent::Progress { revision } => {
+            let mut state = inner.write();
+            state.revision = state.revision.max(revision);
+            let revision = state.revision;
+            drop(state);
+            inner.publish(revision);
+            return;
+        }
+        WatchEvent::Added(kv) => (EventType::Added, kv, None),
+        WatchEvent::Modified { kv, .. } => (EventType::Modified, kv, None),
+        WatchEvent::Deleted { prev, revision } => (EventType::Deleted, prev, Some(revision)),
+    };
+    let key: Arc<str> = Arc::from(kv.key.as_str());
+    let revision = revision.unwrap_or(kv.mod_revision);
+    // The cache is the only writer of its state: what it holds for the key
+    // is the previous value, already decoded.
+    let current = inner.read().objects.get(&key).cloned();
+    let object = match type_ {
+        EventType::Deleted => current
+            .as_ref()
+            .map(|c| c.object().clone())
+            .or_else(|| decode(inner, &kv))
+            .map(|mut last| {
+                last.metadata_mut().resource_version = Some(revision.to_string());
+                last
+            }),
+        _ => decode(inner, &kv),
+    };
+    let mut state = inner.write();
+    match object {
+        Some(object) => {
+            let event = Event::new(key, revision, type_, Cached::new(object), current);
+            state.apply(event);
+        }
+        None => {
+            // Readers delegate to the store while it holds what cannot be
+            // decoded; watchers skip it, as the store's watch does.
+            state.objects.remove(&key);
+            if type_ != EventType::Deleted {
+                state.undecodable.insert(key);
+            } else {
+                state.undecodable.remove(&key);
+            }
+            state.revision = state.revision.max(revision);
+        }
+    }
+    let revision = state.revision;
+    drop(state);
+    inner.publish(revision);
+}

@@ -1,0 +1,255 @@
+//! The watch cache (k8s.io/apiserver's cacher, in Rust terms): per resource,
+//! the current objects decoded once and kept in memory, a window of recent
+//! events, and one watch of the store feeding both. Lists, consistent gets
+//! and watches are served from it; each object and event is encoded once per
+//! wire form for all of them.
+//!
+//! A cache never changes an answer, only its cost. A consistent read waits
+//! until the cache has applied every change up to the store's current
+//! revision (asking the store for progress meanwhile); a read the cache cannot
+//! answer exactly (an `Exact` revision, a continuation whose snapshot is
+//! gone, a watch from before the window, a store holding what cannot be
+//! decoded) goes to the store as before.
+//!
+//! Caches start on first use, so a resource nobody reads costs nothing.
+
+mod cached;
+mod feed;
+mod read;
+mod state;
+mod watch;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Duration, Instant};
+
+use kapi_runtime::scheme::KindEntry;
+use kapi_storage::{ProgressRequester, Storage};
+use tokio::sync::watch as signal;
+
+pub use cached::{Cached, Event, EventType};
+pub use read::Page;
+pub use state::Snapshot;
+pub use watch::{Start, Subscription, visible};
+
+use state::State;
+
+#[cfg(test)]
+mod tests;
+
+/// How long a consistent read waits for its cache to catch up before it goes
+/// to the store (upstream's `waitUntilFreshAndBlock` timeout).
+const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How often a waiting read asks the store for progress again (upstream's
+/// progress requester ticks every 100 ms while anyone waits).
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// Snapshots kept for the next pages of paged lists: at most this many ...
+const SNAPSHOTS: usize = 16;
+
+/// ... for at most this long; a later page reads the store at the first
+/// page's revision.
+const SNAPSHOT_TTL: Duration = Duration::from_secs(75);
+
+/// Every resource's cache, started on first use.
+pub struct Caches {
+    storage: Arc<dyn Storage>,
+    by_prefix: Mutex<HashMap<String, Arc<ResourceCache>>>,
+}
+
+impl Caches {
+    /// No cache yet over `storage`.
+    pub fn new(storage: Arc<dyn Storage>) -> Caches {
+        Caches {
+            storage,
+            by_prefix: Mutex::default(),
+        }
+    }
+
+    /// The cache of `entry`'s resource (all namespaces), started now if it
+    /// has none. A kind defined at run time whose definition changed gets a
+    /// new one: objects are decoded with its current schema.
+    pub fn of(&self, entry: &KindEntry) -> Arc<ResourceCache> {
+        let prefix = crate::registry::keys::prefix(entry.info, None);
+        let mut caches = self
+            .by_prefix
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(cache) = caches.get(&prefix)
+            && Arc::ptr_eq(&cache.inner.entry.ops, &entry.ops)
+        {
+            return cache.clone();
+        }
+        let cache = Arc::new(ResourceCache::start(
+            self.storage.clone(),
+            entry.clone(),
+            prefix.clone(),
+        ));
+        caches.insert(prefix, cache.clone());
+        cache
+    }
+
+    /// Stops every cache's watch of the store.
+    pub fn stop(&self) {
+        self.by_prefix
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+}
+
+/// One resource's cache; dropping it stops its watch of the store.
+pub struct ResourceCache {
+    inner: Arc<Inner>,
+    feed: tokio::task::AbortHandle,
+}
+
+/// What the cache and its feed task share.
+pub(crate) struct Inner {
+    /// The kind in its storage version.
+    entry: KindEntry,
+    /// `/registry/<resource>/`.
+    prefix: String,
+    state: RwLock<State>,
+    /// The revision the cache has reached; `None` until its first list.
+    revision: signal::Sender<Option<u64>>,
+    progress: Mutex<ProgressRequester>,
+    /// Whether the feed's progress serves consistent reads.
+    consistent: AtomicBool,
+    /// Snapshots of paged lists by revision, oldest first.
+    snapshots: Mutex<VecDeque<(Instant, Snapshot)>>,
+}
+
+impl Inner {
+    fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Tells waiting readers (and bookmarks) how far the cache has got.
+    fn publish(&self, revision: u64) {
+        self.revision.send_replace(Some(revision));
+    }
+
+    fn set_progress(&self, requester: ProgressRequester, consistent: bool) {
+        *self.progress.lock().unwrap_or_else(PoisonError::into_inner) = requester;
+        self.consistent.store(consistent, Ordering::Release);
+    }
+
+    fn request_progress(&self) {
+        self.progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .request();
+    }
+}
+
+impl ResourceCache {
+    fn start(storage: Arc<dyn Storage>, entry: KindEntry, prefix: String) -> ResourceCache {
+        let inner = Arc::new(Inner {
+            entry,
+            prefix,
+            state: RwLock::new(State::new()),
+            revision: signal::channel(None).0,
+            progress: Mutex::new(ProgressRequester::none()),
+            consistent: AtomicBool::new(false),
+            snapshots: Mutex::default(),
+        });
+        let feed = tokio::spawn(feed::run(inner.clone(), storage)).abort_handle();
+        ResourceCache { inner, feed }
+    }
+
+    /// The kind in its storage version.
+    pub fn entry(&self) -> &KindEntry {
+        &self.inner.entry
+    }
+
+    /// Whether the cache can serve consistent reads: its store tells it
+    /// exactly how far it has got (see `kapi_storage::Feed::consistent`).
+    /// Other reads are served whatever this says.
+    pub fn serves_consistent_reads(&self) -> bool {
+        self.inner.consistent.load(Ordering::Acquire)
+    }
+
+    /// Waits until the cache has applied every change up to `revision` (and
+    /// has listed the store at all, for `0`). False when it did not get there
+    /// within [`FRESHNESS_TIMEOUT`]: the read then goes to the store.
+    pub async fn wait_fresh(&self, revision: u64) -> bool {
+        let mut reached = self.inner.revision.subscribe();
+        let fresh = |r: &Option<u64>| r.is_some_and(|r| r >= revision);
+        if fresh(&reached.borrow()) {
+            return true;
+        }
+        let deadline = Instant::now() + FRESHNESS_TIMEOUT;
+        loop {
+            self.inner.request_progress();
+            let wait = tokio::time::timeout(PROGRESS_EVERY, reached.wait_for(fresh));
+            match wait.await {
+                Ok(outcome) => return outcome.is_ok(),
+                Err(_) if Instant::now() >= deadline => return false,
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// The revision the cache has reached, `None` before its first list.
+    pub fn revision(&self) -> signal::Receiver<Option<u64>> {
+        self.inner.revision.subscribe()
+    }
+
+    /// The objects now, or `None` while the cache cannot answer for all of
+    /// them (before its first list, or holding what it cannot decode).
+    pub fn snapshot(&self) -> Option<Snapshot> {
+        let state = self.inner.read();
+        (state.ready && state.undecodable.is_empty()).then(|| state.snapshot())
+    }
+
+    /// The object at `key` now; the outer `None` when the cache cannot say.
+    pub fn get(&self, key: &str) -> Option<Option<Arc<Cached>>> {
+        let state = self.inner.read();
+        if !state.ready || state.undecodable.contains(key) {
+            return None;
+        }
+        Some(state.objects.get(key).cloned())
+    }
+
+    /// Keeps `snapshot` for the next pages of a paged list.
+    pub fn keep_snapshot(&self, snapshot: &Snapshot) {
+        let mut kept = self
+            .inner
+            .snapshots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        kept.retain(|(at, _)| at.elapsed() < SNAPSHOT_TTL);
+        if kept.iter().any(|(_, s)| s.revision == snapshot.revision) {
+            return;
+        }
+        if kept.len() == SNAPSHOTS {
+            kept.pop_front();
+        }
+        kept.push_back((Instant::now(), snapshot.clone()));
+    }
+
+    /// The snapshot kept at `revision`, for a continued list.
+    pub fn kept_snapshot(&self, revision: u64) -> Option<Snapshot> {
+        let kept = self
+            .inner
+            .snapshots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        kept.iter()
+            .find(|(at, s)| s.revision == revision && at.elapsed() < SNAPSHOT_TTL)
+            .map(|(_, s)| s.clone())
+    }
+}
+
+impl Drop for ResourceCache {
+    fn drop(&mut self) {
+        self.feed.abort();
+    }
+}

@@ -1,0 +1,73 @@
+//! A page of a list from a snapshot: the objects under a prefix in key order,
+//! filtered by the selectors, cut at `limit`, with what the next page needs.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use super::cached::Cached;
+use super::state::Snapshot;
+use crate::body::Object;
+
+/// One page of a list.
+pub struct Page {
+    /// The matching objects, in key order.
+    pub items: Vec<Arc<Cached>>,
+    /// The last key of the page when more matching objects follow.
+    pub continue_after: Option<Arc<str>>,
+    /// How many objects follow, counted only without selectors (as
+    /// Kubernetes reports remainingItemCount, and as the stores count).
+    pub remaining: Option<u64>,
+}
+
+impl Snapshot {
+    /// The objects under `prefix` after `start_after` (a full key) for which
+    /// `matches` holds, at most `limit` of them (`0`: all).
+    pub fn page(
+        &self,
+        prefix: &str,
+        start_after: Option<&str>,
+        limit: usize,
+        matches: Option<&(dyn Fn(&Object) -> bool + Send + Sync)>,
+    ) -> Page {
+        let lower = match start_after {
+            Some(key) => Bound::Excluded(key),
+            None => Bound::Included(prefix),
+        };
+        let mut range = self
+            .objects
+            .range::<_, str>((lower, Bound::Unbounded))
+            .take_while(|(key, _)| key.starts_with(prefix));
+        let passes = |cached: &Arc<Cached>| matches.is_none_or(|m| m(cached.object()));
+        let mut items = Vec::new();
+        let mut last = None;
+        for (key, cached) in range.by_ref() {
+            if !passes(cached) {
+                continue;
+            }
+            items.push(cached.clone());
+            if limit > 0 && items.len() == limit {
+                last = Some(key.clone());
+                break;
+            }
+        }
+        let Some(last) = last else {
+            return Page {
+                items,
+                continue_after: None,
+                remaining: None,
+            };
+        };
+        let (more, remaining) = match matches {
+            None => {
+                let rest = range.count() as u64;
+                (rest > 0, Some(rest))
+            }
+            Some(_) => (range.any(|(_, cached)| passes(cached)), None),
+        };
+        Page {
+            items,
+            continue_after: more.then_some(last),
+            remaining: remaining.filter(|_| more),
+        }
+    }
+}

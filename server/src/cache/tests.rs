@@ -1,0 +1,290 @@
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use kapi_api_types::core::v1::ConfigMap;
+use kapi_runtime::scheme::{KindEntry, Scheme};
+use kapi_storage::Storage;
+use kapi_storage::embedded::EmbeddedStore;
+use tokio::sync::broadcast::error::TryRecvError;
+
+use super::state::{Objects, State, WATCHER_BUFFER};
+use super::*;
+use crate::body::Object;
+
+fn configmaps() -> KindEntry {
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    scheme.get("", "v1", "configmaps").unwrap().clone()
+}
+
+fn configmap(namespace: &str, name: &str, color: &str, rv: u64) -> Object {
+    let typed: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "namespace": namespace, "resourceVersion": rv.to_string(),
+                     "labels": {"color": color}},
+        "data": {"k": "v"}
+    }))
+    .unwrap();
+    Object::new(Box::new(typed))
+}
+
+fn key(namespace: &str, name: &str) -> Arc<str> {
+    Arc::from(format!("/registry/configmaps/{namespace}/{name}"))
+}
+
+fn blue(object: &Object) -> bool {
+    object
+        .metadata()
+        .labels
+        .as_ref()
+        .is_some_and(|l| l.get("color").is_some_and(|c| c == "blue"))
+}
+
+fn snapshot(objects: &[(&str, &str, &str)]) -> Snapshot {
+    let mut map = Objects::new();
+    for (i, (ns, name, color)) in objects.iter().enumerate() {
+        map.insert(
+            key(ns, name),
+            Cached::new(configmap(ns, name, color, i as u64)),
+        );
+    }
+    Snapshot {
+        objects: map,
+        revision: 10,
+    }
+}
+
+fn names(page: &Page) -> Vec<&str> {
+    page.items
+        .iter()
+        .map(|c| c.object().metadata().name())
+        .collect()
+}
+
+#[test]
+fn pages_stay_in_their_prefix_cut_at_the_limit_and_count_the_rest() {
+    let s = snapshot(&[
+        ("a", "1", "blue"),
+        ("a", "2", "red"),
+        ("a", "3", "blue"),
+        ("a", "4", "red"),
+        ("ab", "5", "blue"),
+    ]);
+    let all = s.page("/registry/configmaps/a/", None, 0, None);
+    assert_eq!(names(&all), ["1", "2", "3", "4"]);
+    assert!(all.continue_after.is_none() && all.remaining.is_none());
+
+    let first = s.page("/registry/configmaps/a/", None, 3, None);
+    assert_eq!(names(&first), ["1", "2", "3"]);
+    assert_eq!(
+        first.continue_after.as_deref(),
+        Some("/registry/configmaps/a/3")
+    );
+    assert_eq!(first.remaining, Some(1));
+    let next = s.page(
+        "/registry/configmaps/a/",
+        first.continue_after.as_deref(),
+        3,
+        None,
+    );
+    assert_eq!(names(&next), ["4"]);
+    assert!(next.continue_after.is_none());
+
+    // A page that ends exactly at the last object has no continuation.
+    let exact = s.page("/registry/configmaps/a/", None, 4, None);
+    assert!(exact.continue_after.is_none() && exact.remaining.is_none());
+
+    // With a selector: limit counts matches, and the rest is not counted.
+    let blues = s.page("/registry/configmaps/", None, 1, Some(&blue));
+    assert_eq!(names(&blues), ["1"]);
+    assert_eq!(
+        blues.continue_after.as_deref(),
+        Some("/registry/configmaps/a/1")
+    );
+    assert_eq!(blues.remaining, None);
+    let last_blue = s.page(
+        "/registry/configmaps/a/",
+        Some("/registry/configmaps/a/1"),
+        1,
+        Some(&blue),
+    );
+    assert_eq!(names(&last_blue), ["3"]);
+    assert!(last_blue.continue_after.is_none(), "no blue after 3 in a");
+}
+
+fn event(type_: EventType, name: &str, color: &str, prev: Option<&str>, rev: u64) -> Arc<Event> {
+    let prev = prev.map(|c| Cached::new(configmap("a", name, c, rev - 1)));
+    Event::new(
+        key("a", name),
+        rev,
+        type_,
+        Cached::new(configmap("a", name, color, rev)),
+        prev,
+    )
+}
+
+#[test]
+fn selector_changes_are_seen_as_additions_and_deletions() {
+    let prefix = "/registry/configmaps/a/";
+    let seen = |e: &Event| visible(e, prefix, Some(&blue)).map(|(t, c)| (t, c.object().clone()));
+
+    let into = event(EventType::Modified, "x", "blue", Some("red"), 5);
+    assert_eq!(seen(&into).unwrap().0, EventType::Added);
+
+    let out = event(EventType::Modified, "x", "red", Some("blue"), 6);
+    let (type_, last) = seen(&out).unwrap();
+    assert_eq!(type_, EventType::Deleted);
+    // The state it had, at the revision it left at.
+    assert!(blue(&last));
+    assert_eq!(last.metadata().resource_version.as_deref(), Some("6"));
+
+    assert!(seen(&event(EventType::Modified, "x", "red", Some("red"), 7)).is_none());
+    assert_eq!(
+        seen(&event(EventType::Modified, "x", "blue", Some("blue"), 8))
+            .unwrap()
+            .0,
+        EventType::Modified
+    );
+    assert!(
+        visible(
+            &event(EventType::Added, "x", "blue", None, 9),
+            "/registry/configmaps/b/",
+            None
+        )
+        .is_none()
+    );
+    // Without selectors an event goes out as it is: its frames are shared.
+    let plain = event(EventType::Added, "y", "red", None, 10);
+    let (_, object) = visible(&plain, prefix, None).unwrap();
+    assert!(Arc::ptr_eq(&object, &plain.object));
+}
+
+#[test]
+fn the_window_serves_revisions_from_the_list_on() {
+    let mut state = State::new();
+    state.replace(Objects::new(), Default::default(), 4);
+    assert!(state.events_after(3).is_none(), "before the list");
+    assert_eq!(state.events_after(4).unwrap().len(), 0);
+    for rev in 5..=7 {
+        state.apply(event(
+            EventType::Added,
+            &format!("n{rev}"),
+            "red",
+            None,
+            rev,
+        ));
+    }
+    let revisions = |after| -> Vec<u64> {
+        state
+            .events_after(after)
+            .unwrap()
+            .iter()
+            .map(|e| e.revision)
+            .collect()
+    };
+    assert_eq!(revisions(4), [5, 6, 7]);
+    assert_eq!(revisions(6), [7]);
+    assert_eq!(revisions(9), Vec::<u64>::new());
+    assert_eq!(state.objects.len(), 3);
+    assert_eq!(state.revision, 7);
+}
+
+/// Writes a ConfigMap straight into the store, as the registry stores it.
+async fn put(store: &EmbeddedStore, namespace: &str, name: &str, color: &str) -> u64 {
+    let mut object = configmap(namespace, name, color, 0);
+    let bytes = crate::registry::StorageMediaType::Json
+        .encode(&configmaps(), &mut object)
+        .unwrap();
+    let key = key(namespace, name);
+    match store.get(&key).await.unwrap() {
+        Some(kv) => {
+            store
+                .update(&key, bytes, kv.mod_revision)
+                .await
+                .unwrap()
+                .mod_revision
+        }
+        None => store.create(&key, bytes).await.unwrap().mod_revision,
+    }
+}
+
+#[tokio::test]
+async fn a_cache_follows_its_store_and_reports_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    put(&store, "a", "one", "red").await;
+    let caches = Caches::new(store.clone());
+    let cache = caches.of(&configmaps());
+    assert!(cache.wait_fresh(store.local_revision().unwrap()).await);
+    assert_eq!(cache.snapshot().unwrap().objects.len(), 1);
+    let mut sub = cache
+        .subscribe(Some(cache.snapshot().unwrap().revision))
+        .unwrap();
+
+    let rev = put(&store, "a", "one", "blue").await;
+    let modified = sub.live.recv().await.unwrap();
+    assert_eq!(
+        (modified.type_, modified.revision),
+        (EventType::Modified, rev)
+    );
+    assert!(blue(modified.object.object()));
+    assert!(!blue(modified.prev.as_ref().unwrap().object()));
+    assert_eq!(
+        modified.object.object().metadata().resource_version,
+        Some(rev.to_string())
+    );
+
+    let gone = store.delete(&key("a", "one"), None).await.unwrap();
+    let deleted = sub.live.recv().await.unwrap();
+    assert_eq!(deleted.type_, EventType::Deleted);
+    assert!(deleted.revision > gone.mod_revision);
+    // The last state, at the revision of its deletion.
+    assert_eq!(
+        deleted.object.object().metadata().resource_version,
+        Some(deleted.revision.to_string())
+    );
+    assert!(cache.get(&key("a", "one")).unwrap().is_none());
+
+    // A write elsewhere moves the cache's revision without an event.
+    let other = store
+        .create("/registry/secrets/a/s", Bytes::from_static(b"{}"))
+        .await
+        .unwrap();
+    assert!(cache.wait_fresh(other.mod_revision).await);
+    assert_eq!(sub.live.try_recv().unwrap_err(), TryRecvError::Empty);
+
+    // A later watcher resumes from the window.
+    let resumed = cache.subscribe(Some(rev - 1)).unwrap();
+    let Start::History(events) = resumed.start else {
+        panic!("not from the window")
+    };
+    assert_eq!(
+        events.iter().map(|e| e.type_).collect::<Vec<_>>(),
+        [EventType::Modified, EventType::Deleted]
+    );
+    assert!(
+        cache.subscribe(Some(rev - 2)).is_none(),
+        "before the window"
+    );
+}
+
+#[tokio::test]
+async fn a_watcher_that_falls_behind_is_cut_off_without_slowing_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    let caches = Caches::new(store.clone());
+    let cache = caches.of(&configmaps());
+    assert!(cache.wait_fresh(0).await);
+    let mut slow = cache.subscribe(None).unwrap();
+    let mut fast = cache.subscribe(None).unwrap();
+    // The other watcher keeps up with every write while this one reads none.
+    for i in 0..=WATCHER_BUFFER {
+        let rev = put(&store, "a", &format!("n{i}"), "red").await;
+        assert_eq!(fast.live.recv().await.unwrap().revision, rev);
+    }
+    assert!(matches!(
+        slow.live.recv().await,
+        Err(tokio::sync::broadcast::error::RecvError::Lagged(_))
+    ));
+}
