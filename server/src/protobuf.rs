@@ -92,24 +92,63 @@ fn list_message<I: AsRef<[u8]>>(meta: &ListMeta, items: &[I]) -> Vec<u8> {
     buf
 }
 
-/// A list of `entry`'s kind, enveloped as `<Kind>List`; each item's message
-/// is encoded once per object (the watch cache keeps it).
+/// A list of `entry`'s kind, enveloped as `<Kind>List`.
 pub fn encode_list(
     entry: &KindEntry,
     meta: &ListMeta,
     items: &[Arc<Cached>],
 ) -> ApiResult<Vec<u8>> {
-    let items = items
+    let (mut out, messages, tail) = list_parts(entry, meta, items)?;
+    for message in &messages {
+        wire::put_bytes(&mut out, 2, message);
+    }
+    out.extend_from_slice(&tail);
+    Ok(out)
+}
+
+/// A `<Kind>List` of `entry`'s kind in three parts, for writing it as it
+/// goes: the envelope and list metadata, the items' messages (each to be
+/// written as field 2; encoded once per object, the watch cache keeps them),
+/// and the envelope's tail.
+pub fn list_parts(
+    entry: &KindEntry,
+    meta: &ListMeta,
+    items: &[Arc<Cached>],
+) -> ApiResult<(Vec<u8>, Vec<Bytes>, Vec<u8>)> {
+    let messages = items
         .iter()
-        .map(|item| cached_message(entry, item))
+        .map(|item| cached_message(entry, item).cloned())
         .collect::<ApiResult<Vec<_>>>()?;
     let info = entry.info;
-    let raw = list_message(meta, &items);
-    Ok(envelope::encode(
-        info.api_version(),
-        &info.list_kind(),
-        &raw,
-    ))
+    let list_len = meta.field_len(1)
+        + messages
+            .iter()
+            .map(|m| wire::len_field_len(2, m.len()))
+            .sum::<usize>();
+    let (mut head, tail) = envelope_parts(info.api_version(), &info.list_kind(), list_len);
+    meta.encode_field(1, &mut head);
+    Ok((head, messages, tail))
+}
+
+/// The `k8s\0` envelope around a message of `raw_len` bytes written
+/// separately: what goes before the message and what after it (as
+/// `envelope::encode` writes the whole).
+fn envelope_parts(api_version: &str, kind: &str, raw_len: usize) -> (Vec<u8>, Vec<u8>) {
+    let type_meta_len =
+        wire::len_field_len(1, api_version.len()) + wire::len_field_len(2, kind.len());
+    let mut head = Vec::with_capacity(type_meta_len + 32);
+    head.extend_from_slice(envelope::MAGIC);
+    wire::put_key(&mut head, 1, proto::WireType::Len);
+    wire::put_varint(&mut head, type_meta_len as u64);
+    wire::put_bytes(&mut head, 1, api_version.as_bytes());
+    wire::put_bytes(&mut head, 2, kind.as_bytes());
+    wire::put_key(&mut head, 2, proto::WireType::Len);
+    wire::put_varint(&mut head, raw_len as u64);
+    let mut tail = Vec::with_capacity(4);
+    // contentEncoding and contentType: Go always writes its non-pointer strings.
+    wire::put_bytes(&mut tail, 3, b"");
+    wire::put_bytes(&mut tail, 4, b"");
+    (head, tail)
 }
 
 /// The message of a metadata-only object: ObjectMeta at field 1, which is also

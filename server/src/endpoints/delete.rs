@@ -137,7 +137,7 @@ pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response
         ..Default::default()
     };
     let deleted: Vec<_> = deleted.into_iter().map(Cached::new).collect();
-    let mut response = respond::items(ctx, &meta, &deleted)?;
+    let mut response = respond::items(ctx, &meta, deleted)?;
     delete_warning(ctx, &options, &mut response);
     Ok(response)
 }

@@ -9,7 +9,7 @@ use crate::api_error::ApiResult;
 pub async fn handle(ctx: &Ctx<'_>) -> ApiResult<Response> {
     let options = ctx.query.checked_list_options(false)?;
     let page = ctx.app.registry.list(ctx.read_scope(), options).await?;
-    let mut response = respond::list(ctx, &page)?;
+    let mut response = respond::list(ctx, page)?;
     let rest = ctx.app.registry.hooks().rest(ctx.entry.info);
     if let Some(warning) = rest.and_then(|rest| rest.read_warning()) {
         respond::warn(&mut response, warning);

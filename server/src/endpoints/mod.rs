@@ -6,6 +6,7 @@ mod create;
 mod delete;
 mod get;
 mod list;
+mod list_body;
 mod options_body;
 mod patch;
 mod query;

@@ -10,7 +10,7 @@ use kapi_runtime::meta::{ListMeta, Status};
 use kapi_runtime::proto::envelope;
 use serde_json::{Value, json};
 
-use super::Ctx;
+use super::{Ctx, list_body};
 use crate::api_error::{ApiError, ApiResult};
 use crate::cache::Cached;
 use crate::negotiation::{Format, Shape, encode};
@@ -83,6 +83,26 @@ pub fn warn(response: &mut Response, warning: &str) {
     }
 }
 
+/// A read object in the shape the client asked for (200), its JSON or
+/// protobuf message written once (the watch cache keeps them).
+pub fn shared(ctx: &Ctx<'_>, object: &Cached) -> ApiResult<Response> {
+    match (ctx.output.shape, ctx.output.format) {
+        (Shape::Object, Format::Protobuf) => Ok(protobuf(
+            StatusCode::OK,
+            protobuf::encode_cached(ctx.entry, object)?,
+            &[],
+        )),
+        (Shape::Object, Format::Json) => {
+            let json = object.json().map_err(ApiError::internal)?;
+            let mut body = Vec::with_capacity(json.len() + 1);
+            body.extend_from_slice(json);
+            body.push(b'\n');
+            Ok(with_headers(StatusCode::OK, body, "application/json", &[]))
+        }
+        _ => self::object(ctx, StatusCode::OK, object.object(), &[]),
+    }
+}
+
 /// One object in the shape the client asked for.
 pub fn object(
     ctx: &Ctx<'_>,
@@ -138,77 +158,45 @@ pub struct ListBody<'a, T: serde::Serialize> {
     pub items: &'a [T],
 }
 
-/// The JSON of each item, written once per object (the watch cache keeps it).
-fn item_json(items: &[Arc<Cached>]) -> Result<Vec<&[u8]>, String> {
-    items
-        .iter()
-        .map(|item| item.json().map(|bytes| &bytes[..]))
-        .collect()
+/// A `<Kind>List` as JSON around its items: head and tail.
+fn json_list(info: &ResourceInfo, meta: &ListMeta) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let mut head = Vec::with_capacity(256);
+    head.extend_from_slice(b"{\"kind\":");
+    serde_json::to_writer(&mut head, &info.list_kind()).map_err(|e| e.to_string())?;
+    head.extend_from_slice(b",\"apiVersion\":");
+    serde_json::to_writer(&mut head, info.api_version()).map_err(|e| e.to_string())?;
+    head.extend_from_slice(b",\"metadata\":");
+    serde_json::to_writer(&mut head, meta).map_err(|e| e.to_string())?;
+    head.extend_from_slice(b",\"items\":[");
+    Ok((head, b"]}\n".to_vec()))
 }
 
-/// The items' JSON, comma-separated.
-fn push_items(out: &mut Vec<u8>, items: &[&[u8]]) {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(item);
-    }
-}
-
-/// A `<Kind>List` as JSON, the items' JSON copied in as they are.
-fn json_list(
-    info: &ResourceInfo,
-    meta: &ListMeta,
-    items: &[Arc<Cached>],
-) -> Result<Vec<u8>, String> {
-    let items = item_json(items)?;
-    let size: usize = items.iter().map(|i| i.len() + 1).sum();
-    let mut out = Vec::with_capacity(256 + size);
-    out.extend_from_slice(b"{\"kind\":");
-    serde_json::to_writer(&mut out, &info.list_kind()).map_err(|e| e.to_string())?;
-    out.extend_from_slice(b",\"apiVersion\":");
-    serde_json::to_writer(&mut out, info.api_version()).map_err(|e| e.to_string())?;
-    out.extend_from_slice(b",\"metadata\":");
-    serde_json::to_writer(&mut out, meta).map_err(|e| e.to_string())?;
-    out.extend_from_slice(b",\"items\":[");
-    push_items(&mut out, &items);
-    out.extend_from_slice(b"]}\n");
-    Ok(out)
-}
-
-/// A custom resource's list as JSON, as upstream writes an unstructured
-/// list: keys sorted, and `continue` present even when empty.
-fn custom_json_list(
-    info: &ResourceInfo,
-    meta: &ListMeta,
-    items: &[Arc<Cached>],
-) -> Result<Vec<u8>, String> {
-    let items = item_json(items)?;
-    let size: usize = items.iter().map(|i| i.len() + 1).sum();
-    let mut out = Vec::with_capacity(256 + size);
-    out.extend_from_slice(b"{\"apiVersion\":");
-    serde_json::to_writer(&mut out, info.api_version()).map_err(|e| e.to_string())?;
-    out.extend_from_slice(b",\"items\":[");
-    push_items(&mut out, &items);
-    out.extend_from_slice(b"],\"kind\":");
-    serde_json::to_writer(&mut out, &info.list_kind()).map_err(|e| e.to_string())?;
-    out.extend_from_slice(b",\"metadata\":{\"continue\":");
-    serde_json::to_writer(&mut out, meta.continue_.as_deref().unwrap_or_default())
+/// A custom resource's list as JSON around its items, as upstream writes an
+/// unstructured list: keys sorted, and `continue` present even when empty.
+fn custom_json_list(info: &ResourceInfo, meta: &ListMeta) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let mut head = Vec::with_capacity(64);
+    head.extend_from_slice(b"{\"apiVersion\":");
+    serde_json::to_writer(&mut head, info.api_version()).map_err(|e| e.to_string())?;
+    head.extend_from_slice(b",\"items\":[");
+    let mut tail = Vec::with_capacity(256);
+    tail.extend_from_slice(b"],\"kind\":");
+    serde_json::to_writer(&mut tail, &info.list_kind()).map_err(|e| e.to_string())?;
+    tail.extend_from_slice(b",\"metadata\":{\"continue\":");
+    serde_json::to_writer(&mut tail, meta.continue_.as_deref().unwrap_or_default())
         .map_err(|e| e.to_string())?;
     if let Some(remaining) = meta.remaining_item_count {
-        out.extend_from_slice(format!(",\"remainingItemCount\":{remaining}").as_bytes());
+        tail.extend_from_slice(format!(",\"remainingItemCount\":{remaining}").as_bytes());
     }
     if let Some(rv) = &meta.resource_version {
-        out.extend_from_slice(b",\"resourceVersion\":");
-        serde_json::to_writer(&mut out, rv).map_err(|e| e.to_string())?;
+        tail.extend_from_slice(b",\"resourceVersion\":");
+        serde_json::to_writer(&mut tail, rv).map_err(|e| e.to_string())?;
     }
-    out.extend_from_slice(b"}}\n");
-    Ok(out)
+    tail.extend_from_slice(b"}}\n");
+    Ok((head, tail))
 }
 
 /// A list in the shape the client asked for.
-pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
+pub fn list(ctx: &Ctx<'_>, page: ListPage) -> ApiResult<Response> {
     let meta = ListMeta {
         // A kind read without storage (ComponentStatus) has no revision.
         resource_version: (page.revision != 0).then(|| page.revision.to_string()),
@@ -216,29 +204,33 @@ pub fn list(ctx: &Ctx<'_>, page: &ListPage) -> ApiResult<Response> {
         remaining_item_count: page.remaining,
         ..ListMeta::default()
     };
-    items(ctx, &meta, &page.items)
+    items(ctx, &meta, page.items)
 }
 
 /// Objects as a list (`<Kind>List`, metadata-only list or Table) with `meta`.
-pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: &[Arc<Cached>]) -> ApiResult<Response> {
+pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: Vec<Arc<Cached>>) -> ApiResult<Response> {
     let objects = || items.iter().map(|item| item.object()).collect::<Vec<_>>();
     match (ctx.output.shape, ctx.output.format) {
         (Shape::Object, Format::Protobuf) => {
-            let bytes = protobuf::encode_list(ctx.entry, meta, items)?;
-            Ok(protobuf(StatusCode::OK, bytes, &[]))
+            let (head, messages, tail) = protobuf::list_parts(ctx.entry, meta, &items)?;
+            let items = list_body::Items::Protobuf(messages.into_iter());
+            list_body::response(ctx.headers, envelope::MEDIA_TYPE, head, items, tail)
+                .map_err(ApiError::internal)
         }
         (Shape::PartialMetadata, Format::Protobuf) => {
             let bytes = protobuf::encode_partial_list(meta, &objects());
             Ok(protobuf(StatusCode::OK, bytes, &[]))
         }
         (Shape::Object, Format::Json) => {
-            let json = if ctx.entry.is_custom() {
-                custom_json_list(ctx.entry.info, meta, items)
+            let (head, tail) = if ctx.entry.is_custom() {
+                custom_json_list(ctx.entry.info, meta)
             } else {
-                json_list(ctx.entry.info, meta, items)
+                json_list(ctx.entry.info, meta)
             }
             .map_err(ApiError::internal)?;
-            Ok(with_headers(StatusCode::OK, json, "application/json", &[]))
+            let items = list_body::Items::Json(items.into_iter());
+            list_body::response(ctx.headers, "application/json", head, items, tail)
+                .map_err(ApiError::internal)
         }
         (Shape::Object, _) => {
             let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
