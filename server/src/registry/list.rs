@@ -149,6 +149,9 @@ impl Registry {
         revision: u64,
         start_after: Option<&str>,
     ) -> ApiResult<Option<ListPage>> {
+        if !self.cached(scope) {
+            return Ok(None);
+        }
         let cache = self.caches.of(scope.entry);
         let snapshot = if opts.continue_token.is_some() {
             cache.kept_snapshot(revision)

@@ -209,6 +209,14 @@ impl Registry {
         &self.storage
     }
 
+    /// Whether reads of `scope`'s kind are served from the watch cache: a
+    /// stored, compiled kind. Custom resources are read from the store: each
+    /// served version is a kind of its own over one set of stored objects,
+    /// and a definition's change rebuilds them all.
+    fn cached(&self, scope: Scope<'_>) -> bool {
+        self.hooks.is_stored(scope.info()) && !scope.entry.is_custom()
+    }
+
     /// Stops the watch caches' watches of the store (at shutdown).
     pub fn stop_caches(&self) {
         self.caches.stop();
@@ -254,7 +262,10 @@ impl Registry {
     /// resourceVersion from etcd: on a remote store so does kapi). The outer
     /// `None` when the cache cannot answer.
     async fn get_cached(&self, scope: Scope<'_>, key: &str) -> Option<Option<Arc<Cached>>> {
-        let revision = self.storage.local_revision()?;
+        let revision = self
+            .storage
+            .local_revision()
+            .filter(|_| self.cached(scope))?;
         let cache = self.caches.of(scope.entry);
         if !cache.serves_consistent_reads() || !cache.wait_fresh(revision).await {
             return None;

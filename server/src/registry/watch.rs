@@ -61,7 +61,7 @@ impl Registry {
     ) -> ApiResult<mpsc::Receiver<WatchStart>> {
         check_fields(scope, &opts.list.fields)?;
         check_initial_events(&opts)?;
-        if self.hooks.is_stored(scope.info())
+        if self.cached(scope)
             && let Some(subscription) = self.subscribe(scope, &opts).await?
         {
             let (tx, rx) = mpsc::channel(64);
