@@ -284,6 +284,11 @@ impl ApiError {
         ApiError::new(429, "TooManyRequests", message, Some(details))
     }
 
+    /// 401 Unauthorized: credentials no authenticator accepts.
+    pub fn unauthorized() -> ApiError {
+        ApiError::new(401, "Unauthorized", "Unauthorized", None)
+    }
+
     /// 503 ServiceUnavailable.
     pub fn unavailable(message: impl Into<String>) -> ApiError {
         ApiError::new(503, "ServiceUnavailable", message, None)

@@ -46,10 +46,36 @@ pub fn app(state: Arc<App>) -> Router {
             get(openid_configuration),
         )
         .route("/openid/v1/jwks", get(jwks))
+        .route(
+            "/debug/api_priority_and_fairness/dump_priority_levels",
+            get(crate::flowcontrol::debug::dump_priority_levels),
+        )
+        .route(
+            "/debug/api_priority_and_fairness/dump_queues",
+            get(crate::flowcontrol::debug::dump_queues),
+        )
         .fallback(not_found)
+        // Run in the opposite order: the deadline's check, who sends the
+        // request, then its priority and fairness, as kube-apiserver's chain.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::flowcontrol::filter,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authenticate,
+        ))
         .layer(axum::middleware::from_fn(crate::go_duration::check_timeout))
         .layer(axum::middleware::from_fn(no_cache_by_default))
         .with_state(state)
+}
+
+async fn authenticate(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    crate::authn::authenticate(&app.authenticator, request, next).await
 }
 
 /// `Cache-Control: no-cache, private` on every answer that sets no policy of

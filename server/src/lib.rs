@@ -13,6 +13,7 @@
 pub mod admission;
 pub mod api_error;
 pub mod app;
+pub mod authn;
 pub mod body;
 pub mod cache;
 pub mod controllers;
@@ -20,6 +21,7 @@ pub mod custom;
 pub mod discovery;
 pub mod endpoints;
 pub mod field_manager;
+pub mod flowcontrol;
 pub mod go_duration;
 pub mod health;
 pub mod jsonpath;

@@ -33,6 +33,8 @@ type HealthLabels = Vec<(&'static str, &'static str)>;
 /// The server's metrics.
 pub struct Metrics {
     registry: Registry,
+    /// Priority and fairness (`apiserver_flowcontrol_*`).
+    pub flow: crate::flowcontrol::metrics::FlowMetrics,
     requests: Family<RequestLabels, Counter>,
     /// The service level indicators of `/metrics/slis`: health checks.
     slis: Registry,
@@ -49,6 +51,7 @@ impl Default for Metrics {
             "Resource requests by method, code and the media types of their bodies",
             requests.clone(),
         );
+        let flow = crate::flowcontrol::metrics::FlowMetrics::register(&mut registry);
         // kube-apiserver's names, so that dashboards made for it read these.
         let mut slis = Registry::default();
         let health = Family::<HealthLabels, Gauge>::default();
@@ -65,6 +68,7 @@ impl Default for Metrics {
         );
         Metrics {
             registry,
+            flow,
             requests,
             slis,
             health,

@@ -62,17 +62,60 @@ pub struct ResourceRequest {
 /// Subresources of namespaces that could be mistaken for resources inside one.
 const NAMESPACE_SUBRESOURCES: &[&str] = &["status", "finalize"];
 
+/// A resource request's parts, borrowed from its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceRef<'a> {
+    /// API group (`""` for core).
+    pub group: &'a str,
+    /// Version.
+    pub version: &'a str,
+    /// Namespace from the path, if any.
+    pub namespace: Option<&'a str>,
+    /// Plural resource.
+    pub resource: &'a str,
+    /// Object name, if any.
+    pub name: Option<&'a str>,
+    /// Subresource such as `status`, if any.
+    pub subresource: Option<&'a str>,
+    /// The verb.
+    pub verb: Verb,
+}
+
 /// Parses the path of a resource request, or `None` when it is no resource path.
 pub fn parse(method: &Method, path: &str, watch: bool) -> Option<ResourceRequest> {
-    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let (group, version, rest) = match parts.as_slice() {
+    let r = parse_ref(method, path, watch)?;
+    Some(ResourceRequest {
+        group: r.group.to_owned(),
+        version: r.version.to_owned(),
+        namespace: r.namespace.map(str::to_owned),
+        resource: r.resource.to_owned(),
+        name: r.name.map(str::to_owned),
+        subresource: r.subresource.map(str::to_owned),
+        verb: r.verb,
+    })
+}
+
+/// [`parse`] without copying the parts.
+pub fn parse_ref<'a>(method: &Method, path: &'a str, watch: bool) -> Option<ResourceRef<'a>> {
+    // The longest: apis/<group>/<version>/namespaces/<ns>/<resource>/<name>/<sub>.
+    let mut parts: [&str; 8] = [""; 8];
+    let mut count = 0;
+    for part in path.trim_matches('/').split('/') {
+        if count == parts.len() {
+            return None;
+        }
+        parts[count] = part;
+        count += 1;
+    }
+    let parts = &parts[..count];
+    let (group, version, rest) = match parts {
         ["api", version, rest @ ..] => ("", *version, rest),
         ["apis", group, version, rest @ ..] => (*group, *version, rest),
         _ => return None,
     };
     let (namespace, rest) = match rest {
         ["namespaces", _, sub] if NAMESPACE_SUBRESOURCES.contains(sub) => (None, rest),
-        ["namespaces", ns, tail @ ..] if !tail.is_empty() => (Some((*ns).to_owned()), tail),
+        ["namespaces", ns, tail @ ..] if !tail.is_empty() => (Some(*ns), tail),
         _ => (None, rest),
     };
     let (resource, name, subresource) = match rest {
@@ -88,13 +131,13 @@ pub fn parse(method: &Method, path: &str, watch: bool) -> Option<ResourceRequest
         return None;
     }
     let verb = verb(method, name.is_some(), subresource.is_some(), watch)?;
-    Some(ResourceRequest {
-        group: group.to_owned(),
-        version: version.to_owned(),
+    Some(ResourceRef {
+        group,
+        version,
         namespace,
-        resource: resource.to_owned(),
-        name: name.map(str::to_owned),
-        subresource: subresource.map(str::to_owned),
+        resource,
+        name,
+        subresource,
         verb,
     })
 }

@@ -4,6 +4,8 @@
 
 use tokio::sync::watch;
 
+use crate::authn::Authenticator;
+use crate::flowcontrol::Limiter;
 use crate::metrics::Metrics;
 use crate::openapi;
 use crate::registry::Registry;
@@ -20,4 +22,8 @@ pub struct App {
     pub metrics: Metrics,
     /// The OpenAPI documents, built on first use.
     pub openapi: openapi::OpenApiDocs,
+    /// Who sends each request.
+    pub authenticator: Authenticator,
+    /// Priority and fairness, or the in-flight limits.
+    pub limiter: Limiter,
 }

@@ -91,6 +91,22 @@ impl Caches {
         cache
     }
 
+    /// How many objects the cache of `group`'s `resource` holds, where one
+    /// has started and listed (the object count upstream's work estimator
+    /// reads).
+    pub fn count(&self, group: &str, resource: &str) -> Option<usize> {
+        let caches = self
+            .by_prefix
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let cache = caches.values().find(|c| {
+            let info = c.inner.entry.info;
+            info.plural == resource && info.group == group
+        })?;
+        let state = cache.inner.read();
+        state.ready.then(|| state.objects.len())
+    }
+
     /// Stops every cache's watch of the store.
     pub fn stop(&self) {
         self.by_prefix

@@ -217,6 +217,12 @@ impl Registry {
         self.hooks.is_stored(scope.info()) && !scope.entry.is_custom()
     }
 
+    /// The number of `group`'s `resource` objects, where its watch cache
+    /// knows it.
+    pub fn object_count(&self, group: &str, resource: &str) -> Option<usize> {
+        self.caches.count(group, resource)
+    }
+
     /// Stops the watch caches' watches of the store (at shutdown).
     pub fn stop_caches(&self) {
         self.caches.stop();

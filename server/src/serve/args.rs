@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 
-use super::{Backend, ServeOptions};
+use super::{Backend, Limits, ServeOptions};
 use crate::kinds::{IpRange, ServiceRanges};
 use crate::registry::StorageMediaType;
 
@@ -62,6 +62,25 @@ pub struct ServeArgs {
     /// on first start.
     #[arg(long)]
     pub root_ca_file: Option<PathBuf>,
+    /// Bearer tokens and their users, as kube-apiserver's flag: CSV records
+    /// `token,user,uid[,"group1,group2"]`. Without it kapi authenticates no
+    /// one and every request is `system:anonymous`.
+    #[arg(long)]
+    pub token_auth_file: Option<PathBuf>,
+    /// API priority and fairness: classify requests by FlowSchema and share
+    /// the seats of --max-requests-inflight plus
+    /// --max-mutating-requests-inflight among priority levels. When false,
+    /// those two flags limit reads and writes directly.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub enable_priority_and_fairness: bool,
+    /// Reads (get, list, watch) in flight at once; with priority and fairness,
+    /// part of the seats shared among levels (0: unlimited).
+    #[arg(long, default_value_t = 400)]
+    pub max_requests_inflight: u32,
+    /// Writes in flight at once; with priority and fairness, part of the
+    /// seats shared among levels (0: unlimited).
+    #[arg(long, default_value_t = 200)]
+    pub max_mutating_requests_inflight: u32,
 }
 
 /// `30000-32767`.
@@ -102,6 +121,12 @@ impl ServeArgs {
             },
             controllers: self.controllers.clone(),
             root_ca_file: self.root_ca_file.clone(),
+            token_auth_file: self.token_auth_file.clone(),
+            limits: Limits {
+                priority_and_fairness: self.enable_priority_and_fairness,
+                read_only: self.max_requests_inflight,
+                mutating: self.max_mutating_requests_inflight,
+            },
         }
     }
 }

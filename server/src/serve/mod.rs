@@ -22,8 +22,12 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::app::app;
+use crate::authn::Authenticator;
 use crate::controllers::{self, ControllerOptions, UnknownController};
+use crate::flowcontrol::max_in_flight::MaxInFlight;
+use crate::flowcontrol::{FlowControl, Limiter};
 use crate::kinds::ServiceRanges;
+use crate::metrics::Metrics;
 use crate::registry::{Registry, StorageMediaType};
 use crate::state::App;
 
@@ -48,6 +52,32 @@ pub struct ServeOptions {
     /// The CA certificate to publish (default: `<data-dir>/ca.crt`, made on
     /// first start).
     pub root_ca_file: Option<PathBuf>,
+    /// `--token-auth-file`.
+    pub token_auth_file: Option<PathBuf>,
+    /// Priority and fairness or the in-flight limits.
+    pub limits: Limits,
+}
+
+/// How many requests run at once.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// API priority and fairness (else the plain limits).
+    pub priority_and_fairness: bool,
+    /// `--max-requests-inflight`.
+    pub read_only: u32,
+    /// `--max-mutating-requests-inflight`.
+    pub mutating: u32,
+}
+
+impl Default for Limits {
+    /// kube-apiserver's defaults.
+    fn default() -> Limits {
+        Limits {
+            priority_and_fairness: true,
+            read_only: 400,
+            mutating: 200,
+        }
+    }
 }
 
 /// Why serving failed.
@@ -71,6 +101,15 @@ pub enum ServeError {
     /// The CA certificate to publish could not be read or made.
     #[error("root CA certificate: {0}")]
     RootCa(std::io::Error),
+    /// `--token-auth-file` could not be read.
+    #[error(transparent)]
+    TokenFile(#[from] crate::authn::TokenFileError),
+    /// Priority and fairness has no seats to share.
+    #[error(
+        "--max-requests-inflight plus --max-mutating-requests-inflight must be positive \
+         with priority and fairness enabled"
+    )]
+    NoSeats,
 }
 
 /// Serves `scheme` from the configured backend until Ctrl-C or SIGTERM.
@@ -79,6 +118,12 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         return Err(ServeError::NotLoopback(opts.listen));
     }
     let controllers = controller_options(&opts)?;
+    let authenticator = match &opts.token_auth_file {
+        Some(path) => Authenticator::with_token_file(path)?,
+        None => Authenticator::anonymous_only(),
+    };
+    let metrics = Metrics::default();
+    let limiter = limiter(opts.limits, &metrics)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
@@ -93,12 +138,15 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let shutdown_rx_for_controllers = shutdown_rx.clone();
     let shutdown_rx_for_custom = shutdown_rx.clone();
+    let shutdown_rx_for_flow = shutdown_rx.clone();
     let state = Arc::new(App {
         registry,
         shutdown: shutdown_rx,
         address: address.to_string(),
-        metrics: Default::default(),
+        metrics,
         openapi: Default::default(),
+        authenticator,
+        limiter,
     });
     let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
@@ -122,6 +170,14 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         crate::controllers::client::Client::of_apiserver(router.clone()),
         shutdown_rx_for_custom,
     ));
+    let flow_control = match &state.limiter {
+        Limiter::Priority(flow_control) => Some(tokio::spawn(crate::flowcontrol::controller::run(
+            flow_control.clone(),
+            crate::controllers::client::Client::of_apiserver(router.clone()),
+            shutdown_rx_for_flow,
+        ))),
+        _ => None,
+    };
     // The controllers reach the API through the router itself, not the socket:
     // they keep working while the listener drains, and release their lease.
     let mut controllers = tokio::spawn(controllers::run(
@@ -142,9 +198,30 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         controllers.abort();
     }
     custom.abort();
+    if let Some(flow_control) = flow_control {
+        flow_control.abort();
+    }
     compaction.abort();
     state.registry.stop_caches();
     Ok(())
+}
+
+/// Priority and fairness over the two limits' seats, or the limits alone.
+fn limiter(limits: Limits, metrics: &Metrics) -> Result<Limiter, ServeError> {
+    if !limits.priority_and_fairness {
+        return Ok(Limiter::MaxInFlight(MaxInFlight::new(
+            limits.read_only as usize,
+            limits.mutating as usize,
+        )));
+    }
+    let seats = limits.read_only.saturating_add(limits.mutating);
+    if seats == 0 {
+        return Err(ServeError::NoSeats);
+    }
+    Ok(Limiter::Priority(Arc::new(FlowControl::new(
+        seats,
+        metrics.flow.clone(),
+    ))))
 }
 
 /// How long stopping controllers (releasing the lease) may delay the exit.

@@ -138,6 +138,8 @@ fn router_on(storage: Arc<dyn Storage>) -> (Router, watch::Sender<bool>) {
         shutdown: rx,
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
+        authenticator: Default::default(),
+        limiter: Default::default(),
         openapi: Default::default(),
     }));
     (router, tx)

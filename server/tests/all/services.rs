@@ -284,6 +284,8 @@ fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
         shutdown: rx,
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
+        authenticator: Default::default(),
+        limiter: Default::default(),
         openapi: Default::default(),
     }))
 }

@@ -8,6 +8,8 @@ use axum::http::{Method, Request, StatusCode, header};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
+use crate::authn::UserInfo;
+
 mod watch;
 
 pub use watch::{WatchEvent, WatchStream};
@@ -161,6 +163,9 @@ pub struct Client {
     /// `kube-controller-manager`, those it runs in kube-apiserver
     /// (custom resource definitions) `kube-apiserver`.
     user_agent: &'static str,
+    /// Who it is: its requests carry this user, set before they enter the
+    /// router (a network client cannot).
+    user: std::sync::Arc<UserInfo>,
 }
 
 impl Client {
@@ -170,6 +175,7 @@ impl Client {
         Client {
             router,
             user_agent: "kube-controller-manager/v1.32.0 (kapi)",
+            user: std::sync::Arc::new(UserInfo::controller_manager()),
         }
     }
 
@@ -178,6 +184,7 @@ impl Client {
         Client {
             router,
             user_agent: "kube-apiserver/v1.32.0 (kapi)",
+            user: std::sync::Arc::new(UserInfo::apiserver()),
         }
     }
 
@@ -195,6 +202,7 @@ impl Client {
             None => Body::empty(),
         };
         let request = Request::builder()
+            .extension(self.user.clone())
             .method(method)
             .uri(uri)
             .header(header::CONTENT_TYPE, content_type)

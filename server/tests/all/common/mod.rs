@@ -63,6 +63,8 @@ pub async fn harness_on(
         shutdown: rx,
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
+        authenticator: Default::default(),
+        limiter: Default::default(),
         openapi: Default::default(),
     }));
     let h = Harness {
