@@ -17,6 +17,7 @@ mod kube_client;
 mod kubectl;
 mod kubectl_protobuf;
 mod openapi;
+mod priority_and_fairness;
 mod restart;
 mod scale;
 mod server_side_apply;

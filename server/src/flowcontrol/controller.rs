@@ -34,6 +34,10 @@ const CONSUMER: &str = "api-priority-and-fairness-config-consumer-v1";
 /// How often the bootstrap objects are checked again.
 const ENSURE_EVERY: Duration = Duration::from_secs(60);
 
+/// How long the first configuration waits for the bootstrap objects it
+/// created to come back through the informers.
+const AWAIT_CREATED: Duration = Duration::from_secs(10);
+
 /// Status writes of one FlowSchema allowed per minute before they wait.
 const WRITES_PER_MINUTE: usize = 5;
 
@@ -107,6 +111,13 @@ impl Known {
         }
     }
 
+    fn has(&self, list: List, name: &str) -> bool {
+        match list {
+            List::FlowSchemas => self.flow_schemas.contains_key(name),
+            List::PriorityLevels => self.priority_levels.contains_key(name),
+        }
+    }
+
     fn ready(&self) -> bool {
         self.listed.0 && self.listed.1
     }
@@ -134,6 +145,10 @@ pub async fn run(
     let mut writes: BTreeMap<String, VecDeque<Instant>> = BTreeMap::new();
     let mut ensure = tokio::time::interval(ENSURE_EVERY);
     ensure.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The bootstrap objects the first round created and the informers have
+    // not shown yet: until they arrive the configuration stays the bootstrap
+    // one the filter began with, rather than the mandatory objects alone.
+    let mut awaiting: Option<(Instant, Vec<(List, String)>)> = None;
     let mut ensured = false;
     loop {
         tokio::select! {
@@ -147,16 +162,23 @@ pub async fn run(
                 if !known.ready() {
                     continue;
                 }
-                configure(&flow_control, &known);
-                write_conditions(&client, &known, &mut writes).await;
                 if !ensured {
-                    ensure_bootstrap(&client, &known).await;
+                    let created = ensure_bootstrap(&client, &known).await;
+                    awaiting = Some((Instant::now(), created));
                     ensured = true;
                 }
+                if let Some((since, created)) = &mut awaiting {
+                    created.retain(|(list, name)| !known.has(*list, name));
+                    if !created.is_empty() && since.elapsed() < AWAIT_CREATED {
+                        continue;
+                    }
+                    awaiting = None;
+                }
+                configure(&flow_control, &known);
+                write_conditions(&client, &known, &mut writes).await;
             }
-            _ = ensure.tick(), if known.ready() => {
+            _ = ensure.tick(), if ensured => {
                 ensure_bootstrap(&client, &known).await;
-                ensured = true;
             }
         }
     }
@@ -227,8 +249,10 @@ async fn write_conditions(
 }
 
 /// The producer's round: suggested levels and schemas, then the mandatory
-/// ones, then the removal of former bootstrap objects.
-async fn ensure_bootstrap(client: &Client, known: &Known) {
+/// ones, then the removal of former bootstrap objects. Returns the objects
+/// it created.
+async fn ensure_bootstrap(client: &Client, known: &Known) -> Vec<(List, String)> {
+    let mut created = Vec::new();
     for mandatory in [false, true] {
         for list in [List::PriorityLevels, List::FlowSchemas] {
             let existing = match list {
@@ -236,8 +260,10 @@ async fn ensure_bootstrap(client: &Client, known: &Known) {
                 List::PriorityLevels => &known.priority_levels,
             };
             for object in bootstrap::objects(list.bootstrap()) {
-                if object.mandatory == mandatory {
-                    ensure_one(client, list, &object, existing.get(&object.name)).await;
+                if object.mandatory == mandatory
+                    && ensure_one(client, list, &object, existing.get(&object.name)).await
+                {
+                    created.push((list, object.name.clone()));
                 }
             }
         }
@@ -278,16 +304,17 @@ async fn ensure_bootstrap(client: &Client, known: &Known) {
             }
         }
     }
+    created
 }
 
-/// Creates `object` when missing, or resets its spec and annotation as the
-/// annotation (or, without one, its generation) says.
+/// Creates `object` when missing (true when it did), or resets its spec and
+/// annotation as the annotation (or, without one, its generation) says.
 async fn ensure_one(
     client: &Client,
     list: List,
     object: &bootstrap::Object,
     current: Option<&Value>,
-) {
+) -> bool {
     let resource = list.resource();
     let Some(current) = current else {
         let body = json!({
@@ -297,7 +324,7 @@ async fn ensure_one(
             "spec": object.spec,
         });
         let uri = format!("{}?fieldManager={PRODUCER}", resource.path(None, None));
-        match client
+        return match client
             .request(
                 Method::POST,
                 &uri,
@@ -307,13 +334,13 @@ async fn ensure_one(
             )
             .await
         {
-            Ok(_) => tracing::debug!(kind = list.kind(), name = %object.name, "created"),
-            Err(e) if e.is_conflict() => {}
+            Ok(_) => true,
+            Err(e) if e.is_conflict() => false,
             Err(e) => {
-                tracing::warn!(kind = list.kind(), name = %object.name, error = %e, "could not create")
+                tracing::warn!(kind = list.kind(), name = %object.name, error = %e, "could not create");
+                false
             }
-        }
-        return;
+        };
     };
     let annotation = current["metadata"]["annotations"][AUTOUPDATE].as_str();
     let auto = if object.mandatory {
@@ -336,7 +363,7 @@ async fn ensure_one(
     }
     let spec_changed = auto && current["spec"] != wanted;
     if !update_annotation && !spec_changed {
-        return;
+        return false;
     }
     let mut updated = current.clone();
     if spec_changed {
@@ -365,4 +392,5 @@ async fn ensure_one(
             tracing::warn!(kind = list.kind(), name = %object.name, error = %e, "could not update")
         }
     }
+    false
 }

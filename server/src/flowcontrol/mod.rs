@@ -248,13 +248,10 @@ impl FlowControl {
         running.begin();
         let mut response = next.run(request).await;
         response.headers_mut().extend(headers);
-        // A watch holds its seats while it starts, not while it runs; a
-        // streamed body holds them until it is written.
-        if watch
-            || http_body::Body::size_hint(response.body())
-                .exact()
-                .is_some()
-        {
+        // A watch holds its seats while it starts, not while it runs; any
+        // other answer holds them until its body is written (a streamed list
+        // is produced as it is sent).
+        if watch {
             drop(running);
             return response;
         }

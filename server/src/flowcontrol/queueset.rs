@@ -139,6 +139,10 @@ struct Waiter {
 struct Dispatched {
     queue: usize,
     generation: u64,
+    /// When its seats were given: its execution counts from here (a busy
+    /// runtime may wake the request later; its queue's virtual time must
+    /// still account for the seats from the moment they were taken).
+    at: Instant,
 }
 
 /// Seats held by a request while it executes; released when dropped.
@@ -179,7 +183,12 @@ impl Drop for Waiting<'_> {
         // Dispatched after all (under the lock, so the seats are in the
         // channel now): give them back.
         if let Ok(at) = rx.try_recv() {
-            state.finish(Some(at.queue), at.generation, self.seats, 0.0);
+            state.finish(
+                Some(at.queue),
+                at.generation,
+                self.seats,
+                at.at.elapsed().as_secs_f64(),
+            );
         }
     }
 }
@@ -309,7 +318,7 @@ impl QueueSet {
                     queue: Some(at.queue),
                     generation: at.generation,
                     seats,
-                    started: Instant::now(),
+                    started: at.at,
                 })
             }
             // Timed out, or the level stopped queuing: `waiting` leaves the
@@ -476,6 +485,7 @@ impl State {
             let at = Dispatched {
                 queue: index,
                 generation: self.generation,
+                at: Instant::now(),
             };
             if waiter.tx.send(at).is_ok() {
                 let q = &mut self.queues[index];
