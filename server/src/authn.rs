@@ -8,7 +8,9 @@
 //! - a bearer token from `--token-auth-file` names its user (plus the group
 //!   `system:authenticated`), as kube-apiserver's static token authenticator;
 //!   a token that file does not hold is refused with a 401;
-//! - anything else is `system:anonymous` in `system:unauthenticated`.
+//! - anything else is `system:anonymous` in `system:unauthenticated`;
+//! - `Impersonate-*` headers then replace that user (no one is refused:
+//!   kapi authorizes nothing yet).
 //!
 //! Without `--token-auth-file` tokens are not examined at all: kapi has no
 //! other authenticator yet (client certificates and service account tokens
@@ -233,7 +235,8 @@ pub fn user_of(request: &Request) -> Arc<UserInfo> {
 }
 
 /// The filter: sets the request's user unless an in-process client already
-/// did, or answers 401.
+/// did, or answers 401; then takes on the user the `Impersonate-*` headers
+/// name.
 pub async fn authenticate(
     authenticator: &Authenticator,
     mut request: Request,
@@ -247,7 +250,102 @@ pub async fn authenticate(
             Err(e) => return e.into_response(),
         }
     }
+    match impersonated(request.headers()) {
+        Ok(None) => {}
+        Ok(Some(user)) => {
+            request.extensions_mut().insert(Arc::new(user));
+        }
+        Err(refs) => {
+            // Upstream's words, a plain-text 500.
+            let message = format!(
+                "Internal Server Error: {:?}: requested [{refs}] without impersonating a user\n",
+                request.uri().path()
+            );
+            let mut response =
+                (axum::http::StatusCode::INTERNAL_SERVER_ERROR, message).into_response();
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                axum::http::HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            return response;
+        }
+    }
     next.run(request).await
+}
+
+const IMPERSONATE_USER: &str = "impersonate-user";
+const IMPERSONATE_GROUP: &str = "impersonate-group";
+const IMPERSONATE_UID: &str = "impersonate-uid";
+const IMPERSONATE_EXTRA: &str = "impersonate-extra-";
+
+/// The user `Impersonate-User`, `-Group`, `-Uid` and `-Extra-*` name, with
+/// the groups kube-apiserver adds (a service account's, and
+/// `system:authenticated` or `system:unauthenticated`). `Err` lists (in Go's
+/// form) what was asked without a user.
+///
+/// kapi authorizes nothing yet, so anyone may impersonate anyone, as
+/// kube-apiserver with `--authorization-mode=AlwaysAllow`; the `impersonate`
+/// verb's check comes with RBAC.
+fn impersonated(headers: &axum::http::HeaderMap) -> Result<Option<UserInfo>, String> {
+    let text = |v: &axum::http::HeaderValue| v.to_str().unwrap_or_default().to_owned();
+    let name = headers.get(IMPERSONATE_USER).map(text);
+    let asked_groups: Vec<String> = headers
+        .get_all(IMPERSONATE_GROUP)
+        .iter()
+        .map(text)
+        .collect();
+    let uid = headers.get(IMPERSONATE_UID).map(text);
+    let mut extra: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (header_name, value) in headers {
+        if let Some(key) = header_name.as_str().strip_prefix(IMPERSONATE_EXTRA) {
+            let key = form_urlencoded::parse(format!("k={key}").as_bytes())
+                .next()
+                .map_or_else(|| key.to_owned(), |(_, v)| v.into_owned());
+            extra
+                .entry(key.to_lowercase())
+                .or_default()
+                .push(text(value));
+        }
+    }
+    let Some(name) = name else {
+        if asked_groups.is_empty() && uid.is_none() && extra.is_empty() {
+            return Ok(None);
+        }
+        let mut refs: Vec<String> = asked_groups
+            .iter()
+            .map(|g| format!("{{Group  {g}    }}"))
+            .collect();
+        for (key, values) in &extra {
+            refs.extend(
+                values
+                    .iter()
+                    .map(|v| format!("{{UserExtra  {v}    {key}}}")),
+            );
+        }
+        refs.extend(uid.iter().map(|u| format!("{{UID  {u}    }}")));
+        return Err(refs.join(" "));
+    };
+    let mut user = UserInfo {
+        uid: uid.unwrap_or_default(),
+        extra,
+        ..UserInfo::default()
+    };
+    user.name = name;
+    if let Some((namespace, _)) = user.service_account() {
+        let namespace = namespace.to_owned();
+        user.groups.push("system:serviceaccounts".to_owned());
+        user.groups
+            .push(format!("system:serviceaccounts:{namespace}"));
+    }
+    user.groups.extend(asked_groups);
+    if user.name == "system:anonymous" {
+        if !user.in_group(UNAUTHENTICATED) {
+            user.groups.push(UNAUTHENTICATED.to_owned());
+        }
+    } else if !user.in_group(AUTHENTICATED) && !user.in_group(UNAUTHENTICATED) {
+        user.groups.push(AUTHENTICATED.to_owned());
+    }
+    Ok(Some(user))
 }
 
 #[cfg(test)]
@@ -298,6 +396,40 @@ mod tests {
         let auth = Authenticator::anonymous_only();
         let user = auth.authenticate(&with_token("anything")).unwrap();
         assert_eq!(*user, UserInfo::anonymous());
+    }
+
+    #[test]
+    fn impersonation_as_upstream() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            IMPERSONATE_USER,
+            HeaderValue::from_static("system:serviceaccount:ns1:sa1"),
+        );
+        headers.insert(IMPERSONATE_UID, HeaderValue::from_static("123"));
+        headers.insert("impersonate-extra-foo-bar", HeaderValue::from_static("x"));
+        let user = impersonated(&headers).unwrap().unwrap();
+        assert_eq!(user.name, "system:serviceaccount:ns1:sa1");
+        assert_eq!(user.uid, "123");
+        assert_eq!(
+            user.groups,
+            [
+                "system:serviceaccounts",
+                "system:serviceaccounts:ns1",
+                AUTHENTICATED
+            ]
+        );
+        assert_eq!(user.extra["foo-bar"], ["x"]);
+
+        let mut headers = HeaderMap::new();
+        headers.append(IMPERSONATE_USER, HeaderValue::from_static("alice"));
+        headers.append(IMPERSONATE_GROUP, HeaderValue::from_static(UNAUTHENTICATED));
+        let user = impersonated(&headers).unwrap().unwrap();
+        assert_eq!(user.groups, [UNAUTHENTICATED]);
+
+        let mut headers = HeaderMap::new();
+        headers.append(IMPERSONATE_GROUP, HeaderValue::from_static("g1"));
+        assert_eq!(impersonated(&headers).unwrap_err(), "{Group  g1    }");
+        assert_eq!(impersonated(&HeaderMap::new()), Ok(None));
     }
 
     #[test]
