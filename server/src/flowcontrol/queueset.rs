@@ -239,11 +239,10 @@ impl QueueSet {
             state.waiting = 0;
             state.robin = 0;
             for waiter in waiters {
-                match state.choose_queue(waiter.flow) {
-                    Some(queue) => state.push(queue, waiter),
-                    // The level stopped queuing: the request is refused as
-                    // its wait ends (its sender is dropped here).
-                    None => {}
+                // When the level stopped queuing, the request is refused as
+                // its wait ends (its sender is dropped here).
+                if let Some(queue) = state.choose_queue(waiter.flow) {
+                    state.push(queue, waiter);
                 }
             }
         }
