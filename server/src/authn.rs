@@ -261,13 +261,7 @@ pub async fn authenticate(
                 "Internal Server Error: {:?}: requested [{refs}] without impersonating a user\n",
                 request.uri().path()
             );
-            let mut response =
-                (axum::http::StatusCode::INTERNAL_SERVER_ERROR, message).into_response();
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                axum::http::HeaderValue::from_static("text/plain; charset=utf-8"),
-            );
-            return response;
+            return crate::health::text(axum::http::StatusCode::INTERNAL_SERVER_ERROR, message);
         }
     }
     next.run(request).await

@@ -183,7 +183,9 @@ async fn one(app: &App, endpoint: Endpoint, name: &str) -> Response {
     }
 }
 
-fn text(code: StatusCode, body: String) -> Response {
+/// A plain-text answer as Go's `http.Error` writes it (`text/plain`,
+/// `nosniff`).
+pub(crate) fn text(code: StatusCode, body: String) -> Response {
     let mut response = (code, body).into_response();
     let headers = response.headers_mut();
     headers.insert(

@@ -129,6 +129,29 @@ fn flood(
     (handles, done, refused)
 }
 
+/// Floods `path` from 8 threads until one refusal is caught with its
+/// headers; stops the flood.
+fn catch_refusal(s: &Server, path: &str) -> Answer {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (threads, _, refused) = flood(s, path, 8, &stop);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut refusal = None;
+    while refusal.is_none() {
+        assert!(Instant::now() < deadline, "nothing was refused");
+        if refused.load(Ordering::Relaxed) > 0 {
+            let answer = call(s, "flood-token", "GET", path, None);
+            if answer.code == 429 {
+                refusal = Some(answer);
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    refusal.unwrap()
+}
+
 fn waiting_in(s: &Server, level: &str) -> usize {
     let dump = call(
         s,
@@ -301,27 +324,7 @@ fn a_reject_level_refuses_with_upstreams_answer_and_dangling_schemas_are_marked(
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let refusal = {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (threads, _, refused) = flood(&s, path, 8, &stop);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut refusal = None;
-        while refusal.is_none() {
-            assert!(Instant::now() < deadline, "no list was refused");
-            if refused.load(Ordering::Relaxed) > 0 {
-                // Catch one ourselves, with its headers.
-                let answer = call(&s, "flood-token", "GET", path, None);
-                if answer.code == 429 {
-                    refusal = Some(answer);
-                }
-            }
-        }
-        stop.store(true, Ordering::Relaxed);
-        for thread in threads {
-            thread.join().unwrap();
-        }
-        refusal.unwrap()
-    };
+    let refusal = catch_refusal(&s, path);
     assert_eq!(refusal.body, "Too many requests, please try again later.\n");
     assert_eq!(
         refusal.header("content-type"),
@@ -402,24 +405,7 @@ fn without_priority_and_fairness_the_in_flight_limit_refuses() {
     );
     populate(&s, "mi", 200);
     let path = "/api/v1/namespaces/mi/configmaps";
-    let stop = Arc::new(AtomicBool::new(false));
-    let (threads, _, refused) = flood(&s, path, 8, &stop);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut refusal = None;
-    while refusal.is_none() {
-        assert!(Instant::now() < deadline, "nothing was refused");
-        if refused.load(Ordering::Relaxed) > 0 {
-            let answer = call(&s, "flood-token", "GET", path, None);
-            if answer.code == 429 {
-                refusal = Some(answer);
-            }
-        }
-    }
-    stop.store(true, Ordering::Relaxed);
-    for thread in threads {
-        thread.join().unwrap();
-    }
-    let refusal = refusal.unwrap();
+    let refusal = catch_refusal(&s, path);
     assert_eq!(refusal.header("retry-after"), ["1"]);
     assert_eq!(refusal.body, "Too many requests, please try again later.\n");
     assert!(refusal.header("x-kubernetes-pf-flowschema-uid").is_empty());

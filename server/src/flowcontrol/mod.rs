@@ -33,7 +33,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::Value;
 
 use crate::request_info::{self, ResourceRef, Verb};
@@ -168,7 +168,7 @@ impl FlowControl {
             return next.run(request).await;
         }
         let user = crate::authn::user_of(&request);
-        let lower_method = method.as_str().to_ascii_lowercase();
+        let lower_method = lower_case(&method);
         let descriptor = Descriptor {
             user: &user,
             target: match &resource {
@@ -180,7 +180,7 @@ impl FlowControl {
                     namespace: r.namespace,
                 },
                 None => Target::NonResource {
-                    verb: &lower_method,
+                    verb: lower_method.as_ref(),
                     path,
                 },
             },
@@ -371,6 +371,25 @@ fn is_long_running(request: &ResourceRef<'_>) -> bool {
     ) || request.resource == "proxy"
 }
 
+/// The method as a non-resource rule's verb, without allocating for the
+/// standard ones.
+fn lower_case(method: &axum::http::Method) -> std::borrow::Cow<'static, str> {
+    use axum::http::Method;
+    let known = [
+        (Method::GET, "get"),
+        (Method::HEAD, "head"),
+        (Method::POST, "post"),
+        (Method::PUT, "put"),
+        (Method::PATCH, "patch"),
+        (Method::DELETE, "delete"),
+        (Method::OPTIONS, "options"),
+    ];
+    match known.into_iter().find(|(m, _)| m == method) {
+        Some((_, verb)) => verb.into(),
+        None => method.as_str().to_ascii_lowercase().into(),
+    }
+}
+
 fn is_watch(query: &str) -> bool {
     form_urlencoded::parse(query.as_bytes())
         .find(|(k, _)| k == "watch")
@@ -418,17 +437,10 @@ fn header_value(uid: &str) -> HeaderValue {
 
 /// kube-apiserver's 429: plain text, with `Retry-After`.
 pub fn too_many_requests(retry_after: u64) -> Response {
-    let mut response = (StatusCode::TOO_MANY_REQUESTS, TOO_MANY).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    let mut response = crate::health::text(StatusCode::TOO_MANY_REQUESTS, TOO_MANY.to_owned());
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
     response
 }
 
