@@ -16,6 +16,7 @@ pub mod field_text;
 pub mod go_json;
 pub mod intern;
 pub mod intstr;
+pub mod known_fields;
 pub mod meta;
 pub mod object;
 pub mod openapi;

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
+use crate::known_fields::Shape;
 use crate::object::DynObject;
 use crate::proto;
 use crate::resource::{Resource, ResourceInfo};
@@ -220,15 +221,6 @@ fn without_position(e: &serde_json::Error) -> String {
         .map_or(text.clone(), str::to_owned)
 }
 
-/// Whether a path serde_ignored reports is the type meta every body carries.
-fn is_type_meta(path: &serde_ignored::Path<'_>) -> bool {
-    matches!(
-        path,
-        serde_ignored::Path::Map { parent: serde_ignored::Path::Root, key }
-            if key == "kind" || key == "apiVersion"
-    )
-}
-
 impl<T: Resource> KindOps for Typed<T> {
     fn validate_served(
         &self,
@@ -240,29 +232,18 @@ impl<T: Resource> KindOps for Typed<T> {
     }
 
     fn decode_json(&self, json: &[u8]) -> Result<Decoded, String> {
-        let mut unknown_fields = Vec::new();
-        let mut de = serde_json::Deserializer::from_slice(json);
-        let typed: T = serde_ignored::deserialize(&mut de, |path| {
-            if !is_type_meta(&path) {
-                unknown_fields.push(json_path(&path));
-            }
-        })
-        .map_err(|e| without_position(&e))?;
-        de.end().map_err(|e| without_position(&e))?;
+        let typed: T = serde_json::from_slice(json).map_err(|e| without_position(&e))?;
         Ok(Decoded {
             object: Box::new(typed),
-            unknown_fields,
+            unknown_fields: Shape::of::<T>().unknown_in_json(json),
         })
     }
 
     fn decode_value(&self, value: Value) -> Result<Decoded, String> {
-        let mut unknown_fields = Vec::new();
-        let typed: T = serde_ignored::deserialize(value, |path| {
-            if !is_type_meta(&path) {
-                unknown_fields.push(json_path(&path));
-            }
-        })
-        .map_err(|e| e.to_string())?;
+        // Through the text: one decoder per kind serves both forms.
+        let unknown_fields = Shape::of::<T>().unknown_in_value(&value);
+        let json = serde_json::to_vec(&value).map_err(|e| e.to_string())?;
+        let typed: T = serde_json::from_slice(&json).map_err(|e| without_position(&e))?;
         Ok(Decoded {
             object: Box::new(typed),
             unknown_fields,
@@ -289,27 +270,6 @@ impl<T: Resource> KindOps for Typed<T> {
             None => Ok(object),
             Some(hub) => (hub.from_hub)(object),
         }
-    }
-}
-
-/// Formats a serde_ignored path as Kubernetes prints field paths
-/// (`spec.containers[0].foo`).
-fn json_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path;
-    match path {
-        Path::Root => String::new(),
-        Path::Seq { parent, index } => format!("{}[{index}]", json_path(parent)),
-        Path::Map { parent, key } => {
-            let parent = json_path(parent);
-            if parent.is_empty() {
-                key.clone()
-            } else {
-                format!("{parent}.{key}")
-            }
-        }
-        Path::Some { parent }
-        | Path::NewtypeStruct { parent }
-        | Path::NewtypeVariant { parent } => json_path(parent),
     }
 }
 

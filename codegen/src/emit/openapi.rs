@@ -27,6 +27,11 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
     let description = description(&model.doc);
     let properties = model.fields.iter().map(emit_property);
     let rt = quote!(::kapi_runtime);
+    let define = if model.is_kind {
+        quote!(define_kind)
+    } else {
+        quote!(define)
+    };
     let map_type = model.map_type.as_ref().map(|t| {
         quote!(schema["x-kubernetes-map-type"] = #rt::serde_json::Value::String(::std::string::String::from(#t));)
     });
@@ -34,7 +39,7 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
         impl #rt::openapi::OpenApi for #ident {
             fn schema(defs: &mut #rt::openapi::Definitions) -> #rt::serde_json::Value {
                 let name = #rt::openapi::definition_name(::core::module_path!(), #name);
-                defs.define(&name, |defs| {
+                defs.#define(&name, |defs| {
                     let (properties, required) =
                         <Self as #rt::openapi::OpenApi>::flattened(defs);
                     let mut schema = #rt::openapi::object(#description, properties, required);

@@ -27,6 +27,9 @@ pub struct ApiTypeModel {
     /// The type's name in Kubernetes (its Go name: the protobuf message name
     /// when `proto_name` renames it, else the struct's name).
     pub schema_name: String,
+    /// Whether the struct is a kind (it also derives `Resource`): its objects
+    /// carry `apiVersion` and `kind`, embedded ones too.
+    pub is_kind: bool,
 }
 
 /// One wire field and its rules.
@@ -168,7 +171,9 @@ impl ApiTypeModel {
             }
             value
         });
+        let is_kind = input.attrs.iter().any(|a| a.path().is_ident("resource"));
         errors.finish_with(ApiTypeModel {
+            is_kind,
             map_type,
             schema: input.schema,
             doc: crate::parse::doc_lines(&input.attrs),

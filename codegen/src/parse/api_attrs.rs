@@ -6,7 +6,11 @@ use super::{SignedLit, StrList};
 
 /// `#[derive(ApiType)]` input: a struct with named fields.
 #[derive(Debug, FromDeriveInput)]
-#[darling(attributes(api), supports(struct_named), forward_attrs(serde, doc))]
+#[darling(
+    attributes(api),
+    supports(struct_named),
+    forward_attrs(serde, doc, resource)
+)]
 pub struct ApiInput {
     /// The struct's name.
     pub ident: Ident,

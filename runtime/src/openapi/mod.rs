@@ -5,7 +5,7 @@
 //! definitions under Kubernetes' definition names (`io.k8s.api.core.v1.Pod`), so
 //! that documents built from them line up with kube-apiserver's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
@@ -18,6 +18,8 @@ pub use document::{Documents, documents};
 #[derive(Debug, Default)]
 pub struct Definitions {
     defs: BTreeMap<String, Value>,
+    /// The definitions that are kinds (see [`Definitions::define_kind`]).
+    kinds: BTreeSet<String>,
 }
 
 impl Definitions {
@@ -36,6 +38,25 @@ impl Definitions {
             self.defs.insert(name.to_owned(), schema);
         }
         reference(name)
+    }
+
+    /// [`Definitions::define`] for a kind: its objects, embedded ones too,
+    /// carry `apiVersion` and `kind`, which the documents add to its
+    /// definition and decoding accepts.
+    pub fn define_kind(
+        &mut self,
+        name: &str,
+        build: impl FnOnce(&mut Definitions) -> Value,
+    ) -> Value {
+        if !self.kinds.contains(name) {
+            self.kinds.insert(name.to_owned());
+        }
+        self.define(name, build)
+    }
+
+    /// Whether the definition `name` is a kind's.
+    pub fn is_kind(&self, name: &str) -> bool {
+        self.kinds.contains(name)
     }
 
     /// The definition `name`, if described.

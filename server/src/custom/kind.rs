@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use kapi_runtime::intern;
+use kapi_runtime::known_fields::Shape;
 use kapi_runtime::meta::ObjectMeta;
 use kapi_runtime::openapi::{Definitions, OpenApi, reference};
 use kapi_runtime::resource::{NameFormat, ResetFields};
@@ -467,10 +468,16 @@ impl KindOps for Ops {
         let mut unknown_fields = Vec::new();
         let metadata = match content.shift_remove("metadata") {
             None | Some(Value::Null) => ObjectMeta::default(),
-            Some(metadata) => serde_ignored::deserialize(metadata, |path| {
-                unknown_fields.push(format!("metadata.{path}"));
-            })
-            .map_err(|e| e.to_string())?,
+            Some(metadata) => {
+                let shape = Shape::of::<ObjectMeta>();
+                unknown_fields.extend(
+                    shape
+                        .unknown_in_value(&metadata)
+                        .into_iter()
+                        .map(|path| format!("metadata.{path}")),
+                );
+                serde_json::from_value(metadata).map_err(|e| e.to_string())?
+            }
         };
         version.schema.prune_root(&mut content, &mut unknown_fields);
         Ok(Decoded {
