@@ -149,7 +149,9 @@ impl<T: Resource> DynObject for T {
     }
 
     fn to_json_value(&self) -> Result<Value, String> {
-        serde_json::to_value(self).map_err(|e| e.to_string())
+        // Through the erased serializer every kind has anyway: a direct
+        // `to_value` would compile each kind's serializer once more.
+        serde_json::to_value(self.as_serialize()).map_err(|e| e.to_string())
     }
 
     fn write_json(&self, out: &mut Vec<u8>) -> Result<(), String> {
@@ -163,7 +165,8 @@ impl<T: Resource> DynObject for T {
         match path {
             "metadata.name" => Resource::metadata(self).name.clone(),
             "metadata.namespace" => Resource::metadata(self).namespace.clone(),
-            _ => Resource::field_label(self, path).or_else(|| field_text::read(self, path)),
+            _ => Resource::field_label(self, path)
+                .or_else(|| field_text::read(self.as_serialize(), path)),
         }
     }
 

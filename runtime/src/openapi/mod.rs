@@ -31,6 +31,18 @@ impl Definitions {
     /// A `$ref` to the definition `name`, building it with `build` the first
     /// time (a type that refers to itself, directly or not, is built once).
     pub fn define(&mut self, name: &str, build: impl FnOnce(&mut Definitions) -> Value) -> Value {
+        // Every type calls this with its own closure: the body is shared.
+        let mut build = Some(build);
+        self.define_dyn(name, &mut |defs| {
+            build.take().map_or(Value::Null, |b| b(defs))
+        })
+    }
+
+    fn define_dyn(
+        &mut self,
+        name: &str,
+        build: &mut dyn FnMut(&mut Definitions) -> Value,
+    ) -> Value {
         if !self.defs.contains_key(name) {
             // A placeholder first: recursion through `build` sees the name taken.
             self.defs.insert(name.to_owned(), Value::Null);
