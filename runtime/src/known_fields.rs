@@ -178,21 +178,6 @@ impl<'d> Builder<'d> {
     }
 
     fn fill(&mut self, index: usize, schema: &'d Value) {
-        if let Some(only) = schema.get("allOf").and_then(Value::as_array) {
-            if let [only] = only.as_slice() {
-                let inner = self.node(only);
-                // An alias of another node: share its children by copying them.
-                self.nodes[index] = match &self.nodes[inner] {
-                    Node::Any => Node::Any,
-                    Node::Array(items) => Node::Array(*items),
-                    Node::Object { fields, values } => Node::Object {
-                        fields: fields.clone(),
-                        values: *values,
-                    },
-                };
-            }
-            return;
-        }
         if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
             return;
         }
