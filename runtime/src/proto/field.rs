@@ -300,6 +300,12 @@ impl<T: Field> Field for Vec<T> {
         }
         let mut v = T::zero();
         v.merge_field(wire, r)?;
+        // Most repeated fields of a decoded object hold one to three entries (a
+        // pod's containers, ports, volumes), and the object may live long in the
+        // watch cache: grow those exactly instead of to `Vec`'s first four slots.
+        if self.len() == self.capacity() && self.len() < 4 {
+            self.reserve_exact(1);
+        }
         self.push(v);
         Ok(())
     }

@@ -17,28 +17,57 @@ impl FieldPath {
     }
 
     /// The path of a field below this one.
+    ///
+    /// Validation walks every field of an object, so the paths are joined by
+    /// hand rather than through `format!`'s machinery.
     pub fn child(&self, field: &str) -> FieldPath {
         if self.0.is_empty() {
             FieldPath(field.to_owned())
         } else {
-            FieldPath(format!("{}.{field}", self.0))
+            self.joined(&[".", field])
         }
     }
 
     /// The path of a list element.
     pub fn index(&self, i: usize) -> FieldPath {
-        FieldPath(format!("{}[{i}]", self.0))
+        let mut buf = [0u8; 20];
+        self.joined(&["[", decimal(i, &mut buf), "]"])
     }
 
     /// The path of a map entry.
     pub fn key(&self, k: &str) -> FieldPath {
-        FieldPath(format!("{}[{k}]", self.0))
+        self.joined(&["[", k, "]"])
+    }
+
+    /// This path with `parts` appended, in one allocation.
+    fn joined(&self, parts: &[&str]) -> FieldPath {
+        let len = self.0.len() + parts.iter().map(|p| p.len()).sum::<usize>();
+        let mut path = String::with_capacity(len);
+        path.push_str(&self.0);
+        for part in parts {
+            path.push_str(part);
+        }
+        FieldPath(path)
     }
 
     /// The path as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// `n` in decimal, written into `buf` (20 digits hold any `usize`).
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &str {
+    let mut start = buf.len();
+    loop {
+        start -= 1;
+        buf[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[start..]).unwrap_or("")
 }
 
 impl fmt::Display for FieldPath {
@@ -249,5 +278,34 @@ impl FieldErrors {
         } else {
             format!("[{}]", parts.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::FieldPath;
+
+    #[test]
+    fn paths_join_fields_indexes_and_keys() {
+        let containers = FieldPath::root().child("spec").child("containers");
+        assert_eq!(
+            containers.index(0).child("name").as_str(),
+            "spec.containers[0].name"
+        );
+        assert_eq!(
+            containers.index(1234567).as_str(),
+            "spec.containers[1234567]"
+        );
+        assert_eq!(
+            FieldPath::new("metadata")
+                .child("labels")
+                .key("app")
+                .as_str(),
+            "metadata.labels[app]"
+        );
+        assert_eq!(
+            FieldPath::root().index(usize::MAX).as_str(),
+            format!("[{}]", usize::MAX)
+        );
     }
 }
