@@ -156,10 +156,11 @@ fn template_update(new: &Job, old: &Job, spec_path: &FieldPath, errs: &mut Field
                 }
             }
             (Some(_), None) => {
-                old_template.spec.affinity = Some(crate::core::v1::pod::affinity::Affinity {
-                    node_affinity,
-                    ..Default::default()
-                });
+                old_template.spec.affinity =
+                    Some(Box::new(crate::core::v1::pod::affinity::Affinity {
+                        node_affinity,
+                        ..Default::default()
+                    }));
             }
             (Some(_), Some(old_affinity)) => old_affinity.node_affinity = node_affinity,
             (None, None) => {}

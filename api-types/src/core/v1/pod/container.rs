@@ -12,6 +12,9 @@ use super::security::SecurityContext;
 use crate::go_json::{null_as_default, omitempty};
 
 /// One application container of a pod (a regular, init or sidecar container).
+///
+/// Probes, lifecycle and security context are boxed (pointers in Go): inline
+/// they took 1.6 KB of every container, set or not.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
@@ -103,19 +106,19 @@ pub struct Container {
     /// Check that restarts the container when it fails.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 10)]
-    pub liveness_probe: Option<Probe>,
+    pub liveness_probe: Option<Box<Probe>>,
     /// Check that takes the container out of service endpoints while it fails.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 11)]
-    pub readiness_probe: Option<Probe>,
+    pub readiness_probe: Option<Box<Probe>>,
     /// Check that must succeed once before the other probes start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 22)]
-    pub startup_probe: Option<Probe>,
+    pub startup_probe: Option<Box<Probe>>,
     /// Actions run right after start and right before stop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 12)]
-    pub lifecycle: Option<Lifecycle>,
+    pub lifecycle: Option<Box<Lifecycle>>,
     /// File inside the container whose content becomes the termination message.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = "/dev/termination-log")]
@@ -136,7 +139,7 @@ pub struct Container {
     /// Privileges and access control of this container, over the pod's settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 15)]
-    pub security_context: Option<SecurityContext>,
+    pub security_context: Option<Box<SecurityContext>>,
     /// Keep a stdin buffer open for attaching clients.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 16)]

@@ -11,10 +11,9 @@ use super::claim::VolumeResourceRequirements;
 use super::container::{Container, ResourceRequirements};
 use super::env::{EnvVar, ResourceFieldSelector};
 use super::qos;
-use super::security::PodSecurityContext;
 use super::spec::PodSpec;
 use super::status::ContainerStatus;
-use super::volume::{EmptyDirVolumeSource, Volume};
+use super::volume::Volume;
 use crate::defaulting::round_resource_list;
 
 /// The `prepare` hook of Pod: the status a new pod starts with (pod strategy
@@ -60,8 +59,7 @@ pub(super) fn default_pod(pod: &mut Pod) {
 /// pod templates of controllers. Plain field defaults come from
 /// `#[api(default = ...)]` afterwards.
 pub(super) fn default_pod_spec(spec: &mut PodSpec) {
-    spec.security_context
-        .get_or_insert_with(PodSecurityContext::default);
+    spec.security_context.get_or_insert_with(Box::default);
     round_resource_list(&mut spec.overhead);
     default_service_account(spec);
     for volume in spec.volumes.iter_mut().flatten() {
@@ -144,7 +142,7 @@ fn default_image_pull_policy(image: Option<&str>, policy: &mut Option<String>) {
 /// A volume without any source is an `emptyDir`; Go's zero divisor prints as `0`.
 fn default_volume(volume: &mut Volume) {
     if volume.has_no_source() {
-        volume.empty_dir = Some(EmptyDirVolumeSource::default());
+        volume.empty_dir = Some(Box::default());
     }
     let downward_files = volume
         .downward_api

@@ -23,7 +23,7 @@ pub struct EnvVar {
     /// Where to read the value from, instead of `value`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 3)]
-    pub value_from: Option<EnvVarSource>,
+    pub value_from: Option<Box<EnvVarSource>>,
 }
 
 /// The source of an environment variable's value; exactly one field is set.

@@ -108,19 +108,19 @@ pub struct EphemeralContainer {
     /// Not allowed for ephemeral containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 10, proto_in = "ephemeralContainerCommon")]
-    pub liveness_probe: Option<Probe>,
+    pub liveness_probe: Option<Box<Probe>>,
     /// Not allowed for ephemeral containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 11, proto_in = "ephemeralContainerCommon")]
-    pub readiness_probe: Option<Probe>,
+    pub readiness_probe: Option<Box<Probe>>,
     /// Not allowed for ephemeral containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 22, proto_in = "ephemeralContainerCommon")]
-    pub startup_probe: Option<Probe>,
+    pub startup_probe: Option<Box<Probe>>,
     /// Not allowed for ephemeral containers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 12, proto_in = "ephemeralContainerCommon")]
-    pub lifecycle: Option<Lifecycle>,
+    pub lifecycle: Option<Box<Lifecycle>>,
     /// File inside the container whose content becomes the termination message.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = "/dev/termination-log")]
@@ -139,7 +139,7 @@ pub struct EphemeralContainer {
     /// Privileges and access control of this container.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 15, proto_in = "ephemeralContainerCommon")]
-    pub security_context: Option<SecurityContext>,
+    pub security_context: Option<Box<SecurityContext>>,
     /// Keep a stdin buffer open for attaching clients.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(proto = 16, proto_in = "ephemeralContainerCommon")]

@@ -31,7 +31,7 @@ pub struct VolumeProjection {
     /// Keys of a Secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 1)]
-    pub secret: Option<SecretProjection>,
+    pub secret: Option<Box<SecretProjection>>,
     /// Fields of the pod.
     #[serde(
         default,
@@ -39,19 +39,19 @@ pub struct VolumeProjection {
         skip_serializing_if = "Option::is_none"
     )]
     #[api(proto = 2)]
-    pub downward_api: Option<DownwardAPIProjection>,
+    pub downward_api: Option<Box<DownwardAPIProjection>>,
     /// Keys of a ConfigMap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 3)]
-    pub config_map: Option<ConfigMapProjection>,
+    pub config_map: Option<Box<ConfigMapProjection>>,
     /// A service account token for the pod, rotated by the kubelet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 4)]
-    pub service_account_token: Option<ServiceAccountTokenProjection>,
+    pub service_account_token: Option<Box<ServiceAccountTokenProjection>>,
     /// Certificates of ClusterTrustBundle objects as one PEM file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 5)]
-    pub cluster_trust_bundle: Option<ClusterTrustBundleProjection>,
+    pub cluster_trust_bundle: Option<Box<ClusterTrustBundleProjection>>,
 }
 
 /// Keys of a ConfigMap in a projected volume.

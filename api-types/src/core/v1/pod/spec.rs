@@ -127,7 +127,7 @@ pub struct PodSpec {
     /// Security settings for all containers and volumes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 14)]
-    pub security_context: Option<PodSecurityContext>,
+    pub security_context: Option<Box<PodSecurityContext>>,
     /// Secrets with registry credentials for pulling the images.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(
@@ -151,7 +151,7 @@ pub struct PodSpec {
     /// Node and pod affinity rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 18)]
-    pub affinity: Option<Affinity>,
+    pub affinity: Option<Box<Affinity>>,
     /// Scheduler that places the pod.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(default = "default-scheduler")]
@@ -183,7 +183,7 @@ pub struct PodSpec {
     /// DNS settings merged with those `dnsPolicy` produces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[api(proto = 26)]
-    pub dns_config: Option<PodDNSConfig>,
+    pub dns_config: Option<Box<PodDNSConfig>>,
     /// Extra pod conditions that must be true for the pod to count as ready.
     #[serde(default, skip_serializing_if = "omitempty")]
     #[api(list_type = "atomic")]
