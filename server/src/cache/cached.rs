@@ -45,7 +45,7 @@ impl Cached {
     /// The object's JSON, written once.
     pub fn json(&self) -> Result<&Bytes, String> {
         self.json
-            .get_or_init(|| self.object.to_json().map(Bytes::from))
+            .get_or_init(|| self.object.to_json().map(kept))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -56,9 +56,16 @@ impl Cached {
         let codec = entry.proto?;
         let message = self
             .message
-            .get_or_init(|| codec.encode(self.object.typed()).map(Bytes::from));
+            .get_or_init(|| codec.encode(self.object.typed()).map(kept));
         Some(message.as_ref().map_err(Clone::clone))
     }
+}
+
+/// An encoding kept as long as its object: without the spare capacity its
+/// buffer grew with (up to half of it).
+fn kept(mut bytes: Vec<u8>) -> Bytes {
+    bytes.shrink_to_fit();
+    Bytes::from(bytes)
 }
 
 impl AsRef<Object> for Cached {

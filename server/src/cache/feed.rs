@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -26,6 +27,9 @@ pub(super) async fn run(inner: Arc<Inner>, storage: Arc<dyn Storage>) {
     let mut pause = FIRST_PAUSE;
     loop {
         let error = follow(&inner, storage.as_ref(), &mut pause).await;
+        if inner.revision.borrow().is_none() {
+            inner.first_list_failed.store(true, Ordering::Release);
+        }
         tracing::warn!(prefix = %inner.prefix, %error, "watch cache lists again");
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(MAX_PAUSE);
@@ -33,19 +37,28 @@ pub(super) async fn run(inner: Arc<Inner>, storage: Arc<dyn Storage>) {
 }
 
 /// Lists, then applies the watch's events until it fails.
-async fn follow(inner: &Inner, storage: &dyn Storage, pause: &mut Duration) -> StorageError {
+async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration) -> StorageError {
     let list = match storage.list(&inner.prefix, ListOptions::default()).await {
         Ok(list) => list,
         Err(e) => return e,
     };
-    let feed = match storage.feed(&inner.prefix, list.revision).await {
+    let revision = list.revision;
+    let feed = match storage.feed(&inner.prefix, revision).await {
         Ok(feed) => feed,
         Err(e) => return e,
     };
-    let (objects, undecodable) = decode_all(inner, &list.items);
+    // Decoding a large resource takes a while: off the async workers.
+    let decoding = {
+        let inner = inner.clone();
+        tokio::task::spawn_blocking(move || decode_all(&inner, &list.items))
+    };
+    let (objects, undecodable) = match decoding.await {
+        Ok(decoded) => decoded,
+        Err(e) => return StorageError::Unavailable(format!("decoding the list failed: {e}")),
+    };
     inner.set_progress(feed.progress, feed.consistent);
-    inner.write().replace(objects, undecodable, list.revision);
-    inner.publish(list.revision);
+    inner.write().replace(objects, undecodable, revision);
+    inner.publish(revision);
     *pause = FIRST_PAUSE;
     let mut events = feed.events;
     while let Some(event) = events.next().await {

@@ -42,6 +42,12 @@ mod tests;
 /// to the store (upstream's `waitUntilFreshAndBlock` timeout).
 const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long a read waits for a cache that has not finished its first list.
+/// The cache starts on a resource's first read, and its first list decodes
+/// what the store holds: reading the store beside it would decode everything a
+/// second time and hold both copies at once, for no earlier answer.
+const FIRST_LIST_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How often a waiting read asks the store for progress again (upstream's
 /// progress requester ticks every 100 ms while anyone waits).
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -134,6 +140,9 @@ pub(crate) struct Inner {
     progress: Mutex<ProgressRequester>,
     /// Whether the feed's progress serves consistent reads.
     consistent: AtomicBool,
+    /// Whether an attempt at the first list failed (the store is down or
+    /// refused): readers then go to the store instead of waiting for it.
+    first_list_failed: AtomicBool,
     /// Snapshots of paged lists by revision, oldest first.
     snapshots: Mutex<VecDeque<(Instant, Snapshot)>>,
 }
@@ -174,6 +183,7 @@ impl ResourceCache {
             revision: signal::channel(None).0,
             progress: Mutex::new(ProgressRequester::none()),
             consistent: AtomicBool::new(false),
+            first_list_failed: AtomicBool::new(false),
             snapshots: Mutex::default(),
         });
         let feed = tokio::spawn(feed::run(inner.clone(), storage)).abort_handle();
@@ -190,6 +200,25 @@ impl ResourceCache {
     /// Other reads are served whatever this says.
     pub fn serves_consistent_reads(&self) -> bool {
         self.inner.consistent.load(Ordering::Acquire)
+    }
+
+    /// Waits for the cache's first list of the store, for at most
+    /// [`FIRST_LIST_TIMEOUT`]; false when it has not listed by then, or when an
+    /// attempt at it failed. Until then the cache cannot tell whether it
+    /// serves consistent reads.
+    pub async fn listed(&self) -> bool {
+        let mut reached = self.inner.revision.subscribe();
+        if reached.borrow().is_some() {
+            return true;
+        }
+        if self.inner.first_list_failed.load(Ordering::Acquire) {
+            return false;
+        }
+        let listed = reached.wait_for(Option::is_some);
+        matches!(
+            tokio::time::timeout(FIRST_LIST_TIMEOUT, listed).await,
+            Ok(Ok(_))
+        )
     }
 
     /// Waits until the cache has applied every change up to `revision` (and

@@ -288,3 +288,20 @@ async fn a_watcher_that_falls_behind_is_cut_off_without_slowing_others() {
         Err(tokio::sync::broadcast::error::RecvError::Lagged(_))
     ));
 }
+
+#[tokio::test]
+async fn a_new_cache_is_waited_for_until_it_has_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    for name in ["a", "b", "c"] {
+        put(&store, name, "one", "red").await;
+    }
+    let caches = Caches::new(store.clone());
+    let cache = caches.of(&configmaps());
+    // Before its first list a cache cannot say whether it serves consistent
+    // reads; a reader waits for the list rather than reading the store beside it.
+    assert!(cache.listed().await);
+    assert!(cache.serves_consistent_reads());
+    assert_eq!(cache.snapshot().unwrap().objects.len(), 3);
+    assert!(cache.listed().await, "a listed cache answers at once");
+}

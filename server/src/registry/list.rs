@@ -153,6 +153,9 @@ impl Registry {
             return Ok(None);
         }
         let cache = self.caches.of(scope.entry);
+        if !cache.listed().await {
+            return Ok(None);
+        }
         let snapshot = if opts.continue_token.is_some() {
             cache.kept_snapshot(revision)
         } else if let Some(target) = self

@@ -134,6 +134,9 @@ impl Registry {
         if !from_objects {
             return Ok(cache.subscribe(rv.map(parse_rv).transpose()?));
         }
+        if !cache.listed().await {
+            return Ok(None);
+        }
         // The initial state: current for a watch without a revision, at
         // least the one given for `sendInitialEvents`, any for "0".
         let target = match rv {

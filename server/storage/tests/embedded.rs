@@ -90,7 +90,10 @@ async fn second_open_of_the_same_directory_is_unavailable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lagging_watcher_gets_expired_and_its_stream_ends() {
     let dir = tempfile::tempdir().unwrap();
-    let options = EmbeddedOptions { watch_buffer: 2 };
+    let options = EmbeddedOptions {
+        watch_buffer: 2,
+        ..EmbeddedOptions::default()
+    };
     let store = EmbeddedStore::open_with(dir.path(), options).unwrap();
     let mut w = store.watch("/l/", 0, None).await.unwrap();
     for i in 0..10 {

@@ -41,11 +41,22 @@ pub struct EmbeddedOptions {
     /// stream ends with [`StorageError::Expired`] (it then relists, as after
     /// etcd's compaction), so a stuck watcher cannot hold memory without bound.
     pub watch_buffer: usize,
+    /// The bytes of pages the database keeps in memory (read cache and write
+    /// buffer together). The server answers most reads from its watch cache,
+    /// so the store's own cache needs to hold little more than the B-tree's
+    /// upper levels and the pages being written; the file's pages beyond it
+    /// stay in the kernel's page cache, which is not the process's memory.
+    /// redb's own default, 1 GiB, kept 600 MiB of pages resident after
+    /// 50,000 pods were created.
+    pub cache_bytes: usize,
 }
 
 impl Default for EmbeddedOptions {
     fn default() -> Self {
-        EmbeddedOptions { watch_buffer: 4096 }
+        EmbeddedOptions {
+            watch_buffer: 4096,
+            cache_bytes: 64 << 20,
+        }
     }
 }
 
@@ -82,13 +93,16 @@ impl EmbeddedStore {
             StorageError::Unavailable(format!("cannot create {}: {e}", dir.display()))
         })?;
         let path = dir.join(DATABASE_FILE);
-        let db = Database::create(&path).map_err(|e| match e {
-            redb::DatabaseError::DatabaseAlreadyOpen => StorageError::Unavailable(format!(
-                "{} is already open (another kapi running?)",
-                path.display()
-            )),
-            other => schema::db_err(other),
-        })?;
+        let db = Database::builder()
+            .set_cache_size(options.cache_bytes)
+            .create(&path)
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => StorageError::Unavailable(format!(
+                    "{} is already open (another kapi running?)",
+                    path.display()
+                )),
+                other => schema::db_err(other),
+            })?;
         let (revision, compacted) = initialize(&db)?;
         let shared = Arc::new(Shared {
             db,
