@@ -157,7 +157,12 @@ impl Registry {
             return Ok(None);
         }
         let snapshot = if opts.continue_token.is_some() {
-            cache.kept_snapshot(revision)
+            // A kept snapshot answers only what the store still could: past a
+            // compaction of its revision, the store's 410 is the answer.
+            match cache.kept_snapshot(revision) {
+                Some(kept) if kept.revision >= self.compacted_revision().await? => Some(kept),
+                _ => None,
+            }
         } else if let Some(target) = self
             .freshness(opts, cache.serves_consistent_reads())
             .await?
@@ -210,6 +215,14 @@ impl Registry {
             (_, Some("0")) => Ok(Some(0)),
             (_, Some(rv)) => parse_rv(rv).map(Some),
         }
+    }
+
+    /// The revision the store has compacted up to (reads before it are gone).
+    async fn compacted_revision(&self) -> ApiResult<u64> {
+        self.storage
+            .compacted_revision()
+            .await
+            .map_err(|e| ApiError::from_storage(e, crate::api_error::Target::NONE))
     }
 
     /// The store's current revision, without a round trip where it can.
