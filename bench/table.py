@@ -33,6 +33,7 @@ ROWS = [
     ("pods: full LIST s", "pods50k", ["list_seconds"], -1),
     ("pods: full LIST MiB of JSON", "pods50k", ["list_mib"], 0),
     ("pods: paged LIST s (limit=500)", "pods50k", ["paged_seconds"], -1),
+    ("pods: one node's pods LIST ms (median)", "pods50k", ["node_list_ms"], -1),
     ("pods: server RSS before creates MiB", "pods50k", ["rss_mib_before"], -1),
     ("pods: server RSS after creates MiB", "pods50k", ["rss_mib_after_creates"], -1),
     ("pods: server RSS peak in full LIST MiB", "pods50k", ["rss_mib_peak_during_list"], -1),
@@ -40,7 +41,8 @@ ROWS = [
 ]
 
 # Figures of pods50k with their own failure, apart from the scenario's.
-ERROR_KEYS = {"list_seconds": "list_error", "list_mib": "list_error", "paged_seconds": "paged_error"}
+ERROR_KEYS = {"list_seconds": "list_error", "list_mib": "list_error", "paged_seconds": "paged_error",
+              "node_list_ms": "node_list_error"}
 
 # CPU per operation: the server's, plus etcd's where it has one (what kapi replaces).
 CPU_ROWS = [

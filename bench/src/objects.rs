@@ -54,8 +54,18 @@ pub fn configmap(name: &str, payload: &str, sent: Option<u64>) -> Value {
     })
 }
 
+/// Nodes the pods are spread over (no kubelet runs: the names are all there
+/// is of them), about as many pods each as a kubelet runs at most (110).
+pub const NODES: u64 = 500;
+
+/// The node pod number `index` is bound to.
+pub fn node_name(index: u64) -> String {
+    format!("node-{:03}", index % NODES)
+}
+
 /// A pod as a Deployment would stamp it: one container with an image, ports,
-/// resources, environment and probes, a few labels; never scheduled.
+/// resources, environment and probes, a few labels; bound to one of
+/// [`NODES`] nodes, as a scheduler would have placed it.
 pub fn pod(name: &str, index: u64) -> Value {
     json!({
         "apiVersion": "v1",
@@ -90,6 +100,7 @@ pub fn pod(name: &str, index: u64) -> Value {
             }],
             "restartPolicy": "Always",
             "terminationGracePeriodSeconds": 30,
+            "nodeName": node_name(index),
         },
     })
 }

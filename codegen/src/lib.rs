@@ -41,6 +41,7 @@ pub fn derive_convert(input: TokenStream) -> TokenStream {
 ///
 /// Keys: `group`, `version`, `kind`, `plural`, `singular`, `short_names(..)`,
 /// `categories(..)`, `cluster_scoped`, `status`, `selectable_fields(..)`,
+/// `indexed_fields(..)` (selectable fields the watch cache indexes),
 /// `printer_column(name, type, json_path, priority, description, format)`,
 /// `return_deleted_object`, `orphan_dependents`,
 /// hooks `prepare`, `table_cells`, `grace_period`, `field_label`.

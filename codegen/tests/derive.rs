@@ -22,6 +22,7 @@ use serde_json::{Value, json};
     cluster_scoped,
     status,
     selectable_fields("spec.mode"),
+    indexed_fields("spec.mode"),
     return_deleted_object,
     orphan_dependents,
     generation = false,
@@ -304,6 +305,7 @@ fn resource_info_defaults_from_the_kind() {
     assert!(!info.namespaced);
     assert!(info.status_subresource);
     assert_eq!(info.selectable_fields, ["spec.mode"]);
+    assert_eq!(info.indexed_fields, ["spec.mode"]);
     assert!(info.return_deleted_object);
     assert!(info.orphan_dependents);
     assert!(!info.tracks_generation);
@@ -356,6 +358,7 @@ fn resource_info_explicit_names() {
         kapi_runtime::resource::NameFormat::Dns1123Subdomain
     );
     assert!(info.selectable_fields.is_empty());
+    assert!(info.indexed_fields.is_empty());
     assert!(info.printer_columns.is_empty());
 }
 

@@ -53,6 +53,11 @@ pub struct ResourceInfo {
     pub status_subresource: bool,
     /// Fields usable in field selectors besides `metadata.name`/`metadata.namespace`.
     pub selectable_fields: &'static [&'static str],
+    /// Selectable fields the watch cache indexes: a list or watch pinning one
+    /// to a value (`spec.nodeName=node-1`) visits only the objects holding it
+    /// (upstream's pod storage indexes `spec.nodeName`, which every kubelet
+    /// selects on).
+    pub indexed_fields: &'static [&'static str],
     /// Columns for `kubectl get`, after NAME and before AGE.
     pub printer_columns: &'static [PrinterColumn],
     /// Whether a delete answers with the deleted object instead of a `Success`

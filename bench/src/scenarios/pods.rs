@@ -1,7 +1,9 @@
 //! `pods50k`: create many realistic pods (50,000 unless `--pods`) with high
-//! concurrency, then time one LIST of all of them (no limit) and one paged LIST
-//! (limit=500), sampling the server's resident memory before the creates, after
-//! them and at its peak during the full list.
+//! concurrency, then time one LIST of all of them (no limit), one paged LIST
+//! (limit=500) and the LISTs a kubelet makes of its node's pods (a field
+//! selector on `spec.nodeName`, all namespaces), sampling the server's
+//! resident memory before the creates, after them and at its peak during the
+//! full list.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,13 +16,16 @@ use serde_json::json;
 use super::list::{ListPage, list_all};
 use super::{Context, Report};
 use crate::http::{Client, status_error};
-use crate::objects::{body, collection, pod, pod_name};
+use crate::objects::{NODES, body, collection, node_name, pod, pod_name};
 use crate::random::Rng;
-use crate::stats::round3;
+use crate::stats::{Latencies, round3};
 use crate::workload::{self, Done, Operation, Until};
 
 /// Fewest concurrent clients creating pods ("high concurrency" whatever `--clients`).
 const MIN_CREATORS: usize = 64;
+
+/// How many nodes' pods are listed, one after the other.
+const NODE_LISTS: u64 = 20;
 
 /// POSTs pod number `index`.
 struct CreatePod {
@@ -58,6 +63,7 @@ pub async fn run(cx: &Context) -> Result<Report> {
     let paged_started = Instant::now();
     let paged = list_all(&mut client, &path, 500).await;
     let paged_seconds = paged_started.elapsed().as_secs_f64();
+    let nodes = node_lists(&mut client, cx.pods).await;
     let rss_after_lists = rss(cx);
 
     let mut report = Report {
@@ -84,6 +90,7 @@ pub async fn run(cx: &Context) -> Result<Report> {
     };
     add_full_list(&mut report, full);
     add_paged_list(&mut report, paged, paged_seconds);
+    add_node_lists(&mut report, nodes);
     report.line += &format!(
         "; RSS MiB before {} / after creates {} / list peak {}",
         show(rss_before),
@@ -128,6 +135,60 @@ fn add_paged_list(report: &mut Report, paged: Result<u64>, seconds: f64) {
             report.line += &format!("; paged LIST FAILED: {e:#}");
         }
     }
+}
+
+/// The per-node lists' figures, or their failure.
+fn add_node_lists(report: &mut Report, nodes: Result<NodeLists>) {
+    match nodes {
+        Ok(mut lists) => {
+            let median = lists.latencies.quantile_ms(0.5);
+            report.json["node_list_items"] = json!(lists.items);
+            report.json["node_list_latency"] = lists.latencies.summary();
+            report.json["node_list_ms"] = json!(median.map(round3));
+            report.line += &format!(
+                "; a node's pods ({} each) listed in {} ms (median of {NODE_LISTS})",
+                lists.items,
+                median.map_or_else(|| "-".to_owned(), |m| format!("{m:.2}"))
+            );
+        }
+        Err(e) => {
+            report.json["node_list_error"] = json!(format!("{e:#}"));
+            report.line += &format!("; node LIST FAILED: {e:#}");
+        }
+    }
+}
+
+/// Timed LISTs of one node's pods each.
+struct NodeLists {
+    /// The pods of the first node listed.
+    items: u64,
+    latencies: Latencies,
+}
+
+/// Lists the pods of [`NODE_LISTS`] nodes as a kubelet does (all namespaces,
+/// `fieldSelector=spec.nodeName=<node>`, a consistent read), checking that
+/// each holds the pods bound to it.
+async fn node_lists(client: &mut Client, pods: u64) -> Result<NodeLists> {
+    let mut latencies = Latencies::default();
+    let mut items = 0;
+    for node in 0..NODE_LISTS.min(NODES) {
+        let name = node_name(node);
+        let path = format!("/api/v1/pods?fieldSelector=spec.nodeName%3D{name}");
+        let started = Instant::now();
+        let list = full_list(client, &path).await?;
+        latencies.push(started.elapsed());
+        let expected = pods / NODES + u64::from(node < pods % NODES);
+        if list.items != expected {
+            anyhow::bail!(
+                "LIST {path}: {} pods, where {expected} are bound to {name}",
+                list.items
+            );
+        }
+        if node == 0 {
+            items = list.items;
+        }
+    }
+    Ok(NodeLists { items, latencies })
 }
 
 /// A timed LIST without limit.

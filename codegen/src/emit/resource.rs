@@ -90,6 +90,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
     let subresources = model.subresources.iter().map(emit_subresource);
     let categories = &model.categories;
     let selectable = &model.selectable_fields;
+    let indexed = &model.indexed_fields;
     let columns = model.printer_columns.iter().map(emit_column);
     let hooks = emit_hooks(model);
     let spec_eq = super::api_type::fields_semantic_eq(&model.spec_fields);
@@ -132,6 +133,7 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 namespaced: #namespaced,
                 status_subresource: #status,
                 selectable_fields: &[#(#selectable),*],
+                indexed_fields: &[#(#indexed),*],
                 printer_columns: &[#(#columns),*],
                 return_deleted_object: #return_deleted_object,
                 orphan_dependents: #orphan_dependents,

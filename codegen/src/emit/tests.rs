@@ -65,6 +65,7 @@ fn resource_with_every_key() {
             cluster_scoped,
             status,
             selectable_fields("spec.nodeName"),
+            indexed_fields("spec.nodeName"),
             return_deleted_object,
             generation = false,
             reset_status = "spec, metadata.labels",

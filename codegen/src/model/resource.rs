@@ -46,6 +46,8 @@ pub struct ResourceModel {
     pub name_format: NameFormat,
     /// Extra selectable fields.
     pub selectable_fields: Vec<String>,
+    /// Selectable fields the watch cache indexes.
+    pub indexed_fields: Vec<String>,
     /// Printer columns in order.
     pub printer_columns: Vec<PrinterColumn>,
     /// The kind has a protobuf message (its fields carry `#[api(proto = N)]`).
@@ -306,6 +308,16 @@ impl ResourceModel {
             .filter_map(|s| errors.handle(subresource(s, own_group, own_version)))
             .collect();
         subresources.sort_by(|a, b| a.name.cmp(&b.name));
+        let selectable = input.selectable_fields.values();
+        for field in &input.indexed_fields.items {
+            if !selectable.contains(&field.value()) {
+                let msg = format!(
+                    "indexed field `{}` must also be listed in `selectable_fields(..)`",
+                    field.value()
+                );
+                errors.push(darling::Error::custom(msg).with_span(field));
+            }
+        }
         for pair in subresources.windows(2) {
             if pair[0].name == pair[1].name {
                 let msg = format!("subresource `{}` is declared twice", pair[0].name);
@@ -352,6 +364,7 @@ impl ResourceModel {
             }),
             name_format,
             selectable_fields: input.selectable_fields.values(),
+            indexed_fields: input.indexed_fields.values(),
             printer_columns,
             protobuf,
             hooks: Hooks {

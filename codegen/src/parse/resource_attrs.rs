@@ -87,6 +87,10 @@ pub struct ResourceInput {
     /// `selectable_fields("spec.nodeName")`.
     #[darling(default)]
     pub selectable_fields: StrList,
+    /// `indexed_fields("spec.nodeName")`: selectable fields the watch cache
+    /// indexes.
+    #[darling(default)]
+    pub indexed_fields: StrList,
     /// `printer_column(...)`, repeated, in column order.
     #[darling(default, multiple)]
     pub printer_column: Vec<PrinterColumnAttr>,

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
     namespaced,
     status,
     selectable_fields("spec.nodeName", "status.phase"),
+    indexed_fields("spec.nodeName"),
     return_deleted_object,
     printer_column(name = "Replicas", type = "integer", json_path = ".spec.replicas"),
     printer_column(name = "Phase", type = "string", json_path = ".status.phase", priority = 1),

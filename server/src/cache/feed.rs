@@ -14,6 +14,7 @@ use kapi_storage::{KeyValue, ListOptions, Storage, StorageError, WatchEvent};
 
 use super::Inner;
 use super::cached::{Cached, Event, EventType};
+use super::index::Indexes;
 use super::state::Objects;
 use crate::body::Object;
 use crate::registry::decode_stored;
@@ -52,12 +53,12 @@ async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration)
         let inner = inner.clone();
         tokio::task::spawn_blocking(move || decode_all(&inner, &list.items))
     };
-    let (objects, undecodable) = match decoding.await {
+    let (listed, undecodable) = match decoding.await {
         Ok(decoded) => decoded,
         Err(e) => return StorageError::Unavailable(format!("decoding the list failed: {e}")),
     };
     inner.set_progress(feed.progress, feed.consistent);
-    inner.write().replace(objects, undecodable, revision);
+    inner.write().replace(listed, undecodable, revision);
     inner.publish(revision);
     *pause = FIRST_PAUSE;
     let mut events = feed.events;
@@ -70,22 +71,25 @@ async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration)
     StorageError::Unavailable("the store ended the watch cache's watch".to_owned())
 }
 
-/// Decodes a list of the store.
-fn decode_all(inner: &Inner, items: &[KeyValue]) -> (Objects, BTreeSet<Arc<str>>) {
+/// Decodes a list of the store, and indexes it.
+fn decode_all(inner: &Inner, items: &[KeyValue]) -> ((Objects, Indexes), BTreeSet<Arc<str>>) {
     let mut objects = Objects::new();
+    let mut indexes = Indexes::new(inner.entry.info.indexed_fields);
     let mut undecodable = BTreeSet::new();
     for kv in items {
         let key: Arc<str> = Arc::from(kv.key.as_str());
         match decode(inner, kv) {
             Some(object) => {
-                objects.insert(key, Cached::new(object));
+                let cached = Cached::new(object);
+                indexes.update(&key, None, Some(&cached));
+                objects.insert(key, cached);
             }
             None => {
                 undecodable.insert(key);
             }
         }
     }
-    (objects, undecodable)
+    ((objects, indexes), undecodable)
 }
 
 fn decode(inner: &Inner, kv: &KeyValue) -> Option<Object> {
@@ -138,7 +142,7 @@ fn absorb(inner: &Inner, event: WatchEvent) {
         None => {
             // Readers delegate to the store while it holds what cannot be
             // decoded; watchers skip it, as the store's watch does.
-            state.objects.remove(&key);
+            state.forget(&key);
             if type_ != EventType::Deleted {
                 state.undecodable.insert(key);
             } else {

@@ -15,6 +15,7 @@
 
 mod cached;
 mod feed;
+mod index;
 mod read;
 mod state;
 mod watch;
@@ -176,10 +177,11 @@ impl Inner {
 
 impl ResourceCache {
     fn start(storage: Arc<dyn Storage>, entry: KindEntry, prefix: String) -> ResourceCache {
+        let state = State::new(entry.info.indexed_fields);
         let inner = Arc::new(Inner {
             entry,
             prefix,
-            state: RwLock::new(State::new()),
+            state: RwLock::new(state),
             revision: signal::channel(None).0,
             progress: Mutex::new(ProgressRequester::none()),
             consistent: AtomicBool::new(false),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::cached::Cached;
 use super::state::Snapshot;
 use crate::body::Object;
+use crate::selectors::field::FieldSelector;
 
 /// One page of a list.
 pub struct Page {
@@ -21,53 +22,79 @@ pub struct Page {
 
 impl Snapshot {
     /// The objects under `prefix` after `start_after` (a full key) for which
-    /// `matches` holds, at most `limit` of them (`0`: all).
+    /// `matches` holds, at most `limit` of them (`0`: all). `fields`, the
+    /// read's field selector, lets an index narrow the objects visited: it
+    /// must be part of what `matches` checks.
     pub fn page(
         &self,
         prefix: &str,
         start_after: Option<&str>,
         limit: usize,
         matches: Option<&(dyn Fn(&Object) -> bool + Send + Sync)>,
+        fields: Option<&FieldSelector>,
     ) -> Page {
         let lower = match start_after {
             Some(key) => Bound::Excluded(key),
             None => Bound::Included(prefix),
         };
-        let mut range = self
-            .objects
-            .range::<_, str>((lower, Bound::Unbounded))
-            .take_while(|(key, _)| key.starts_with(prefix));
-        let passes = |cached: &Arc<Cached>| matches.is_none_or(|m| m(cached.object()));
-        let mut items = Vec::new();
-        let mut last = None;
-        for (key, cached) in range.by_ref() {
-            if !passes(cached) {
-                continue;
+        let under_prefix = |key: &&Arc<str>| key.starts_with(prefix);
+        match fields.and_then(|fields| self.indexes.narrow(fields)) {
+            Some(keys) => {
+                let range = keys.range::<_, str>((lower, Bound::Unbounded));
+                let objects = range
+                    .take_while(under_prefix)
+                    .filter_map(|key| Some((key, self.objects.get(key)?)));
+                cut(objects, limit, matches)
             }
-            items.push(cached.clone());
-            if limit > 0 && items.len() == limit {
-                last = Some(key.clone());
-                break;
-            }
-        }
-        let Some(last) = last else {
-            return Page {
-                items,
-                continue_after: None,
-                remaining: None,
-            };
-        };
-        let (more, remaining) = match matches {
             None => {
-                let rest = range.count() as u64;
-                (rest > 0, Some(rest))
+                let range = self.objects.range::<_, str>((lower, Bound::Unbounded));
+                cut(
+                    range.take_while(|(key, _)| under_prefix(key)),
+                    limit,
+                    matches,
+                )
             }
-            Some(_) => (range.any(|(_, cached)| passes(cached)), None),
-        };
-        Page {
-            items,
-            continue_after: more.then_some(last),
-            remaining: remaining.filter(|_| more),
         }
+    }
+}
+
+/// The page of `objects` (in key order) for which `matches` holds, at most
+/// `limit` of them (`0`: all).
+fn cut<'a>(
+    mut objects: impl Iterator<Item = (&'a Arc<str>, &'a Arc<Cached>)>,
+    limit: usize,
+    matches: Option<&(dyn Fn(&Object) -> bool + Send + Sync)>,
+) -> Page {
+    let passes = |cached: &Arc<Cached>| matches.is_none_or(|m| m(cached.object()));
+    let mut items = Vec::new();
+    let mut last = None;
+    for (key, cached) in objects.by_ref() {
+        if !passes(cached) {
+            continue;
+        }
+        items.push(cached.clone());
+        if limit > 0 && items.len() == limit {
+            last = Some(key.clone());
+            break;
+        }
+    }
+    let Some(last) = last else {
+        return Page {
+            items,
+            continue_after: None,
+            remaining: None,
+        };
+    };
+    let (more, remaining) = match matches {
+        None => {
+            let rest = objects.count() as u64;
+            (rest > 0, Some(rest))
+        }
+        Some(_) => (objects.any(|(_, cached)| passes(cached)), None),
+    };
+    Page {
+        items,
+        continue_after: more.then_some(last),
+        remaining: remaining.filter(|_| more),
     }
 }

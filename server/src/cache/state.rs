@@ -10,6 +10,7 @@ use imbl::OrdMap;
 use tokio::sync::broadcast;
 
 use super::cached::{Cached, Event, EventType};
+use super::index::Indexes;
 
 /// The current objects by storage key.
 pub type Objects = OrdMap<Arc<str>, Arc<Cached>>;
@@ -36,12 +37,16 @@ pub struct Snapshot {
     pub objects: Objects,
     /// The revision they are current at.
     pub revision: u64,
+    /// The objects' keys by the values of the kind's indexed fields.
+    pub indexes: Indexes,
 }
 
 /// One resource's cached state.
 pub struct State {
     /// The current objects.
     pub objects: Objects,
+    /// Their keys by the values of the kind's indexed fields.
+    pub indexes: Indexes,
     /// Recent events in revision order.
     pub history: VecDeque<Arc<Event>>,
     /// Every event after this revision is in `history`: a watch may resume
@@ -60,10 +65,11 @@ pub struct State {
 }
 
 impl State {
-    /// An empty state, not ready.
-    pub fn new() -> State {
+    /// An empty state, not ready, indexing `indexed` fields.
+    pub fn new(indexed: &'static [&'static str]) -> State {
         State {
             objects: Objects::new(),
+            indexes: Indexes::new(indexed),
             history: VecDeque::new(),
             window_start: 0,
             revision: 0,
@@ -75,8 +81,14 @@ impl State {
 
     /// Starts over from a list of the store at `revision`: the history is
     /// gone, and so are the watchers of the old state.
-    pub fn replace(&mut self, objects: Objects, undecodable: BTreeSet<Arc<str>>, revision: u64) {
+    pub fn replace(
+        &mut self,
+        (objects, indexes): (Objects, Indexes),
+        undecodable: BTreeSet<Arc<str>>,
+        revision: u64,
+    ) {
         self.objects = objects;
+        self.indexes = indexes;
         self.undecodable = undecodable;
         self.history.clear();
         self.window_start = revision;
@@ -90,6 +102,7 @@ impl State {
         Snapshot {
             objects: self.objects.clone(),
             revision: self.revision,
+            indexes: self.indexes.clone(),
         }
     }
 
@@ -98,11 +111,11 @@ impl State {
         let key = event.key.clone();
         match event.type_ {
             EventType::Added | EventType::Modified => {
-                self.objects.insert(key.clone(), event.object.clone());
+                let prev = self.objects.insert(key.clone(), event.object.clone());
+                self.indexes
+                    .update(&key, prev.as_deref(), Some(&event.object));
             }
-            EventType::Deleted => {
-                self.objects.remove(&key);
-            }
+            EventType::Deleted => self.forget(&key),
         }
         self.undecodable.remove(&key);
         self.revision = self.revision.max(event.revision);
@@ -110,6 +123,12 @@ impl State {
         self.trim();
         // No receiver just means no watcher right now.
         let _ = self.events.send(event);
+    }
+
+    /// Drops the object at `key`, if any.
+    pub fn forget(&mut self, key: &Arc<str>) {
+        let prev = self.objects.remove(key);
+        self.indexes.update(key, prev.as_deref(), None);
     }
 
     /// Drops the oldest events beyond the window's bounds.

@@ -52,6 +52,7 @@ fn snapshot(objects: &[(&str, &str, &str)]) -> Snapshot {
     Snapshot {
         objects: map,
         revision: 10,
+        indexes: Default::default(),
     }
 }
 
@@ -71,11 +72,11 @@ fn pages_stay_in_their_prefix_cut_at_the_limit_and_count_the_rest() {
         ("a", "4", "red"),
         ("ab", "5", "blue"),
     ]);
-    let all = s.page("/registry/configmaps/a/", None, 0, None);
+    let all = s.page("/registry/configmaps/a/", None, 0, None, None);
     assert_eq!(names(&all), ["1", "2", "3", "4"]);
     assert!(all.continue_after.is_none() && all.remaining.is_none());
 
-    let first = s.page("/registry/configmaps/a/", None, 3, None);
+    let first = s.page("/registry/configmaps/a/", None, 3, None, None);
     assert_eq!(names(&first), ["1", "2", "3"]);
     assert_eq!(
         first.continue_after.as_deref(),
@@ -87,16 +88,17 @@ fn pages_stay_in_their_prefix_cut_at_the_limit_and_count_the_rest() {
         first.continue_after.as_deref(),
         3,
         None,
+        None,
     );
     assert_eq!(names(&next), ["4"]);
     assert!(next.continue_after.is_none());
 
     // A page that ends exactly at the last object has no continuation.
-    let exact = s.page("/registry/configmaps/a/", None, 4, None);
+    let exact = s.page("/registry/configmaps/a/", None, 4, None, None);
     assert!(exact.continue_after.is_none() && exact.remaining.is_none());
 
     // With a selector: limit counts matches, and the rest is not counted.
-    let blues = s.page("/registry/configmaps/", None, 1, Some(&blue));
+    let blues = s.page("/registry/configmaps/", None, 1, Some(&blue), None);
     assert_eq!(names(&blues), ["1"]);
     assert_eq!(
         blues.continue_after.as_deref(),
@@ -108,6 +110,7 @@ fn pages_stay_in_their_prefix_cut_at_the_limit_and_count_the_rest() {
         Some("/registry/configmaps/a/1"),
         1,
         Some(&blue),
+        None,
     );
     assert_eq!(names(&last_blue), ["3"]);
     assert!(last_blue.continue_after.is_none(), "no blue after 3 in a");
@@ -162,8 +165,8 @@ fn selector_changes_are_seen_as_additions_and_deletions() {
 
 #[test]
 fn the_window_serves_revisions_from_the_list_on() {
-    let mut state = State::new();
-    state.replace(Objects::new(), Default::default(), 4);
+    let mut state = State::new(&[]);
+    state.replace(Default::default(), Default::default(), 4);
     assert!(state.events_after(3).is_none(), "before the list");
     assert_eq!(state.events_after(4).unwrap().len(), 0);
     for rev in 5..=7 {
@@ -304,4 +307,100 @@ async fn a_new_cache_is_waited_for_until_it_has_listed() {
     assert!(cache.serves_consistent_reads());
     assert_eq!(cache.snapshot().unwrap().objects.len(), 3);
     assert!(cache.listed().await, "a listed cache answers at once");
+}
+
+fn pod(namespace: &str, name: &str, node: Option<&str>) -> Object {
+    let mut json = serde_json::json!({
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"containers": [{"name": "c", "image": "i"}]}
+    });
+    if let Some(node) = node {
+        json["spec"]["nodeName"] = node.into();
+    }
+    let typed: kapi_api_types::core::v1::Pod = serde_json::from_value(json).unwrap();
+    Object::new(Box::new(typed))
+}
+
+fn pod_event(
+    type_: EventType,
+    namespace: &str,
+    name: &str,
+    node: Option<&str>,
+    rev: u64,
+) -> Arc<Event> {
+    Event::new(
+        Arc::from(format!("/registry/pods/{namespace}/{name}")),
+        rev,
+        type_,
+        Cached::new(pod(namespace, name, node)),
+        None,
+    )
+}
+
+#[test]
+fn an_index_narrows_a_page_to_the_same_answer_as_a_scan() {
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    let pods = scheme.get("", "v1", "pods").unwrap().clone();
+    assert_eq!(pods.info.indexed_fields, ["spec.nodeName"]);
+    let indexed = pods.info.indexed_fields;
+    let mut state = State::new(indexed);
+    let empty = (Objects::new(), super::index::Indexes::new(indexed));
+    state.replace(empty, Default::default(), 1);
+    use EventType::{Added, Deleted, Modified};
+    let events = [
+        pod_event(Added, "a", "p1", Some("n1"), 2),
+        pod_event(Added, "a", "p2", None, 3),
+        pod_event(Added, "b", "p3", Some("n1"), 4),
+        pod_event(Added, "a", "p4", Some("n2"), 5),
+        pod_event(Added, "a", "p5", Some("n1"), 6),
+        // Scheduled, moved off a node, deleted.
+        pod_event(Modified, "a", "p2", Some("n1"), 7),
+        pod_event(Modified, "a", "p4", Some(""), 8),
+        pod_event(Deleted, "a", "p5", Some("n1"), 9),
+    ];
+    for event in events {
+        state.apply(event);
+    }
+    let snapshot = state.snapshot();
+    let selects = [
+        "spec.nodeName=n1",
+        "spec.nodeName==n2",
+        "spec.nodeName=",
+        "spec.nodeName=n1,metadata.name!=p2",
+        "spec.nodeName!=n1",
+        "metadata.name=p3",
+    ];
+    for select in selects {
+        let fields = crate::selectors::field::FieldSelector::parse(select).unwrap();
+        let matches = |o: &Object| fields.matches(|f| Some(o.field_text(f).unwrap_or_default()));
+        for prefix in ["/registry/pods/", "/registry/pods/a/"] {
+            for limit in [0, 1] {
+                let scanned = snapshot.page(prefix, None, limit, Some(&matches), None);
+                let narrowed = snapshot.page(prefix, None, limit, Some(&matches), Some(&fields));
+                assert_eq!(names(&narrowed), names(&scanned), "{select} under {prefix}");
+                assert_eq!(narrowed.continue_after, scanned.continue_after, "{select}");
+            }
+        }
+    }
+    let n1 = crate::selectors::field::FieldSelector::parse("spec.nodeName=n1").unwrap();
+    let keys: Vec<String> = snapshot
+        .indexes
+        .narrow(&n1)
+        .unwrap()
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "/registry/pods/a/p1",
+            "/registry/pods/a/p2",
+            "/registry/pods/b/p3"
+        ]
+    );
+    let none = crate::selectors::field::FieldSelector::parse("spec.nodeName=n9").unwrap();
+    assert!(snapshot.indexes.narrow(&none).unwrap().is_empty());
+    let unpinned = crate::selectors::field::FieldSelector::parse("spec.nodeName!=n1").unwrap();
+    assert!(snapshot.indexes.narrow(&unpinned).is_none());
 }

@@ -332,6 +332,7 @@ pub fn entries(crd: &Value, client: Option<&Client>) -> Result<Vec<KindEntry>, S
             namespaced,
             status_subresource: has_status,
             selectable_fields: intern::strs(&selectable),
+            indexed_fields: &[],
             age_column: columns.is_empty(),
             printer_columns: intern::columns(columns),
             return_deleted_object: false,

@@ -178,7 +178,9 @@ impl Registry {
             return Ok(None);
         };
         let matcher = matcher(scope, &opts.labels, &opts.fields);
-        let page = snapshot.page(prefix, start_after, opts.limit, matcher.as_deref());
+        // The indexes hold the stored version's values.
+        let narrow = scope.is_served_as_stored().then_some(&*opts.fields);
+        let page = snapshot.page(prefix, start_after, opts.limit, matcher.as_deref(), narrow);
         let continue_token = match &page.continue_after {
             Some(last) => {
                 cache.keep_snapshot(&snapshot);

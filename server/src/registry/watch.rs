@@ -15,6 +15,7 @@ use super::list::{Matcher, check_fields, matcher, parse_rv, predicate};
 use super::{ListOptions, Object, Registry, Scope, codec, keys};
 use crate::api_error::{ApiError, ApiResult};
 use crate::cache::{self, Cached, Start, Subscription};
+use crate::selectors::field::FieldSelector;
 
 /// How often a watch that allows bookmarks gets one.
 const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
@@ -71,6 +72,9 @@ impl Registry {
                 as_stored: scope.is_served_as_stored(),
                 prefix: keys::prefix(scope.info(), scope.namespace),
                 matcher: matcher(scope, &opts.list.labels, &opts.list.fields),
+                narrow: scope
+                    .is_served_as_stored()
+                    .then(|| opts.list.fields.clone()),
                 last: subscription.from,
             };
             tokio::spawn(watcher.run(subscription, opts, shutdown));
@@ -160,6 +164,9 @@ struct Watcher {
     /// The keys watched (a namespace's or all).
     prefix: String,
     matcher: Option<Matcher>,
+    /// The field selector, where the cache's indexes may narrow the initial
+    /// objects by it (they index the stored version).
+    narrow: Option<Arc<FieldSelector>>,
     /// The revision of the last event sent or skipped.
     last: u64,
 }
@@ -230,7 +237,13 @@ impl Watcher {
     async fn start(&mut self, start: Start) -> Result<(), End> {
         match start {
             Start::Snapshot(snapshot) => {
-                let page = snapshot.page(&self.prefix, None, 0, self.matcher.as_deref());
+                let page = snapshot.page(
+                    &self.prefix,
+                    None,
+                    0,
+                    self.matcher.as_deref(),
+                    self.narrow.as_deref(),
+                );
                 for cached in page.items {
                     if let Some(cached) = self.served(cached) {
                         self.send(WatchStart::Event("ADDED", cached)).await?;

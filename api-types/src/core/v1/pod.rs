@@ -55,6 +55,8 @@ use crate::go_json::null_as_default;
         "status.nominatedNodeName",
         "spec.host"
     ),
+    // Every kubelet lists and watches its pods by node.
+    indexed_fields("spec.nodeName"),
     field_label = pod_field_label,
     printer_column(name = "Ready", type = "string", json_path = ".status.containerStatuses",
         description = "Containers that are ready out of all containers of the pod."),
