@@ -18,12 +18,11 @@ const UNLIMITED_CHUNK: usize = 1000;
 /// The largest range a filtered list grows to (Kubernetes' `maxLimit`).
 const MAX_CHUNK: usize = 10_000;
 
+/// One key, read with whatever other keys are read at the same time (see
+/// `batch`).
 pub(super) async fn get(store: &EtcdStore, key: &str) -> Result<Option<KeyValue>, StorageError> {
-    let mut response = store
-        .range(store.keys.to_etcd(key), GetOptions::new())
-        .await?;
-    let found = response.take_kvs().into_iter().next();
-    Ok(found.map(|kv| key_value(key.to_owned(), kv)))
+    let etcd_key = store.keys.to_etcd(key).into_bytes();
+    store.reads.get(key.to_owned(), etcd_key).await
 }
 
 /// Where a list stands between two ranges.

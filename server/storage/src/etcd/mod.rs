@@ -12,6 +12,7 @@
 //! client reconnects by itself; a watch whose stream breaks ends with an
 //! `Unavailable` item, so that its reader lists again rather than missing events.
 
+mod batch;
 mod call;
 mod compaction;
 mod keys;
@@ -132,6 +133,8 @@ pub struct EtcdStore {
     kv: KvClient,
     watch: WatchClient,
     keys: Arc<KeyMap>,
+    /// Point reads, batched.
+    reads: Arc<batch::Reads>,
     timeout: Duration,
     /// Whether the members answer progress requests exactly (see
     /// [`exact_progress`]).
@@ -178,10 +181,12 @@ impl EtcdStore {
     }
 
     fn from_client(client: &Client, prefix: &str, timeout: Duration) -> EtcdStore {
+        let kv = client
+            .kv_client()
+            .max_decoding_message_size(MAX_RESPONSE_BYTES);
         EtcdStore {
-            kv: client
-                .kv_client()
-                .max_decoding_message_size(MAX_RESPONSE_BYTES),
+            reads: Arc::new(batch::Reads::start(kv.clone(), timeout)),
+            kv,
             watch: client
                 .watch_client()
                 .max_decoding_message_size(MAX_RESPONSE_BYTES),

@@ -190,3 +190,39 @@ pub async fn concurrent_creates_of_one_key_one_wins(store: &dyn Storage, p: &str
     }
     assert_eq!(store.get(&key).await.unwrap().as_ref(), Some(winners[0]));
 }
+
+/// Many gets at once (which the etcd store sends together): each answers
+/// for its own key, present or not, and each sees every write that ended
+/// before it was made.
+pub async fn concurrent_gets_answer_each_for_its_key(store: &dyn Storage, p: &str) {
+    let mut written = Vec::new();
+    for i in 0..60 {
+        let key = format!("{p}k{i:03}");
+        written.push(store.create(&key, b(&format!("v{i}"))).await.unwrap());
+    }
+    let reads = (0..300).map(|i| async move {
+        let key = format!("{p}k{:03}", i % 120);
+        (key.clone(), store.get(&key).await.unwrap())
+    });
+    for (key, got) in join_all(reads).await {
+        let expected = written.iter().find(|kv| kv.key == key);
+        assert_eq!(got.as_ref(), expected, "{key}");
+    }
+    // A write that ended is seen by every get made after it, however the
+    // gets are grouped.
+    for round in 0..5 {
+        let updated = store
+            .update(
+                &written[round].key,
+                b(&format!("r{round}")),
+                written[round].mod_revision,
+            )
+            .await
+            .unwrap();
+        written[round] = updated.clone();
+        let reads = (0..40).map(|_| store.get(&updated.key));
+        for got in join_all(reads).await {
+            assert_eq!(got.unwrap().as_ref(), Some(&updated));
+        }
+    }
+}

@@ -40,6 +40,7 @@ pub async fn run_all(store: &dyn Storage) {
         crud::guaranteed_update_paths,
         crud::guaranteed_update_under_concurrent_writers,
         crud::concurrent_creates_of_one_key_one_wins,
+        crud::concurrent_gets_answer_each_for_its_key,
         list::list_is_ordered_and_isolated_by_prefix,
         list::list_revision_bounds,
         list::list_pages_are_pinned_to_the_first_revision,
