@@ -37,6 +37,9 @@ pub enum Scenario {
     Watch10,
     /// Watch latency with 1000 watchers.
     Watch1000,
+    /// Watch latency and server CPU with 500 kubelet-style watches, one per
+    /// node, each selecting its node's pods.
+    WatchNodes,
     /// 80% gets, 10% lists (limit=100), 10% updates: requests/s and latency.
     Mixed,
     /// Many pods: create rate, full and paged LIST time, the server's memory.
@@ -55,6 +58,7 @@ impl Scenario {
             Scenario::List => "list",
             Scenario::Watch10 => "watch10",
             Scenario::Watch1000 => "watch1000",
+            Scenario::WatchNodes => "watch-nodes",
             Scenario::Mixed => "mixed",
             Scenario::Pods50k => "pods50k",
             Scenario::EtcdPut => "etcd-put",
@@ -71,6 +75,7 @@ impl Scenario {
             Scenario::List,
             Scenario::Watch10,
             Scenario::Watch1000,
+            Scenario::WatchNodes,
             Scenario::Mixed,
             Scenario::Pods50k,
         ]
@@ -80,7 +85,7 @@ impl Scenario {
     fn needs_working_set(self) -> bool {
         !matches!(
             self,
-            Scenario::Create | Scenario::Pods50k | Scenario::EtcdPut
+            Scenario::Create | Scenario::WatchNodes | Scenario::Pods50k | Scenario::EtcdPut
         )
     }
 }
@@ -129,6 +134,7 @@ pub async fn run(scenario: Scenario, cx: &Context) -> Result<Report> {
         Scenario::List => list::run(cx).await,
         Scenario::Watch10 => watch::run(cx, 10).await,
         Scenario::Watch1000 => watch::run(cx, 1000).await,
+        Scenario::WatchNodes => watch::run_nodes(cx).await,
         Scenario::Mixed => mixed::run(cx).await,
         Scenario::Pods50k => pods::run(cx).await,
         Scenario::EtcdPut => etcd::run(cx).await,

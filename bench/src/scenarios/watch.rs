@@ -3,6 +3,12 @@
 //! working set at a steady pace, each update carrying the time it was sent in
 //! `data.sent`; every event on every watch is timed from that send to its arrival.
 //!
+//! `watch-nodes`: the watches kubelets make. Pods bound round-robin to 500
+//! nodes, one watch per node selecting its pods (`spec.nodeName=<node>`),
+//! then the pods updated at the same pace (the time in an annotation): each
+//! update is one event on one watch, and a server that hands every event to
+//! every watch to filter pays for it in CPU.
+//!
 //! Watches share HTTP/2 connections up to `--streams-per-connection` (the
 //! reference kube-apiserver announces 100 concurrent streams per connection); over
 //! HTTP/1.1 each watch has its own connection.
@@ -23,8 +29,9 @@ use super::list::page;
 use super::update::get_and_put;
 use super::{Context, Report};
 use crate::http::{Client, Sender, Target, status_error};
-use crate::objects::{collection, configmap_name, object};
+use crate::objects::{NODES, body, collection, configmap_name, node_name, object, pod, pod_name};
 use crate::stats::{Latencies, round3};
+use crate::workload::{self, Done, Operation, Until};
 
 /// Clients sending the paced updates (so that one slow update does not hold the pace).
 const UPDATERS: usize = 4;
@@ -33,20 +40,108 @@ const DRAIN: Duration = Duration::from_secs(15);
 /// How long opening one group of watches may take.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Runs the scenario with `watchers` watches.
+/// What a watch scenario watches and updates.
+struct Plan {
+    /// One URL per watch.
+    urls: Vec<String>,
+    /// How many of the watches see each update.
+    seen_by: u64,
+    /// The objects updated round-robin.
+    resource: &'static str,
+    name: fn(u64) -> String,
+    objects: u64,
+    /// Stamps the send time (microseconds on the scenario's clock) into an object.
+    stamp: fn(&mut serde_json::Value, String),
+}
+
+/// Runs `watch10`/`watch1000`: `watchers` watches on the working set.
 pub async fn run(cx: &Context, watchers: usize) -> Result<Report> {
     let path = collection(&cx.namespace, "configmaps");
+    let revision = list_revision(cx, &path).await?;
+    let url = format!("{path}?watch=1&resourceVersion={revision}&allowWatchBookmarks=true");
+    let plan = Plan {
+        urls: vec![url; watchers],
+        seen_by: watchers as u64,
+        resource: "configmaps",
+        name: configmap_name,
+        objects: cx.working_set,
+        stamp: |object, sent| object["data"]["sent"] = json!(sent),
+    };
+    watch(cx, plan).await
+}
+
+/// Creates one bound pod.
+struct CreateBoundPod {
+    path: String,
+}
+
+impl Operation for CreateBoundPod {
+    async fn run(
+        &self,
+        client: &mut Client,
+        _rng: &mut crate::random::Rng,
+        index: u64,
+    ) -> Result<Done> {
+        let manifest = pod(&pod_name(index), index);
+        client
+            .call_ok(Method::POST, &self.path, Some(body(&manifest)))
+            .await?;
+        Ok(Done::one("create"))
+    }
+}
+
+/// Runs `watch-nodes`: a working set of pods over [`NODES`] nodes, one watch
+/// of each node's pods, as kubelets watch.
+pub async fn run_nodes(cx: &Context) -> Result<Report> {
+    let path = collection(&cx.namespace, "pods");
+    let pods = cx.working_set.max(NODES);
+    let operation = Arc::new(CreateBoundPod { path: path.clone() });
+    let created = workload::run(&cx.target, cx.clients, Until::Count(pods), operation).await;
+    if created.errors > 0 {
+        bail!(
+            "creating {pods} pods: {} failed, first: {}",
+            created.errors,
+            created.first_error.unwrap_or_default()
+        );
+    }
+    let revision = list_revision(cx, &path).await?;
+    let urls = (0..NODES)
+        .map(|node| {
+            format!(
+                "/api/v1/pods?watch=1&resourceVersion={revision}&allowWatchBookmarks=true\
+                 &fieldSelector=spec.nodeName%3D{}",
+                node_name(node)
+            )
+        })
+        .collect();
+    let plan = Plan {
+        urls,
+        seen_by: 1,
+        resource: "pods",
+        name: pod_name,
+        objects: pods,
+        stamp: |object, sent| object["metadata"]["annotations"]["kapi-bench/sent"] = json!(sent),
+    };
+    watch(cx, plan).await
+}
+
+/// The resourceVersion of a list of `path`.
+async fn list_revision(cx: &Context, path: &str) -> Result<String> {
     let mut client = Client::new(cx.target.clone());
-    let listed = page(&mut client, &path, Some(1), None).await?;
-    let revision = listed
+    let listed = page(&mut client, path, Some(1), None).await?;
+    listed
         .metadata
         .resource_version
         .filter(|v| !v.is_empty())
-        .ok_or_else(|| anyhow!("the list of {path} has no resourceVersion"))?;
-    let url = format!("{path}?watch=1&resourceVersion={revision}&allowWatchBookmarks=true");
+        .ok_or_else(|| anyhow!("the list of {path} has no resourceVersion"))
+}
 
+/// Opens the plan's watches, updates its objects at the scenario's pace and
+/// times every event.
+async fn watch(cx: &Context, plan: Plan) -> Result<Report> {
+    let watchers = plan.urls.len();
     let opening = Instant::now();
-    let opened = open(cx, watchers, &url).await?;
+    let opened = open(cx, &plan.urls).await?;
     let open_seconds = opening.elapsed().as_secs_f64();
     let rss_watching = cx.server.as_ref().and_then(|p| p.rss_mib());
 
@@ -58,13 +153,20 @@ pub async fn run(cx: &Context, watchers: usize) -> Result<Report> {
         .map(|w| tokio::spawn(read(w, clock, received.clone(), stopped.clone())))
         .collect();
 
-    let updates = paced_updates(cx, clock).await;
-    let expected = updates.ok * watchers as u64;
+    let cpu = || cx.server.as_ref().and_then(|p| p.cpu_seconds());
+    let cpu_before = cpu();
+    let updates = paced_updates(cx, &plan, clock).await;
+    let expected = updates.ok * plan.seen_by;
     let drain_started = Instant::now();
     while received.load(Ordering::Relaxed) < expected && drain_started.elapsed() < DRAIN {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     stop.send_replace(true);
+    // The server's CPU while it took the updates and sent their events.
+    let cpu_per_update = cpu()
+        .zip(cpu_before)
+        .filter(|_| updates.ok > 0)
+        .map(|(after, before)| (after - before) / updates.ok as f64 * 1e6);
 
     let mut totals = WatcherTotals::default();
     for reader in readers {
@@ -77,7 +179,7 @@ pub async fn run(cx: &Context, watchers: usize) -> Result<Report> {
         watchers,
         open_seconds,
         rss_watching,
-        updates,
+        (updates, cpu_per_update),
         expected,
         totals,
         cx,
@@ -89,7 +191,7 @@ fn report(
     watchers: usize,
     open_seconds: f64,
     rss_watching: Option<f64>,
-    mut updates: UpdateTotals,
+    (mut updates, cpu_per_update): (UpdateTotals, Option<f64>),
     expected: u64,
     mut totals: WatcherTotals,
     cx: &Context,
@@ -101,6 +203,8 @@ fn report(
         "open_seconds": round3(open_seconds),
         "rss_mib_watching": rss_watching.map(round3),
         "updates": updates.ok,
+        "ops": updates.ok,
+        "server_cpu_us_per_update": cpu_per_update.map(round3),
         "update_errors": updates.errors,
         "update_first_error": updates.first_error,
         "updates_per_s": round3(updates.ok as f64 / cx.duration.as_secs_f64()),
@@ -136,34 +240,32 @@ struct OpenWatch {
     body: Incoming,
 }
 
-/// Opens `watchers` watches on `url`, groups of them in parallel.
-async fn open(cx: &Context, watchers: usize, url: &str) -> Result<Vec<OpenWatch>> {
+/// Opens a watch of each of `urls`, groups of them in parallel.
+async fn open(cx: &Context, urls: &[String]) -> Result<Vec<OpenWatch>> {
     let group = cx.streams_per_connection.max(1);
     let mut tasks = Vec::new();
-    let mut left = watchers;
-    while left > 0 {
-        let count = left.min(group);
-        left -= count;
-        let (target, url) = (cx.target.clone(), url.to_owned());
+    for urls in urls.chunks(group) {
+        let (target, urls) = (cx.target.clone(), urls.to_vec());
+        let count = urls.len();
         tasks.push(tokio::spawn(async move {
-            tokio::time::timeout(OPEN_TIMEOUT, open_group(&target, &url, count))
+            tokio::time::timeout(OPEN_TIMEOUT, open_group(&target, &urls))
                 .await
                 .map_err(|_| anyhow!("opening {count} watches took over {OPEN_TIMEOUT:?}"))?
         }));
     }
-    let mut opened = Vec::with_capacity(watchers);
+    let mut opened = Vec::with_capacity(urls.len());
     for task in tasks {
         opened.extend(task.await.context("watch opener failed")??);
     }
     Ok(opened)
 }
 
-/// Opens `count` watches: as streams of one HTTP/2 connection, or on one
-/// HTTP/1.1 connection each.
-async fn open_group(target: &Target, url: &str, count: usize) -> Result<Vec<OpenWatch>> {
-    let mut opened = Vec::with_capacity(count);
+/// Opens a watch of each of `urls`: as streams of one HTTP/2 connection, or
+/// on one HTTP/1.1 connection each.
+async fn open_group(target: &Target, urls: &[String]) -> Result<Vec<OpenWatch>> {
+    let mut opened = Vec::with_capacity(urls.len());
     let mut shared: Option<Sender> = None;
-    while opened.len() < count {
+    for url in urls {
         let mut sender = match shared.as_ref().and_then(Sender::share) {
             Some(stream) => stream,
             None => {
@@ -277,9 +379,10 @@ async fn read(
     }
 }
 
-/// The `sent` value of a ConfigMap in an event, without decoding the event.
+/// The `sent` value of an event's object (a ConfigMap's `data.sent`, a pod's
+/// `kapi-bench/sent` annotation), without decoding the event.
 fn sent_micros(line: &[u8]) -> Option<u64> {
-    const KEY: &[u8] = b"\"sent\":\"";
+    const KEY: &[u8] = b"sent\":\"";
     let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
     let digits = line[at..].iter().take_while(|b| b.is_ascii_digit()).count();
     std::str::from_utf8(&line[at..at + digits])
@@ -305,16 +408,17 @@ struct UpdateTotals {
     latencies: Latencies,
 }
 
-/// Updates the working set round-robin at `cx.watch_rate` per second for the
-/// phase, each update stamped with its send time on `clock`.
-async fn paced_updates(cx: &Context, clock: Instant) -> UpdateTotals {
+/// Updates the plan's objects round-robin at `cx.watch_rate` per second for
+/// the phase, each update stamped with its send time on `clock`.
+async fn paced_updates(cx: &Context, plan: &Plan, clock: Instant) -> UpdateTotals {
     let period = Duration::from_secs_f64(UPDATERS as f64 / cx.watch_rate.max(0.001));
     let next = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + cx.duration;
     let mut tasks = Vec::new();
     for updater in 0..UPDATERS {
         let (target, next) = (cx.target.clone(), next.clone());
-        let (namespace, working_set) = (cx.namespace.clone(), cx.working_set.max(1));
+        let (namespace, objects) = (cx.namespace.clone(), plan.objects.max(1));
+        let (resource, name, stamp) = (plan.resource, plan.name, plan.stamp);
         let offset = period.mul_f64(updater as f64 / UPDATERS as f64);
         tasks.push(tokio::spawn(async move {
             let mut client = Client::new(target);
@@ -327,11 +431,11 @@ async fn paced_updates(cx: &Context, clock: Instant) -> UpdateTotals {
                 if Instant::now() >= deadline {
                     return totals;
                 }
-                let index = next.fetch_add(1, Ordering::Relaxed) % working_set;
-                let path = object(&namespace, "configmaps", &configmap_name(index));
+                let index = next.fetch_add(1, Ordering::Relaxed) % objects;
+                let path = object(&namespace, resource, &name(index));
                 let sent = Instant::now();
                 let result = get_and_put(&mut client, &path, |object| {
-                    object["data"]["sent"] = json!(micros(clock.elapsed()).to_string());
+                    stamp(object, micros(clock.elapsed()).to_string());
                 })
                 .await;
                 match result {

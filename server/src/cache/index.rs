@@ -91,6 +91,6 @@ impl Index {
 
 /// An object's value of `field` as a field selector reads it: an absent
 /// field reads as empty (the indexed fields are strings).
-fn value(object: &Object, field: &str) -> String {
+pub(super) fn value(object: &Object, field: &str) -> String {
     object.field_text(field).unwrap_or_default()
 }

@@ -18,6 +18,7 @@ mod feed;
 mod index;
 mod read;
 mod state;
+mod trigger;
 mod watch;
 
 use std::collections::{HashMap, VecDeque};

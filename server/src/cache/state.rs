@@ -11,6 +11,7 @@ use tokio::sync::broadcast;
 
 use super::cached::{Cached, Event, EventType};
 use super::index::Indexes;
+use super::trigger::Triggers;
 
 /// The current objects by storage key.
 pub type Objects = OrdMap<Arc<str>, Arc<Cached>>;
@@ -59,6 +60,9 @@ pub struct State {
     /// Where live events go; replaced when the cache relists, which ends the
     /// watches of the old one.
     pub events: broadcast::Sender<Arc<Event>>,
+    /// Where the live events of one value of an indexed field go, for the
+    /// watchers that select only that value; cleared on a relist too.
+    pub triggers: Triggers,
     /// Keys whose stored value could not be decoded: reads delegate to the
     /// store while there are any, so that they fail as they would there.
     pub undecodable: BTreeSet<Arc<str>>,
@@ -75,6 +79,7 @@ impl State {
             revision: 0,
             ready: false,
             events: broadcast::channel(WATCHER_BUFFER).0,
+            triggers: Triggers::new(indexed),
             undecodable: BTreeSet::new(),
         }
     }
@@ -95,6 +100,7 @@ impl State {
         self.revision = revision;
         self.ready = true;
         self.events = broadcast::channel(WATCHER_BUFFER).0;
+        self.triggers.clear();
     }
 
     /// The objects as they are now.
@@ -121,6 +127,7 @@ impl State {
         self.revision = self.revision.max(event.revision);
         self.history.push_back(event.clone());
         self.trim();
+        self.triggers.send(&event);
         // No receiver just means no watcher right now.
         let _ = self.events.send(event);
     }

@@ -7,6 +7,7 @@ use kapi_api_types::core::v1::ConfigMap;
 use kapi_runtime::scheme::{KindEntry, Scheme};
 use kapi_storage::Storage;
 use kapi_storage::embedded::EmbeddedStore;
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::TryRecvError;
 
 use super::state::{Objects, State, WATCHER_BUFFER};
@@ -222,7 +223,7 @@ async fn a_cache_follows_its_store_and_reports_progress() {
     assert!(cache.wait_fresh(store.local_revision().unwrap()).await);
     assert_eq!(cache.snapshot().unwrap().objects.len(), 1);
     let mut sub = cache
-        .subscribe(Some(cache.snapshot().unwrap().revision))
+        .subscribe(Some(cache.snapshot().unwrap().revision), None)
         .unwrap();
 
     let rev = put(&store, "a", "one", "blue").await;
@@ -258,7 +259,7 @@ async fn a_cache_follows_its_store_and_reports_progress() {
     assert_eq!(sub.live.try_recv().unwrap_err(), TryRecvError::Empty);
 
     // A later watcher resumes from the window.
-    let resumed = cache.subscribe(Some(rev - 1)).unwrap();
+    let resumed = cache.subscribe(Some(rev - 1), None).unwrap();
     let Start::History(events) = resumed.start else {
         panic!("not from the window")
     };
@@ -267,7 +268,7 @@ async fn a_cache_follows_its_store_and_reports_progress() {
         [EventType::Modified, EventType::Deleted]
     );
     assert!(
-        cache.subscribe(Some(rev - 2)).is_none(),
+        cache.subscribe(Some(rev - 2), None).is_none(),
         "before the window"
     );
 }
@@ -279,8 +280,8 @@ async fn a_watcher_that_falls_behind_is_cut_off_without_slowing_others() {
     let caches = Caches::new(store.clone());
     let cache = caches.of(&configmaps());
     assert!(cache.wait_fresh(0).await);
-    let mut slow = cache.subscribe(None).unwrap();
-    let mut fast = cache.subscribe(None).unwrap();
+    let mut slow = cache.subscribe(None, None).unwrap();
+    let mut fast = cache.subscribe(None, None).unwrap();
     // The other watcher keeps up with every write while this one reads none.
     for i in 0..=WATCHER_BUFFER {
         let rev = put(&store, "a", &format!("n{i}"), "red").await;
@@ -403,4 +404,91 @@ fn an_index_narrows_a_page_to_the_same_answer_as_a_scan() {
     assert!(snapshot.indexes.narrow(&none).unwrap().is_empty());
     let unpinned = crate::selectors::field::FieldSelector::parse("spec.nodeName!=n1").unwrap();
     assert!(snapshot.indexes.narrow(&unpinned).is_none());
+}
+
+#[test]
+fn a_triggered_watcher_gets_only_the_events_of_its_value() {
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    let pods = scheme.get("", "v1", "pods").unwrap().clone();
+    let mut state = State::new(pods.info.indexed_fields);
+    let empty = (
+        Objects::new(),
+        super::index::Indexes::new(pods.info.indexed_fields),
+    );
+    state.replace(empty, Default::default(), 1);
+    let parse = |s: &str| crate::selectors::field::FieldSelector::parse(s).unwrap();
+    let mut n1 = state
+        .triggers
+        .subscribe(&parse("spec.nodeName=n1"))
+        .unwrap();
+    let mut n1_again = state
+        .triggers
+        .subscribe(&parse("spec.nodeName==n1,metadata.name=p1"))
+        .unwrap();
+    let mut n2 = state
+        .triggers
+        .subscribe(&parse("spec.nodeName=n2"))
+        .unwrap();
+    assert!(
+        state
+            .triggers
+            .subscribe(&parse("spec.nodeName!=n1"))
+            .is_none()
+    );
+    assert!(
+        state
+            .triggers
+            .subscribe(&parse("metadata.name=p1"))
+            .is_none()
+    );
+    let mut everyone = state.events.subscribe();
+
+    use EventType::{Added, Deleted, Modified};
+    let with_prev = |e: Arc<Event>, node: Option<&str>| {
+        let prev = Cached::new(pod("a", "p1", node));
+        Event::new(
+            e.key.clone(),
+            e.revision,
+            e.type_,
+            e.object.clone(),
+            Some(prev),
+        )
+    };
+    state.apply(pod_event(Added, "a", "p1", None, 2));
+    state.apply(pod_event(Added, "a", "p2", Some("n2"), 3));
+    // Bound to n1: its watchers see it arrive.
+    state.apply(with_prev(
+        pod_event(Modified, "a", "p1", Some("n1"), 4),
+        None,
+    ));
+    state.apply(with_prev(
+        pod_event(Modified, "a", "p1", Some("n1"), 5),
+        Some("n1"),
+    ));
+    state.apply(with_prev(
+        pod_event(Deleted, "a", "p1", Some("n1"), 6),
+        Some("n1"),
+    ));
+
+    let revisions = |rx: &mut broadcast::Receiver<Arc<Event>>| {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|e| e.revision)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(revisions(&mut n1), [4, 5, 6]);
+    assert_eq!(revisions(&mut n1_again), [4, 5, 6]);
+    assert_eq!(revisions(&mut n2), [3]);
+    assert_eq!(revisions(&mut everyone), [2, 3, 4, 5, 6]);
+
+    // A relist ends triggered watches as it ends the others.
+    state.replace(
+        (
+            Objects::new(),
+            super::index::Indexes::new(pods.info.indexed_fields),
+        ),
+        Default::default(),
+        7,
+    );
+    assert!(matches!(n1.try_recv(), Err(TryRecvError::Closed)));
 }

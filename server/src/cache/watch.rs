@@ -10,6 +10,7 @@ use super::ResourceCache;
 use super::cached::{Cached, Event, EventType};
 use super::state::Snapshot;
 use crate::body::Object;
+use crate::selectors::field::FieldSelector;
 
 /// Where a watch starts.
 pub enum Start {
@@ -37,9 +38,16 @@ impl ResourceCache {
     /// Subscribes a watcher: from the current objects (`from` = `None`), or
     /// from the events after revision `from`. `None` when the cache cannot
     /// serve it: not listed yet, holding what it cannot decode, or `from`
-    /// before its window.
-    pub fn subscribe(&self, from: Option<u64>) -> Option<Subscription> {
-        let state = self.inner.read();
+    /// before its window. A watcher whose field selector (`narrow`) pins
+    /// an indexed field gets only the live events of that value's objects;
+    /// it must still apply its selectors.
+    pub fn subscribe(
+        &self,
+        from: Option<u64>,
+        narrow: Option<&FieldSelector>,
+    ) -> Option<Subscription> {
+        // A write lock: a triggered watcher may add its value's channel.
+        let mut state = self.inner.write();
         if !state.ready || !state.undecodable.is_empty() {
             return None;
         }
@@ -49,9 +57,10 @@ impl ResourceCache {
             None => (Start::Snapshot(state.snapshot()), state.revision),
             Some(revision) => (Start::History(state.events_after(revision)?), revision),
         };
+        let triggered = narrow.and_then(|fields| state.triggers.subscribe(fields));
         Some(Subscription {
             start,
-            live: state.events.subscribe(),
+            live: triggered.unwrap_or_else(|| state.events.subscribe()),
             from,
             reached: self.inner.revision.subscribe(),
         })

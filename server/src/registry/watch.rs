@@ -135,8 +135,10 @@ impl Registry {
         let rv = opts.list.resource_version.as_deref();
         let from_objects = opts.send_initial_events || matches!(rv, None | Some("" | "0"));
         let cache = self.caches.of(scope.entry);
+        // The cache's triggers hold the stored version's values.
+        let narrow = scope.is_served_as_stored().then_some(&*opts.list.fields);
         if !from_objects {
-            return Ok(cache.subscribe(rv.map(parse_rv).transpose()?));
+            return Ok(cache.subscribe(rv.map(parse_rv).transpose()?, narrow));
         }
         if !cache.listed().await {
             return Ok(None);
@@ -151,7 +153,7 @@ impl Registry {
         if !cache.wait_fresh(target).await {
             return Ok(None);
         }
-        Ok(cache.subscribe(None))
+        Ok(cache.subscribe(None, narrow))
     }
 }
 
