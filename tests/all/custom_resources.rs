@@ -769,6 +769,82 @@ fn replicas_on_one_etcd_serve_the_same_custom_resources() {
     );
 }
 
+/// Custom resources are served from the watch cache like built-in kinds: a
+/// list equals the store's at the same revision, and a watch goes on while
+/// other definitions come and change (the kind's entries, and so its cache,
+/// are made again only when its own definition changes).
+#[test]
+fn custom_resources_are_served_from_memory_through_other_definitions_changes() {
+    let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"]);
+    server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
+    server.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gizmos.example.org",
+        "--timeout=30s",
+    ]);
+    eventually("the kind to be served", || {
+        server.kubectl(&["get", "gizmos"]).status.success()
+    });
+    for name in ["g1", "g2"] {
+        server.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo(name, "default", ""));
+    }
+    let gizmos = "/apis/example.org/v1/namespaces/default/gizmos";
+    let read = |path: &str| -> Value {
+        let answer = http_exchange(server.address, "GET", path, &[], b"").unwrap();
+        assert_eq!(answer.code, 200, "GET {path}: {}", answer.body);
+        serde_json::from_str(&answer.body).unwrap()
+    };
+    let listed = read(gizmos);
+    let rv = listed["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let stored = read(&format!(
+        "{gizmos}?resourceVersion={rv}&resourceVersionMatch=Exact"
+    ));
+    assert_eq!(listed["items"], stored["items"]);
+    assert_eq!(listed["items"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        read(&format!("{gizmos}?resourceVersion=0"))["items"],
+        stored["items"]
+    );
+
+    let address = server.address;
+    let watch_path = format!("{gizmos}?watch=true&resourceVersion={rv}&timeoutSeconds=10");
+    let watch =
+        std::thread::spawn(move || http_exchange(address, "GET", &watch_path, &[], b"").unwrap());
+    // Another definition arrives, is established and changes.
+    let widgets = GIZMO_CRD
+        .replace("gizmos.example.org", "widgets.example.net")
+        .replace("group: example.org", "group: example.net")
+        .replace(
+            "{plural: gizmos, singular: gizmo, kind: Gizmo, shortNames: [gz]}",
+            "{plural: widgets, singular: widget, kind: Widget}",
+        );
+    server.kubectl_stdin_ok(&["apply", "-f", "-"], &widgets);
+    server.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/widgets.example.net",
+        "--timeout=30s",
+    ]);
+    server.kubectl_ok(&["label", "crd", "widgets.example.net", "touched=yes"]);
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo("g3", "default", ""));
+    let answer = watch.join().unwrap();
+    assert_eq!(answer.code, 200, "{}", answer.body);
+    let events: Vec<(String, String)> = answer
+        .body
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .map(|e| {
+            let name = e["object"]["metadata"]["name"].as_str().unwrap_or_default();
+            (e["type"].as_str().unwrap().to_owned(), name.to_owned())
+        })
+        .collect();
+    assert_eq!(events, [("ADDED".to_owned(), "g3".to_owned())]);
+}
+
 #[test]
 fn built_in_controllers_collect_custom_resources() {
     let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"]);

@@ -115,6 +115,21 @@ impl Caches {
         state.ready.then(|| state.objects.len())
     }
 
+    /// Stops the caches of kinds `scheme` no longer serves as they were
+    /// (the same operations: a custom kind whose definition changed has new
+    /// ones).
+    pub fn retain(&self, scheme: &kapi_runtime::scheme::Scheme) {
+        self.by_prefix
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|_, cache| {
+                let info = cache.inner.entry.info;
+                scheme
+                    .get(info.group, info.version, info.plural)
+                    .is_some_and(|entry| Arc::ptr_eq(&entry.ops, &cache.inner.entry.ops))
+            });
+    }
+
     /// Stops every cache's watch of the store.
     pub fn stop(&self) {
         self.by_prefix

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kapi_runtime::meta::Time;
-use kapi_runtime::scheme::Scheme;
+use kapi_runtime::scheme::{KindEntry, Scheme};
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
@@ -65,6 +65,7 @@ pub async fn run(
     // deleting objects.
     let mut rounds: BTreeMap<String, Instant> = BTreeMap::new();
     let mut poll = tokio::time::interval(CLEANUP_POLL);
+    let mut built = Built::new();
     loop {
         tokio::select! {
             _ = shutdown.changed() => break,
@@ -75,7 +76,7 @@ pub async fn run(
                 while let Ok(((), event)) = rx.try_recv() {
                     apply(&mut known, event);
                 }
-                serve(&registry, &client, &base, &known);
+                serve(&registry, &client, &base, &known, &mut built);
                 accept_names(&client, &known).await;
             }
             _ = poll.tick() => {
@@ -122,6 +123,41 @@ fn terminating(crd: &Value) -> bool {
     crd["metadata"]["deletionTimestamp"].is_string()
 }
 
+/// The entries made of each definition, by name, with what they were made
+/// of: a definition whose spec, accepted names and deletion did not change
+/// keeps its entries, so that what the server keeps per kind (its watch
+/// cache) lives as long as the kind does, not until any definition's next
+/// status update.
+struct Built(BTreeMap<String, (Value, Vec<KindEntry>)>);
+
+impl Built {
+    fn new() -> Built {
+        Built(BTreeMap::new())
+    }
+
+    /// The entries of `crd`, made again only when it changed.
+    fn entries(
+        &mut self,
+        name: &str,
+        crd: &Value,
+        client: &Client,
+    ) -> Result<Vec<KindEntry>, String> {
+        let made_of = json!({
+            "spec": crd["spec"],
+            "acceptedNames": crd["status"]["acceptedNames"],
+            "terminating": terminating(crd),
+        });
+        if let Some((was, entries)) = self.0.get(name)
+            && *was == made_of
+        {
+            return Ok(entries.clone());
+        }
+        let entries = super::kind::entries(crd, Some(client))?;
+        self.0.insert(name.to_owned(), (made_of, entries.clone()));
+        Ok(entries)
+    }
+}
+
 /// Serves `base` and the served versions of every established definition
 /// (a definition naming a compiled kind's resource does not replace it).
 fn serve(
@@ -129,10 +165,12 @@ fn serve(
     client: &Client,
     base: &Arc<Scheme>,
     known: &BTreeMap<String, Value>,
+    built: &mut Built,
 ) {
     let mut scheme = Scheme::clone(base);
-    for crd in known.values().filter(|crd| is_true(crd, "Established")) {
-        match super::kind::entries(crd, Some(client)) {
+    built.0.retain(|name, _| known.contains_key(name));
+    for (name, crd) in known.iter().filter(|(_, crd)| is_true(crd, "Established")) {
+        match built.entries(name, crd, client) {
             Ok(entries) => {
                 for entry in entries {
                     let info = entry.info;
@@ -142,7 +180,6 @@ fn serve(
                 }
             }
             Err(e) => {
-                let name = crd["metadata"]["name"].as_str().unwrap_or_default();
                 tracing::warn!(crd = name, error = %e, "not serving custom resource");
             }
         }

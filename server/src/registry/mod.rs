@@ -201,6 +201,9 @@ impl Registry {
 
     /// Serves `scheme` from now on (requests already started keep theirs).
     pub fn set_scheme(&self, scheme: Arc<Scheme>) {
+        // The caches of kinds no longer served (a definition deleted or
+        // changed) stop; a kind served again starts a new one.
+        self.caches.retain(&scheme);
         *self.scheme.write().unwrap_or_else(PoisonError::into_inner) = scheme;
     }
 
@@ -209,12 +212,11 @@ impl Registry {
         &self.storage
     }
 
-    /// Whether reads of `scope`'s kind are served from the watch cache: a
-    /// stored, compiled kind. Custom resources are read from the store: each
-    /// served version is a kind of its own over one set of stored objects,
-    /// and a definition's change rebuilds them all.
+    /// Whether reads of `scope`'s kind are served from the watch cache:
+    /// any stored kind, compiled or custom (whose cache follows its storage
+    /// version's entry, made again only when its definition changes).
     fn cached(&self, scope: Scope<'_>) -> bool {
-        self.hooks.is_stored(scope.info()) && !scope.entry.is_custom()
+        self.hooks.is_stored(scope.info())
     }
 
     /// The number of `group`'s `resource` objects, where its watch cache
