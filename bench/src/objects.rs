@@ -58,15 +58,26 @@ pub fn configmap(name: &str, payload: &str, sent: Option<u64>) -> Value {
 /// is of them), about as many pods each as a kubelet runs at most (110).
 pub const NODES: u64 = 500;
 
-/// The node pod number `index` is bound to.
+/// The node pod number `index` of `pods50k` is bound to.
 pub fn node_name(index: u64) -> String {
     format!("node-{:03}", index % NODES)
+}
+
+/// The node pod number `index` of `watch-nodes` is bound to: other nodes
+/// than `pods50k`'s, whose lists count only their own pods.
+pub fn watched_node_name(index: u64) -> String {
+    format!("watched-node-{:03}", index % NODES)
+}
+
+/// The name of pod number `index` of `watch-nodes`.
+pub fn watched_pod_name(index: u64) -> String {
+    format!("watched-pod-{index:06}")
 }
 
 /// A pod as a Deployment would stamp it: one container with an image, ports,
 /// resources, environment and probes, a few labels; bound to one of
 /// [`NODES`] nodes, as a scheduler would have placed it.
-pub fn pod(name: &str, index: u64) -> Value {
+pub fn pod(name: &str, index: u64, node: &str) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "Pod",
@@ -100,7 +111,7 @@ pub fn pod(name: &str, index: u64) -> Value {
             }],
             "restartPolicy": "Always",
             "terminationGracePeriodSeconds": 30,
-            "nodeName": node_name(index),
+            "nodeName": node,
         },
     })
 }

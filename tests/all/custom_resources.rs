@@ -656,6 +656,20 @@ fn gizmo(name: &str, namespace: &str, extra_meta: &str) -> String {
     )
 }
 
+/// Defines gizmos on `server` and waits until they are served.
+fn define_gizmos(server: &Server) {
+    server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
+    server.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/gizmos.example.org",
+        "--timeout=30s",
+    ]);
+    eventually("the kind to be served", || {
+        server.kubectl(&["get", "gizmos"]).status.success()
+    });
+}
+
 /// Waits (at most 30 s) until `done`.
 fn eventually(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -776,16 +790,7 @@ fn replicas_on_one_etcd_serve_the_same_custom_resources() {
 #[test]
 fn custom_resources_are_served_from_memory_through_other_definitions_changes() {
     let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"]);
-    server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
-    server.kubectl_ok(&[
-        "wait",
-        "--for=condition=Established",
-        "crd/gizmos.example.org",
-        "--timeout=30s",
-    ]);
-    eventually("the kind to be served", || {
-        server.kubectl(&["get", "gizmos"]).status.success()
-    });
+    define_gizmos(&server);
     for name in ["g1", "g2"] {
         server.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo(name, "default", ""));
     }
@@ -848,16 +853,7 @@ fn custom_resources_are_served_from_memory_through_other_definitions_changes() {
 #[test]
 fn built_in_controllers_collect_custom_resources() {
     let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"]);
-    server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
-    server.kubectl_ok(&[
-        "wait",
-        "--for=condition=Established",
-        "crd/gizmos.example.org",
-        "--timeout=30s",
-    ]);
-    eventually("the kind to be served", || {
-        server.kubectl(&["get", "gizmos"]).status.success()
-    });
+    define_gizmos(&server);
 
     // The garbage collector deletes a dependent whose owner is gone.
     server.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo("owner", "default", ""));

@@ -34,7 +34,7 @@ struct CreatePod {
 
 impl Operation for CreatePod {
     async fn run(&self, client: &mut Client, _rng: &mut Rng, index: u64) -> Result<Done> {
-        let manifest = pod(&pod_name(index), index);
+        let manifest = pod(&pod_name(index), index, &node_name(index));
         client
             .call_ok(Method::POST, &self.path, Some(body(&manifest)))
             .await?;

@@ -29,7 +29,9 @@ use super::list::page;
 use super::update::get_and_put;
 use super::{Context, Report};
 use crate::http::{Client, Sender, Target, status_error};
-use crate::objects::{NODES, body, collection, configmap_name, node_name, object, pod, pod_name};
+use crate::objects::{
+    NODES, body, collection, configmap_name, object, pod, watched_node_name, watched_pod_name,
+};
 use crate::stats::{Latencies, round3};
 use crate::workload::{self, Done, Operation, Until};
 
@@ -82,7 +84,7 @@ impl Operation for CreateBoundPod {
         _rng: &mut crate::random::Rng,
         index: u64,
     ) -> Result<Done> {
-        let manifest = pod(&pod_name(index), index);
+        let manifest = pod(&watched_pod_name(index), index, &watched_node_name(index));
         client
             .call_ok(Method::POST, &self.path, Some(body(&manifest)))
             .await?;
@@ -110,7 +112,7 @@ pub async fn run_nodes(cx: &Context) -> Result<Report> {
             format!(
                 "/api/v1/pods?watch=1&resourceVersion={revision}&allowWatchBookmarks=true\
                  &fieldSelector=spec.nodeName%3D{}",
-                node_name(node)
+                watched_node_name(node)
             )
         })
         .collect();
@@ -118,7 +120,7 @@ pub async fn run_nodes(cx: &Context) -> Result<Report> {
         urls,
         seen_by: 1,
         resource: "pods",
-        name: pod_name,
+        name: watched_pod_name,
         objects: pods,
         stamp: |object, sent| object["metadata"]["annotations"]["kapi-bench/sent"] = json!(sent),
     };
