@@ -195,11 +195,59 @@ fn check_replay(s: &Server, from: u64) {
     assert_eq!(events, expected);
 }
 
+/// Updates start from the cache's copy of the object where there is one;
+/// what they answer is still the store's. `writer` wrote last; `updater`
+/// (another replica on the same etcd, or the same server) may hold an older
+/// copy in its cache.
+fn check_updates(writer: &Server, updater: &Server) {
+    let path = format!("{CMS}/cm0");
+    let rv = |object: &Value| -> u64 {
+        object["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for round in 0..10 {
+        // Written through one server, updated at once through the other
+        // with the revision just written.
+        let mut object = get(writer, &path);
+        object["data"] = json!({"round": round.to_string()});
+        let written = send(writer, "PUT", &path, &object);
+        let mut next = written.clone();
+        next["data"] = json!({"round": round.to_string(), "again": "yes"});
+        let updated = send(updater, "PUT", &path, &next);
+        assert!(rv(&updated) > rv(&written), "round {round}");
+        assert_eq!(updated["data"]["again"], "yes");
+
+        // The same object again changes nothing: no write, the same revision.
+        let unchanged = send(updater, "PUT", &path, &updated);
+        assert_eq!(rv(&unchanged), rv(&updated), "round {round}");
+
+        // A stale revision is refused, whatever the cache holds.
+        let (code, body) =
+            http_request(updater.address, "PUT", &path, Some(&written.to_string())).unwrap();
+        assert_eq!(code, 409, "round {round}: {body}");
+
+        // Without a revision the update applies to the current object.
+        let mut blind = updated.clone();
+        blind["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("resourceVersion");
+        blind["data"]["blind"] = json!("yes");
+        let applied = send(updater, "PUT", &path, &blind);
+        assert!(rv(&applied) > rv(&updated));
+        assert_eq!(get(writer, &path)["data"]["blind"], "yes");
+    }
+}
+
 #[test]
 fn answers_from_memory_equal_the_embedded_stores() {
     // No built-in controllers: nothing but the test writes ConfigMaps here.
     let s = Server::start_args(kapi(), &["--controllers=-*"]);
     check_answers_equal_the_store(&s);
+    check_updates(&s, &s);
 }
 
 #[test]
@@ -240,4 +288,6 @@ fn answers_from_memory_equal_etcds_and_a_second_replica_reads_its_own_writes() {
             7 + (i - 10) as usize
         );
     }
+    check_updates(&a, &b);
+    check_updates(&b, &a);
 }

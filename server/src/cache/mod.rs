@@ -99,6 +99,20 @@ impl Caches {
         cache
     }
 
+    /// The cache of `entry`'s resource if it has started (and is of the
+    /// kind as it is now), without starting one.
+    pub fn started(&self, entry: &KindEntry) -> Option<Arc<ResourceCache>> {
+        let prefix = crate::registry::keys::prefix(entry.info, None);
+        let caches = self
+            .by_prefix
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        caches
+            .get(&prefix)
+            .filter(|cache| Arc::ptr_eq(&cache.inner.entry.ops, &entry.ops))
+            .cloned()
+    }
+
     /// How many objects the cache of `group`'s `resource` holds, where one
     /// has started and listed (the object count upstream's work estimator
     /// reads).

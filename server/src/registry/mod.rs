@@ -13,6 +13,7 @@
 
 mod codec;
 mod create;
+mod current;
 mod delete;
 pub mod hooks;
 pub(crate) mod keys;

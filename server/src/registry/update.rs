@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
-use kapi_storage::{KeyValue, StorageError, Update};
+use kapi_storage::{StorageError, Update};
 use serde_json::Value;
 
+use super::current::Current;
 use super::hooks::Taken;
 use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::admission::{Operation, Request};
@@ -214,30 +215,60 @@ impl Registry {
         let key = super::key(scope, name);
         let storage = self.storage.as_ref();
         let target = || scope.target(name);
+        // The first attempt starts from the cache's copy where there is one
+        // (not for a dry run, which writes nothing that would check it).
+        let mut hint = match self.cached(scope) && !opts.dry_run {
+            true => Current::from_cache(&self.caches, scope.entry, &key),
+            false => None,
+        };
+        // A body written from a newer state than the cache's copy (read from
+        // the store, or from another replica) needs the store's.
+        if let (Some(cached), Source::Body(body)) = (&hint, &source)
+            && let Some(rv) = body.metadata().resource_version.as_deref()
+            && rv.parse::<u64>().is_ok_and(|rv| rv > cached.revision())
+        {
+            hint = None;
+        }
         loop {
-            let current = storage
-                .get(&key)
-                .await
-                .map_err(|e| ApiError::from_storage(e, target()))?;
+            let current = match hint.take() {
+                Some(cached) => cached,
+                None => storage
+                    .get(&key)
+                    .await
+                    .map_err(|e| ApiError::from_storage(e, target()))?
+                    .map(Current::Stored)
+                    .ok_or_else(|| ApiError::not_found(target()))?,
+            };
             let mut warnings = Vec::new();
-            let (old, mut object, delete_after) = self
+            let attempt = self
                 .next_object(
                     scope,
                     name,
-                    current.as_ref(),
+                    &current,
                     &source,
                     (endpoint, opts),
                     &mut warnings,
                 )
-                .await?;
-            let current = current.ok_or_else(|| ApiError::not_found(target()))?;
+                .await;
+            let (old, mut object, delete_after) = match attempt {
+                Ok(next) => next,
+                // Perhaps refused for being behind: the store decides.
+                Err(_) if current.may_be_stale() => continue,
+                Err(e) => return Err(e),
+            };
             let rest = self.hooks.rest(scope.info());
             // What the kind takes for the new state (a Service's addresses)
             // and what the old state held that the new one gives back.
             let (taken, freed) = match rest {
                 Some(rest) => {
-                    rest.before_update(storage, scope, &old, &mut object, opts.dry_run)
-                        .await?
+                    match rest
+                        .before_update(storage, scope, &old, &mut object, opts.dry_run)
+                        .await
+                    {
+                        Ok(taken) => taken,
+                        Err(_) if current.may_be_stale() => continue,
+                        Err(e) => return Err(e),
+                    }
                 }
                 None => (Taken::nothing(), Taken::nothing()),
             };
@@ -252,11 +283,16 @@ impl Registry {
                 let object = scope.to_served(object)?;
                 return Ok(Written::new(object, warnings));
             }
-            // A write that changes nothing writes nothing.
-            let kv = if bytes == current.value {
-                current
+            // A write that changes nothing writes nothing (what the store
+            // holds, not a cached copy, tells).
+            let unchanged = current.holds(&bytes, self.media_type, scope.entry);
+            let kv = if let (true, Current::Stored(kv)) = (unchanged, &current) {
+                kv.clone()
+            } else if unchanged {
+                taken.release(storage).await;
+                continue;
             } else {
-                match storage.update(&key, bytes, current.mod_revision).await {
+                match storage.update(&key, bytes, current.revision()).await {
                     Ok(kv) => kv,
                     // Another writer came first, or deleted the object: the
                     // next attempt sees its result.
@@ -301,13 +337,12 @@ impl Registry {
         &self,
         scope: Scope<'_>,
         name: &str,
-        current: Option<&KeyValue>,
+        current: &Current,
         source: &Source<'_>,
         (endpoint, opts): (Endpoint, WriteOptions<'_>),
         warnings: &mut Vec<String>,
     ) -> ApiResult<(Object, Object, bool)> {
-        let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        let mut old = decode(scope.entry, current)?;
+        let mut old = current.object(scope.entry)?;
         let mut new = match source {
             Source::Body(object) => (*object).clone(),
             Source::Patch(PatchKind::Apply { force }, patch, _) => {
@@ -349,7 +384,7 @@ impl Registry {
                     "metadata.resourceVersion: Invalid value: {rv:?}: must be an integer"
                 ))
             })?;
-            if rv != current.mod_revision {
+            if rv != current.revision() {
                 return Err(ApiError::conflict_modified(scope.target(name)));
             }
         }

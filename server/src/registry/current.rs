@@ -1,0 +1,79 @@
+//! The object an update attempt starts from: the store's, or the watch
+//! cache's copy (upstream's `cachedExistingObject` of GuaranteedUpdate),
+//! which saves the first read of the store and its decoding. A cached copy
+//! may be stale: anything it leads to short of a successful write (a
+//! conflict, a refusal, a write that would change nothing) sends the
+//! attempt back to the store, so the answer is the store's.
+
+use std::sync::Arc;
+
+use kapi_runtime::scheme::KindEntry;
+use kapi_storage::KeyValue;
+
+use super::{Object, StorageMediaType, decode};
+use crate::api_error::ApiResult;
+use crate::cache::{Cached, Caches};
+
+/// Where an attempt's current object comes from.
+pub(super) enum Current {
+    /// Read from the store now.
+    Stored(KeyValue),
+    /// The watch cache's copy, possibly behind the store.
+    Cached(Arc<Cached>, u64),
+}
+
+impl Current {
+    /// The cache's copy of `key`, when the kind's cache has started and
+    /// holds it (a cache is not started for an update alone).
+    pub(super) fn from_cache(caches: &Caches, entry: &KindEntry, key: &str) -> Option<Current> {
+        let cached = caches.started(entry)?.get(key)??;
+        let revision = cached
+            .object()
+            .metadata()
+            .resource_version
+            .as_deref()?
+            .parse()
+            .ok()?;
+        Some(Current::Cached(cached, revision))
+    }
+
+    /// Whether the copy may be behind the store.
+    pub(super) fn may_be_stale(&self) -> bool {
+        matches!(self, Current::Cached(..))
+    }
+
+    /// The object's revision (its resourceVersion).
+    pub(super) fn revision(&self) -> u64 {
+        match self {
+            Current::Stored(kv) => kv.mod_revision,
+            Current::Cached(_, revision) => *revision,
+        }
+    }
+
+    /// The object, decoded or copied.
+    pub(super) fn object(&self, entry: &KindEntry) -> ApiResult<Object> {
+        match self {
+            Current::Stored(kv) => decode(entry, kv),
+            Current::Cached(cached, _) => Ok(cached.object().clone()),
+        }
+    }
+
+    /// Whether writing `bytes` would store what is stored already (a cached
+    /// copy is encoded as the store would hold it).
+    pub(super) fn holds(
+        &self,
+        bytes: &[u8],
+        media_type: StorageMediaType,
+        entry: &KindEntry,
+    ) -> bool {
+        match self {
+            Current::Stored(kv) => kv.value == bytes,
+            Current::Cached(cached, _) => {
+                let mut object = cached.object().clone();
+                media_type
+                    .encode(entry, &mut object)
+                    .is_ok_and(|stored| stored == bytes)
+            }
+        }
+    }
+}
