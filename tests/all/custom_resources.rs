@@ -659,6 +659,11 @@ fn gizmo(name: &str, namespace: &str, extra_meta: &str) -> String {
 /// Defines gizmos on `server` and waits until they are served.
 fn define_gizmos(server: &Server) {
     server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
+    wait_for_gizmos(server);
+}
+
+/// Waits until gizmos are established and served by `server`.
+fn wait_for_gizmos(server: &Server) {
     server.kubectl_ok(&[
         "wait",
         "--for=condition=Established",
@@ -693,15 +698,7 @@ fn replicas_on_one_etcd_serve_the_same_custom_resources() {
     // Defined through one replica, established and served by both.
     a.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
     for server in [&a, &b] {
-        server.kubectl_ok(&[
-            "wait",
-            "--for=condition=Established",
-            "crd/gizmos.example.org",
-            "--timeout=30s",
-        ]);
-        eventually("the kind to be served", || {
-            server.kubectl(&["get", "gizmos"]).status.success()
-        });
+        wait_for_gizmos(server);
     }
     b.kubectl_stdin_ok(&["create", "-f", "-"], &gizmo("g1", "default", ""));
     let created: Value =
