@@ -112,6 +112,11 @@ fn media_type(headers: &HeaderMap) -> &'static str {
 }
 
 impl Metrics {
+    /// Adds the watch caches' counters.
+    pub fn register_cache(&mut self, cache: &crate::cache::ListMetrics) {
+        cache.register(&mut self.registry);
+    }
+
     /// Counts one resource request.
     pub fn record(&self, method: &str, request: &HeaderMap, response: &Response) {
         let labels = RequestLabels {

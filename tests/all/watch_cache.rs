@@ -31,6 +31,18 @@ fn send(s: &Server, method: &str, path: &str, body: &Value) -> Value {
 
 const CMS: &str = "/api/v1/namespaces/wc/configmaps";
 
+/// How many lists of `resource_prefix` the server answered from its watch
+/// cache (kube-apiserver's `apiserver_cache_list_total`).
+fn lists_from_memory(s: &Server, resource_prefix: &str) -> u64 {
+    let (code, text) = http_request(s.address, "GET", "/metrics", None).unwrap();
+    assert_eq!(code, 200, "{text}");
+    let series =
+        format!("apiserver_cache_list_total{{index=\"\",resource_prefix=\"{resource_prefix}\"}} ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&series))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
 /// Seven ConfigMaps, four of them blue, one changed and one deleted; returns
 /// the revision of the first write.
 fn populate(s: &Server) -> u64 {
@@ -262,9 +274,10 @@ fn answers_from_memory_equal_etcds_and_a_second_replica_reads_its_own_writes() {
 
     // B's cache of ConfigMaps starts now and follows etcd; a consistent list
     // on B right after each write on A sees it (B waits for its cache to
-    // reach etcd's current revision, asking etcd for progress).
+    // reach etcd's current revision, which its feed reports).
     let b = Server::start_args(kapi(), &["--etcd-servers", &endpoints, "--controllers=-*"]);
     assert_eq!(get(&b, CMS)["items"].as_array().unwrap().len(), 6);
+    let served_before = lists_from_memory(&b, "/configmaps");
     for i in 10..15 {
         let cm = json!({"metadata": {"name": format!("cm{i}")}});
         send(&a, "POST", CMS, &cm);
@@ -288,6 +301,9 @@ fn answers_from_memory_equal_etcds_and_a_second_replica_reads_its_own_writes() {
             7 + (i - 10) as usize
         );
     }
+    // Each of those consistent lists was served from B's cache: none waited
+    // past the freshness timeout and went to etcd.
+    assert_eq!(lists_from_memory(&b, "/configmaps") - served_before, 10);
     check_updates(&a, &b);
     check_updates(&b, &a);
 }

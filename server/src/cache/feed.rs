@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures::StreamExt;
-use kapi_storage::{KeyValue, ListOptions, Storage, StorageError, WatchEvent};
+use kapi_storage::{KeyValue, Storage, StorageError, WatchEvent};
 
 use super::Inner;
 use super::cached::{Cached, Event, EventType};
@@ -39,15 +39,11 @@ pub(super) async fn run(inner: Arc<Inner>, storage: Arc<dyn Storage>) {
 
 /// Lists, then applies the watch's events until it fails.
 async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration) -> StorageError {
-    let list = match storage.list(&inner.prefix, ListOptions::default()).await {
-        Ok(list) => list,
+    let (list, feed) = match storage.list_and_feed(&inner.prefix).await {
+        Ok(listed) => listed,
         Err(e) => return e,
     };
     let revision = list.revision;
-    let feed = match storage.feed(&inner.prefix, revision).await {
-        Ok(feed) => feed,
-        Err(e) => return e,
-    };
     // Decoding a large resource takes a while: off the async workers.
     let decoding = {
         let inner = inner.clone();

@@ -60,12 +60,14 @@ impl Indexes {
     }
 
     /// The keys a field selector narrows a read to: those holding the value
-    /// it pins an indexed field to (`field=value` or `field==value`); `None`
-    /// when it pins none. The selector itself must still be applied.
-    pub fn narrow(&self, fields: &FieldSelector) -> Option<Keys> {
+    /// it pins an indexed field to (`field=value` or `field==value`), with
+    /// that field; `None` when it pins none. The selector itself must still
+    /// be applied.
+    pub fn narrow(&self, fields: &FieldSelector) -> Option<(&'static str, Keys)> {
         self.0.iter().find_map(|index| {
             let value = fields.exact_value(index.field)?;
-            Some(index.by_value.get(value).cloned().unwrap_or_default())
+            let keys = index.by_value.get(value).cloned().unwrap_or_default();
+            Some((index.field, keys))
         })
     }
 }

@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{ProgressRequester, Storage};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use tokio::sync::watch as signal;
 
 pub use cached::{Cached, Event, EventType};
@@ -65,6 +68,67 @@ const SNAPSHOT_TTL: Duration = Duration::from_secs(75);
 pub struct Caches {
     storage: Arc<dyn Storage>,
     by_prefix: Mutex<HashMap<String, Arc<ResourceCache>>>,
+    /// What the caches served.
+    pub metrics: ListMetrics,
+}
+
+/// Lists served from the caches, counted as kube-apiserver counts them
+/// (`apiserver_cache_list_total`, `apiserver_cache_list_returned_objects_total`).
+#[derive(Clone, Default)]
+pub struct ListMetrics {
+    lists: Family<ListLabels, Counter>,
+    returned: Family<PrefixLabels, Counter>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ListLabels {
+    /// `f:<field>` for a list an index narrowed, else empty.
+    index: String,
+    resource_prefix: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PrefixLabels {
+    resource_prefix: String,
+}
+
+impl ListMetrics {
+    /// Adds the counters to `registry`, under kube-apiserver's names.
+    pub fn register(&self, registry: &mut prometheus_client::registry::Registry) {
+        registry.register(
+            "apiserver_cache_list",
+            "[ALPHA] Number of LIST requests served from watch cache",
+            self.lists.clone(),
+        );
+        registry.register(
+            "apiserver_cache_list_returned_objects",
+            "[ALPHA] Number of objects returned for a LIST request from watch cache",
+            self.returned.clone(),
+        );
+    }
+
+    /// Counts a list of `cache` served from memory.
+    fn served(&self, cache: &ResourceCache, index: Option<&str>, returned: usize) {
+        // The resource's keys without the store's root: `/configmaps`.
+        let resource_prefix = cache
+            .inner
+            .prefix
+            .trim_start_matches("/registry")
+            .trim_end_matches('/')
+            .to_owned();
+        let index = index.map(|field| format!("f:{field}")).unwrap_or_default();
+        self.returned
+            .get_or_create(&PrefixLabels {
+                resource_prefix: resource_prefix.clone(),
+            })
+            .inc_by(returned as u64);
+        self.lists
+            .get_or_create(&ListLabels {
+                index,
+                resource_prefix,
+            })
+            .inc();
+    }
 }
 
 impl Caches {
@@ -73,6 +137,7 @@ impl Caches {
         Caches {
             storage,
             by_prefix: Mutex::default(),
+            metrics: ListMetrics::default(),
         }
     }
 
@@ -197,11 +262,11 @@ impl Inner {
         self.consistent.store(consistent, Ordering::Release);
     }
 
-    fn request_progress(&self) {
+    fn request_progress(&self, revision: u64) {
         self.progress
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .request();
+            .request(revision);
     }
 }
 
@@ -264,7 +329,7 @@ impl ResourceCache {
         }
         let deadline = Instant::now() + FRESHNESS_TIMEOUT;
         loop {
-            self.inner.request_progress();
+            self.inner.request_progress(revision);
             let wait = tokio::time::timeout(PROGRESS_EVERY, reached.wait_for(fresh));
             match wait.await {
                 Ok(outcome) => return outcome.is_ok(),
@@ -293,6 +358,11 @@ impl ResourceCache {
             return None;
         }
         Some(state.objects.get(key).cloned())
+    }
+
+    /// Counts a page of a list served from this cache in `metrics`.
+    pub fn count_list(&self, metrics: &ListMetrics, page: &Page) {
+        metrics.served(self, page.index, page.items.len());
     }
 
     /// Keeps `snapshot` for the next pages of a paged list.

@@ -18,6 +18,8 @@ pub struct Page {
     /// How many objects follow, counted only without selectors (as
     /// Kubernetes reports remainingItemCount, and as the stores count).
     pub remaining: Option<u64>,
+    /// The indexed field that narrowed the objects visited, if one did.
+    pub index: Option<&'static str>,
 }
 
 impl Snapshot {
@@ -39,12 +41,15 @@ impl Snapshot {
         };
         let under_prefix = |key: &&Arc<str>| key.starts_with(prefix);
         match fields.and_then(|fields| self.indexes.narrow(fields)) {
-            Some(keys) => {
+            Some((field, keys)) => {
                 let range = keys.range::<_, str>((lower, Bound::Unbounded));
                 let objects = range
                     .take_while(under_prefix)
                     .filter_map(|key| Some((key, self.objects.get(key)?)));
-                cut(objects, limit, matches)
+                Page {
+                    index: Some(field),
+                    ..cut(objects, limit, matches)
+                }
             }
             None => {
                 let range = self.objects.range::<_, str>((lower, Bound::Unbounded));
@@ -83,6 +88,7 @@ fn cut<'a>(
             items,
             continue_after: None,
             remaining: None,
+            index: None,
         };
     };
     let (more, remaining) = match matches {
@@ -96,5 +102,6 @@ fn cut<'a>(
         items,
         continue_after: more.then_some(last),
         remaining: remaining.filter(|_| more),
+        index: None,
     }
 }

@@ -389,6 +389,7 @@ fn an_index_narrows_a_page_to_the_same_answer_as_a_scan() {
         .indexes
         .narrow(&n1)
         .unwrap()
+        .1
         .iter()
         .map(|k| k.to_string())
         .collect();
@@ -401,7 +402,7 @@ fn an_index_narrows_a_page_to_the_same_answer_as_a_scan() {
         ]
     );
     let none = crate::selectors::field::FieldSelector::parse("spec.nodeName=n9").unwrap();
-    assert!(snapshot.indexes.narrow(&none).unwrap().is_empty());
+    assert!(snapshot.indexes.narrow(&none).unwrap().1.is_empty());
     let unpinned = crate::selectors::field::FieldSelector::parse("spec.nodeName!=n1").unwrap();
     assert!(snapshot.indexes.narrow(&unpinned).is_none());
 }

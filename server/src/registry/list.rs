@@ -181,6 +181,7 @@ impl Registry {
         // The indexes hold the stored version's values.
         let narrow = scope.is_served_as_stored().then_some(&*opts.fields);
         let page = snapshot.page(prefix, start_after, opts.limit, matcher.as_deref(), narrow);
+        cache.count_list(&self.caches.metrics, &page);
         let continue_token = match &page.continue_after {
             Some(last) => {
                 cache.keep_snapshot(&snapshot);

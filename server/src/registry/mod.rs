@@ -216,6 +216,11 @@ impl Registry {
     /// Whether reads of `scope`'s kind are served from the watch cache:
     /// any stored kind, compiled or custom (whose cache follows its storage
     /// version's entry, made again only when its definition changes).
+    /// The counters of what the watch caches served.
+    pub fn cache_metrics(&self) -> &crate::cache::ListMetrics {
+        &self.caches.metrics
+    }
+
     fn cached(&self, scope: Scope<'_>) -> bool {
         self.hooks.is_stored(scope.info())
     }
@@ -266,17 +271,21 @@ impl Registry {
         Ok(Cached::new(scope.to_served(decode(scope.entry, &kv)?)?))
     }
 
-    /// A consistent read of one key from the watch cache, where the store's
-    /// revision is known without a round trip (upstream reads a GET without
-    /// resourceVersion from etcd: on a remote store so does kapi). The outer
-    /// `None` when the cache cannot answer.
+    /// A consistent read of one key from the watch cache, once it has
+    /// reached the store's current revision. Upstream reads a GET without
+    /// resourceVersion from etcd; the answer is the same, and on etcd the
+    /// revision costs less than the read: reads that arrive together share
+    /// one request for it. The outer `None` when the cache cannot answer.
     async fn get_cached(&self, scope: Scope<'_>, key: &str) -> Option<Option<Arc<Cached>>> {
-        let revision = self
-            .storage
-            .local_revision()
-            .filter(|_| self.cached(scope))?;
+        if !self.cached(scope) {
+            return None;
+        }
         let cache = self.caches.of(scope.entry);
-        if !cache.serves_consistent_reads() || !cache.wait_fresh(revision).await {
+        if !cache.serves_consistent_reads() {
+            return None;
+        }
+        let revision = self.current_revision().await.ok()?;
+        if !cache.wait_fresh(revision).await {
             return None;
         }
         cache.get(key)

@@ -122,7 +122,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         Some(path) => Authenticator::with_token_file(path)?,
         None => Authenticator::anonymous_only(),
     };
-    let metrics = Metrics::default();
+    let mut metrics = Metrics::default();
     let limiter = limiter(opts.limits, &metrics)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
@@ -131,6 +131,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let registry = Registry::new(storage, base.clone())
         .with_storage_media_type(opts.storage_media_type)
         .with_hooks(crate::kinds::builtin(opts.service_ranges.clone()));
+    metrics.register_cache(registry.cache_metrics());
     bootstrap_namespaces(&registry).await;
     bootstrap_admission(&registry).await;
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;

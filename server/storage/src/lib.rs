@@ -118,16 +118,29 @@ pub struct Feed {
     pub progress: ProgressRequester,
     /// Whether the feed's progress is exact enough for consistent reads: a
     /// cache that reached the store's current revision through it holds
-    /// every change up to there. False where progress may run ahead of
-    /// events (etcd before 3.4.31 / 3.5.13, as kube-apiserver judges it).
+    /// every change up to there.
     pub consistent: bool,
 }
 
-/// Asks a [`Feed`] for a [`WatchEvent::Progress`] at the store's current
-/// revision (etcd's `RequestProgress`). A cache that serves a consistent read
-/// calls it while it waits to reach the revision the store reported.
+/// Asks a [`Feed`] for a [`WatchEvent::Progress`] once it has reached a
+/// revision. A cache that serves a consistent read calls it while it waits to
+/// reach the revision the store reported.
 #[derive(Clone, Default)]
-pub struct ProgressRequester(Option<std::sync::Arc<tokio::sync::Notify>>);
+pub struct ProgressRequester(Option<std::sync::Arc<ProgressWanted>>);
+
+/// What a feed's reader asked for: the highest revision it waits for, and the
+/// signal that wakes the feed to look.
+pub(crate) struct ProgressWanted {
+    revision: std::sync::atomic::AtomicU64,
+    wake: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl ProgressWanted {
+    /// The highest revision asked for so far.
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
 
 impl ProgressRequester {
     /// A requester for a feed that reports progress by itself (or never):
@@ -136,17 +149,25 @@ impl ProgressRequester {
         ProgressRequester(None)
     }
 
-    /// A requester and the signal its feed waits on.
-    pub fn new() -> (ProgressRequester, std::sync::Arc<tokio::sync::Notify>) {
-        let notify = std::sync::Arc::new(tokio::sync::Notify::new());
-        (ProgressRequester(Some(notify.clone())), notify)
+    /// A requester, and what its feed reads; each request signals `wake`.
+    pub(crate) fn new(
+        wake: std::sync::Arc<tokio::sync::Notify>,
+    ) -> (ProgressRequester, std::sync::Arc<ProgressWanted>) {
+        let wanted = std::sync::Arc::new(ProgressWanted {
+            revision: std::sync::atomic::AtomicU64::new(0),
+            wake,
+        });
+        (ProgressRequester(Some(wanted.clone())), wanted)
     }
 
-    /// Asks for a progress report; requests made before the feed got to the
-    /// last one are merged.
-    pub fn request(&self) {
-        if let Some(notify) = &self.0 {
-            notify.notify_one();
+    /// Asks for a progress report once the feed has handed over every event
+    /// up to `revision`; requests made before it got there are merged.
+    pub fn request(&self, revision: u64) {
+        if let Some(wanted) = &self.0 {
+            wanted
+                .revision
+                .fetch_max(revision, std::sync::atomic::Ordering::AcqRel);
+            wanted.wake.notify_one();
         }
     }
 }
@@ -204,16 +225,18 @@ pub trait Storage: Send + Sync + 'static {
     /// The revision of the last committed write.
     async fn current_revision(&self) -> Result<u64, StorageError>;
 
-    /// A watch of everything under `prefix` after `from_revision` for a
+    /// Everything under `prefix` now, and a watch of it from there for a
     /// watch cache: besides the events it reports progress (see [`Feed`]).
-    /// The default is a plain watch, whose progress comes only as the backend
-    /// sends it by itself.
-    async fn feed(&self, prefix: &str, from_revision: u64) -> Result<Feed, StorageError> {
-        Ok(Feed {
-            events: self.watch(prefix, from_revision, None).await?,
+    /// The default lists, then watches from the list's revision; its progress
+    /// comes only as the backend sends it by itself.
+    async fn list_and_feed(&self, prefix: &str) -> Result<(ListResult, Feed), StorageError> {
+        let list = self.list(prefix, ListOptions::default()).await?;
+        let feed = Feed {
+            events: self.watch(prefix, list.revision, None).await?,
             progress: ProgressRequester::none(),
             consistent: false,
-        })
+        };
+        Ok((list, feed))
     }
 
     /// The current revision, when the store knows it without a round trip

@@ -213,16 +213,18 @@ impl Storage for EmbeddedStore {
         )
     }
 
-    async fn feed(&self, prefix: &str, from_revision: u64) -> Result<Feed, StorageError> {
+    async fn list_and_feed(&self, prefix: &str) -> Result<(ListResult, Feed), StorageError> {
+        let list = self.list(prefix, ListOptions::default()).await?;
         // Every batch the writer commits reaches every watcher, so a feed
         // learns the store's revision from each one: it needs no requests.
         let live = self.writer.subscribe();
-        let events = watch::watch(self.shared.clone(), live, prefix, from_revision, None, true)?;
-        Ok(Feed {
+        let events = watch::watch(self.shared.clone(), live, prefix, list.revision, None, true)?;
+        let feed = Feed {
             events,
             progress: ProgressRequester::none(),
             consistent: true,
-        })
+        };
+        Ok((list, feed))
     }
 
     fn local_revision(&self) -> Option<u64> {

@@ -6,6 +6,10 @@
 //! linearizable read protocol, a gRPC exchange), which is most of what a
 //! point read costs it.
 //!
+//! The store's current revision is read the same way: a request for it
+//! joins the next batch, whose response header answers it. Consistent reads
+//! served from a watch cache each need one, and many of them share a batch.
+//!
 //! A few transactions may be in flight at once ([`IN_FLIGHT`]): a read that
 //! arrives while all of them are out waits for the next one and shares it
 //! with everything that arrived meanwhile. A lone read goes out alone, as a
@@ -16,7 +20,8 @@ use std::sync::Arc;
 use etcd_client::{GetOptions, KvClient, Txn, TxnOp, TxnOpResponse};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
-use super::call::{Repeat, bounded, key_value};
+use super::COMPACT_REV_KEY;
+use super::call::{Repeat, bounded, header_revision, key_value};
 use crate::{KeyValue, StorageError};
 
 /// Transactions out at once.
@@ -26,15 +31,15 @@ const IN_FLIGHT: usize = 4;
 /// which an operator may lower.
 const MAX_BATCH: usize = 64;
 
-/// What one read waits for.
-type Answer = Result<Option<KeyValue>, StorageError>;
+/// What one read waits for: the revision its batch was read at, and the key
+/// it asked for, if it asked for one.
+type Answer = Result<(u64, Option<KeyValue>), StorageError>;
 
 /// One read waiting for its batch.
 struct Pending {
-    /// The key as the caller names it.
-    key: String,
-    /// The key in etcd.
-    etcd_key: Vec<u8>,
+    /// The key as the caller names it, and in etcd; `None` for a read of
+    /// the revision alone.
+    key: Option<(String, Vec<u8>)>,
     answer: oneshot::Sender<Answer>,
 }
 
@@ -54,14 +59,25 @@ impl Reads {
     }
 
     /// Reads `key` (`etcd_key` in etcd) with whatever reads come with it.
-    pub(super) async fn get(&self, key: String, etcd_key: Vec<u8>) -> Answer {
+    pub(super) async fn get(
+        &self,
+        key: String,
+        etcd_key: Vec<u8>,
+    ) -> Result<Option<KeyValue>, StorageError> {
+        let (_, found) = self.read(Some((key, etcd_key))).await?;
+        Ok(found)
+    }
+
+    /// The store's revision, read after this call began, with whatever reads
+    /// come with it.
+    pub(super) async fn revision(&self) -> Result<u64, StorageError> {
+        let (revision, _) = self.read(None).await?;
+        Ok(revision)
+    }
+
+    async fn read(&self, key: Option<(String, Vec<u8>)>) -> Answer {
         let (answer, answered) = oneshot::channel();
-        let pending = Pending {
-            key,
-            etcd_key,
-            answer,
-        };
-        if self.queue.send(pending).is_err() {
+        if self.queue.send(Pending { key, answer }).is_err() {
             return Err(stopped());
         }
         answered.await.unwrap_or_else(|_| Err(stopped()))
@@ -105,64 +121,93 @@ async fn dispatch(
 
 /// Sends one batch and answers each of its reads.
 async fn send(kv: KvClient, timeout: std::time::Duration, batch: Vec<Pending>) {
-    let answers = match batch.as_slice() {
-        [one] => vec![range(kv, timeout, &one.etcd_key).await],
-        _ => transaction(kv, timeout, &batch).await,
+    let keys: Vec<&[u8]> = batch
+        .iter()
+        .filter_map(|read| read.key.as_ref().map(|(_, etcd_key)| etcd_key.as_slice()))
+        .collect();
+    let answered = match keys.as_slice() {
+        [] => range(kv, timeout, COMPACT_REV_KEY.as_bytes(), true).await,
+        [one] => range(kv, timeout, one, false).await,
+        _ => transaction(kv, timeout, &keys).await,
     };
-    for (read, answer) in batch.into_iter().zip(answers) {
-        let answer = answer.map(|found| found.map(|kv| key_value(read.key, kv)));
+    let (revision, mut found) = match answered {
+        Ok((revision, found)) => (revision, found.into_iter()),
+        Err(error) => {
+            for read in batch {
+                let _ = read.answer.send(Err(error.clone()));
+            }
+            return;
+        }
+    };
+    for read in batch {
+        let answer = match read.key {
+            None => Ok((revision, None)),
+            Some((key, _)) => match found.next() {
+                Some(kv) => Ok((revision, kv.map(|kv| key_value(key, kv)))),
+                None => Err(StorageError::Internal(
+                    "etcd answered a read transaction without one of its ranges".to_owned(),
+                )),
+            },
+        };
         // A reader that gave up is no one's concern.
         let _ = read.answer.send(answer);
     }
 }
 
-/// One read alone: a plain range.
+/// What a batch found: the revision it read at, and per key read the
+/// key-value, if the key exists.
+type Found = (u64, Vec<Option<etcd_client::KeyValue>>);
+
+/// One key alone (or only the revision, counting `key`): a plain range.
 async fn range(
     kv: KvClient,
     timeout: std::time::Duration,
     key: &[u8],
-) -> Result<Option<etcd_client::KeyValue>, StorageError> {
+    count_only: bool,
+) -> Result<Found, StorageError> {
+    let options = match count_only {
+        true => GetOptions::new().with_count_only(),
+        false => GetOptions::new(),
+    };
     let mut response = bounded(timeout, Repeat::Safe, || {
-        let mut kv = kv.clone();
-        let key = key.to_vec();
-        async move { kv.get(key, Some(GetOptions::new())).await }
+        let (mut kv, key, options) = (kv.clone(), key.to_vec(), options.clone());
+        async move { kv.get(key, Some(options)).await }
     })
     .await?;
-    Ok(response.take_kvs().into_iter().next())
+    let revision = header_revision(response.header())?;
+    let found = match count_only {
+        true => Vec::new(),
+        false => vec![response.take_kvs().into_iter().next()],
+    };
+    Ok((revision, found))
 }
 
-/// Several reads as the ranges of one transaction; every read gets the
-/// batch's failure if it fails.
+/// Several keys as the ranges of one transaction.
 async fn transaction(
     kv: KvClient,
     timeout: std::time::Duration,
-    batch: &[Pending],
-) -> Vec<Result<Option<etcd_client::KeyValue>, StorageError>> {
-    let ranges: Vec<TxnOp> = batch
+    keys: &[&[u8]],
+) -> Result<Found, StorageError> {
+    let ranges: Vec<TxnOp> = keys
         .iter()
-        .map(|read| TxnOp::get(read.etcd_key.clone(), None))
+        .map(|key| TxnOp::get(key.to_vec(), None))
         .collect();
     let txn = Txn::new().and_then(ranges);
-    let answered = bounded(timeout, Repeat::Safe, || {
+    let response = bounded(timeout, Repeat::Safe, || {
         let (mut kv, txn) = (kv.clone(), txn.clone());
         async move { kv.txn(txn).await }
     })
-    .await;
-    let response = match answered {
-        Ok(response) => response,
-        Err(failure) => {
-            let error = StorageError::from(failure);
-            return batch.iter().map(|_| Err(error.clone())).collect();
-        }
-    };
-    let mut results = response.op_responses().into_iter();
-    batch
-        .iter()
-        .map(|_| match results.next() {
-            Some(TxnOpResponse::Get(mut got)) => Ok(got.take_kvs().into_iter().next()),
+    .await?;
+    let revision = header_revision(response.header())?;
+    let found = response
+        .op_responses()
+        .into_iter()
+        .map(|op| match op {
+            TxnOpResponse::Get(mut got) => Ok(got.take_kvs().into_iter().next()),
             _ => Err(StorageError::Internal(
-                "etcd answered a read transaction without one of its ranges".to_owned(),
+                "etcd answered a read transaction with a write".to_owned(),
             )),
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((revision, found))
 }

@@ -15,6 +15,7 @@
 mod batch;
 mod call;
 mod compaction;
+mod feed;
 mod keys;
 mod list;
 mod watch;
@@ -34,8 +35,7 @@ pub use self::compaction::{
 };
 use self::keys::KeyMap;
 use crate::{
-    Feed, KeyValue, ListOptions, ListResult, Predicate, ProgressRequester, Storage, StorageError,
-    WatchStream,
+    Feed, KeyValue, ListOptions, ListResult, Predicate, Storage, StorageError, WatchStream,
 };
 
 /// How to reach an etcd cluster and where kapi's keys live in it.
@@ -135,10 +135,9 @@ pub struct EtcdStore {
     keys: Arc<KeyMap>,
     /// Point reads, batched.
     reads: Arc<batch::Reads>,
+    /// The watch caches' feed.
+    feeds: Arc<feed::Feeds>,
     timeout: Duration,
-    /// Whether the members answer progress requests exactly (see
-    /// [`exact_progress`]).
-    exact_progress: bool,
 }
 
 /// Responses of a list are limited by the client's decoding limit (tonic's
@@ -168,15 +167,8 @@ impl EtcdStore {
             Client::connect(endpoints, Some(connect.clone()))
         })
         .await?;
-        let mut store = EtcdStore::from_client(&client, &opts.prefix, timeout);
+        let store = EtcdStore::from_client(&client, &opts.prefix, timeout);
         store.ready().await?;
-        let maintenance = client.maintenance_client();
-        let status = bounded(timeout, Repeat::Safe, || {
-            let mut maintenance = maintenance.clone();
-            async move { maintenance.status().await }
-        })
-        .await;
-        store.exact_progress = status.is_ok_and(|s| exact_progress(s.version()));
         Ok(store)
     }
 
@@ -191,8 +183,8 @@ impl EtcdStore {
                 .watch_client()
                 .max_decoding_message_size(MAX_RESPONSE_BYTES),
             keys: Arc::new(KeyMap::new(prefix)),
+            feeds: Arc::new(feed::Feeds::default()),
             timeout,
-            exact_progress: false,
         }
     }
 
@@ -261,33 +253,23 @@ impl Storage for EtcdStore {
         from_revision: u64,
         predicate: Option<Predicate>,
     ) -> Result<WatchStream, StorageError> {
-        watch::watch(self, prefix, from_revision, predicate, None).await
+        watch::watch(self, prefix, from_revision, predicate).await
     }
 
-    async fn feed(&self, prefix: &str, from_revision: u64) -> Result<Feed, StorageError> {
-        if !self.exact_progress {
-            let events = watch::watch(self, prefix, from_revision, None, None).await?;
-            return Ok(Feed {
-                events,
-                progress: ProgressRequester::none(),
-                consistent: false,
-            });
-        }
-        let (progress, asked) = ProgressRequester::new();
-        let events = watch::watch(self, prefix, from_revision, None, Some(asked)).await?;
-        Ok(Feed {
-            events,
-            progress,
-            consistent: true,
-        })
+    async fn list_and_feed(&self, prefix: &str) -> Result<(ListResult, Feed), StorageError> {
+        let (revision, feed) = self.feeds.subscribe(self, prefix).await?;
+        let opts = ListOptions {
+            revision,
+            ..ListOptions::default()
+        };
+        Ok((self.list(prefix, opts).await?, feed))
     }
 
     async fn current_revision(&self) -> Result<u64, StorageError> {
-        // A linearizable read of one small key: its header carries the store's
-        // revision, and it needs a quorum, so it also tells whether etcd serves.
-        let options = GetOptions::new().with_count_only();
-        let response = self.range(COMPACT_REV_KEY, options).await?;
-        call::header_revision(response.header())
+        // A linearizable read, shared with the reads that come with it: its
+        // header carries the store's revision, and it needs a quorum, so it
+        // also tells whether etcd serves.
+        self.reads.revision().await
     }
 
     async fn compacted_revision(&self) -> Result<u64, StorageError> {
@@ -296,46 +278,5 @@ impl Storage for EtcdStore {
 
     async fn compact(&self, revision: u64) -> Result<(), StorageError> {
         compaction::compact(self, revision).await
-    }
-}
-
-/// Whether an etcd of `version` answers a progress request only once the
-/// watch has delivered every event up to the revision it reports: from
-/// 3.4.31 and 3.5.13 on, the versions kube-apiserver 1.32 requires before
-/// it serves consistent reads from its cache (earlier ones may report a
-/// revision the watch has not delivered yet).
-fn exact_progress(version: &str) -> bool {
-    let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
-    let (Some(Some(major)), Some(Some(minor)), Some(Some(patch))) =
-        (parts.next(), parts.next(), parts.next())
-    else {
-        return false;
-    };
-    match (major, minor) {
-        (3, 4) => patch >= 31,
-        (3, 5) => patch >= 13,
-        (3, m) => m >= 6,
-        (m, _) => m > 3,
-    }
-}
-
-#[cfg(test)]
-mod version_tests {
-    use super::exact_progress;
-
-    #[test]
-    fn progress_is_exact_from_the_fixed_releases_on() {
-        for (version, exact) in [
-            ("3.4.23", false),
-            ("3.4.31", true),
-            ("3.5.12", false),
-            ("3.5.13", true),
-            ("3.6.0", true),
-            ("4.0.0", true),
-            ("3.3.27", false),
-            ("nonsense", false),
-        ] {
-            assert_eq!(exact_progress(version), exact, "{version}");
-        }
     }
 }

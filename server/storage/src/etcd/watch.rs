@@ -7,30 +7,23 @@
 //! reader lists again, as Kubernetes' reflectors do after a failed watch.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 
-use etcd_client::{
-    Event, EventType, WatchOptions, WatchRequestSender, WatchResponse, WatchResponseStream,
-};
+use etcd_client::{Event, EventType, WatchOptions, WatchResponse, WatchStream};
 use futures::StreamExt;
-use tokio::sync::Notify;
 
 use super::EtcdStore;
 use super::call::{Repeat, bounded, etcd_revision, header_revision, key_text, key_value, revision};
 use super::keys::{Scope, prefix_range_end};
 use crate::watch_filter::filter_event;
-use crate::{KeyValue, Predicate, StorageError, WatchEvent, WatchStream};
+use crate::{KeyValue, Predicate, StorageError, WatchEvent};
 
-/// Watches `prefix` after `from`; when `progress` is given, each signal on it
-/// sends etcd a progress request on this watch's stream (answered with a
-/// progress notification at etcd's current revision).
+/// Watches `prefix` after `from`.
 pub(super) async fn watch(
     store: &EtcdStore,
     prefix: &str,
     from: u64,
     predicate: Option<Predicate>,
-    progress: Option<Arc<Notify>>,
-) -> Result<WatchStream, StorageError> {
+) -> Result<crate::WatchStream, StorageError> {
     // etcd keeps the revision a compaction was made at, so it would accept a
     // watch from one below it (its first event is at the compacted revision).
     // The contract is stricter, like the embedded store: anything below the
@@ -62,8 +55,6 @@ pub(super) async fn watch(
     .await?;
     let mut watcher = Watcher {
         stream: None,
-        requests: None,
-        progress,
         scope,
         predicate,
         last: from,
@@ -75,9 +66,7 @@ pub(super) async fn watch(
         Some(response) => watcher.absorb(response)?,
         None => return Err(ended()),
     }
-    let (requests, responses) = stream.split();
-    watcher.stream = Some(responses);
-    watcher.requests = Some(requests);
+    watcher.stream = Some(stream);
     let events = futures::stream::unfold(watcher, |mut w| async move {
         let item = w.next().await?;
         Some((item, w))
@@ -85,7 +74,7 @@ pub(super) async fn watch(
     Ok(events.boxed())
 }
 
-fn ended() -> StorageError {
+pub(super) fn ended() -> StorageError {
     StorageError::Unavailable("etcd ended the watch stream".to_owned())
 }
 
@@ -93,11 +82,7 @@ fn ended() -> StorageError {
 struct Watcher {
     /// Set once etcd confirmed the watch; dropped after an error item, which
     /// ends the etcd watch at once rather than when the reader lets go.
-    stream: Option<WatchResponseStream>,
-    /// The request half of the stream, for progress requests.
-    requests: Option<WatchRequestSender>,
-    /// Signals to ask etcd for progress.
-    progress: Option<Arc<Notify>>,
+    stream: Option<WatchStream>,
     scope: Scope,
     predicate: Option<Predicate>,
     /// The revision of the last event or progress examined.
@@ -117,33 +102,14 @@ impl Watcher {
                 return None;
             }
             let stream = self.stream.as_mut()?;
-            let asked = async {
-                match &self.progress {
-                    Some(notify) => notify.notified().await,
-                    None => std::future::pending().await,
-                }
-            };
-            let message = tokio::select! {
-                message = stream.next() => message,
-                () = asked => {
-                    if let Some(requests) = self.requests.as_mut() {
-                        // A broken stream shows in the next message.
-                        let _ = requests.request_progress().await;
-                    }
-                    continue;
-                }
-            };
-            let step = match message {
-                Some(Ok(response)) => self.absorb(response),
-                None => Err(ended()),
-                Some(Err(err)) => Err(StorageError::Unavailable(format!(
-                    "etcd watch stream broke: {err}"
-                ))),
+            let step = match stream.message().await {
+                Ok(Some(response)) => self.absorb(response),
+                Ok(None) => Err(ended()),
+                Err(err) => Err(broke(&err)),
             };
             if let Err(err) = step {
                 self.done = true;
                 self.stream = None;
-                self.requests = None;
                 return Some(Err(err));
             }
         }
@@ -151,18 +117,7 @@ impl Watcher {
 
     /// Queues the events of one response, or fails for a cancelled watch.
     fn absorb(&mut self, response: WatchResponse) -> Result<(), StorageError> {
-        if response.compact_revision() > 0 {
-            return Err(StorageError::Expired {
-                requested: self.last,
-                compacted: revision(response.compact_revision()),
-            });
-        }
-        if response.canceled() {
-            return Err(StorageError::Unavailable(format!(
-                "etcd cancelled the watch: {}",
-                response.cancel_reason()
-            )));
-        }
+        check(&response, self.last)?;
         if response.events().is_empty() {
             if !response.created() {
                 self.progress(header_revision(response.header())?);
@@ -170,7 +125,7 @@ impl Watcher {
             return Ok(());
         }
         for event in response.events() {
-            let event = self.translate(event)?;
+            let event = translate(&self.scope, event, self.last)?;
             self.last = self.last.max(event.revision());
             if let Some(event) = filter_event(event, &self.scope.caller, self.predicate.as_ref()) {
                 self.pending.push_back(event);
@@ -187,41 +142,70 @@ impl Watcher {
             self.pending.push_back(WatchEvent::Progress { revision });
         }
     }
+}
 
-    /// One etcd event as the contract's: ADDED when the write created the key,
-    /// else MODIFIED; DELETED at the revision of the delete, with the last value.
-    fn translate(&self, event: &Event) -> Result<WatchEvent, StorageError> {
-        let kv = event
-            .kv()
-            .ok_or_else(|| StorageError::Internal("etcd watch event without a key".to_owned()))?;
-        let at = revision(kv.mod_revision());
-        let prev = event.prev_kv().map(|prev| self.named(prev)).transpose()?;
-        match (event.event_type(), prev) {
-            (EventType::Put, _) if kv.create_revision() == kv.mod_revision() => {
-                Ok(WatchEvent::Added(self.named(kv)?))
-            }
-            (EventType::Put, Some(prev)) => Ok(WatchEvent::Modified {
-                kv: self.named(kv)?,
-                prev,
-            }),
-            (EventType::Delete, Some(prev)) => Ok(WatchEvent::Deleted { prev, revision: at }),
-            // etcd leaves out the previous value when it was compacted away:
-            // the event cannot be told in full, so the watcher must relist.
-            (_, None) => Err(StorageError::Expired {
-                requested: self.last,
-                compacted: at,
-            }),
+/// Fails for a response that ends the watch: compacted past its position
+/// (`last`), or cancelled.
+pub(super) fn check(response: &WatchResponse, last: u64) -> Result<(), StorageError> {
+    if response.compact_revision() > 0 {
+        return Err(StorageError::Expired {
+            requested: last,
+            compacted: revision(response.compact_revision()),
+        });
+    }
+    if response.canceled() {
+        return Err(StorageError::Unavailable(format!(
+            "etcd cancelled the watch: {}",
+            response.cancel_reason()
+        )));
+    }
+    Ok(())
+}
+
+/// The error of a watch stream that broke.
+pub(super) fn broke(err: &etcd_client::Error) -> StorageError {
+    StorageError::Unavailable(format!("etcd watch stream broke: {err}"))
+}
+
+/// One etcd event under `scope` as the contract's: ADDED when the write
+/// created the key, else MODIFIED; DELETED at the revision of the delete,
+/// with the last value. `last` is the watch's position, for the error of an
+/// event whose previous value was compacted away.
+pub(super) fn translate(
+    scope: &Scope,
+    event: &Event,
+    last: u64,
+) -> Result<WatchEvent, StorageError> {
+    let kv = event
+        .kv()
+        .ok_or_else(|| StorageError::Internal("etcd watch event without a key".to_owned()))?;
+    let at = revision(kv.mod_revision());
+    let prev = event.prev_kv().map(|prev| named(scope, prev)).transpose()?;
+    match (event.event_type(), prev) {
+        (EventType::Put, _) if kv.create_revision() == kv.mod_revision() => {
+            Ok(WatchEvent::Added(named(scope, kv)?))
         }
+        (EventType::Put, Some(prev)) => Ok(WatchEvent::Modified {
+            kv: named(scope, kv)?,
+            prev,
+        }),
+        (EventType::Delete, Some(prev)) => Ok(WatchEvent::Deleted { prev, revision: at }),
+        // etcd leaves out the previous value when it was compacted away:
+        // the event cannot be told in full, so the watcher must relist.
+        (_, None) => Err(StorageError::Expired {
+            requested: last,
+            compacted: at,
+        }),
     }
+}
 
-    /// An etcd key-value under this watch, named as the caller names it.
-    fn named(&self, kv: &etcd_client::KeyValue) -> Result<KeyValue, StorageError> {
-        let etcd_key = key_text(kv.key())?;
-        let key = self.scope.to_caller(etcd_key).ok_or_else(|| {
-            StorageError::Internal(format!(
-                "etcd watch event for {etcd_key} outside the prefix"
-            ))
-        })?;
-        Ok(key_value(key, kv.clone()))
-    }
+/// An etcd key-value under `scope`, named as the caller names it.
+fn named(scope: &Scope, kv: &etcd_client::KeyValue) -> Result<KeyValue, StorageError> {
+    let etcd_key = key_text(kv.key())?;
+    let key = scope.to_caller(etcd_key).ok_or_else(|| {
+        StorageError::Internal(format!(
+            "etcd watch event for {etcd_key} outside the prefix"
+        ))
+    })?;
+    Ok(key_value(key, kv.clone()))
 }

@@ -9,6 +9,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod crud;
+pub mod feed;
 pub mod list;
 pub mod watch;
 
@@ -49,6 +50,9 @@ pub async fn run_all(store: &dyn Storage) {
         watch::watch_replays_then_continues_live,
         watch::watch_from_a_middle_revision,
         watch::watch_translates_predicate_transitions,
+        feed::feed_lists_then_hands_over_changes_under_its_prefix,
+        feed::feed_reports_progress_past_writes_elsewhere,
+        feed::feeds_started_during_writes_miss_nothing,
         watch::compaction_expires_old_revisions,
     );
 }
