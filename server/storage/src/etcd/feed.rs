@@ -17,9 +17,10 @@
 //! reached when it subscribed (`list_and_feed`), so no event falls between
 //! the list and the watch.
 //!
-//! Each cache has a bounded queue ([`QUEUE`]). When one is full the feed
-//! waits for it: caches only decode, and a cache that lost events would have
-//! to list again, which costs more than the wait. The feed ends, and every
+//! Each cache has a bounded queue ([`QUEUE`]), deep enough for a cache that
+//! is still decoding its first list of a large resource while writes go on.
+//! A cache whose queue is full anyway is dropped from the feed, so it lists
+//! again, rather than holding up every other cache. The feed ends, and every
 //! cache lists again, when etcd ends the watch; the next subscriber starts a
 //! new one. When no cache is left, the feed stops.
 
@@ -37,8 +38,8 @@ use super::keys::Scope;
 use super::watch::{broke, check, ended, translate};
 use crate::{Feed, ProgressRequester, ProgressWanted, Storage, StorageError, WatchEvent};
 
-/// Events queued for one cache before the feed waits for it.
-const QUEUE: usize = 1024;
+/// Events queued for one cache before the feed drops it.
+const QUEUE: usize = 8192;
 
 /// How often every cache that the feed's events have not reached lately is
 /// told how far the store has got, so its watchers' bookmarks move on.
@@ -193,7 +194,7 @@ async fn run(shared: Arc<Shared>, mut stream: WatchStream) {
             }
         };
         match step {
-            Ok(deliveries) => deliver(&shared, deliveries).await,
+            Ok(deliveries) => deliver(&shared, deliveries),
             Err(error) => break error,
         }
     };
@@ -261,17 +262,92 @@ fn report(shared: &Shared, all: bool) -> Deliveries {
     deliveries
 }
 
-/// Queues each item in order, waiting where a queue is full; subscribers
-/// that went away are dropped.
-async fn deliver(shared: &Shared, deliveries: Deliveries) {
-    let mut gone = false;
+/// Queues each item in order. A subscriber that went away, or whose queue
+/// is full, is dropped: the latter's cache reads what is queued, then sees
+/// its feed end and lists again.
+fn deliver(shared: &Shared, deliveries: Deliveries) {
+    let mut dropped = Vec::new();
     for (events, item) in deliveries {
-        gone |= events.send(item).await.is_err();
+        if dropped
+            .iter()
+            .any(|d: &mpsc::Sender<Item>| d.same_channel(&events))
+        {
+            continue;
+        }
+        if let Err(error) = events.try_send(item) {
+            if let mpsc::error::TrySendError::Full(_) = error {
+                tracing::warn!("a watch cache fell behind the etcd feed; it lists again");
+            }
+            dropped.push(events);
+        }
     }
-    if gone {
+    if !dropped.is_empty() {
         shared
             .dispatch()
             .subscribers
-            .retain(|s| !s.events.is_closed());
+            .retain(|s| !dropped.iter().any(|d| d.same_channel(&s.events)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::etcd::keys::KeyMap;
+
+    fn subscriber(prefix: &str, capacity: usize) -> (Subscriber, mpsc::Receiver<Item>) {
+        let (events, queued) = mpsc::channel(capacity);
+        let (_, wanted) = ProgressRequester::new(Arc::new(Notify::new()));
+        let scope = KeyMap::new("/registry").scope(prefix);
+        let subscriber = Subscriber {
+            scope,
+            events,
+            wanted,
+            known: 0,
+        };
+        (subscriber, queued)
+    }
+
+    fn progress(revision: u64) -> Item {
+        Ok(WatchEvent::Progress { revision })
+    }
+
+    /// A cache that fell behind is dropped, after what was queued, and the
+    /// others still get everything.
+    #[tokio::test]
+    async fn a_full_queue_drops_its_subscriber_only() {
+        let (slow, mut slow_queue) = subscriber("/registry/a/", 1);
+        let (quick, mut quick_queue) = subscriber("/registry/b/", 8);
+        let (slow_events, quick_events) = (slow.events.clone(), quick.events.clone());
+        let shared = Shared {
+            dispatch: Mutex::new(Dispatch {
+                position: 0,
+                subscribers: vec![slow, quick],
+            }),
+            wake: Arc::new(Notify::new()),
+            ended: AtomicBool::new(false),
+        };
+        let deliveries = vec![
+            (slow_events.clone(), progress(1)),
+            (quick_events.clone(), progress(1)),
+            (slow_events.clone(), progress(2)),
+            (quick_events.clone(), progress(2)),
+            (slow_events.clone(), progress(3)),
+        ];
+        drop((slow_events, quick_events));
+        deliver(&shared, deliveries);
+
+        let left: Vec<String> = shared
+            .dispatch()
+            .subscribers
+            .iter()
+            .map(|s| s.scope.caller.clone())
+            .collect();
+        assert_eq!(left, vec!["/registry/b/"]);
+        assert_eq!(slow_queue.recv().await.unwrap(), progress(1));
+        assert!(slow_queue.recv().await.is_none(), "the slow queue ends");
+        assert_eq!(quick_queue.recv().await.unwrap(), progress(1));
+        assert_eq!(quick_queue.recv().await.unwrap(), progress(2));
     }
 }
