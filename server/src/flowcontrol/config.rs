@@ -32,6 +32,12 @@ pub struct Level {
     pub shape: Shape,
     /// Seats by its share (`NominalCL`).
     pub nominal: u32,
+    /// The fewest seats borrowing leaves it: its nominal ones less those it
+    /// lends (`lendablePercent`).
+    pub min: u32,
+    /// The most seats borrowing gives it: its nominal ones and those it may
+    /// borrow (`borrowingLimitPercent`; without one, the server's seats).
+    pub max: u32,
     /// The most seats one request may take.
     pub max_seats: u32,
     /// Its seats and queues, kept across configurations.
@@ -89,6 +95,10 @@ struct Limited {
     nominal_concurrency_shares: Option<u32>,
     #[serde(default)]
     limit_response: LimitResponse,
+    #[serde(default)]
+    lendable_percent: Option<u32>,
+    #[serde(default)]
+    borrowing_limit_percent: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -96,6 +106,8 @@ struct Limited {
 struct ExemptSpec {
     #[serde(default)]
     nominal_concurrency_shares: Option<u32>,
+    #[serde(default)]
+    lendable_percent: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -125,17 +137,23 @@ struct ParsedLevel {
     uid: Arc<str>,
     shape: Shape,
     shares: u32,
+    lendable_percent: u32,
+    /// `None`: no limit.
+    borrowing_limit_percent: Option<u32>,
 }
 
 fn parse_level(name: &str, uid: &str, spec: &Value) -> Option<ParsedLevel> {
     let spec: LevelSpec = serde_json::from_value(spec.clone()).ok()?;
-    let (shape, shares) = match spec.kind.as_str() {
-        "Exempt" => (
-            Shape::Exempt,
-            spec.exempt
-                .and_then(|e| e.nominal_concurrency_shares)
-                .unwrap_or(0),
-        ),
+    let (shape, shares, lendable_percent, borrowing_limit_percent) = match spec.kind.as_str() {
+        "Exempt" => {
+            let exempt = spec.exempt.unwrap_or_default();
+            (
+                Shape::Exempt,
+                exempt.nominal_concurrency_shares.unwrap_or(0),
+                exempt.lendable_percent.unwrap_or(0),
+                None,
+            )
+        }
         "Limited" => {
             let limited = spec.limited.unwrap_or_default();
             let shape = match limited.limit_response.kind.as_str() {
@@ -154,7 +172,12 @@ fn parse_level(name: &str, uid: &str, spec: &Value) -> Option<ParsedLevel> {
                 }
             };
             let shares = limited.nominal_concurrency_shares.unwrap_or(DEFAULT_SHARES);
-            (shape, shares)
+            (
+                shape,
+                shares,
+                limited.lendable_percent.unwrap_or(0),
+                limited.borrowing_limit_percent,
+            )
         }
         _ => return None,
     };
@@ -167,6 +190,8 @@ fn parse_level(name: &str, uid: &str, spec: &Value) -> Option<ParsedLevel> {
         uid: uid.into(),
         shape,
         shares,
+        lendable_percent,
+        borrowing_limit_percent,
     })
 }
 
@@ -225,13 +250,22 @@ pub fn digest(
             _ => MAX_SEATS_LIMIT,
         }
         .min(MAX_SEATS_LIMIT);
+        let percent_of_nominal =
+            |percent: u32| (f64::from(nominal) * f64::from(percent) / 100.0).round() as u32;
+        let lendable = percent_of_nominal(level.lendable_percent);
+        let borrowing = level
+            .borrowing_limit_percent
+            .map_or(server_limit, percent_of_nominal);
+        // A level keeps the seats borrowing gave it until the allocation
+        // that follows each configuration; a new one starts halfway down
+        // what it may lend.
         let set = match sets.get(&name) {
             Some(set) => {
-                set.reconfigure(level.shape.clone(), nominal);
+                set.reconfigure(level.shape.clone(), set.limit());
                 set.clone()
             }
             None => {
-                let set = QueueSet::new(level.shape.clone(), nominal);
+                let set = QueueSet::new(level.shape.clone(), nominal.saturating_sub(lendable / 2));
                 sets.insert(name.clone(), set.clone());
                 set
             }
@@ -244,6 +278,8 @@ pub fn digest(
                 uid: level.uid,
                 shape: level.shape,
                 nominal,
+                min: nominal.saturating_sub(lendable),
+                max: nominal.saturating_add(borrowing),
                 max_seats,
                 set,
             }),

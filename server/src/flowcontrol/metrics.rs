@@ -4,6 +4,8 @@
 //! Each schema's handles are looked up once per configuration, not per
 //! request.
 
+use std::sync::atomic::AtomicU64;
+
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -11,6 +13,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 type Labels = Vec<(&'static str, String)>;
+type FloatGauge = Gauge<f64, AtomicU64>;
 type Histograms = Family<Labels, Histogram, fn() -> Histogram>;
 
 /// Upstream's buckets of waiting and execution times (seconds).
@@ -34,6 +37,14 @@ pub struct FlowMetrics {
     execution: Histograms,
     nominal: Family<Labels, Gauge>,
     current_limit: Family<Labels, Gauge>,
+    lower_limit: Family<Labels, Gauge>,
+    upper_limit: Family<Labels, Gauge>,
+    demand_high_watermark: Family<Labels, FloatGauge>,
+    demand_average: Family<Labels, FloatGauge>,
+    demand_stdev: Family<Labels, FloatGauge>,
+    demand_smoothed: Family<Labels, FloatGauge>,
+    target: Family<Labels, FloatGauge>,
+    fair_frac: FloatGauge,
     concurrency_limit: Family<Labels, Gauge>,
     inflight: Family<Labels, Gauge>,
     inqueue: Family<Labels, Gauge>,
@@ -56,6 +67,14 @@ impl FlowMetrics {
             execution: Family::new_with_constructor(time_histogram as fn() -> Histogram),
             nominal: Family::default(),
             current_limit: Family::default(),
+            lower_limit: Family::default(),
+            upper_limit: Family::default(),
+            demand_high_watermark: Family::default(),
+            demand_average: Family::default(),
+            demand_stdev: Family::default(),
+            demand_smoothed: Family::default(),
+            target: Family::default(),
+            fair_frac: FloatGauge::default(),
             concurrency_limit: Family::default(),
             inflight: Family::default(),
             inqueue: Family::default(),
@@ -108,6 +127,51 @@ impl FlowMetrics {
             "[ALPHA] current derived number of execution seats available to each priority level",
             metrics.current_limit.clone(),
         );
+        let borrowing: [(&str, &str, &Family<Labels, FloatGauge>); 5] = [
+            (
+                "demand_seats_high_watermark",
+                "[ALPHA] High watermark, over last adjustment period, of demand_seats",
+                &metrics.demand_high_watermark,
+            ),
+            (
+                "demand_seats_average",
+                "[ALPHA] Time-weighted average, over last adjustment period, of demand_seats",
+                &metrics.demand_average,
+            ),
+            (
+                "demand_seats_stdev",
+                "[ALPHA] Time-weighted standard deviation, over last adjustment period, of demand_seats",
+                &metrics.demand_stdev,
+            ),
+            (
+                "demand_seats_smoothed",
+                "[ALPHA] Smoothed seat demands",
+                &metrics.demand_smoothed,
+            ),
+            (
+                "target_seats",
+                "[ALPHA] Seat allocation targets",
+                &metrics.target,
+            ),
+        ];
+        for (name, help, family) in borrowing {
+            flow.register(name, help, family.clone());
+        }
+        flow.register(
+            "lower_limit_seats",
+            "[ALPHA] Configured lower bound on number of execution seats available to each priority level",
+            metrics.lower_limit.clone(),
+        );
+        flow.register(
+            "upper_limit_seats",
+            "[ALPHA] Configured upper bound on number of execution seats available to each priority level",
+            metrics.upper_limit.clone(),
+        );
+        flow.register(
+            "seat_fair_frac",
+            "[ALPHA] Fair fraction of server's concurrency to allocate to each priority level that can use it",
+            metrics.fair_frac.clone(),
+        );
         flow.register(
             "request_concurrency_limit",
             "[ALPHA] Nominal number of execution seats configured for each priority level (deprecated: use nominal_limit_seats)",
@@ -135,18 +199,54 @@ impl FlowMetrics {
         metrics
     }
 
-    /// A level's limits.
-    pub fn set_limits(&self, level: &str, nominal: u32, current: u32) {
+    /// A level's configured seats: nominal, and the bounds borrowing keeps
+    /// it within.
+    pub fn set_bounds(&self, level: &str, nominal: u32, lower: u32, upper: u32) {
         let labels = vec![("priority_level", level.to_owned())];
         // One statement each: `get_or_create` holds the family's lock until
         // the end of its statement.
         self.nominal.get_or_create(&labels).set(i64::from(nominal));
-        self.current_limit
-            .get_or_create(&labels)
-            .set(i64::from(current));
         self.concurrency_limit
             .get_or_create(&labels)
             .set(i64::from(nominal));
+        self.lower_limit
+            .get_or_create(&labels)
+            .set(i64::from(lower));
+        self.upper_limit
+            .get_or_create(&labels)
+            .set(i64::from(upper));
+    }
+
+    /// A level's demand and the seats it was given by the last sharing out.
+    pub fn note_adjustment(
+        &self,
+        level: &str,
+        demand: &super::borrowing::DemandStats,
+        target: f64,
+        current: u32,
+    ) {
+        let labels = vec![("priority_level", level.to_owned())];
+        self.current_limit
+            .get_or_create(&labels)
+            .set(i64::from(current));
+        self.demand_high_watermark
+            .get_or_create(&labels)
+            .set(f64::from(demand.high_watermark));
+        self.demand_average
+            .get_or_create(&labels)
+            .set(demand.average);
+        self.demand_stdev
+            .get_or_create(&labels)
+            .set(demand.deviation);
+        self.demand_smoothed
+            .get_or_create(&labels)
+            .set(demand.smoothed);
+        self.target.get_or_create(&labels).set(target);
+    }
+
+    /// The fair fraction of the last sharing out.
+    pub fn set_fair_frac(&self, fair: f64) {
+        self.fair_frac.set(fair);
     }
 
     /// The handles of one schema on its level.

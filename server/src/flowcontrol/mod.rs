@@ -14,6 +14,7 @@
 //!   shared by `--max-requests-inflight` + `--max-mutating-requests-inflight`.
 
 pub mod bootstrap;
+pub mod borrowing;
 pub mod classify;
 pub mod config;
 pub mod controller;
@@ -39,7 +40,7 @@ use serde_json::Value;
 use crate::request_info::{self, ResourceRef, Verb};
 use crate::state::App;
 use classify::{Descriptor, Target};
-use config::{Config, Schema};
+use config::{Config, Level, Schema};
 use metrics::FlowMetrics;
 use queueset::{Permit, QueueSet, Refusal};
 
@@ -133,9 +134,97 @@ impl FlowControl {
         };
         for level in config.levels.values() {
             self.metrics
-                .set_limits(&level.name, level.nominal, level.nominal);
+                .set_bounds(&level.name, level.nominal, level.min, level.max);
         }
         *self.config.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(config);
+        self.share_out();
+    }
+
+    /// Shares the server's seats out again by the levels' demand since the
+    /// last time (upstream's `updateBorrowingLocked`): every [`borrowing::PERIOD`]
+    /// and after each configuration.
+    pub fn share_out(&self) {
+        let config = self.config();
+        let levels: Vec<&Arc<Level>> = config.levels.values().collect();
+        let stats: Vec<_> = levels.iter().map(|l| l.set.observe_demand()).collect();
+        let nominal_sum: u32 = levels.iter().map(|l| l.nominal).sum();
+        // The exempt level takes what it used; the others share the rest.
+        let mut remaining = i64::from(nominal_sum);
+        let mut classes = Vec::new();
+        let (mut min_sum, mut min_current_sum) = (0i64, 0i64);
+        let mut current = vec![0u32; levels.len()];
+        let mut targets = vec![0.0; levels.len()];
+        for (i, (level, stats)) in levels.iter().zip(&stats).enumerate() {
+            if level.shape == queueset::Shape::Exempt {
+                current[i] = level.min.max(stats.high_watermark);
+                targets[i] = f64::from(current[i]);
+                remaining -= i64::from(current[i]);
+                continue;
+            }
+            let min_current = level.min.max(level.nominal.min(stats.high_watermark));
+            let target = f64::from(min_current).max(stats.smoothed);
+            targets[i] = target;
+            classes.push((
+                i,
+                borrowing::Class {
+                    lower: f64::from(min_current),
+                    upper: f64::from(level.max),
+                    target,
+                },
+            ));
+            min_sum += i64::from(level.min);
+            min_current_sum += i64::from(min_current);
+        }
+        if classes.is_empty() {
+            return;
+        }
+        let fair = if remaining <= min_sum {
+            for (i, _) in &classes {
+                current[*i] = levels[*i].min;
+            }
+            0.0
+        } else if remaining <= min_current_sum {
+            let share = (remaining - min_sum) as f64 / (min_current_sum - min_sum) as f64;
+            for (i, class) in &classes {
+                let min = levels[*i].min;
+                let above = (class.lower - f64::from(min)) * share;
+                current[*i] = min + above.round() as u32;
+            }
+            0.0
+        } else {
+            let only: Vec<_> = classes.iter().map(|(_, c)| *c).collect();
+            match borrowing::allocate(f64::from(nominal_sum), &only) {
+                Ok((shares, fair)) => {
+                    for ((i, _), share) in classes.iter().zip(shares) {
+                        current[*i] = share.round() as u32;
+                    }
+                    fair
+                }
+                Err(error) => {
+                    tracing::error!(%error, "cannot share the priority levels' seats out; keeping them");
+                    for (i, _) in &classes {
+                        current[*i] = levels[*i].set.limit();
+                    }
+                    0.0
+                }
+            }
+        };
+        for (i, level) in levels.iter().enumerate() {
+            level.set.set_limit(current[i]);
+            self.metrics
+                .note_adjustment(&level.name, &stats[i], targets[i], current[i]);
+        }
+        self.metrics.set_fair_frac(fair);
+    }
+
+    /// Shares the seats out every [`borrowing::PERIOD`], for as long as it runs.
+    pub async fn run_borrowing(self: Arc<Self>) {
+        let mut every = tokio::time::interval(borrowing::PERIOD);
+        every.tick().await;
+        loop {
+            every.tick().await;
+            self.share_out();
+        }
     }
 
     /// The configuration in force.
@@ -290,6 +379,8 @@ impl Schema {
                 uid: "".into(),
                 shape: queueset::Shape::Exempt,
                 nominal: 0,
+                min: 0,
+                max: 0,
                 max_seats: config::MAX_SEATS_LIMIT,
                 set: QueueSet::new(queueset::Shape::Exempt, 0),
             }),

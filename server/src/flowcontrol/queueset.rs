@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
+use super::borrowing::{DemandStats, Integrator};
+
 /// The work a request is assumed to take per seat until it finishes
 /// (upstream's `estimatedServiceDuration`); corrected to the real time then.
 const ESTIMATED_SERVICE: f64 = 0.003;
@@ -101,6 +103,12 @@ struct State {
     seats_in_use: u32,
     executing: usize,
     waiting: usize,
+    /// The seats of the requests waiting, over all queues.
+    waiting_seats: u32,
+    /// Seats in use plus seats waiting, over time (borrowing's demand).
+    demand: Integrator,
+    /// The demand over the periods so far.
+    stats: DemandStats,
     /// Virtual time, in seat-seconds per active queue.
     r: f64,
     synced: Instant,
@@ -178,6 +186,7 @@ impl Drop for Waiting<'_> {
         let mut state = self.set.lock();
         if state.remove(self.id) {
             state.counts.cancelled += 1;
+            state.note_demand();
             return;
         }
         // Dispatched after all (under the lock, so the seats are in the
@@ -206,6 +215,9 @@ impl QueueSet {
                 seats_in_use: 0,
                 executing: 0,
                 waiting: 0,
+                waiting_seats: 0,
+                demand: Integrator::new(Instant::now()),
+                stats: DemandStats::default(),
                 r: 0.0,
                 synced: Instant::now(),
                 enqueues: 0,
@@ -237,6 +249,7 @@ impl QueueSet {
             state.shape = shape;
             state.generation += 1;
             state.waiting = 0;
+            state.waiting_seats = 0;
             state.robin = 0;
             for waiter in waiters {
                 // When the level stopped queuing, the request is refused as
@@ -247,6 +260,31 @@ impl QueueSet {
             }
         }
         state.dispatch();
+        state.note_demand();
+    }
+
+    /// The seats the level may use now (borrowing moves it).
+    pub fn limit(&self) -> u32 {
+        self.lock().limit
+    }
+
+    /// Lets the level use `limit` seats; requests waiting get any new ones.
+    pub fn set_limit(&self, limit: u32) {
+        let mut state = self.lock();
+        state.sync_time();
+        state.limit = limit;
+        state.dispatch();
+        state.note_demand();
+    }
+
+    /// Ends the current demand period, and returns the demand statistics
+    /// with it taken in.
+    pub fn observe_demand(&self) -> DemandStats {
+        let mut state = self.lock();
+        state.note_demand();
+        let observed = state.demand.reset(Instant::now());
+        state.stats.update(observed);
+        state.stats
     }
 
     /// Seats for a request of `seats` seats in `flow` (its hash), waiting at
@@ -296,6 +334,7 @@ impl QueueSet {
                     };
                     state.push(queue, waiter);
                     state.dispatch();
+                    state.note_demand();
                     (id, rx)
                 }
             }
@@ -335,6 +374,7 @@ impl QueueSet {
         state.seats_in_use += seats;
         state.executing += 1;
         state.counts.dispatched += 1;
+        state.note_demand();
         Permit {
             set: self.clone(),
             queue,
@@ -451,6 +491,7 @@ impl State {
         }
         q.waiting_work += waiter.work;
         q.waiting_seats += waiter.seats;
+        self.waiting_seats += waiter.seats;
         q.waiting.push_back(waiter);
         self.waiting += 1;
     }
@@ -475,6 +516,7 @@ impl State {
             };
             q.waiting_work -= waiter.work;
             q.waiting_seats -= waiter.seats;
+            self.waiting_seats = self.waiting_seats.saturating_sub(waiter.seats);
             q.next_dispatch_r += waiter.work;
             if let Some(oldest) = q.waiting.front() {
                 q.next_dispatch_r = q.next_dispatch_r.max(oldest.arrival_r);
@@ -524,6 +566,7 @@ impl State {
                 if let Some(waiter) = q.waiting.remove(at) {
                     q.waiting_work -= waiter.work;
                     q.waiting_seats -= waiter.seats;
+                    self.waiting_seats = self.waiting_seats.saturating_sub(waiter.seats);
                 }
                 self.waiting -= 1;
                 return true;
@@ -551,6 +594,13 @@ impl State {
             }
         }
         self.dispatch();
+        self.note_demand();
+    }
+
+    /// Records the demand as it is now: seats in use plus seats waiting.
+    fn note_demand(&mut self) {
+        let demand = f64::from(self.seats_in_use) + f64::from(self.waiting_seats);
+        self.demand.set(Instant::now(), demand);
     }
 }
 

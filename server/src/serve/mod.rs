@@ -172,11 +172,14 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         shutdown_rx_for_custom,
     ));
     let flow_control = match &state.limiter {
-        Limiter::Priority(flow_control) => Some(tokio::spawn(crate::flowcontrol::controller::run(
-            flow_control.clone(),
-            crate::controllers::client::Client::of_apiserver(router.clone()),
-            shutdown_rx_for_flow,
-        ))),
+        Limiter::Priority(flow_control) => Some([
+            tokio::spawn(crate::flowcontrol::controller::run(
+                flow_control.clone(),
+                crate::controllers::client::Client::of_apiserver(router.clone()),
+                shutdown_rx_for_flow,
+            )),
+            tokio::spawn(flow_control.clone().run_borrowing()),
+        ]),
         _ => None,
     };
     // The controllers reach the API through the router itself, not the socket:
@@ -199,8 +202,8 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         controllers.abort();
     }
     custom.abort();
-    if let Some(flow_control) = flow_control {
-        flow_control.abort();
+    for task in flow_control.iter().flatten() {
+        task.abort();
     }
     compaction.abort();
     state.registry.stop_caches();
