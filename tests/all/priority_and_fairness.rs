@@ -410,3 +410,102 @@ fn without_priority_and_fairness_the_in_flight_limit_refuses() {
     assert_eq!(refusal.body, "Too many requests, please try again later.\n");
     assert!(refusal.header("x-kubernetes-pf-flowschema-uid").is_empty());
 }
+
+/// The sum of a metric's series whose line starts with `name` (every label
+/// set, or those `name` itself selects).
+fn metric_sum(s: &Server, name: &str) -> f64 {
+    let answer = call(s, "write-token", "GET", "/metrics", None);
+    answer
+        .body
+        .lines()
+        .filter(|line| line.starts_with(name))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[test]
+fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
+    use std::io::Write;
+
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path(), &["--controllers=-*"]);
+    let cm = json!({"metadata": {"name": "watched"}, "data": {"v": "1"}});
+    let made = call(
+        &s,
+        "write-token",
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        Some(&cm),
+    );
+    assert_eq!(made.code, 201, "{}", made.body);
+
+    // Twelve watches of the namespace's ConfigMaps, held open.
+    let mut watches = Vec::new();
+    for _ in 0..12 {
+        let mut stream = std::net::TcpStream::connect(s.address).unwrap();
+        write!(
+            stream,
+            "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: kapi\r\n\
+             Authorization: Bearer write-token\r\n\r\n"
+        )
+        .unwrap();
+        watches.push(stream);
+    }
+    // They count once admitted: wait for the twelfth.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let samples = "apiserver_flowcontrol_watch_count_samples_sum";
+    let wide = |s: &Server| {
+        metric_sum(
+            s,
+            "apiserver_flowcontrol_work_estimated_seats_bucket{le=\"2.0\"",
+        ) - metric_sum(
+            s,
+            "apiserver_flowcontrol_work_estimated_seats_bucket{le=\"1.0\"",
+        )
+    };
+    loop {
+        let before = (metric_sum(&s, samples), wide(&s));
+        let cm = json!({"metadata": {"name": "watched"}, "data": {"v": before.0.to_string()}});
+        let put = call(
+            &s,
+            "write-token",
+            "PUT",
+            "/api/v1/namespaces/default/configmaps/watched",
+            Some(&cm),
+        );
+        assert_eq!(put.code, 200, "{}", put.body);
+        let after = (metric_sum(&s, samples), wide(&s));
+        if after.0 - before.0 == 12.0 {
+            // Two seats: one for the write, one for its twelve watchers.
+            assert_eq!(after.1 - before.1, 1.0);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the watches were not all counted"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Watches that end are no longer counted.
+    watches.truncate(0);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let before = metric_sum(&s, samples);
+        let cm = json!({"metadata": {"name": "watched"}, "data": {"v": format!("{before}-gone")}});
+        call(
+            &s,
+            "write-token",
+            "PUT",
+            "/api/v1/namespaces/default/configmaps/watched",
+            Some(&cm),
+        );
+        if metric_sum(&s, samples) == before {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "ended watches were still counted"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

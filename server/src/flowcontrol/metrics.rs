@@ -25,6 +25,14 @@ fn time_histogram() -> Histogram {
     Histogram::new(TIME_BUCKETS)
 }
 
+fn watch_count_histogram() -> Histogram {
+    Histogram::new([0.0, 1.0, 10.0, 100.0, 1000.0, 10000.0])
+}
+
+fn seats_histogram() -> Histogram {
+    Histogram::new([1.0, 2.0, 4.0, 10.0])
+}
+
 /// Every family, registered once.
 #[derive(Clone)]
 pub struct FlowMetrics {
@@ -35,6 +43,8 @@ pub struct FlowMetrics {
     executing_seats: Family<Labels, Gauge>,
     wait: Histograms,
     execution: Histograms,
+    watch_count: Histograms,
+    estimated_seats: Histograms,
     nominal: Family<Labels, Gauge>,
     current_limit: Family<Labels, Gauge>,
     lower_limit: Family<Labels, Gauge>,
@@ -65,6 +75,8 @@ impl FlowMetrics {
             executing_seats: Family::default(),
             wait: Family::new_with_constructor(time_histogram as fn() -> Histogram),
             execution: Family::new_with_constructor(time_histogram as fn() -> Histogram),
+            watch_count: Family::new_with_constructor(watch_count_histogram as fn() -> Histogram),
+            estimated_seats: Family::new_with_constructor(seats_histogram as fn() -> Histogram),
             nominal: Family::default(),
             current_limit: Family::default(),
             lower_limit: Family::default(),
@@ -116,6 +128,16 @@ impl FlowMetrics {
             "request_execution_seconds",
             "[ALPHA] Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem",
             metrics.execution.clone(),
+        );
+        flow.register(
+            "watch_count_samples",
+            "[ALPHA] count of watchers for mutating requests in API Priority and Fairness",
+            metrics.watch_count.clone(),
+        );
+        flow.register(
+            "work_estimated_seats",
+            "[ALPHA] Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness",
+            metrics.estimated_seats.clone(),
         );
         flow.register(
             "nominal_limit_seats",
@@ -285,7 +307,11 @@ impl FlowMetrics {
             .get_or_create(&with("type", "regular"))
             .clone();
         let executed_watch = self.execution.get_or_create(&with("type", "watch")).clone();
+        let watch_count = self.watch_count.get_or_create(&labels).clone();
+        let estimated_seats = self.estimated_seats.get_or_create(&labels).clone();
         SchemaMetrics {
+            watch_count,
+            estimated_seats,
             dispatched,
             rejected_queue_full,
             rejected_limit,
@@ -326,4 +352,8 @@ pub struct SchemaMetrics {
     pub executed_regular: Histogram,
     /// Initialisations of watches.
     pub executed_watch: Histogram,
+    /// Watches that may see a write's event.
+    pub watch_count: Histogram,
+    /// The seats each request was estimated to take.
+    pub estimated_seats: Histogram,
 }

@@ -22,6 +22,7 @@ pub mod debug;
 pub mod max_in_flight;
 pub mod metrics;
 pub mod queueset;
+pub mod watches;
 pub mod width;
 
 use std::collections::{BTreeMap, HashMap};
@@ -86,6 +87,8 @@ pub struct FlowControl {
     sets: Mutex<BTreeMap<String, Arc<QueueSet>>>,
     metrics: FlowMetrics,
     retry_after: Mutex<HashMap<Arc<str>, RetryAfter>>,
+    /// The watches running, which writes' seats count.
+    watches: watches::Watches,
 }
 
 impl FlowControl {
@@ -102,6 +105,7 @@ impl FlowControl {
             sets: Mutex::default(),
             metrics,
             retry_after: Mutex::default(),
+            watches: watches::Watches::default(),
         };
         let objects = |list: &str| -> Vec<Value> {
             bootstrap::objects(list)
@@ -277,15 +281,26 @@ impl FlowControl {
         let config = self.config();
         let schema = Self::classify(&config, &descriptor);
         let level = &schema.level;
-        let seats = match &resource {
-            Some(r) => width::seats(
-                r,
-                query,
-                || app.registry.object_count(r.group, r.resource),
-                level.max_seats,
-            ),
-            None => 1,
+        let metrics = &schema.metrics;
+        let written = resource.as_ref().and_then(|r| self.watches.interested(r));
+        let (seats, linger) = match (&resource, written) {
+            (_, Some(watching)) => {
+                metrics.watch_count.observe(f64::from(watching));
+                let estimate = watches::estimate(watching, level.max_seats);
+                (estimate.seats, estimate.linger)
+            }
+            (Some(r), None) => {
+                let seats = width::seats(
+                    r,
+                    query,
+                    || app.registry.object_count(r.group, r.resource),
+                    level.max_seats,
+                );
+                (seats, Duration::ZERO)
+            }
+            (None, None) => (1, Duration::ZERO),
         };
+        metrics.estimated_seats.observe(f64::from(seats));
         let flow = if level.distinguishes_flows() {
             flow_hash(&schema.name, schema.spec.distinguisher(&descriptor))
         } else {
@@ -296,7 +311,6 @@ impl FlowControl {
             .as_ref()
             .is_some_and(|r| !matches!(r.verb, Verb::Get | Verb::List | Verb::Watch));
         let queued = &self.metrics.waiting_by_kind[usize::from(mutating)];
-        let metrics = &schema.metrics;
         let arrived = Instant::now();
         metrics.in_queue.inc();
         queued.inc();
@@ -329,25 +343,36 @@ impl FlowControl {
         let running = Running {
             permit: Some(permit),
             seats,
+            linger,
             started: Instant::now(),
             metrics: metrics.clone(),
             inflight,
             watch,
         };
         running.begin();
+        // A watch counts for the writes' seats while it runs.
+        let counted = resource
+            .as_ref()
+            .and_then(|r| self.watches.register(r, query));
         let mut response = next.run(request).await;
         response.headers_mut().extend(headers);
         // A watch holds its seats while it starts, not while it runs; any
         // other answer holds them until its body is written (a streamed list
         // is produced as it is sent).
-        if watch {
+        let running = if watch {
             drop(running);
+            None
+        } else {
+            Some(running)
+        };
+        if running.is_none() && counted.is_none() {
             return response;
         }
         response.map(|body| {
             Body::new(Holding {
                 body,
-                running: Some(running),
+                running,
+                counted,
             })
         })
     }
@@ -393,6 +418,9 @@ impl Schema {
 struct Running {
     permit: Option<Permit>,
     seats: u32,
+    /// How long the seats stay taken after the request is done: a write's
+    /// event still goes out to its watchers.
+    linger: Duration,
     started: Instant,
     metrics: metrics::SchemaMetrics,
     inflight: prometheus_client::metrics::gauge::Gauge,
@@ -409,7 +437,18 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.permit.take();
+        let permit = self.permit.take();
+        if !self.linger.is_zero()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let linger = self.linger;
+            runtime.spawn(async move {
+                tokio::time::sleep(linger).await;
+                drop(permit);
+            });
+        } else {
+            drop(permit);
+        }
         self.metrics.executing.dec();
         self.metrics.executing_seats.dec_by(i64::from(self.seats));
         self.inflight.dec();
@@ -427,6 +466,8 @@ impl Drop for Running {
 struct Holding {
     body: Body,
     running: Option<Running>,
+    /// A watch's place among the counted ones, until its stream ends.
+    counted: Option<watches::Counted>,
 }
 
 impl http_body::Body for Holding {
@@ -440,6 +481,7 @@ impl http_body::Body for Holding {
         let polled = Pin::new(&mut self.body).poll_frame(cx);
         if matches!(polled, Poll::Ready(None | Some(Err(_)))) {
             self.running.take();
+            self.counted.take();
         }
         polled
     }
