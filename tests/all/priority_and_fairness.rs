@@ -509,3 +509,73 @@ fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn a_watch_holds_its_seat_until_its_initial_events_are_sent() {
+    use std::io::{Read, Write};
+
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path(), &["--controllers=-*"]);
+    // About 12 MiB of ConfigMaps: more than the socket buffers hold, so a
+    // client that does not read stops the initial events.
+    let big = "x".repeat(60 * 1024);
+    for i in 0..200 {
+        let cm = json!({"metadata": {"name": format!("big-{i}")}, "data": {"v": big}});
+        let made = call(
+            &s,
+            "write-token",
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            Some(&cm),
+        );
+        assert_eq!(made.code, 201, "{}", made.body);
+    }
+    let executing = |s: &Server| {
+        metric_sum(
+            s,
+            "apiserver_flowcontrol_current_executing_requests{priority_level=\"global-default\"",
+        )
+    };
+    // Only the metrics request itself executes.
+    assert_eq!(executing(&s), 1.0);
+
+    let mut stream = std::net::TcpStream::connect(s.address).unwrap();
+    write!(
+        stream,
+        "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: kapi\r\n\
+         Authorization: Bearer flood-token\r\n\r\n"
+    )
+    .unwrap();
+    // Unread, the watch stays in its initial events, and on its seat.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while executing(&s) < 2.0 {
+        assert!(Instant::now() < deadline, "the watch never held a seat");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(executing(&s), 2.0, "the watch gave its seat back unread");
+
+    // Read it all: the seat comes back while the watch goes on.
+    stream
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut read = 0usize;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while read < 200 * 60 * 1024 {
+        match stream.read(&mut buffer) {
+            Ok(0) => panic!("the watch ended"),
+            Ok(n) => read += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(e) => panic!("{e}"),
+        }
+        assert!(Instant::now() < deadline, "read only {read} bytes");
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while executing(&s) > 1.0 {
+        assert!(Instant::now() < deadline, "the watch kept its seat");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(stream);
+}

@@ -45,6 +45,35 @@ use config::{Config, Level, Schema};
 use metrics::FlowMetrics;
 use queueset::{Permit, QueueSet, Refusal};
 
+/// How long a watch may hold its seats while it sends its initial events.
+const WATCH_START_LIMIT: Duration = Duration::from_secs(60);
+
+tokio::task_local! {
+    /// The signal of the watch being served in this task.
+    static WATCH_STARTING: std::cell::RefCell<Option<WatchStarted>>;
+}
+
+/// Tells priority and fairness that a watch has sent its initial events,
+/// so its seats go back (upstream's watch initialization signal); dropping
+/// it says the same.
+pub struct WatchStarted(tokio::sync::oneshot::Sender<()>);
+
+impl WatchStarted {
+    /// The initial events are sent.
+    pub fn fire(self) {
+        let _ = self.0.send(());
+    }
+}
+
+/// The signal of the watch this request serves, taken by the one who sends
+/// its initial events; `None` outside priority and fairness.
+pub fn watch_started() -> Option<WatchStarted> {
+    WATCH_STARTING
+        .try_with(|starting| starting.borrow_mut().take())
+        .ok()
+        .flatten()
+}
+
 /// `X-Kubernetes-PF-FlowSchema-UID`.
 pub const FLOW_SCHEMA_UID: HeaderName = HeaderName::from_static("x-kubernetes-pf-flowschema-uid");
 /// `X-Kubernetes-PF-PriorityLevel-UID`.
@@ -354,17 +383,22 @@ impl FlowControl {
         let counted = resource
             .as_ref()
             .and_then(|r| self.watches.register(r, query));
-        let mut response = next.run(request).await;
-        response.headers_mut().extend(headers);
-        // A watch holds its seats while it starts, not while it runs; any
-        // other answer holds them until its body is written (a streamed list
-        // is produced as it is sent).
-        let running = if watch {
-            drop(running);
-            None
+        // A watch holds its seats until its initial events are sent, not
+        // while it runs; any other answer holds them until its body is
+        // written (a streamed list is produced as it is sent).
+        let (mut response, running) = if watch {
+            let (started, initialised) = tokio::sync::oneshot::channel();
+            let starting = std::cell::RefCell::new(Some(WatchStarted(started)));
+            let response = WATCH_STARTING.scope(starting, next.run(request)).await;
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(WATCH_START_LIMIT, initialised).await;
+                drop(running);
+            });
+            (response, None)
         } else {
-            Some(running)
+            (next.run(request).await, Some(running))
         };
+        response.headers_mut().extend(headers);
         if running.is_none() && counted.is_none() {
             return response;
         }

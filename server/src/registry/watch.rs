@@ -62,6 +62,9 @@ impl Registry {
     ) -> ApiResult<mpsc::Receiver<WatchStart>> {
         check_fields(scope, &opts.list.fields)?;
         check_initial_events(&opts)?;
+        // Priority and fairness keeps the watch's seats until its initial
+        // events are on their way.
+        let started = crate::flowcontrol::watch_started();
         if self.cached(scope)
             && let Some(subscription) = self.subscribe(scope, &opts).await?
         {
@@ -76,6 +79,7 @@ impl Registry {
                     .is_served_as_stored()
                     .then(|| opts.list.fields.clone()),
                 last: subscription.from,
+                started,
             };
             tokio::spawn(watcher.run(subscription, opts, shutdown));
             return Ok(rx);
@@ -106,11 +110,11 @@ impl Registry {
                     tx,
                     scope.entry.clone(),
                     scope.served.clone(),
-                    initial,
-                    from,
+                    (initial, from),
                     events,
                     opts,
                     shutdown,
+                    started,
                 ));
             }
             Err(e @ StorageError::Expired { .. }) => {
@@ -171,6 +175,8 @@ struct Watcher {
     narrow: Option<Arc<FieldSelector>>,
     /// The revision of the last event sent or skipped.
     last: u64,
+    /// Told once the initial events are sent.
+    started: Option<crate::flowcontrol::WatchStarted>,
 }
 
 /// Why a cached watch ends.
@@ -209,6 +215,9 @@ impl Watcher {
                 .is_err()
         {
             return;
+        }
+        if let Some(started) = self.started.take() {
+            started.fire();
         }
         let deadline = tokio::time::sleep(opts.timeout);
         tokio::pin!(deadline);
@@ -347,11 +356,11 @@ async fn pump(
     tx: mpsc::Sender<WatchStart>,
     entry: KindEntry,
     served: KindEntry,
-    initial: Vec<Arc<Cached>>,
-    from: u64,
+    (initial, from): (Vec<Arc<Cached>>, u64),
     mut events: WatchStream,
     opts: WatchOptions,
     mut shutdown: watch::Receiver<bool>,
+    started: Option<crate::flowcontrol::WatchStarted>,
 ) {
     for object in initial {
         if tx.send(WatchStart::Event("ADDED", object)).await.is_err() {
@@ -368,6 +377,9 @@ async fn pump(
             .is_err()
     {
         return;
+    }
+    if let Some(started) = started {
+        started.fire();
     }
     let mut last = from;
     let deadline = tokio::time::sleep(opts.timeout);
