@@ -423,33 +423,44 @@ fn metric_sum(s: &Server, name: &str) -> f64 {
         .sum()
 }
 
-#[test]
-fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
-    use std::io::Write;
-
-    let dir = tempfile::tempdir().unwrap();
-    let s = start(dir.path(), &["--controllers=-*"]);
-    let cm = json!({"metadata": {"name": "watched"}, "data": {"v": "1"}});
+/// Creates a ConfigMap in `default` as the writer.
+fn create_configmap(s: &Server, cm: &Value) {
     let made = call(
-        &s,
+        s,
         "write-token",
         "POST",
         "/api/v1/namespaces/default/configmaps",
-        Some(&cm),
+        Some(cm),
     );
     assert_eq!(made.code, 201, "{}", made.body);
+}
+
+/// A watch of `default`'s ConfigMaps over HTTP/1.1 whose answer nobody reads
+/// until the caller does.
+fn open_watch(s: &Server, token: &str) -> std::net::TcpStream {
+    use std::io::Write;
+
+    let mut stream = std::net::TcpStream::connect(s.address).unwrap();
+    write!(
+        stream,
+        "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: kapi\r\n\
+         Authorization: Bearer {token}\r\n\r\n"
+    )
+    .unwrap();
+    stream
+}
+
+#[test]
+fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path(), &["--controllers=-*"]);
+    let cm = json!({"metadata": {"name": "watched"}, "data": {"v": "1"}});
+    create_configmap(&s, &cm);
 
     // Twelve watches of the namespace's ConfigMaps, held open.
     let mut watches = Vec::new();
     for _ in 0..12 {
-        let mut stream = std::net::TcpStream::connect(s.address).unwrap();
-        write!(
-            stream,
-            "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: kapi\r\n\
-             Authorization: Bearer write-token\r\n\r\n"
-        )
-        .unwrap();
-        watches.push(stream);
+        watches.push(open_watch(&s, "write-token"));
     }
     // They count once admitted: wait for the twelfth.
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -512,7 +523,7 @@ fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
 
 #[test]
 fn a_watch_holds_its_seat_until_its_initial_events_are_sent() {
-    use std::io::{Read, Write};
+    use std::io::Read;
 
     let dir = tempfile::tempdir().unwrap();
     let s = start(dir.path(), &["--controllers=-*"]);
@@ -521,14 +532,7 @@ fn a_watch_holds_its_seat_until_its_initial_events_are_sent() {
     let big = "x".repeat(60 * 1024);
     for i in 0..200 {
         let cm = json!({"metadata": {"name": format!("big-{i}")}, "data": {"v": big}});
-        let made = call(
-            &s,
-            "write-token",
-            "POST",
-            "/api/v1/namespaces/default/configmaps",
-            Some(&cm),
-        );
-        assert_eq!(made.code, 201, "{}", made.body);
+        create_configmap(&s, &cm);
     }
     let executing = |s: &Server| {
         metric_sum(
@@ -539,13 +543,7 @@ fn a_watch_holds_its_seat_until_its_initial_events_are_sent() {
     // Only the metrics request itself executes.
     assert_eq!(executing(&s), 1.0);
 
-    let mut stream = std::net::TcpStream::connect(s.address).unwrap();
-    write!(
-        stream,
-        "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: kapi\r\n\
-         Authorization: Bearer flood-token\r\n\r\n"
-    )
-    .unwrap();
+    let mut stream = open_watch(&s, "flood-token");
     // Unread, the watch stays in its initial events, and on its seat.
     let deadline = Instant::now() + Duration::from_secs(20);
     while executing(&s) < 2.0 {

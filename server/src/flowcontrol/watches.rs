@@ -28,8 +28,16 @@ pub struct Estimate {
     pub linger: Duration,
 }
 
-/// Group, resource, namespace, name.
-type Key = (String, String, String, String);
+/// Group, resource, namespace and name, each followed by a NUL (which none
+/// of them holds), so that one buffer serves a write's three lookups.
+type Key = String;
+
+fn key_into(key: &mut String, parts: [&str; 4]) {
+    for part in parts {
+        key.push_str(part);
+        key.push('\0');
+    }
+}
 
 /// The watches running now, by what they watch.
 #[derive(Default)]
@@ -72,14 +80,17 @@ impl Watches {
         }
         let name = request
             .name
-            .map(str::to_owned)
-            .or_else(|| exact_value(&selector, "metadata.name").map(str::to_owned))
+            .or_else(|| exact_value(&selector, "metadata.name"))
             .unwrap_or_default();
-        let key = (
-            request.group.to_owned(),
-            request.resource.to_owned(),
-            request.namespace.unwrap_or_default().to_owned(),
-            name,
+        let mut key = Key::new();
+        key_into(
+            &mut key,
+            [
+                request.group,
+                request.resource,
+                request.namespace.unwrap_or_default(),
+                name,
+            ],
         );
         *self
             .counts
@@ -108,13 +119,13 @@ impl Watches {
             return None;
         }
         let counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = |namespace: &str, name: &str| {
-            let key = (
-                request.group.to_owned(),
-                request.resource.to_owned(),
-                namespace.to_owned(),
-                name.to_owned(),
-            );
+        if counts.is_empty() {
+            return Some(0);
+        }
+        let mut key = Key::new();
+        let mut count = |namespace: &str, name: &str| {
+            key.clear();
+            key_into(&mut key, [request.group, request.resource, namespace, name]);
             counts.get(&key).copied().unwrap_or(0)
         };
         let namespace = request.namespace.unwrap_or_default();

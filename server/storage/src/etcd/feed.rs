@@ -181,7 +181,7 @@ async fn run(shared: Arc<Shared>, mut stream: WatchStream) {
                 Ok(None) => Err(ended()),
                 Err(err) => Err(broke(&err)),
             },
-            () = shared.wake.notified() => Ok(report(&shared, false)),
+            () = shared.wake.notified() => Ok(report(&mut shared.dispatch(), false)),
             _ = tick.tick() => {
                 let mut dispatch = shared.dispatch();
                 dispatch.subscribers.retain(|s| !s.events.is_closed());
@@ -189,8 +189,7 @@ async fn run(shared: Arc<Shared>, mut stream: WatchStream) {
                     shared.ended.store(true, Ordering::Release);
                     return;
                 }
-                drop(dispatch);
-                Ok(report(&shared, true))
+                Ok(report(&mut dispatch, true))
             }
         };
         match step {
@@ -236,16 +235,14 @@ fn absorb(shared: &Shared, response: &WatchResponse) -> Result<Deliveries, Stora
         }
     }
     dispatch.position = reached;
-    drop(dispatch);
-    deliveries.extend(report(shared, false));
+    deliveries.extend(report(&mut dispatch, false));
     Ok(deliveries)
 }
 
 /// Progress reports at the feed's position: to each subscriber that asked
 /// for a revision the feed has reached, and with `all`, to each one that
 /// does not know the position yet.
-fn report(shared: &Shared, all: bool) -> Deliveries {
-    let mut dispatch = shared.dispatch();
+fn report(dispatch: &mut Dispatch, all: bool) -> Deliveries {
     let position = dispatch.position;
     let mut deliveries = Vec::new();
     for subscriber in &mut dispatch.subscribers {
