@@ -202,7 +202,34 @@ pub fn encode_partial_bookmark(meta: &ObjectMeta) -> Vec<u8> {
 /// meta.k8s.io/v1 WatchEvent message (not enveloped, as kube-apiserver's stream
 /// serializer writes it) whose `object.raw` is the enveloped object.
 pub fn watch_frame(type_: &str, object: &[u8]) -> Vec<u8> {
-    let raw_extension_len = wire::len_field_len(1, object.len());
+    let mut buf = watch_frame_head(type_, object.len());
+    wire::put_bytes(&mut buf, 1, object);
+    buf
+}
+
+/// The watch frame of a cached object's event, its message encoded once: when
+/// the object has none kept yet, the one it keeps is this frame's slice of it.
+pub fn cached_watch_frame(entry: &KindEntry, type_: &str, cached: &Cached) -> ApiResult<Bytes> {
+    let object = cached.object();
+    let (api_version, kind) = (object.api_version(), object.kind());
+    let frame = cached.message_frame(entry, |message| {
+        let object_len = envelope::encoded_len(api_version, kind, message.len());
+        let mut buf = watch_frame_head(type_, object_len);
+        wire::put_key(&mut buf, 1, proto::WireType::Len);
+        wire::put_varint(&mut buf, object_len as u64);
+        let at = envelope::encode_into(&mut buf, api_version, kind, message);
+        (buf, at)
+    });
+    match frame {
+        Some(frame) => frame.map_err(ApiError::internal),
+        None => Err(ApiError::not_acceptable()),
+    }
+}
+
+/// A watch frame up to its enveloped object (field 1 of the RawExtension), with
+/// room for it.
+fn watch_frame_head(type_: &str, object_len: usize) -> Vec<u8> {
+    let raw_extension_len = wire::len_field_len(1, object_len);
     let event_len = wire::len_field_len(1, type_.len()) + wire::len_field_len(2, raw_extension_len);
     let mut buf = Vec::with_capacity(4 + event_len);
     // Frames are far below 4 GiB: bodies are capped well under that.
@@ -210,7 +237,6 @@ pub fn watch_frame(type_: &str, object: &[u8]) -> Vec<u8> {
     wire::put_bytes(&mut buf, 1, type_.as_bytes());
     wire::put_key(&mut buf, 2, proto::WireType::Len);
     wire::put_varint(&mut buf, raw_extension_len as u64);
-    wire::put_bytes(&mut buf, 1, object);
     buf
 }
 

@@ -26,7 +26,7 @@ fn type_meta_len(api_version: &str, kind: &str) -> usize {
 }
 
 /// The length of the envelope around a message of `raw_len` bytes.
-fn encoded_len(api_version: &str, kind: &str, raw_len: usize) -> usize {
+pub fn encoded_len(api_version: &str, kind: &str, raw_len: usize) -> usize {
     MAGIC.len()
         + wire::len_field_len(1, type_meta_len(api_version, kind))
         + wire::len_field_len(2, raw_len)
@@ -36,16 +36,26 @@ fn encoded_len(api_version: &str, kind: &str, raw_len: usize) -> usize {
 /// The envelope around an encoded message.
 pub fn encode(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
     let mut buf = Vec::with_capacity(encoded_len(api_version, kind, raw.len()));
-    buf.extend_from_slice(MAGIC);
-    wire::put_key(&mut buf, 1, WireType::Len);
-    wire::put_varint(&mut buf, type_meta_len(api_version, kind) as u64);
-    wire::put_bytes(&mut buf, 1, api_version.as_bytes());
-    wire::put_bytes(&mut buf, 2, kind.as_bytes());
-    wire::put_bytes(&mut buf, 2, raw);
-    // contentEncoding and contentType: Go always writes its non-pointer strings.
-    wire::put_bytes(&mut buf, 3, b"");
-    wire::put_bytes(&mut buf, 4, b"");
+    encode_into(&mut buf, api_version, kind, raw);
     buf
+}
+
+/// Appends the envelope around an encoded message to `buf`; answers where in
+/// `buf` the message starts.
+pub fn encode_into(buf: &mut Vec<u8>, api_version: &str, kind: &str, raw: &[u8]) -> usize {
+    buf.extend_from_slice(MAGIC);
+    wire::put_key(buf, 1, WireType::Len);
+    wire::put_varint(buf, type_meta_len(api_version, kind) as u64);
+    wire::put_bytes(buf, 1, api_version.as_bytes());
+    wire::put_bytes(buf, 2, kind.as_bytes());
+    wire::put_key(buf, 2, WireType::Len);
+    wire::put_varint(buf, raw.len() as u64);
+    let at = buf.len();
+    buf.extend_from_slice(raw);
+    // contentEncoding and contentType: Go always writes its non-pointer strings.
+    wire::put_bytes(buf, 3, b"");
+    wire::put_bytes(buf, 4, b"");
+    at
 }
 
 /// Opens an envelope.

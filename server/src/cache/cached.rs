@@ -59,6 +59,68 @@ impl Cached {
             .get_or_init(|| codec.encode(self.object.typed()).map(kept));
         Some(message.as_ref().map_err(Clone::clone))
     }
+
+    /// A JSON watch frame: `head`, the object's JSON, `tail`. When the
+    /// object has no JSON kept yet, the JSON it keeps is this frame's slice of
+    /// it: the event's frame and the lists and gets that send the object share
+    /// one buffer.
+    pub fn json_frame(&self, head: &[&[u8]], tail: &[u8]) -> Result<Bytes, String> {
+        let head_len = head.iter().map(|part| part.len()).sum::<usize>();
+        let mut out = Vec::with_capacity(
+            head_len
+                + tail.len()
+                + self
+                    .json
+                    .get()
+                    .map_or(1024, |json| json.as_ref().map_or(0, Bytes::len)),
+        );
+        head.iter().for_each(|part| out.extend_from_slice(part));
+        if let Some(json) = self.json.get() {
+            out.extend_from_slice(json.as_ref().map_err(Clone::clone)?);
+            out.extend_from_slice(tail);
+            return Ok(Bytes::from(out));
+        }
+        if let Err(e) = self.object.write_json(&mut out) {
+            let _ = self.json.set(Err(e.clone()));
+            return Err(e);
+        }
+        let end = out.len();
+        out.extend_from_slice(tail);
+        let frame = kept(out);
+        let _ = self.json.set(Ok(frame.slice(head_len..end)));
+        Ok(frame)
+    }
+
+    /// A frame around the object's protobuf message (`entry` is its kind),
+    /// made by `wrap`, which answers the frame and where the message starts in
+    /// it. The message kept is the frame's slice of it when none was kept yet,
+    /// as in [`Cached::json_frame`]. `None` when the kind has no message.
+    pub fn message_frame(
+        &self,
+        entry: &KindEntry,
+        wrap: impl FnOnce(&[u8]) -> (Vec<u8>, usize),
+    ) -> Option<Result<Bytes, String>> {
+        let codec = entry.proto?;
+        if let Some(message) = self.message.get() {
+            return Some(
+                message
+                    .as_ref()
+                    .map(|message| Bytes::from(wrap(message).0))
+                    .map_err(Clone::clone),
+            );
+        }
+        let message = match codec.encode(self.object.typed()) {
+            Ok(message) => message,
+            Err(e) => {
+                let _ = self.message.set(Err(e.clone()));
+                return Some(Err(e));
+            }
+        };
+        let (frame, at) = wrap(&message);
+        let frame = kept(frame);
+        let _ = self.message.set(Ok(frame.slice(at..at + message.len())));
+        Some(Ok(frame))
+    }
 }
 
 /// An encoding kept as long as its object: without the spare capacity its

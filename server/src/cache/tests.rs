@@ -493,3 +493,50 @@ fn a_triggered_watcher_gets_only_the_events_of_its_value() {
     );
     assert!(matches!(n1.try_recv(), Err(TryRecvError::Closed)));
 }
+
+/// Whether `inner` lies inside `outer`'s buffer (shares its memory).
+fn within(inner: &Bytes, outer: &Bytes) -> bool {
+    let (start, end) = (
+        outer.as_ptr() as usize,
+        outer.as_ptr() as usize + outer.len(),
+    );
+    let at = inner.as_ptr() as usize;
+    start <= at && at + inner.len() <= end
+}
+
+#[test]
+fn an_event_frame_and_its_object_share_one_encoding() {
+    let entry = configmaps();
+    let cached = Cached::new(configmap("ns", "a", "blue", 7));
+    let head: [&[u8]; 3] = [b"{\"type\":\"", b"ADDED", b"\",\"object\":"];
+    let frame = cached.json_frame(&head, b"}\n").unwrap();
+    let json = cached.json().unwrap().clone();
+    assert!(
+        within(&json, &frame),
+        "the kept JSON is a copy beside the frame"
+    );
+    assert_eq!(json, cached.object().to_json().unwrap());
+    let line: serde_json::Value = serde_json::from_slice(&frame).unwrap();
+    assert_eq!(line["type"], "ADDED");
+    assert_eq!(line["object"]["metadata"]["name"], "a");
+    // A second frame (another type, the JSON already kept) copies it.
+    let head: [&[u8]; 3] = [b"{\"type\":\"", b"DELETED", b"\",\"object\":"];
+    let other = cached.json_frame(&head, b"}\n").unwrap();
+    assert!(!within(&json, &other));
+    assert_eq!(
+        &other[other.len() - json.len() - 2..other.len() - 2],
+        &json[..]
+    );
+
+    let frame = crate::protobuf::cached_watch_frame(&entry, "ADDED", &cached).unwrap();
+    let message = cached.message(&entry).unwrap().unwrap().clone();
+    assert!(
+        within(&message, &frame),
+        "the kept message is a copy beside the frame"
+    );
+    let expected = crate::protobuf::watch_frame(
+        "ADDED",
+        &crate::protobuf::encode_object(&entry, cached.object()).unwrap(),
+    );
+    assert_eq!(&frame[..], &expected[..]);
+}

@@ -102,14 +102,19 @@ fn encode(render: &Render, frame: WatchStart) -> Bytes {
 /// A frame for this watcher alone.
 fn encode_owned(render: &Render, frame: WatchStart) -> Bytes {
     if render.format == Format::Protobuf {
-        return Bytes::from(encode_protobuf(render, frame));
+        return encode_protobuf(render, frame);
     }
     let mut line = match frame {
         WatchStart::Event(kind, object) if render.shape == Shape::Object => {
-            object_line(kind, &object)
+            return object_line(kind, &object);
+        }
+        WatchStart::Shared(event) if render.shape == Shape::Object => {
+            return object_line(event.type_.as_str(), &event.object);
         }
         WatchStart::Event(kind, object) => line(kind, &shaped(render, object.object())),
-        WatchStart::Shared(event) => object_line(event.type_.as_str(), &event.object),
+        WatchStart::Shared(event) => {
+            line(event.type_.as_str(), &shaped(render, event.object.object()))
+        }
         WatchStart::Bookmark {
             revision,
             initial_events_end,
@@ -125,14 +130,17 @@ fn encode_owned(render: &Render, frame: WatchStart) -> Bytes {
 
 /// A length-prefixed protobuf frame; an object that cannot be encoded becomes
 /// an ERROR frame rather than a silently missing event.
-fn encode_protobuf(render: &Render, frame: WatchStart) -> Vec<u8> {
+fn encode_protobuf(render: &Render, frame: WatchStart) -> Bytes {
     let entry = &render.entry;
     let encoded = match &frame {
-        WatchStart::Event(_, object) if render.shape == Shape::PartialMetadata => {
-            Ok(protobuf::encode_partial(object.object()))
+        WatchStart::Event(kind, object) if render.shape != Shape::PartialMetadata => {
+            return object_frame(entry, kind, object);
         }
-        WatchStart::Event(_, object) => protobuf::encode_cached(entry, object),
-        WatchStart::Shared(event) => protobuf::encode_cached(entry, &event.object),
+        WatchStart::Shared(event) if render.shape != Shape::PartialMetadata => {
+            return object_frame(entry, event.type_.as_str(), &event.object);
+        }
+        WatchStart::Event(_, object) => Ok(protobuf::encode_partial(object.object())),
+        WatchStart::Shared(event) => Ok(protobuf::encode_partial(event.object.object())),
         WatchStart::Bookmark {
             revision,
             initial_events_end,
@@ -148,25 +156,31 @@ fn encode_protobuf(render: &Render, frame: WatchStart) -> Vec<u8> {
         WatchStart::Bookmark { .. } => "BOOKMARK",
         WatchStart::Error(_) => "ERROR",
     };
-    match encoded {
+    Bytes::from(match encoded {
         Ok(object) => protobuf::watch_frame(type_, &object),
-        Err(e) => protobuf::watch_frame("ERROR", &protobuf::encode_status(&e.0)),
-    }
+        Err(e) => error_frame(&e),
+    })
 }
 
-/// `{"type":"ADDED","object":{...}}`, the object's JSON written once.
-fn object_line(type_: &str, object: &Cached) -> Vec<u8> {
-    let json = match object.json() {
-        Ok(json) => json,
-        Err(e) => return line("ERROR", &ApiError::internal(e).0),
-    };
-    let mut out = Vec::with_capacity(json.len() + 40);
-    out.extend_from_slice(b"{\"type\":\"");
-    out.extend_from_slice(type_.as_bytes());
-    out.extend_from_slice(b"\",\"object\":");
-    out.extend_from_slice(json);
-    out.push(b'}');
-    out
+/// A cached object's protobuf frame, its message encoded once.
+fn object_frame(entry: &kapi_runtime::scheme::KindEntry, type_: &str, object: &Cached) -> Bytes {
+    protobuf::cached_watch_frame(entry, type_, object)
+        .unwrap_or_else(|e| Bytes::from(error_frame(&e)))
+}
+
+fn error_frame(e: &ApiError) -> Vec<u8> {
+    protobuf::watch_frame("ERROR", &protobuf::encode_status(&e.0))
+}
+
+/// `{"type":"ADDED","object":{...}}` and its newline, the object's JSON
+/// written once.
+fn object_line(type_: &str, object: &Cached) -> Bytes {
+    let head: [&[u8]; 3] = [b"{\"type\":\"", type_.as_bytes(), b"\",\"object\":"];
+    object.json_frame(&head, b"}\n").unwrap_or_else(|e| {
+        let mut line = line("ERROR", &ApiError::internal(e).0);
+        line.push(b'\n');
+        Bytes::from(line)
+    })
 }
 
 fn line<T: serde::Serialize>(type_: &str, object: &T) -> Vec<u8> {
