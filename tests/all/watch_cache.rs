@@ -254,12 +254,86 @@ fn check_updates(writer: &Server, updater: &Server) {
     }
 }
 
+/// The watch's events, as (type, name) pairs; a bookmark's name is whether
+/// it ends the initial events.
+fn watch_events(s: &Server, path: &str) -> Vec<(String, String)> {
+    let (code, body) = http_request(s.address, "GET", path, None).unwrap();
+    assert_eq!(code, 200, "{path}: {body}");
+    body.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|e| {
+            let meta = &e["object"]["metadata"];
+            let name = match e["type"].as_str() {
+                Some("BOOKMARK") => meta["annotations"]["k8s.io/initial-events-end"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+                _ => meta["name"].as_str().unwrap().to_owned(),
+            };
+            (e["type"].as_str().unwrap().to_owned(), name)
+        })
+        .collect()
+}
+
+/// `sendInitialEvents` as upstream reads it: `false` starts from now (from
+/// the store's current revision, or where the cache stands for "0") with no
+/// initial objects; `true` sends them, ending with the `initial-events-end`
+/// bookmark only where bookmarks are allowed; unset, a watch without a
+/// revision or from "0" sends them (no bookmark).
+fn check_initial_events(s: &Server) {
+    let ns = "/api/v1/namespaces/wc-initial/configmaps";
+    send(
+        s,
+        "POST",
+        "/api/v1/namespaces",
+        &json!({"metadata": {"name": "wc-initial"}}),
+    );
+    for name in ["a", "b"] {
+        send(s, "POST", ns, &json!({"metadata": {"name": name}}));
+    }
+    let added = |names: &[&str]| -> Vec<(String, String)> {
+        names
+            .iter()
+            .map(|n| ("ADDED".to_owned(), (*n).to_owned()))
+            .collect()
+    };
+    let list = "resourceVersionMatch=NotOlderThan&timeoutSeconds=1";
+    for (i, rv) in ["", "&resourceVersion=0"].into_iter().enumerate() {
+        // A write while the watch runs is its only event.
+        let later = format!("later{i}");
+        let writer = {
+            let (address, later) = (s.address, later.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(400));
+                let cm = json!({"metadata": {"name": later}}).to_string();
+                http_request(address, "POST", ns, Some(&cm)).unwrap()
+            })
+        };
+        let path =
+            format!("{ns}?watch=true&sendInitialEvents=false&allowWatchBookmarks=true&{list}{rv}");
+        assert_eq!(watch_events(s, &path), added(&[&later]), "{path}");
+        assert_eq!(writer.join().unwrap().0, 201);
+    }
+    let all = ["a", "b", "later0", "later1"];
+    let path = format!("{ns}?watch=true&sendInitialEvents=true&{list}");
+    assert_eq!(watch_events(s, &path), added(&all), "{path}");
+    let path = format!("{ns}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&{list}");
+    let mut expected = added(&all);
+    expected.push(("BOOKMARK".to_owned(), "true".to_owned()));
+    assert_eq!(watch_events(s, &path), expected, "{path}");
+    for rv in ["", "&resourceVersion=0"] {
+        let path = format!("{ns}?watch=true&allowWatchBookmarks=true&timeoutSeconds=1{rv}");
+        assert_eq!(watch_events(s, &path), added(&all), "{path}");
+    }
+}
+
 #[test]
 fn answers_from_memory_equal_the_embedded_stores() {
     // No built-in controllers: nothing but the test writes ConfigMaps here.
     let s = Server::start_args(kapi(), &["--controllers=-*"]);
     check_answers_equal_the_store(&s);
     check_updates(&s, &s);
+    check_initial_events(&s);
 }
 
 #[test]
@@ -271,6 +345,7 @@ fn answers_from_memory_equal_etcds_and_a_second_replica_reads_its_own_writes() {
     let endpoints = etcd.endpoints();
     let a = Server::start_args(kapi(), &["--etcd-servers", &endpoints, "--controllers=-*"]);
     check_answers_equal_the_store(&a);
+    check_initial_events(&a);
 
     // B's cache of ConfigMaps starts now and follows etcd; a consistent list
     // on B right after each write on A sees it (B waits for its cache to

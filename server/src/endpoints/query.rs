@@ -114,9 +114,9 @@ impl Query {
         Ok(flag(self.allow_watch_bookmarks.as_deref()))
     }
 
-    /// `sendInitialEvents`.
-    pub fn send_initial_events(&self) -> ApiResult<bool> {
-        Ok(flag(self.send_initial_events.as_deref()))
+    /// `sendInitialEvents`, `None` when not given.
+    pub fn send_initial_events(&self) -> ApiResult<Option<bool>> {
+        Ok(self.send_initial_events.as_deref().map(|v| flag(Some(v))))
     }
 
     /// `timeoutSeconds`.

@@ -25,12 +25,29 @@ const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 pub struct WatchOptions {
     /// Selectors and resourceVersion(Match).
     pub list: ListOptions,
-    /// `sendInitialEvents=true`.
-    pub send_initial_events: bool,
+    /// `sendInitialEvents`, `None` when not given.
+    pub send_initial_events: Option<bool>,
     /// `allowWatchBookmarks=true`.
     pub allow_bookmarks: bool,
     /// `timeoutSeconds`, or the server's default.
     pub timeout: Duration,
+}
+
+impl WatchOptions {
+    /// Whether the watch starts with the current objects as ADDED events:
+    /// asked for, or, when `sendInitialEvents` is not given, a watch from no
+    /// revision or "0" (as before watch lists).
+    pub fn initial_events(&self) -> bool {
+        self.send_initial_events.unwrap_or_else(|| {
+            matches!(self.list.resource_version.as_deref(), None | Some("" | "0"))
+        })
+    }
+
+    /// Whether the initial events end with the `initial-events-end`
+    /// bookmark: asked for, in a watch that allows bookmarks.
+    pub fn initial_events_end(&self) -> bool {
+        self.send_initial_events == Some(true) && self.allow_bookmarks
+    }
 }
 
 /// One frame of a watch before encoding.
@@ -61,7 +78,6 @@ impl Registry {
         shutdown: watch::Receiver<bool>,
     ) -> ApiResult<mpsc::Receiver<WatchStart>> {
         check_fields(scope, &opts.list.fields)?;
-        check_initial_events(&opts)?;
         // Priority and fairness keeps the watch's seats until its initial
         // events are on their way.
         let started = crate::flowcontrol::watch_started();
@@ -89,7 +105,7 @@ impl Registry {
             .resource_version
             .as_deref()
             .filter(|rv| !rv.is_empty() && *rv != "0");
-        let (initial, from) = if opts.send_initial_events || rv.is_none() {
+        let (initial, from) = if opts.initial_events() {
             let list = ListOptions {
                 limit: 0,
                 continue_token: None,
@@ -98,8 +114,11 @@ impl Registry {
             };
             let page = self.list(scope, list).await?;
             (page.items, page.revision)
+        } else if let Some(rv) = rv {
+            (Vec::new(), parse_rv(rv)?)
         } else {
-            (Vec::new(), rv.map(parse_rv).transpose()?.unwrap_or(0))
+            // `sendInitialEvents=false` without a revision: from now on.
+            (Vec::new(), self.current_revision().await?)
         };
         let prefix = keys::prefix(scope.info(), scope.namespace);
         let filter = predicate(scope, &opts.list.labels, &opts.list.fields);
@@ -137,12 +156,21 @@ impl Registry {
         opts: &WatchOptions,
     ) -> ApiResult<Option<Subscription>> {
         let rv = opts.list.resource_version.as_deref();
-        let from_objects = opts.send_initial_events || matches!(rv, None | Some("" | "0"));
         let cache = self.caches.of(scope.entry);
         // The cache's triggers hold the stored version's values.
         let narrow = scope.is_served_as_stored().then_some(&*opts.list.fields);
-        if !from_objects {
-            return Ok(cache.subscribe(rv.map(parse_rv).transpose()?, narrow));
+        if !opts.initial_events() {
+            let from = match rv {
+                // `sendInitialEvents=false`: from where the cache stands
+                // for "0", from the store's current revision without one.
+                Some("0") => match *cache.revision().borrow() {
+                    Some(revision) => revision,
+                    None => return Ok(None),
+                },
+                None | Some("") => self.current_revision().await?,
+                Some(rv) => parse_rv(rv)?,
+            };
+            return Ok(cache.subscribe(Some(from), narrow));
         }
         if !cache.listed().await {
             return Ok(None);
@@ -205,7 +233,7 @@ impl Watcher {
         if self.start(start).await.is_err() {
             return;
         }
-        if opts.send_initial_events
+        if opts.initial_events_end()
             && self
                 .send(WatchStart::Bookmark {
                     revision: from,
@@ -334,23 +362,6 @@ impl Watcher {
     }
 }
 
-fn check_initial_events(opts: &WatchOptions) -> ApiResult<()> {
-    if !opts.send_initial_events {
-        return Ok(());
-    }
-    if opts.list.resource_version_match.as_deref() != Some("NotOlderThan") {
-        return Err(ApiError::bad_request(
-            "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-        ));
-    }
-    if !opts.allow_bookmarks {
-        return Err(ApiError::bad_request(
-            "allowWatchBookmarks: Forbidden: sendInitialEvents is only supported with allowWatchBookmarks set to true",
-        ));
-    }
-    Ok(())
-}
-
 #[allow(clippy::too_many_arguments)]
 async fn pump(
     tx: mpsc::Sender<WatchStart>,
@@ -367,7 +378,7 @@ async fn pump(
             return;
         }
     }
-    if opts.send_initial_events
+    if opts.initial_events_end()
         && tx
             .send(WatchStart::Bookmark {
                 revision: from,
