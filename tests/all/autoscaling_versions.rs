@@ -134,6 +134,59 @@ fn an_autoscaler_written_in_v2_survives_a_v1_round_trip() {
         assert_eq!(event["object"]["spec"]["maxReplicas"], 12);
     }
 
+    // A change seen live by watchers of either version, two of v1 (the
+    // event is converted once for both).
+    let rv = json(
+        &s,
+        &[
+            "get",
+            "--raw",
+            "/apis/autoscaling/v2/horizontalpodautoscalers",
+        ],
+    )["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let events: Vec<(&str, Value)> = std::thread::scope(|scope| {
+        let watchers: Vec<_> = ["v1", "v1", "v2"]
+            .into_iter()
+            .map(|version| {
+                let (s, rv) = (&s, &rv);
+                scope.spawn(move || {
+                    let watch = s.kubectl_ok(&[
+                        "get",
+                        "--raw",
+                        &format!(
+                            "/apis/autoscaling/{version}/horizontalpodautoscalers?watch=true&resourceVersion={rv}&timeoutSeconds=2"
+                        ),
+                    ]);
+                    let event = serde_json::from_str(watch.lines().next().expect("an event"));
+                    (version, event.unwrap())
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        s.kubectl_ok(&[
+            "patch",
+            "horizontalpodautoscalers.v2.autoscaling",
+            "web",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"maxReplicas":13}}"#,
+        ]);
+        watchers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    for (version, event) in &events {
+        assert_eq!(event["type"], "MODIFIED", "{version}: {event}");
+        assert_eq!(
+            event["object"]["apiVersion"],
+            format!("autoscaling/{version}")
+        );
+        assert_eq!(event["object"]["spec"]["maxReplicas"], 13);
+        let v1_cpu = &event["object"]["spec"]["targetCPUUtilizationPercentage"];
+        assert_eq!(*v1_cpu == 60, *version == "v1", "{version}: {event}");
+    }
+
     // Both versions print the same Table, from the stored object (the AGE
     // column left out: the two reads may straddle a second).
     let without_age = |text: String| -> Vec<String> {

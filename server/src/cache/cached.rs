@@ -2,7 +2,7 @@
 //! arrives, and encoded at most once per wire form, the bytes shared by every
 //! list and watcher that sends it (upstream's `cachingObject`).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -190,6 +190,10 @@ pub struct Event {
     json_frame: OnceLock<Bytes>,
     /// The whole protobuf frame, once made.
     proto_frame: OnceLock<Bytes>,
+    /// The object in other served versions (by `apiVersion`), converted by
+    /// the first watcher of each and shared with the others (`None`: it
+    /// does not convert).
+    served: Mutex<Vec<(Box<str>, Option<Arc<Cached>>)>>,
 }
 
 impl std::fmt::Debug for Event {
@@ -220,7 +224,25 @@ impl Event {
             at: Instant::now(),
             json_frame: OnceLock::new(),
             proto_frame: OnceLock::new(),
+            served: Mutex::default(),
         })
+    }
+
+    /// The event's object in the served version `api_version`, made by
+    /// `convert` for the first watcher of that version and shared by the
+    /// others, with the encodings it keeps.
+    pub fn served(
+        &self,
+        api_version: &str,
+        convert: impl FnOnce() -> Option<Arc<Cached>>,
+    ) -> Option<Arc<Cached>> {
+        let mut served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, object)) = served.iter().find(|(v, _)| &**v == api_version) {
+            return object.clone();
+        }
+        let object = convert();
+        served.push((api_version.into(), object.clone()));
+        object
     }
 
     /// The event's frame in a wire form, made by `encode` for the first

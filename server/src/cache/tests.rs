@@ -540,3 +540,28 @@ fn an_event_frame_and_its_object_share_one_encoding() {
     );
     assert_eq!(&frame[..], &expected[..]);
 }
+
+#[test]
+fn an_event_is_converted_once_per_served_version() {
+    let event = event(EventType::Added, "a", "blue", None, 5);
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let convert = || {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(Cached::new(configmap("ns", "a", "blue", 5)))
+    };
+    let first = event.served("v1beta1", convert).unwrap();
+    let second = event.served("v1beta1", convert).unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &second),
+        "the second watcher converts again"
+    );
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 1);
+    let other = event.served("v2", convert).unwrap();
+    assert!(!Arc::ptr_eq(&first, &other));
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
+    // What does not convert stays unconverted for every watcher.
+    let never = || None;
+    assert!(event.served("v3", never).is_none());
+    assert!(event.served("v3", convert).is_none());
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
+}

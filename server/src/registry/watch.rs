@@ -308,10 +308,17 @@ impl Watcher {
         else {
             return Ok(());
         };
-        if self.as_stored && type_ == event.type_ && Arc::ptr_eq(&object, &event.object) {
+        let own = type_ == event.type_ && Arc::ptr_eq(&object, &event.object);
+        if own && self.as_stored {
             return self.send(WatchStart::Shared(event.clone())).await;
         }
-        match self.served(object) {
+        let served = if own {
+            // Converted once for every watcher of this version.
+            event.served(self.served.info.api_version(), || self.served(object))
+        } else {
+            self.served(object)
+        };
+        match served {
             Some(object) => self.send(WatchStart::Event(type_.as_str(), object)).await,
             None => Ok(()),
         }
