@@ -1,4 +1,5 @@
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -180,20 +181,36 @@ pub struct ManagedFieldsEntry {
 /// metav1.FieldsV1: a set of fields in the JSON trie format of managed fields
 /// (`{"f:metadata":{"f:labels":{}}}`), kept as its JSON text, as Go keeps its raw
 /// bytes: nothing reads inside it on a request's path, and parsing it into a tree
-/// would cost more than the rest of an object.
+/// would cost more than the rest of an object. The text is shared by clones
+/// (and, through [`SharedFields`], by equal sets of many objects).
 #[derive(Clone, Debug)]
-pub struct FieldsV1(pub Box<serde_json::value::RawValue>);
+pub struct FieldsV1(Arc<Box<serde_json::value::RawValue>>);
 
 /// Go's zero FieldsV1 (no bytes) is JSON `null`.
 impl Default for FieldsV1 {
     fn default() -> FieldsV1 {
-        FieldsV1(serde_json::value::RawValue::NULL.to_owned())
+        FieldsV1(Arc::new(serde_json::value::RawValue::NULL.to_owned()))
     }
 }
 
 impl PartialEq for FieldsV1 {
     fn eq(&self, other: &FieldsV1) -> bool {
-        self.0.get() == other.0.get()
+        self.text() == other.text()
+    }
+}
+
+impl Eq for FieldsV1 {}
+
+/// Hashed as its text, so that a set of them is looked up by text.
+impl std::hash::Hash for FieldsV1 {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text().hash(state);
+    }
+}
+
+impl std::borrow::Borrow<str> for FieldsV1 {
+    fn borrow(&self) -> &str {
+        self.text()
     }
 }
 
@@ -205,7 +222,7 @@ impl Serialize for FieldsV1 {
 
 impl<'de> Deserialize<'de> for FieldsV1 {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<serde_json::value::RawValue>::deserialize(d).map(FieldsV1)
+        Box::<serde_json::value::RawValue>::deserialize(d).map(|raw| FieldsV1(Arc::new(raw)))
     }
 }
 
@@ -217,17 +234,74 @@ impl FieldsV1 {
     /// From JSON text (checked to be JSON).
     pub fn from_raw(raw: &[u8]) -> Result<FieldsV1, serde_json::Error> {
         let text = std::str::from_utf8(raw).map_err(serde::de::Error::custom)?;
-        serde_json::value::RawValue::from_string(text.to_owned()).map(FieldsV1)
+        serde_json::value::RawValue::from_string(text.to_owned()).map(|raw| FieldsV1(Arc::new(raw)))
     }
 
     /// The JSON text, as protobuf carries it.
     pub fn raw(&self) -> &[u8] {
-        self.0.get().as_bytes()
+        self.text().as_bytes()
+    }
+
+    /// The JSON text.
+    pub fn text(&self) -> &str {
+        self.0.get()
     }
 
     /// Whether it is JSON `null` (no set at all).
     pub fn is_null(&self) -> bool {
-        self.0.get() == "null"
+        self.text() == "null"
+    }
+
+    /// Whether `self` and `other` hold one text, not two equal ones.
+    pub fn is_shared_with(&self, other: &FieldsV1) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Equal managed-field sets kept once for many objects: the objects one
+/// controller writes (the pods of a ReplicaSet, say) mostly own the same
+/// fields, and a set's text is often the largest part of an object's
+/// metadata. For long-lived copies of objects (a watch cache): sets no object
+/// holds any more are dropped as the pool grows.
+#[derive(Debug, Default)]
+pub struct SharedFields {
+    sets: std::collections::HashSet<FieldsV1>,
+    /// The pool's size at which it next drops what only it holds.
+    sweep_at: usize,
+}
+
+impl SharedFields {
+    /// The pool's size below which it is never swept.
+    const SWEEP_FROM: usize = 1024;
+
+    /// Makes every managed-field set of `meta` share the pool's equal one,
+    /// or joins the pool with it.
+    pub fn share(&mut self, meta: &mut ObjectMeta) {
+        let Some(entries) = meta.managed_fields.as_mut() else {
+            return;
+        };
+        for fields in entries.iter_mut().filter_map(|e| e.fields_v1.as_mut()) {
+            match self.sets.get(fields.text()) {
+                Some(kept) => *fields = kept.clone(),
+                None => {
+                    self.sets.insert(fields.clone());
+                }
+            }
+        }
+        if self.sets.len() >= self.sweep_at.max(Self::SWEEP_FROM) {
+            self.sets.retain(|set| Arc::strong_count(&set.0) > 1);
+            self.sweep_at = self.sets.len() * 2;
+        }
+    }
+
+    /// How many distinct sets the pool holds.
+    pub fn len(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
     }
 }
 

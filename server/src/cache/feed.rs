@@ -90,7 +90,10 @@ fn decode_all(inner: &Inner, items: &[KeyValue]) -> ((Objects, Indexes), BTreeSe
 
 fn decode(inner: &Inner, kv: &KeyValue) -> Option<Object> {
     match decode_stored(&inner.entry, kv) {
-        Ok(object) => Some(object),
+        Ok(mut object) => {
+            inner.share_fields(&mut object);
+            Some(object)
+        }
         Err(error) => {
             tracing::error!(key = %kv.key, %error, "watch cache cannot decode a stored object");
             None

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
+use kapi_runtime::meta::SharedFields;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{ProgressRequester, Storage};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -39,6 +40,8 @@ pub use state::Snapshot;
 pub use watch::{Start, Subscription, visible};
 
 use state::State;
+
+use crate::body::Object;
 
 #[cfg(test)]
 mod tests;
@@ -241,6 +244,8 @@ pub(crate) struct Inner {
     first_list_failed: AtomicBool,
     /// Snapshots of paged lists by revision, oldest first.
     snapshots: Mutex<VecDeque<(Instant, Snapshot)>>,
+    /// The managed-field sets of the cached objects, each kept once.
+    fields: Mutex<SharedFields>,
 }
 
 impl Inner {
@@ -260,6 +265,15 @@ impl Inner {
     fn set_progress(&self, requester: ProgressRequester, consistent: bool) {
         *self.progress.lock().unwrap_or_else(PoisonError::into_inner) = requester;
         self.consistent.store(consistent, Ordering::Release);
+    }
+
+    /// Makes a decoded object share the equal managed-field sets the cache
+    /// already holds.
+    fn share_fields(&self, object: &mut Object) {
+        self.fields
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .share(object.metadata_mut());
     }
 
     fn request_progress(&self, revision: u64) {
@@ -282,6 +296,7 @@ impl ResourceCache {
             consistent: AtomicBool::new(false),
             first_list_failed: AtomicBool::new(false),
             snapshots: Mutex::default(),
+            fields: Mutex::default(),
         });
         let feed = tokio::spawn(feed::run(inner.clone(), storage)).abort_handle();
         ResourceCache { inner, feed }

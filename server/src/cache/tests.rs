@@ -565,3 +565,39 @@ fn an_event_is_converted_once_per_served_version() {
     assert!(event.served("v3", convert).is_none());
     assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
 }
+
+#[test]
+fn equal_managed_field_sets_are_kept_once() {
+    use kapi_runtime::meta::{FieldsV1, ManagedFieldsEntry, ObjectMeta, SharedFields};
+    let meta = |text: &str| ObjectMeta {
+        managed_fields: Some(vec![ManagedFieldsEntry {
+            manager: Some("m".into()),
+            fields_v1: Some(FieldsV1::from_raw(text.as_bytes()).unwrap()),
+            ..ManagedFieldsEntry::default()
+        }]),
+        ..ObjectMeta::default()
+    };
+    let set = |meta: &ObjectMeta| {
+        meta.managed_fields.as_ref().unwrap()[0]
+            .fields_v1
+            .clone()
+            .unwrap()
+    };
+    let mut pool = SharedFields::default();
+    let mut objects: Vec<ObjectMeta> = (0..3).map(|_| meta(r#"{"f:data":{}}"#)).collect();
+    let mut other = meta(r#"{"f:spec":{}}"#);
+    for object in objects.iter_mut().chain([&mut other]) {
+        pool.share(object);
+    }
+    assert!(set(&objects[0]).is_shared_with(&set(&objects[2])));
+    assert!(!set(&objects[0]).is_shared_with(&set(&other)));
+    assert_eq!(set(&objects[1]).text(), r#"{"f:data":{}}"#);
+    assert_eq!(pool.len(), 2);
+    // Sets no object holds any more go as the pool grows.
+    drop((objects, other));
+    for i in 0..1100 {
+        let mut object = meta(&format!(r#"{{"f:n{i}":{{}}}}"#));
+        pool.share(&mut object);
+    }
+    assert!(pool.len() < 1100, "{}", pool.len());
+}

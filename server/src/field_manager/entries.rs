@@ -100,7 +100,7 @@ pub fn decode(entries: &[ManagedFieldsEntry]) -> Result<Managed, String> {
             }
         }
         let set = match &entry.fields_v1 {
-            Some(fields) if !fields.is_null() => Set::from_fields_v1(fields.0.get())?,
+            Some(fields) if !fields.is_null() => Set::from_fields_v1(fields.text())?,
             _ => Set::new(),
         };
         let id = ManagerId {
@@ -306,7 +306,7 @@ mod tests {
             .find(|e| e.manager.as_deref() == Some("ancient-changes"))
             .unwrap();
         assert_eq!(
-            ancient.fields_v1.as_ref().unwrap().0.get(),
+            ancient.fields_v1.as_ref().unwrap().text(),
             r#"{"f:f0":{},"f:f1":{},"f:f2":{}}"#
         );
         assert_eq!(ancient.time.unwrap().0.as_second(), 1_002);
