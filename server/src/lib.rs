@@ -16,6 +16,7 @@ pub mod app;
 pub mod authn;
 pub mod body;
 pub mod cache;
+pub mod cli;
 pub mod controllers;
 pub mod custom;
 pub mod discovery;
