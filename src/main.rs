@@ -2,6 +2,13 @@
 
 use std::process::ExitCode;
 
+use kapi_server::cli::{Binary, main as run};
+
 fn main() -> ExitCode {
-    kapi_server::cli::main(kapi_api_types::install)
+    run(Binary {
+        name: "kapi",
+        version: env!("CARGO_PKG_VERSION"),
+        about: env!("CARGO_PKG_DESCRIPTION"),
+        install: kapi_api_types::install,
+    })
 }

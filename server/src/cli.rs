@@ -1,23 +1,32 @@
-//! The `kapi` command line (`serve`, `crd`). The binary hands in the kinds it
-//! was built with; the rest, and every generic instance the command line
-//! needs (the async runtime, the log subscriber, the argument parser), is
-//! compiled here. The binary's own crate is then one call, so a rebuild after
-//! a kind changes recompiles the API types and a `main` of one line, not the
-//! command line as well.
+//! The command line of a server binary (`serve`, `crd`): `kapi`'s, and any
+//! downstream server's that adds its own kinds. The binary hands in its name
+//! and the kinds it was built with; the rest, and every generic instance the
+//! command line needs (the async runtime, the log subscriber, the argument
+//! parser), is compiled here. The binary's own crate is then one call, so a
+//! rebuild after a kind changes recompiles the kinds and a `main` of one
+//! call, not the command line as well.
 
 use std::process::ExitCode;
 
 use crate::serve::{ServeArgs, run};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use kapi_runtime::scheme::Scheme;
 
-/// The binary's name and description (this crate's own would show otherwise).
+/// A server binary: what its help says, and the kinds it serves.
+#[derive(Clone, Copy, Debug)]
+pub struct Binary {
+    /// Its name, in its help and messages (`kapi`).
+    pub name: &'static str,
+    /// Its version (`env!("CARGO_PKG_VERSION")`).
+    pub version: &'static str,
+    /// One line on what it is.
+    pub about: &'static str,
+    /// Registers the kinds it serves.
+    pub install: fn(&mut Scheme),
+}
+
+/// The commands; name, version and description come from [`Binary`].
 #[derive(Parser)]
-#[command(
-    name = "kapi",
-    version,
-    about = "A Kubernetes-style API server generated from annotated Rust structs"
-)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -35,8 +44,8 @@ enum Command {
     },
 }
 
-/// Runs the command line with the kinds `install` registers.
-pub fn main(install: fn(&mut Scheme)) -> ExitCode {
+/// Runs `binary`'s command line.
+pub fn main(binary: Binary) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -44,50 +53,44 @@ pub fn main(install: fn(&mut Scheme)) -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let command = Cli::command()
+        .name(binary.name)
+        .version(binary.version)
+        .about(binary.about);
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("kapi: cannot start the async runtime: {e}");
+            eprintln!("{}: cannot start the async runtime: {e}", binary.name);
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(execute(cli.command, install)) {
+    match runtime.block_on(execute(cli.command, binary)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kapi: {e}");
+            eprintln!("{}: {e}", binary.name);
             ExitCode::FAILURE
         }
     }
 }
 
-async fn execute(
-    command: Command,
-    install: fn(&mut Scheme),
-) -> Result<(), Box<dyn std::error::Error>> {
+async fn execute(command: Command, binary: Binary) -> Result<(), Box<dyn std::error::Error>> {
+    let mut scheme = Scheme::new();
+    (binary.install)(&mut scheme);
     match command {
-        Command::Serve(args) => {
-            let mut scheme = Scheme::new();
-            install(&mut scheme);
-            run(scheme, args.options()).await?;
-            Ok(())
-        }
-        Command::Crd { kind } => {
-            let mut scheme = Scheme::new();
-            install(&mut scheme);
-            print_crd(&scheme, &kind)
-        }
+        Command::Serve(args) => Ok(run(scheme, args.options()).await?),
+        Command::Crd { kind } => print_crd(&scheme, &kind, binary.name),
     }
 }
 
 /// Prints `kind`'s CustomResourceDefinition, its notes on stderr.
-fn print_crd(scheme: &Scheme, kind: &str) -> Result<(), Box<dyn std::error::Error>> {
+fn print_crd(scheme: &Scheme, kind: &str, name: &str) -> Result<(), Box<dyn std::error::Error>> {
     let (yaml, notes) = crate::custom::manifest::crd_yaml(scheme, kind)?;
     for note in notes {
-        eprintln!("kapi: {note}");
+        eprintln!("{name}: {note}");
     }
     print!("{yaml}");
     Ok(())
