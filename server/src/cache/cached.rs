@@ -193,8 +193,12 @@ pub struct Event {
     /// The object in other served versions (by `apiVersion`), converted by
     /// the first watcher of each and shared with the others (`None`: it
     /// does not convert).
-    served: Mutex<Vec<(Box<str>, Option<Arc<Cached>>)>>,
+    served: Mutex<Vec<Served>>,
 }
+
+/// An event's object in one served version (`apiVersion`); `None` when it
+/// does not convert.
+type Served = (Box<str>, Option<Arc<Cached>>);
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -38,9 +38,8 @@ impl WatchOptions {
     /// asked for, or, when `sendInitialEvents` is not given, a watch from no
     /// revision or "0" (as before watch lists).
     pub fn initial_events(&self) -> bool {
-        self.send_initial_events.unwrap_or_else(|| {
-            matches!(self.list.resource_version.as_deref(), None | Some("" | "0"))
-        })
+        let from_none = matches!(self.list.resource_version.as_deref(), None | Some("" | "0"));
+        self.send_initial_events.unwrap_or(from_none)
     }
 
     /// Whether the initial events end with the `initial-events-end`
