@@ -76,6 +76,14 @@ pub trait KindOps: Send + Sync {
     fn is_custom(&self) -> bool {
         false
     }
+
+    /// Whether [`KindOps::to_served`] always answers the same for the same
+    /// object, so that a cache may keep what it made: not when a custom
+    /// resource's conversion webhook makes it, which may answer otherwise
+    /// tomorrow.
+    fn conversion_is_pure(&self) -> bool {
+        true
+    }
 }
 
 /// The protobuf codec of a kind, type-erased for the one request path.

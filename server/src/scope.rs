@@ -2,11 +2,14 @@
 //! version) and namespace, and which endpoint of an object a write goes
 //! through. Shared by the registry, admission and the endpoints.
 
+use std::sync::Arc;
+
 use kapi_runtime::ResourceInfo;
 use kapi_runtime::scheme::KindEntry;
 
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::body::Object;
+use crate::cache::Cached;
 
 /// The endpoint of an object a write goes through: each may change a
 /// different part of the object.
@@ -69,6 +72,22 @@ impl<'a> Scope<'a> {
         self.served
             .to_served(object.into_typed())
             .map(Object::new)
+            .map_err(|e| self.conversion_error(e))
+    }
+
+    /// A cached object of the storage version as this version's, converted
+    /// once for every list, get and watcher of this version while the cache
+    /// keeps the object ([`Cached::served`]).
+    pub fn to_served_cached(&self, cached: &Arc<Cached>) -> ApiResult<Arc<Cached>> {
+        if self.is_served_as_stored() {
+            return Ok(cached.clone());
+        }
+        let convert = |object: &Object| {
+            let typed = self.served.to_served(object.clone().into_typed())?;
+            Ok(Object::new(typed))
+        };
+        cached
+            .served(&self.served, convert)
             .map_err(|e| self.conversion_error(e))
     }
 

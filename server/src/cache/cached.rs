@@ -2,11 +2,11 @@
 //! arrives, and encoded at most once per wire form, the bytes shared by every
 //! list and watcher that sends it (upstream's `cachingObject`).
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Instant;
 
 use bytes::Bytes;
-use kapi_runtime::scheme::KindEntry;
+use kapi_runtime::scheme::{KindEntry, KindOps};
 use serde::{Serialize, Serializer};
 
 use crate::body::Object;
@@ -18,6 +18,16 @@ pub struct Cached {
     json: OnceLock<Result<Bytes, String>>,
     /// The kind's protobuf message (not enveloped: a list embeds it as it is).
     message: OnceLock<Result<Bytes, String>>,
+    /// The object in the other served versions it was asked for.
+    served: Mutex<Vec<Served>>,
+}
+
+/// The object converted for one served version's kind, held weakly: a
+/// redefined custom resource's new kind does not take the old one's
+/// conversions.
+struct Served {
+    kind: Weak<dyn KindOps>,
+    object: Result<Arc<Cached>, String>,
 }
 
 impl Cached {
@@ -27,7 +37,38 @@ impl Cached {
             object,
             json: OnceLock::new(),
             message: OnceLock::new(),
+            served: Mutex::default(),
         })
+    }
+
+    /// The object as the served version `kind` has it, made by `convert`
+    /// for the first list, get or watcher of that version and kept for the
+    /// others with the encodings it makes, while this object is current or
+    /// in the history. A conversion that is not pure (a webhook's) is made
+    /// again each time, as upstream makes it.
+    pub fn served(
+        &self,
+        kind: &KindEntry,
+        convert: impl FnOnce(&Object) -> Result<Object, String>,
+    ) -> Result<Arc<Cached>, String> {
+        if !kind.ops.conversion_is_pure() {
+            return convert(&self.object).map(Cached::new);
+        }
+        let mut served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
+        let this = Arc::as_ptr(&kind.ops);
+        if let Some(kept) = served
+            .iter()
+            .find(|kept| std::ptr::addr_eq(kept.kind.as_ptr(), this))
+        {
+            return kept.object.clone();
+        }
+        let object = convert(&self.object).map(Cached::new);
+        served.retain(|kept| kept.kind.strong_count() > 0);
+        served.push(Served {
+            kind: Arc::downgrade(&kind.ops),
+            object: object.clone(),
+        });
+        object
     }
 
     /// The object.
@@ -190,15 +231,7 @@ pub struct Event {
     json_frame: OnceLock<Bytes>,
     /// The whole protobuf frame, once made.
     proto_frame: OnceLock<Bytes>,
-    /// The object in other served versions (by `apiVersion`), converted by
-    /// the first watcher of each and shared with the others (`None`: it
-    /// does not convert).
-    served: Mutex<Vec<Served>>,
 }
-
-/// An event's object in one served version (`apiVersion`); `None` when it
-/// does not convert.
-type Served = (Box<str>, Option<Arc<Cached>>);
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -228,25 +261,7 @@ impl Event {
             at: Instant::now(),
             json_frame: OnceLock::new(),
             proto_frame: OnceLock::new(),
-            served: Mutex::default(),
         })
-    }
-
-    /// The event's object in the served version `api_version`, made by
-    /// `convert` for the first watcher of that version and shared by the
-    /// others, with the encodings it keeps.
-    pub fn served(
-        &self,
-        api_version: &str,
-        convert: impl FnOnce() -> Option<Arc<Cached>>,
-    ) -> Option<Arc<Cached>> {
-        let mut served = self.served.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, object)) = served.iter().find(|(v, _)| &**v == api_version) {
-            return object.clone();
-        }
-        let object = convert();
-        served.push((api_version.into(), object.clone()));
-        object
     }
 
     /// The event's frame in a wire form, made by `encode` for the first

@@ -541,29 +541,73 @@ fn an_event_frame_and_its_object_share_one_encoding() {
     assert_eq!(&frame[..], &expected[..]);
 }
 
-#[test]
-fn an_event_is_converted_once_per_served_version() {
-    let event = event(EventType::Added, "a", "blue", None, 5);
-    let calls = std::sync::atomic::AtomicUsize::new(0);
-    let convert = || {
-        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Some(Cached::new(configmap("ns", "a", "blue", 5)))
+/// The scheme entries of a custom resource with versions `v1` (stored) and
+/// `v2`, converted by `conversion`.
+fn widget_versions(conversion: serde_json::Value) -> Vec<KindEntry> {
+    let version = |name: &str, storage: bool| {
+        serde_json::json!({"name": name, "served": true, "storage": storage,
+            "schema": {"openAPIV3Schema": {"type": "object",
+                "x-kubernetes-preserve-unknown-fields": true}}})
     };
-    let first = event.served("v1beta1", convert).unwrap();
-    let second = event.served("v1beta1", convert).unwrap();
+    let crd = serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "versions": [version("v1", true), version("v2", false)],
+            "conversion": conversion},
+        "status": {"acceptedNames": {"plural": "widgets", "singular": "widget",
+                                     "kind": "Widget", "listKind": "WidgetList"}}
+    });
+    crate::custom::kind::entries(&crd, None).unwrap()
+}
+
+#[test]
+fn an_object_is_converted_once_per_served_version() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let cached = Cached::new(configmap("ns", "a", "blue", 5));
+    let calls = AtomicUsize::new(0);
+    let convert = |object: &Object| {
+        calls.fetch_add(1, Ordering::Relaxed);
+        Ok(object.clone())
+    };
+    let entries = widget_versions(serde_json::json!({"strategy": "None"}));
+    let v2 = entries.iter().find(|e| e.info.version == "v2").unwrap();
+    let first = cached.served(v2, convert).unwrap();
+    let second = cached.served(v2, convert).unwrap();
     assert!(
         Arc::ptr_eq(&first, &second),
-        "the second watcher converts again"
+        "the second read converts again"
     );
-    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 1);
-    let other = event.served("v2", convert).unwrap();
-    assert!(!Arc::ptr_eq(&first, &other));
-    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
-    // What does not convert stays unconverted for every watcher.
-    let never = || None;
-    assert!(event.served("v3", never).is_none());
-    assert!(event.served("v3", convert).is_none());
-    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
+    assert_eq!(calls.load(Ordering::Relaxed), 1);
+    // The encodings made for one read are there for the next.
+    assert_eq!(
+        first.json().unwrap().as_ptr(),
+        second.json().unwrap().as_ptr()
+    );
+
+    // Another kind (a redefined resource's) converts for itself.
+    let redefined = widget_versions(serde_json::json!({"strategy": "None"}));
+    let v2_again = redefined.iter().find(|e| e.info.version == "v2").unwrap();
+    let third = cached.served(v2_again, convert).unwrap();
+    assert!(!Arc::ptr_eq(&first, &third));
+    assert_eq!(calls.load(Ordering::Relaxed), 2);
+
+    // A failed conversion is kept as it failed.
+    let other = Cached::new(configmap("ns", "b", "blue", 5));
+    let fail = |_: &Object| Err::<Object, _>("no".to_owned());
+    assert_eq!(other.served(v2, fail).unwrap_err(), "no");
+    assert_eq!(other.served(v2, convert).unwrap_err(), "no");
+    assert_eq!(calls.load(Ordering::Relaxed), 2);
+
+    // A webhook may answer otherwise next time: its conversions are not kept.
+    let hooked = widget_versions(serde_json::json!({"strategy": "Webhook",
+        "webhook": {"conversionReviewVersions": ["v1"],
+                    "clientConfig": {"url": "https://127.0.0.1:1/convert"}}}));
+    let v2_hooked = hooked.iter().find(|e| e.info.version == "v2").unwrap();
+    let a = cached.served(v2_hooked, convert).unwrap();
+    let b = cached.served(v2_hooked, convert).unwrap();
+    assert!(!Arc::ptr_eq(&a, &b));
+    assert_eq!(calls.load(Ordering::Relaxed), 4);
 }
 
 #[test]

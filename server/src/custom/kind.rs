@@ -520,6 +520,10 @@ impl KindOps for Ops {
         true
     }
 
+    fn conversion_is_pure(&self) -> bool {
+        self.webhook.is_none()
+    }
+
     fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {
         let object = self.object(object)?;
         Ok(Box::new(self.convert(object, &self.storage)?))

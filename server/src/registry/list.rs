@@ -299,18 +299,16 @@ pub fn parse_rv(rv: &str) -> ApiResult<u64> {
         })
 }
 
-/// Objects of the storage version in the served one: shared as they are
-/// when the versions are the same, converted copies otherwise.
-pub(super) fn served_items(
-    scope: Scope<'_>,
-    items: Vec<Arc<Cached>>,
-) -> ApiResult<Vec<Arc<Cached>>> {
+/// Cached objects of the storage version in the served one: shared as they
+/// are when the versions are the same, else each converted once for every
+/// read of that version ([`Scope::to_served_cached`]).
+fn served_items(scope: Scope<'_>, items: Vec<Arc<Cached>>) -> ApiResult<Vec<Arc<Cached>>> {
     if scope.is_served_as_stored() {
         return Ok(items);
     }
     items
         .into_iter()
-        .map(|cached| Ok(Cached::new(scope.to_served(cached.into_object())?)))
+        .map(|cached| scope.to_served_cached(&cached))
         .collect()
 }
 

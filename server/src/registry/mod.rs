@@ -260,7 +260,7 @@ impl Registry {
         let key = key(scope, name);
         if let Some(found) = self.get_cached(scope, &key).await {
             let cached = found.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-            return Ok(list::served_items(scope, vec![cached])?.swap_remove(0));
+            return scope.to_served_cached(&cached);
         }
         let kv = self
             .storage

@@ -311,13 +311,7 @@ impl Watcher {
         if own && self.as_stored {
             return self.send(WatchStart::Shared(event.clone())).await;
         }
-        let served = if own {
-            // Converted once for every watcher of this version.
-            event.served(self.served.info.api_version(), || self.served(object))
-        } else {
-            self.served(object)
-        };
-        match served {
+        match self.served(object) {
             Some(object) => self.send(WatchStart::Event(type_.as_str(), object)).await,
             None => Ok(()),
         }
@@ -347,15 +341,20 @@ impl Watcher {
         .await
     }
 
-    /// An object of the storage version in the watcher's version; `None`
+    /// An object of the storage version in the watcher's version (converted
+    /// once for every watcher, list and get of that version); `None`
     /// (skipped, as the store's watch skips what it cannot decode) when it
     /// does not convert.
     fn served(&self, cached: Arc<Cached>) -> Option<Arc<Cached>> {
         if self.as_stored {
             return Some(cached);
         }
-        match self.served.to_served(cached.object().clone().into_typed()) {
-            Ok(object) => Some(Cached::new(Object::new(object))),
+        let convert = |object: &Object| {
+            let typed = self.served.to_served(object.clone().into_typed())?;
+            Ok(Object::new(typed))
+        };
+        match cached.served(&self.served, convert) {
+            Ok(object) => Some(object),
             Err(error) => {
                 tracing::error!(%error, "skipping an object that does not convert in a watch");
                 None
