@@ -87,7 +87,7 @@ impl<'a> Scope<'a> {
             Ok(Object::new(typed))
         };
         cached
-            .served(&self.served, convert)
+            .served(self.served, convert)
             .map_err(|e| self.conversion_error(e))
     }
 

@@ -34,17 +34,23 @@ const CMS: &str = "/api/v1/namespaces/wc/configmaps";
 /// How many lists of `resource_prefix` the server answered from its watch
 /// cache (kube-apiserver's `apiserver_cache_list_total`).
 fn lists_from_memory(s: &Server, resource_prefix: &str) -> u64 {
+    lists_through(s, "", resource_prefix)
+}
+
+/// ... of them narrowed by `index` (`l:<label>`, `f:<field>`; empty: none).
+fn lists_through(s: &Server, index: &str, resource_prefix: &str) -> u64 {
     let (code, text) = http_request(s.address, "GET", "/metrics", None).unwrap();
     assert_eq!(code, 200, "{text}");
-    let series =
-        format!("apiserver_cache_list_total{{index=\"\",resource_prefix=\"{resource_prefix}\"}} ");
+    let series = format!(
+        "apiserver_cache_list_total{{index=\"{index}\",resource_prefix=\"{resource_prefix}\"}} "
+    );
     text.lines()
         .find_map(|line| line.strip_prefix(&series))
         .map_or(0, |n| n.trim().parse().unwrap())
 }
 
-/// Seven ConfigMaps, four of them blue, one changed and one deleted; returns
-/// the revision of the first write.
+/// Seven ConfigMaps, four of them blue, each with its number as label `i`,
+/// one changed and one deleted; returns the revision of the first write.
 fn populate(s: &Server) -> u64 {
     send(
         s,
@@ -55,7 +61,7 @@ fn populate(s: &Server) -> u64 {
     let mut first = 0;
     for i in 0..7 {
         let color = if i % 2 == 0 { "blue" } else { "red" };
-        let cm = json!({"metadata": {"name": format!("cm{i}"), "labels": {"color": color}},
+        let cm = json!({"metadata": {"name": format!("cm{i}"), "labels": {"color": color, "i": i.to_string()}},
                         "data": {"i": i.to_string()}});
         let made = send(s, "POST", CMS, &cm);
         if i == 0 {
@@ -160,6 +166,16 @@ fn check_answers_equal_the_store(s: &Server) {
             .iter()
             .all(|m| m.get("remainingItemCount").is_none())
     );
+    // A label few objects hold: narrowed by the cache's label index, with
+    // the same answer.
+    let narrowed = lists_through(s, "l:i", "/configmaps");
+    for selector in ["i%3D4", "i+in+(1,4),color%3Dred", "i+in+(0,6,9)"] {
+        let (cached, _) = pages(s, &format!("labelSelector={selector}"), "");
+        let (stored, _) = pages(s, &format!("labelSelector={selector}"), &exact);
+        assert_eq!(cached, stored, "{selector}");
+        assert!(!cached.is_empty(), "{selector}");
+    }
+    assert_eq!(lists_through(s, "l:i", "/configmaps") - narrowed, 3);
 
     // Gets: the listed objects; a deleted one is gone.
     for item in cached["items"].as_array().unwrap() {

@@ -35,6 +35,7 @@ use prometheus_client::metrics::family::Family;
 use tokio::sync::watch as signal;
 
 pub use cached::{Cached, Event, EventType};
+pub use index::IndexName;
 pub use read::Page;
 pub use state::Snapshot;
 pub use watch::{Start, Subscription, visible};
@@ -85,7 +86,7 @@ pub struct ListMetrics {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ListLabels {
-    /// `f:<field>` for a list an index narrowed, else empty.
+    /// `f:<field>` or `l:<label>` for a list an index narrowed, else empty.
     index: String,
     resource_prefix: String,
 }
@@ -111,7 +112,7 @@ impl ListMetrics {
     }
 
     /// Counts a list of `cache` served from memory.
-    fn served(&self, cache: &ResourceCache, index: Option<&str>, returned: usize) {
+    fn served(&self, cache: &ResourceCache, index: Option<&IndexName>, returned: usize) {
         // The resource's keys without the store's root: `/configmaps`.
         let resource_prefix = cache
             .inner
@@ -119,7 +120,7 @@ impl ListMetrics {
             .trim_start_matches("/registry")
             .trim_end_matches('/')
             .to_owned();
-        let index = index.map(|field| format!("f:{field}")).unwrap_or_default();
+        let index = index.map(ToString::to_string).unwrap_or_default();
         self.returned
             .get_or_create(&PrefixLabels {
                 resource_prefix: resource_prefix.clone(),
@@ -377,7 +378,7 @@ impl ResourceCache {
 
     /// Counts a page of a list served from this cache in `metrics`.
     pub fn count_list(&self, metrics: &ListMetrics, page: &Page) {
-        metrics.served(self, page.index, page.items.len());
+        metrics.served(self, page.index.as_ref(), page.items.len());
     }
 
     /// Keeps `snapshot` for the next pages of a paged list.

@@ -5,9 +5,11 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use super::cached::Cached;
+use super::index::IndexName;
 use super::state::Snapshot;
 use crate::body::Object;
 use crate::selectors::field::FieldSelector;
+use crate::selectors::label::LabelSelector;
 
 /// One page of a list.
 pub struct Page {
@@ -18,36 +20,38 @@ pub struct Page {
     /// How many objects follow, counted only without selectors (as
     /// Kubernetes reports remainingItemCount, and as the stores count).
     pub remaining: Option<u64>,
-    /// The indexed field that narrowed the objects visited, if one did.
-    pub index: Option<&'static str>,
+    /// The index that narrowed the objects visited, if one did.
+    pub index: Option<IndexName>,
 }
 
 impl Snapshot {
     /// The objects under `prefix` after `start_after` (a full key) for which
-    /// `matches` holds, at most `limit` of them (`0`: all). `fields`, the
-    /// read's field selector, lets an index narrow the objects visited: it
-    /// must be part of what `matches` checks.
+    /// `matches` holds, at most `limit` of them (`0`: all). `selectors`, the
+    /// read's label and field selectors, let an index narrow the objects
+    /// visited: they must be part of what `matches` checks.
     pub fn page(
         &self,
         prefix: &str,
         start_after: Option<&str>,
         limit: usize,
         matches: Option<&(dyn Fn(&Object) -> bool + Send + Sync)>,
-        fields: Option<&FieldSelector>,
+        selectors: Option<(&LabelSelector, &FieldSelector)>,
     ) -> Page {
         let lower = match start_after {
             Some(key) => Bound::Excluded(key),
             None => Bound::Included(prefix),
         };
         let under_prefix = |key: &&Arc<str>| key.starts_with(prefix);
-        match fields.and_then(|fields| self.indexes.narrow(fields)) {
-            Some((field, keys)) => {
-                let range = keys.range::<_, str>((lower, Bound::Unbounded));
-                let objects = range
+        let total = self.objects.len();
+        let narrowed = selectors
+            .and_then(|(labels, fields)| self.indexes.narrow(fields, labels, prefix, lower, total));
+        match narrowed {
+            Some((index, keys)) => {
+                let objects = keys
                     .take_while(under_prefix)
                     .filter_map(|key| Some((key, self.objects.get(key)?)));
                 Page {
-                    index: Some(field),
+                    index: Some(index),
                     ..cut(objects, limit, matches)
                 }
             }

@@ -378,21 +378,25 @@ fn an_index_narrows_a_page_to_the_same_answer_as_a_scan() {
         for prefix in ["/registry/pods/", "/registry/pods/a/"] {
             for limit in [0, 1] {
                 let scanned = snapshot.page(prefix, None, limit, Some(&matches), None);
-                let narrowed = snapshot.page(prefix, None, limit, Some(&matches), Some(&fields));
+                let everything = crate::selectors::label::LabelSelector::everything();
+                let selectors = Some((&everything, &fields));
+                let narrowed = snapshot.page(prefix, None, limit, Some(&matches), selectors);
                 assert_eq!(names(&narrowed), names(&scanned), "{select} under {prefix}");
                 assert_eq!(narrowed.continue_after, scanned.continue_after, "{select}");
             }
         }
     }
-    let n1 = crate::selectors::field::FieldSelector::parse("spec.nodeName=n1").unwrap();
-    let keys: Vec<String> = snapshot
-        .indexes
-        .narrow(&n1)
-        .unwrap()
-        .1
-        .iter()
-        .map(|k| k.to_string())
-        .collect();
+    let narrow = |select: &str| {
+        let fields = crate::selectors::field::FieldSelector::parse(select).unwrap();
+        let everything = crate::selectors::label::LabelSelector::everything();
+        let lower = std::ops::Bound::Included("/registry/pods/");
+        let narrowed = snapshot
+            .indexes
+            .narrow(&fields, &everything, "/registry/pods/", lower, 100);
+        narrowed.map(|(index, keys)| (index, keys.map(|k| k.to_string()).collect::<Vec<_>>()))
+    };
+    let (index, keys) = narrow("spec.nodeName=n1").unwrap();
+    assert_eq!(index.to_string(), "f:spec.nodeName");
     assert_eq!(
         keys,
         [
@@ -401,10 +405,133 @@ fn an_index_narrows_a_page_to_the_same_answer_as_a_scan() {
             "/registry/pods/b/p3"
         ]
     );
-    let none = crate::selectors::field::FieldSelector::parse("spec.nodeName=n9").unwrap();
-    assert!(snapshot.indexes.narrow(&none).unwrap().1.is_empty());
-    let unpinned = crate::selectors::field::FieldSelector::parse("spec.nodeName!=n1").unwrap();
-    assert!(snapshot.indexes.narrow(&unpinned).is_none());
+    assert!(narrow("spec.nodeName=n9").unwrap().1.is_empty());
+    assert!(narrow("spec.nodeName!=n1").is_none());
+}
+
+fn labelled(namespace: &str, name: &str, labels: &[(&str, &str)]) -> Arc<Cached> {
+    let labels: serde_json::Map<String, serde_json::Value> = labels
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+        .collect();
+    let typed: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "namespace": namespace, "labels": labels}
+    }))
+    .unwrap();
+    Cached::new(Object::new(Box::new(typed)))
+}
+
+#[test]
+fn a_label_index_narrows_a_page_to_the_same_answer_as_a_scan() {
+    let mut state = State::new(&[]);
+    let empty = (Objects::new(), super::index::Indexes::new(&[]));
+    state.replace(empty, Default::default(), 1);
+    let mut rev = 1;
+    let mut apply = |type_, namespace: &str, name: &str, labels: &[(&str, &str)], prev| {
+        rev += 1;
+        let key = key(namespace, name);
+        let object = labelled(namespace, name, labels);
+        state.apply(Event::new(key, rev, type_, object, prev));
+    };
+    use EventType::{Added, Deleted, Modified};
+    // 40 objects in namespaces a and b: most green, a few blue or red, some
+    // of the blue ones also "tier=web".
+    for i in 0..40 {
+        let namespace = if i % 3 == 0 { "b" } else { "a" };
+        let color = match i % 10 {
+            1 => "blue",
+            2 | 5 => "red",
+            _ => "green",
+        };
+        let mut labels = vec![("color", color)];
+        if i % 20 == 1 {
+            labels.push(("tier", "web"));
+        }
+        apply(Added, namespace, &format!("cm{i:02}"), &labels, None);
+    }
+    // Relabelled (blue to red, a label dropped, one added) and deleted.
+    apply(Modified, "a", "cm11", &[("color", "red")], None);
+    apply(Modified, "a", "cm22", &[], None);
+    apply(
+        Modified,
+        "a",
+        "cm07",
+        &[("color", "blue"), ("tier", "web")],
+        None,
+    );
+    apply(Deleted, "a", "cm31", &[("color", "blue")], None);
+    let snapshot = state.snapshot();
+
+    let selects = [
+        "color=blue",
+        "color==red",
+        "color in (blue,red)",
+        "color in (red,blue,black)",
+        "color=blue,tier=web",
+        "tier=web,color in (blue,green)",
+        "color=black",
+        "color=green",
+        "color!=green",
+        "color",
+        "!tier",
+        "color notin (green)",
+    ];
+    for select in selects {
+        let labels = crate::selectors::label::LabelSelector::parse(select).unwrap();
+        let everything = crate::selectors::field::FieldSelector::everything();
+        let matches = |o: &Object| labels.matches(o.metadata().labels.as_ref());
+        for prefix in ["/registry/configmaps/", "/registry/configmaps/a/"] {
+            for limit in [0, 1, 2, 5] {
+                // Every page, each from where the one before it ended.
+                let mut after: Option<Arc<str>> = None;
+                let (mut scanned, mut narrowed) = (Vec::new(), Vec::new());
+                loop {
+                    let page = |selectors| {
+                        snapshot.page(prefix, after.as_deref(), limit, Some(&matches), selectors)
+                    };
+                    let (scan, narrow) = (page(None), page(Some((&labels, &everything))));
+                    assert_eq!(narrow.continue_after, scan.continue_after, "{select}");
+                    scanned.extend(names(&scan).into_iter().map(str::to_owned));
+                    narrowed.extend(names(&narrow).into_iter().map(str::to_owned));
+                    after = scan.continue_after;
+                    if after.is_none() {
+                        break;
+                    }
+                }
+                assert_eq!(narrowed, scanned, "{select} under {prefix}, limit {limit}");
+            }
+        }
+    }
+
+    let narrow = |select: &str| {
+        let labels = crate::selectors::label::LabelSelector::parse(select).unwrap();
+        let everything = crate::selectors::field::FieldSelector::everything();
+        let lower = std::ops::Bound::Included("/registry/configmaps/");
+        let prefix = "/registry/configmaps/";
+        let narrowed =
+            snapshot
+                .indexes
+                .narrow(&everything, &labels, prefix, lower, snapshot.objects.len());
+        narrowed.map(|(index, keys)| (index.to_string(), keys.count()))
+    };
+    // blue: cm01, cm21, cm07 (cm11 turned red, cm31 deleted).
+    assert_eq!(narrow("color=blue"), Some(("l:color".to_owned(), 3)));
+    // tier=web: cm01, cm07, cm21 (cm07 gained it) is no smaller than blue;
+    // black holds none, the fewest.
+    assert_eq!(narrow("color=blue,tier=web").unwrap().0, "l:color");
+    assert_eq!(
+        narrow("color=black,tier=web"),
+        Some(("l:color".to_owned(), 0))
+    );
+    assert_eq!(narrow("color=red,tier=web"), Some(("l:tier".to_owned(), 3)));
+    assert_eq!(
+        narrow("color in (blue,red)"),
+        Some(("l:color".to_owned(), 11))
+    );
+    // Most objects are green: a scan is as good.
+    assert_eq!(narrow("color=green"), None);
+    assert_eq!(narrow("color!=green"), None);
+    assert_eq!(narrow("tier"), None);
 }
 
 #[test]

@@ -179,7 +179,9 @@ impl Registry {
         };
         let matcher = matcher(scope, &opts.labels, &opts.fields);
         // The indexes hold the stored version's values.
-        let narrow = scope.is_served_as_stored().then_some(&*opts.fields);
+        let narrow = scope
+            .is_served_as_stored()
+            .then_some((&*opts.labels, &*opts.fields));
         let page = snapshot.page(prefix, start_after, opts.limit, matcher.as_deref(), narrow);
         cache.count_list(&self.caches.metrics, &page);
         let continue_token = match &page.continue_after {

@@ -16,6 +16,7 @@ use super::{ListOptions, Object, Registry, Scope, codec, keys};
 use crate::api_error::{ApiError, ApiResult};
 use crate::cache::{self, Cached, Start, Subscription};
 use crate::selectors::field::FieldSelector;
+use crate::selectors::label::LabelSelector;
 
 /// How often a watch that allows bookmarks gets one.
 const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
@@ -92,7 +93,7 @@ impl Registry {
                 matcher: matcher(scope, &opts.list.labels, &opts.list.fields),
                 narrow: scope
                     .is_served_as_stored()
-                    .then(|| opts.list.fields.clone()),
+                    .then(|| (opts.list.labels.clone(), opts.list.fields.clone())),
                 last: subscription.from,
                 started,
             };
@@ -197,9 +198,9 @@ struct Watcher {
     /// The keys watched (a namespace's or all).
     prefix: String,
     matcher: Option<Matcher>,
-    /// The field selector, where the cache's indexes may narrow the initial
-    /// objects by it (they index the stored version).
-    narrow: Option<Arc<FieldSelector>>,
+    /// The selectors, where the cache's indexes may narrow the initial
+    /// objects by them (they index the stored version).
+    narrow: Option<(Arc<LabelSelector>, Arc<FieldSelector>)>,
     /// The revision of the last event sent or skipped.
     last: u64,
     /// Told once the initial events are sent.
@@ -280,7 +281,7 @@ impl Watcher {
                     None,
                     0,
                     self.matcher.as_deref(),
-                    self.narrow.as_deref(),
+                    self.narrow.as_ref().map(|(l, f)| (&**l, &**f)),
                 );
                 for cached in page.items {
                     if let Some(cached) = self.served(cached) {

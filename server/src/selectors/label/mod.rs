@@ -57,6 +57,26 @@ impl LabelSelector {
         !self.nothing && self.requirements.is_empty()
     }
 
+    /// The labels a matching object must hold, each with one of the values
+    /// given: the `=`, `==` and `in` requirements (what an index can look up).
+    pub fn required_values(&self) -> impl Iterator<Item = (&str, &[String])> {
+        let required = |r: &&Requirement| {
+            matches!(
+                r.operator,
+                Operator::Equals | Operator::DoubleEquals | Operator::In
+            )
+        };
+        let requirements = if self.nothing {
+            &[][..]
+        } else {
+            &self.requirements[..]
+        };
+        requirements
+            .iter()
+            .filter(required)
+            .map(|r| (r.key.as_str(), r.values.as_slice()))
+    }
+
     /// True when every requirement holds for `labels` (`None`: the object has no labels).
     pub fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
         !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
