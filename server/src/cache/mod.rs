@@ -154,10 +154,8 @@ impl Caches {
             .by_prefix
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(cache) = caches.get(&prefix)
-            && Arc::ptr_eq(&cache.inner.entry.ops, &entry.ops)
-        {
-            return cache.clone();
+        if let Some(cache) = current(&caches, &prefix, entry) {
+            return cache;
         }
         let cache = Arc::new(ResourceCache::start(
             self.storage.clone(),
@@ -176,10 +174,7 @@ impl Caches {
             .by_prefix
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        caches
-            .get(&prefix)
-            .filter(|cache| Arc::ptr_eq(&cache.inner.entry.ops, &entry.ops))
-            .cloned()
+        current(&caches, &prefix, entry)
     }
 
     /// How many objects the cache of `group`'s `resource` holds, where one
@@ -220,6 +215,19 @@ impl Caches {
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
     }
+}
+
+/// The cache at `prefix` among `caches`, if it is of `entry`'s kind as it is
+/// now (a redefined custom resource starts a cache of its own).
+fn current(
+    caches: &HashMap<String, Arc<ResourceCache>>,
+    prefix: &str,
+    entry: &KindEntry,
+) -> Option<Arc<ResourceCache>> {
+    caches
+        .get(prefix)
+        .filter(|cache| Arc::ptr_eq(&cache.inner.entry.ops, &entry.ops))
+        .cloned()
 }
 
 /// One resource's cache; dropping it stops its watch of the store.
