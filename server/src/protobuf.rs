@@ -65,9 +65,9 @@ pub fn cached_message<'c>(entry: &KindEntry, cached: &'c Cached) -> ApiResult<&'
 
 /// A cached object, enveloped (its message encoded once).
 pub fn encode_cached(entry: &KindEntry, cached: &Cached) -> ApiResult<Vec<u8>> {
-    let object = cached.object();
     let raw = cached_message(entry, cached)?;
-    Ok(envelope::encode(object.api_version(), object.kind(), raw))
+    let info = entry.info;
+    Ok(envelope::encode(info.api_version(), info.kind, raw))
 }
 
 /// One object, enveloped.
@@ -210,8 +210,7 @@ pub fn watch_frame(type_: &str, object: &[u8]) -> Vec<u8> {
 /// The watch frame of a cached object's event, its message encoded once: when
 /// the object has none kept yet, the one it keeps is this frame's slice of it.
 pub fn cached_watch_frame(entry: &KindEntry, type_: &str, cached: &Cached) -> ApiResult<Bytes> {
-    let object = cached.object();
-    let (api_version, kind) = (object.api_version(), object.kind());
+    let (api_version, kind) = (entry.info.api_version(), entry.info.kind);
     let frame = cached.message_frame(entry, |message| {
         let object_len = envelope::encoded_len(api_version, kind, message.len());
         let mut buf = watch_frame_head(type_, object_len);

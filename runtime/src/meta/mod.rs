@@ -18,7 +18,7 @@ pub use discovery::{
 };
 pub use label_selector::{LabelSelector, LabelSelectorRequirement};
 pub use object_meta::{
-    FieldsV1, ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, SharedFields, TypeMeta,
+    FieldsV1, ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, TypeMeta,
 };
 pub use options::{DeleteOptions, Preconditions};
 pub use status::{Status, StatusCause, StatusDetails};

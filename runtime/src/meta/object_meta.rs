@@ -181,8 +181,7 @@ pub struct ManagedFieldsEntry {
 /// metav1.FieldsV1: a set of fields in the JSON trie format of managed fields
 /// (`{"f:metadata":{"f:labels":{}}}`), kept as its JSON text, as Go keeps its raw
 /// bytes: nothing reads inside it on a request's path, and parsing it into a tree
-/// would cost more than the rest of an object. The text is shared by clones
-/// (and, through [`SharedFields`], by equal sets of many objects).
+/// would cost more than the rest of an object. The text is shared by clones.
 #[derive(Clone, Debug)]
 pub struct FieldsV1(Arc<Box<serde_json::value::RawValue>>);
 
@@ -200,19 +199,6 @@ impl PartialEq for FieldsV1 {
 }
 
 impl Eq for FieldsV1 {}
-
-/// Hashed as its text, so that a set of them is looked up by text.
-impl std::hash::Hash for FieldsV1 {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.text().hash(state);
-    }
-}
-
-impl std::borrow::Borrow<str> for FieldsV1 {
-    fn borrow(&self) -> &str {
-        self.text()
-    }
-}
 
 impl Serialize for FieldsV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -250,58 +236,6 @@ impl FieldsV1 {
     /// Whether it is JSON `null` (no set at all).
     pub fn is_null(&self) -> bool {
         self.text() == "null"
-    }
-
-    /// Whether `self` and `other` hold one text, not two equal ones.
-    pub fn is_shared_with(&self, other: &FieldsV1) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// Equal managed-field sets kept once for many objects: the objects one
-/// controller writes (the pods of a ReplicaSet, say) mostly own the same
-/// fields, and a set's text is often the largest part of an object's
-/// metadata. For long-lived copies of objects (a watch cache): sets no object
-/// holds any more are dropped as the pool grows.
-#[derive(Debug, Default)]
-pub struct SharedFields {
-    sets: std::collections::HashSet<FieldsV1>,
-    /// The pool's size at which it next drops what only it holds.
-    sweep_at: usize,
-}
-
-impl SharedFields {
-    /// The pool's size below which it is never swept.
-    const SWEEP_FROM: usize = 1024;
-
-    /// Makes every managed-field set of `meta` share the pool's equal one,
-    /// or joins the pool with it.
-    pub fn share(&mut self, meta: &mut ObjectMeta) {
-        let Some(entries) = meta.managed_fields.as_mut() else {
-            return;
-        };
-        for fields in entries.iter_mut().filter_map(|e| e.fields_v1.as_mut()) {
-            match self.sets.get(fields.text()) {
-                Some(kept) => *fields = kept.clone(),
-                None => {
-                    self.sets.insert(fields.clone());
-                }
-            }
-        }
-        if self.sets.len() >= self.sweep_at.max(Self::SWEEP_FROM) {
-            self.sets.retain(|set| Arc::strong_count(&set.0) > 1);
-            self.sweep_at = self.sets.len() * 2;
-        }
-    }
-
-    /// How many distinct sets the pool holds.
-    pub fn len(&self) -> usize {
-        self.sets.len()
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.sets.is_empty()
     }
 }
 

@@ -13,7 +13,7 @@ use futures::StreamExt;
 use kapi_storage::{KeyValue, Storage, StorageError, WatchEvent};
 
 use super::Inner;
-use super::cached::{Cached, Event, EventType};
+use super::cached::{Cached, Event, EventType, json_frame_parts};
 use super::index::Indexes;
 use super::state::Objects;
 use crate::body::Object;
@@ -76,7 +76,9 @@ fn decode_all(inner: &Inner, items: &[KeyValue]) -> ((Objects, Indexes), BTreeSe
         let key: Arc<str> = Arc::from(kv.key.as_str());
         match decode(inner, kv) {
             Some(object) => {
-                let cached = Cached::new(object);
+                // As an ADDED event would keep it, without the frame.
+                let (head, tail) = json_frame_parts(EventType::Added.as_str());
+                let (cached, _) = Cached::encoded(object, &inner.entry, &head, tail);
                 indexes.update(&key, None, Some(&cached));
                 objects.insert(key, cached);
             }
@@ -90,10 +92,7 @@ fn decode_all(inner: &Inner, items: &[KeyValue]) -> ((Objects, Indexes), BTreeSe
 
 fn decode(inner: &Inner, kv: &KeyValue) -> Option<Object> {
     match decode_stored(&inner.entry, kv) {
-        Ok(mut object) => {
-            inner.share_fields(&mut object);
-            Some(object)
-        }
+        Ok(object) => Some(object),
         Err(error) => {
             tracing::error!(key = %kv.key, %error, "watch cache cannot decode a stored object");
             None
@@ -124,7 +123,7 @@ fn absorb(inner: &Inner, event: WatchEvent) {
     let object = match type_ {
         EventType::Deleted => current
             .as_ref()
-            .map(|c| c.object().clone())
+            .and_then(|c| Some(c.object().ok()?.clone()))
             .or_else(|| decode(inner, &kv))
             .map(|mut last| {
                 last.metadata_mut().resource_version = Some(revision.to_string());
@@ -135,7 +134,9 @@ fn absorb(inner: &Inner, event: WatchEvent) {
     let mut state = inner.write();
     match object {
         Some(object) => {
-            let event = Event::new(key, revision, type_, Cached::new(object), current);
+            let (head, tail) = json_frame_parts(type_.as_str());
+            let object = Cached::encoded(object, &inner.entry, &head, tail);
+            let event = Event::with_frame(key, revision, type_, object, current);
             state.apply(event);
         }
         None => {

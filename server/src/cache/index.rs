@@ -17,7 +17,7 @@ use std::sync::Arc;
 use imbl::{OrdMap, OrdSet};
 
 use super::cached::Cached;
-use crate::body::Object;
+use crate::selectors::Selectable;
 use crate::selectors::field::FieldSelector;
 use crate::selectors::label::LabelSelector;
 
@@ -85,8 +85,8 @@ impl Indexes {
     /// absent for a creation or a deletion).
     pub fn update(&mut self, key: &Arc<str>, prev: Option<&Cached>, next: Option<&Cached>) {
         for index in &mut self.fields {
-            let old = prev.map(|c| value(c.object(), index.field));
-            let new = next.map(|c| value(c.object(), index.field));
+            let old = prev.map(|c| value(c, index.field));
+            let new = next.map(|c| value(c, index.field));
             if old == new {
                 continue;
             }
@@ -101,13 +101,13 @@ impl Indexes {
         if old == new {
             return;
         }
-        for (label, value) in old.into_iter().flatten() {
-            if new.and_then(|new| new.get(label)) != Some(value) {
+        for &(label, value) in &old {
+            if !new.contains(&(label, value)) {
                 self.remove_label(label, value, key);
             }
         }
-        for (label, value) in new.into_iter().flatten() {
-            if old.and_then(|old| old.get(label)) != Some(value) {
+        for &(label, value) in &new {
+            if !old.contains(&(label, value)) {
                 self.insert_label(label, value, key);
             }
         }
@@ -240,13 +240,13 @@ impl Index {
     }
 }
 
-/// The labels of an object, if any.
-fn labels(cached: Option<&Cached>) -> Option<&std::collections::BTreeMap<String, String>> {
-    cached.and_then(|c| c.object().metadata().labels.as_ref())
+/// The labels of an object (none for no object).
+fn labels(cached: Option<&Cached>) -> Vec<(&str, &str)> {
+    cached.map(Cached::labels).unwrap_or_default()
 }
 
 /// An object's value of `field` as a field selector reads it: an absent
 /// field reads as empty (the indexed fields are strings).
-pub(super) fn value(object: &Object, field: &str) -> String {
+pub(super) fn value(object: &dyn Selectable, field: &str) -> String {
     object.field_text(field).unwrap_or_default()
 }

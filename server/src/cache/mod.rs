@@ -1,8 +1,12 @@
 //! The watch cache (k8s.io/apiserver's cacher, in Rust terms): per resource,
-//! the current objects decoded once and kept in memory, a window of recent
-//! events, and one watch of the store feeding both. Lists, consistent gets
-//! and watches are served from it; each object and event is encoded once per
-//! wire form for all of them.
+//! the current objects in memory, a window of recent events, and one watch
+//! of the store feeding both. Lists, consistent gets and watches are served
+//! from it; each object and event is encoded once per wire form for all of
+//! them. An object is decoded once as it arrives, written as its JSON and
+//! then kept as that JSON with what selectors and indexes read of it (its
+//! labels, its kind's selectable fields); a reader that needs it decoded
+//! (a write starting from it, admission, a controller, a table) decodes it
+//! again.
 //!
 //! A cache never changes an answer, only its cost. A consistent read waits
 //! until the cache has applied every change up to the store's current
@@ -26,7 +30,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
-use kapi_runtime::meta::SharedFields;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::{ProgressRequester, Storage};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -34,15 +37,13 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use tokio::sync::watch as signal;
 
-pub use cached::{Cached, Event, EventType};
+pub use cached::{Cached, Event, EventType, ObjectRef, json_frame_parts};
 pub use index::IndexName;
 pub use read::Page;
 pub use state::Snapshot;
 pub use watch::{Start, Subscription, visible};
 
 use state::State;
-
-use crate::body::Object;
 
 #[cfg(test)]
 mod tests;
@@ -253,8 +254,6 @@ pub(crate) struct Inner {
     first_list_failed: AtomicBool,
     /// Snapshots of paged lists by revision, oldest first.
     snapshots: Mutex<VecDeque<(Instant, Snapshot)>>,
-    /// The managed-field sets of the cached objects, each kept once.
-    fields: Mutex<SharedFields>,
 }
 
 impl Inner {
@@ -274,15 +273,6 @@ impl Inner {
     fn set_progress(&self, requester: ProgressRequester, consistent: bool) {
         *self.progress.lock().unwrap_or_else(PoisonError::into_inner) = requester;
         self.consistent.store(consistent, Ordering::Release);
-    }
-
-    /// Makes a decoded object share the equal managed-field sets the cache
-    /// already holds.
-    fn share_fields(&self, object: &mut Object) {
-        self.fields
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .share(object.metadata_mut());
     }
 
     fn request_progress(&self, revision: u64) {
@@ -305,7 +295,6 @@ impl ResourceCache {
             consistent: AtomicBool::new(false),
             first_list_failed: AtomicBool::new(false),
             snapshots: Mutex::default(),
-            fields: Mutex::default(),
         });
         let feed = tokio::spawn(feed::run(inner.clone(), storage)).abort_handle();
         ResourceCache { inner, feed }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::cached::Cached;
 use super::index::IndexName;
 use super::state::Snapshot;
-use crate::body::Object;
+use crate::selectors::Matches;
 use crate::selectors::field::FieldSelector;
 use crate::selectors::label::LabelSelector;
 
@@ -34,7 +34,7 @@ impl Snapshot {
         prefix: &str,
         start_after: Option<&str>,
         limit: usize,
-        matches: Option<&(dyn Fn(&Object) -> bool + Send + Sync)>,
+        matches: Option<&Matches<'_>>,
         selectors: Option<(&LabelSelector, &FieldSelector)>,
     ) -> Page {
         let lower = match start_after {
@@ -72,9 +72,9 @@ impl Snapshot {
 fn cut<'a>(
     mut objects: impl Iterator<Item = (&'a Arc<str>, &'a Arc<Cached>)>,
     limit: usize,
-    matches: Option<&(dyn Fn(&Object) -> bool + Send + Sync)>,
+    matches: Option<&Matches<'_>>,
 ) -> Page {
-    let passes = |cached: &Arc<Cached>| matches.is_none_or(|m| m(cached.object()));
+    let passes = |cached: &Arc<Cached>| matches.is_none_or(|m| m(&**cached));
     let mut items = Vec::new();
     let mut last = None;
     for (key, cached) in objects.by_ref() {

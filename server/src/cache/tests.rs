@@ -13,6 +13,7 @@ use tokio::sync::broadcast::error::TryRecvError;
 use super::state::{Objects, State, WATCHER_BUFFER};
 use super::*;
 use crate::body::Object;
+use crate::selectors::Selectable;
 
 fn configmaps() -> KindEntry {
     let mut scheme = Scheme::new();
@@ -34,12 +35,8 @@ fn key(namespace: &str, name: &str) -> Arc<str> {
     Arc::from(format!("/registry/configmaps/{namespace}/{name}"))
 }
 
-fn blue(object: &Object) -> bool {
-    object
-        .metadata()
-        .labels
-        .as_ref()
-        .is_some_and(|l| l.get("color").is_some_and(|c| c == "blue"))
+fn blue(object: &dyn Selectable) -> bool {
+    object.label("color") == Some("blue")
 }
 
 fn snapshot(objects: &[(&str, &str, &str)]) -> Snapshot {
@@ -57,10 +54,10 @@ fn snapshot(objects: &[(&str, &str, &str)]) -> Snapshot {
     }
 }
 
-fn names(page: &Page) -> Vec<&str> {
+fn names(page: &Page) -> Vec<String> {
     page.items
         .iter()
-        .map(|c| c.object().metadata().name())
+        .map(|c| c.field_text("metadata.name").unwrap())
         .collect()
 }
 
@@ -131,7 +128,8 @@ fn event(type_: EventType, name: &str, color: &str, prev: Option<&str>, rev: u64
 #[test]
 fn selector_changes_are_seen_as_additions_and_deletions() {
     let prefix = "/registry/configmaps/a/";
-    let seen = |e: &Event| visible(e, prefix, Some(&blue)).map(|(t, c)| (t, c.object().clone()));
+    let seen =
+        |e: &Event| visible(e, prefix, Some(&blue)).map(|(t, c)| (t, c.object().unwrap().clone()));
 
     let into = event(EventType::Modified, "x", "blue", Some("red"), 5);
     assert_eq!(seen(&into).unwrap().0, EventType::Added);
@@ -232,10 +230,15 @@ async fn a_cache_follows_its_store_and_reports_progress() {
         (modified.type_, modified.revision),
         (EventType::Modified, rev)
     );
-    assert!(blue(modified.object.object()));
-    assert!(!blue(modified.prev.as_ref().unwrap().object()));
+    assert!(blue(&*modified.object));
+    assert!(!blue(&**modified.prev.as_ref().unwrap()));
     assert_eq!(
-        modified.object.object().metadata().resource_version,
+        modified
+            .object
+            .object()
+            .unwrap()
+            .metadata()
+            .resource_version,
         Some(rev.to_string())
     );
 
@@ -245,7 +248,7 @@ async fn a_cache_follows_its_store_and_reports_progress() {
     assert!(deleted.revision > gone.mod_revision);
     // The last state, at the revision of its deletion.
     assert_eq!(
-        deleted.object.object().metadata().resource_version,
+        deleted.object.object().unwrap().metadata().resource_version,
         Some(deleted.revision.to_string())
     );
     assert!(cache.get(&key("a", "one")).unwrap().is_none());
@@ -374,7 +377,8 @@ fn an_index_narrows_a_page_to_the_same_answer_as_a_scan() {
     ];
     for select in selects {
         let fields = crate::selectors::field::FieldSelector::parse(select).unwrap();
-        let matches = |o: &Object| fields.matches(|f| Some(o.field_text(f).unwrap_or_default()));
+        let matches =
+            |o: &dyn Selectable| fields.matches(|f| Some(o.field_text(f).unwrap_or_default()));
         for prefix in ["/registry/pods/", "/registry/pods/a/"] {
             for limit in [0, 1] {
                 let scanned = snapshot.page(prefix, None, limit, Some(&matches), None);
@@ -479,7 +483,7 @@ fn a_label_index_narrows_a_page_to_the_same_answer_as_a_scan() {
     for select in selects {
         let labels = crate::selectors::label::LabelSelector::parse(select).unwrap();
         let everything = crate::selectors::field::FieldSelector::everything();
-        let matches = |o: &Object| labels.matches(o.metadata().labels.as_ref());
+        let matches = |o: &dyn Selectable| labels.matches_by(|key| o.label(key));
         for prefix in ["/registry/configmaps/", "/registry/configmaps/a/"] {
             for limit in [0, 1, 2, 5] {
                 // Every page, each from where the one before it ended.
@@ -491,8 +495,8 @@ fn a_label_index_narrows_a_page_to_the_same_answer_as_a_scan() {
                     };
                     let (scan, narrow) = (page(None), page(Some((&labels, &everything))));
                     assert_eq!(narrow.continue_after, scan.continue_after, "{select}");
-                    scanned.extend(names(&scan).into_iter().map(str::to_owned));
-                    narrowed.extend(names(&narrow).into_iter().map(str::to_owned));
+                    scanned.extend(names(&scan));
+                    narrowed.extend(names(&narrow));
                     after = scan.continue_after;
                     if after.is_none() {
                         break;
@@ -642,7 +646,7 @@ fn an_event_frame_and_its_object_share_one_encoding() {
         within(&json, &frame),
         "the kept JSON is a copy beside the frame"
     );
-    assert_eq!(json, cached.object().to_json().unwrap());
+    assert_eq!(json, cached.object().unwrap().to_json().unwrap());
     let line: serde_json::Value = serde_json::from_slice(&frame).unwrap();
     assert_eq!(line["type"], "ADDED");
     assert_eq!(line["object"]["metadata"]["name"], "a");
@@ -663,7 +667,7 @@ fn an_event_frame_and_its_object_share_one_encoding() {
     );
     let expected = crate::protobuf::watch_frame(
         "ADDED",
-        &crate::protobuf::encode_object(&entry, cached.object()).unwrap(),
+        &crate::protobuf::encode_object(&entry, &cached.object().unwrap()).unwrap(),
     );
     assert_eq!(&frame[..], &expected[..]);
 }
@@ -738,37 +742,82 @@ fn an_object_is_converted_once_per_served_version() {
 }
 
 #[test]
-fn equal_managed_field_sets_are_kept_once() {
-    use kapi_runtime::meta::{FieldsV1, ManagedFieldsEntry, ObjectMeta, SharedFields};
-    let meta = |text: &str| ObjectMeta {
-        managed_fields: Some(vec![ManagedFieldsEntry {
-            manager: Some("m".into()),
-            fields_v1: Some(FieldsV1::from_raw(text.as_bytes()).unwrap()),
-            ..ManagedFieldsEntry::default()
-        }]),
-        ..ObjectMeta::default()
-    };
-    let set = |meta: &ObjectMeta| {
-        meta.managed_fields.as_ref().unwrap()[0]
-            .fields_v1
-            .clone()
-            .unwrap()
-    };
-    let mut pool = SharedFields::default();
-    let mut objects: Vec<ObjectMeta> = (0..3).map(|_| meta(r#"{"f:data":{}}"#)).collect();
-    let mut other = meta(r#"{"f:spec":{}}"#);
-    for object in objects.iter_mut().chain([&mut other]) {
-        pool.share(object);
+fn an_encoded_object_answers_as_the_decoded_one() {
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    let pods = scheme.get("", "v1", "pods").unwrap().clone();
+    let mut object = pod("ns", "p1", Some("node-1"));
+    let meta = object.metadata_mut();
+    meta.resource_version = Some("42".into());
+    meta.labels = Some(
+        [("b", "2"), ("a", "1")]
+            .map(|(k, v)| (k.into(), v.into()))
+            .into(),
+    );
+    let decoded = Cached::new(object.clone());
+    let (head, tail) = json_frame_parts("ADDED");
+    let (encoded, frame) = Cached::encoded(object.clone(), &pods, &head, tail);
+
+    // The JSON kept is the frame's, and what a decoded object writes.
+    let frame = frame.unwrap();
+    let json = encoded.json().unwrap();
+    assert_eq!(json, decoded.json().unwrap());
+    let inside = frame.as_ptr() as usize..frame.as_ptr() as usize + frame.len();
+    assert!(inside.contains(&(json.as_ptr() as usize)));
+    assert_eq!(&frame[..], &object_line_bytes("ADDED", json)[..]);
+
+    // Selectors and indexes read the same without decoding.
+    assert_eq!(encoded.labels(), [("a", "1"), ("b", "2")]);
+    assert_eq!(encoded.labels(), decoded.labels());
+    assert_eq!(encoded.revision(), Some(42));
+    for key in ["a", "b", "c"] {
+        assert_eq!(encoded.label(key), decoded.label(key), "{key}");
     }
-    assert!(set(&objects[0]).is_shared_with(&set(&objects[2])));
-    assert!(!set(&objects[0]).is_shared_with(&set(&other)));
-    assert_eq!(set(&objects[1]).text(), r#"{"f:data":{}}"#);
-    assert_eq!(pool.len(), 2);
-    // Sets no object holds any more go as the pool grows.
-    drop((objects, other));
-    for i in 0..1100 {
-        let mut object = meta(&format!(r#"{{"f:n{i}":{{}}}}"#));
-        pool.share(&mut object);
+    for field in pods
+        .info
+        .selectable_fields
+        .iter()
+        .chain(&["metadata.name", "metadata.namespace"])
+    {
+        assert_eq!(
+            Selectable::field_text(&*encoded, field),
+            Selectable::field_text(&*decoded, field),
+            "{field}"
+        );
     }
-    assert!(pool.len() < 1100, "{}", pool.len());
+    assert_eq!(
+        Selectable::field_text(&*encoded, "spec.nodeName").as_deref(),
+        Some("node-1")
+    );
+
+    // Decoded again on demand, equal to the object; one decoding is shared
+    // while a reader holds it, and gone when none does.
+    let first = encoded.object().unwrap();
+    assert_eq!(*first, object);
+    let second = encoded.object().unwrap();
+    let (ObjectRef::Decoded(a), ObjectRef::Decoded(b)) = (&first, &second) else {
+        panic!("an encoded object is not kept decoded");
+    };
+    assert!(Arc::ptr_eq(a, b));
+    let held = a.clone();
+    drop((first, second));
+    drop(held);
+    let ObjectRef::Decoded(again) = encoded.object().unwrap() else {
+        panic!("an encoded object is not kept decoded");
+    };
+    assert_eq!(Arc::strong_count(&again), 1);
+    assert_eq!(encoded.clone().into_object().unwrap(), object);
+
+    // Its protobuf message equals the decoded object's.
+    assert_eq!(
+        encoded.message(&pods).unwrap().unwrap(),
+        decoded.message(&pods).unwrap().unwrap()
+    );
+}
+
+fn object_line_bytes(type_: &str, json: &[u8]) -> Vec<u8> {
+    let mut line = format!("{{\"type\":\"{type_}\",\"object\":").into_bytes();
+    line.extend_from_slice(json);
+    line.extend_from_slice(b"}\n");
+    line
 }

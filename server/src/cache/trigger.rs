@@ -68,8 +68,8 @@ impl Triggers {
             if channels.is_empty() {
                 continue;
             }
-            let now = value(event.object.object(), field);
-            let before = event.prev.as_ref().map(|p| value(p.object(), field));
+            let now = value(&*event.object, field);
+            let before = event.prev.as_ref().map(|p| value(&**p, field));
             let moved = before.filter(|before| *before != now);
             for value in std::iter::once(now).chain(moved) {
                 let Some(channel) = channels.get(value.as_str()) else {

@@ -9,7 +9,7 @@ use tokio::sync::{broadcast, watch as signal};
 use super::ResourceCache;
 use super::cached::{Cached, Event, EventType};
 use super::state::Snapshot;
-use crate::body::Object;
+use crate::selectors::Matches;
 use crate::selectors::field::FieldSelector;
 
 /// Where a watch starts.
@@ -74,7 +74,7 @@ impl ResourceCache {
 pub fn visible(
     event: &Event,
     prefix: &str,
-    matches: Option<&(dyn Fn(&Object) -> bool + Send + Sync)>,
+    matches: Option<&Matches<'_>>,
 ) -> Option<(EventType, Arc<Cached>)> {
     if !event.key.starts_with(prefix) {
         return None;
@@ -84,17 +84,19 @@ pub fn visible(
     };
     match (event.type_, &event.prev) {
         (EventType::Modified, Some(prev)) => {
-            match (matches(prev.object()), matches(event.object.object())) {
+            match (matches(&**prev), matches(&*event.object)) {
                 (true, true) => Some((EventType::Modified, event.object.clone())),
                 (false, true) => Some((EventType::Added, event.object.clone())),
                 (true, false) => {
-                    let mut last = prev.object().clone();
+                    // Its last state as the watcher saw it; skipped, as
+                    // what does not decode is, if it cannot be had.
+                    let mut last = prev.object().ok()?.clone();
                     last.metadata_mut().resource_version = Some(event.revision.to_string());
                     Some((EventType::Deleted, Cached::new(last)))
                 }
                 (false, false) => None,
             }
         }
-        (type_, _) => matches(event.object.object()).then(|| (type_, event.object.clone())),
+        (type_, _) => matches(&*event.object).then(|| (type_, event.object.clone())),
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::{Ctx, list_body};
 use crate::api_error::{ApiError, ApiResult};
-use crate::cache::Cached;
+use crate::cache::{Cached, ObjectRef};
 use crate::negotiation::{Format, Shape, encode};
 use crate::protobuf;
 use crate::registry::{ListPage, Object};
@@ -99,7 +99,10 @@ pub fn shared(ctx: &Ctx<'_>, object: &Cached) -> ApiResult<Response> {
             body.push(b'\n');
             Ok(with_headers(StatusCode::OK, body, "application/json", &[]))
         }
-        _ => self::object(ctx, StatusCode::OK, object.object(), &[]),
+        _ => {
+            let object = object.object().map_err(ApiError::internal)?;
+            self::object(ctx, StatusCode::OK, &object, &[])
+        }
     }
 }
 
@@ -207,9 +210,18 @@ pub fn list(ctx: &Ctx<'_>, page: ListPage) -> ApiResult<Response> {
     items(ctx, &meta, page.items)
 }
 
+/// Cached objects decoded, for the shapes that are not their encodings.
+fn decoded(items: &[Arc<Cached>]) -> ApiResult<Vec<ObjectRef<'_>>> {
+    let decode = |item| Cached::object(item).map_err(ApiError::internal);
+    items.iter().map(|item| decode(&**item)).collect()
+}
+
+fn refs<'a>(decoded: &'a [ObjectRef<'_>]) -> Vec<&'a Object> {
+    decoded.iter().map(|object| &**object).collect()
+}
+
 /// Objects as a list (`<Kind>List`, metadata-only list or Table) with `meta`.
 pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: Vec<Arc<Cached>>) -> ApiResult<Response> {
-    let objects = || items.iter().map(|item| item.object()).collect::<Vec<_>>();
     match (ctx.output.shape, ctx.output.format) {
         (Shape::Object, Format::Protobuf) => {
             let (head, messages, tail) = protobuf::list_parts(ctx.entry, meta, &items)?;
@@ -218,7 +230,7 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: Vec<Arc<Cached>>) -> ApiResu
                 .map_err(ApiError::internal)
         }
         (Shape::PartialMetadata, Format::Protobuf) => {
-            let bytes = protobuf::encode_partial_list(meta, &objects());
+            let bytes = protobuf::encode_partial_list(meta, &refs(&decoded(&items)?));
             Ok(protobuf(StatusCode::OK, bytes, &[]))
         }
         (Shape::Object, Format::Json) => {
@@ -234,16 +246,20 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: Vec<Arc<Cached>>) -> ApiResu
         }
         (Shape::Object, _) => {
             let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
+            let decoded = decoded(&items)?;
             let list = ListBody {
                 kind: &kind,
                 api_version,
                 metadata: meta,
-                items: &objects(),
+                items: &refs(&decoded),
             };
             body(ctx, StatusCode::OK, &list, &[])
         }
         (Shape::PartialMetadata, _) => {
-            let partial: Vec<Value> = objects().into_iter().map(partial_metadata).collect();
+            let partial: Vec<Value> = refs(&decoded(&items)?)
+                .into_iter()
+                .map(partial_metadata)
+                .collect();
             let list = json!({
                 "kind": "PartialObjectMetadataList",
                 "apiVersion": "meta.k8s.io/v1",
@@ -258,7 +274,13 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: Vec<Arc<Cached>>) -> ApiResu
             body(
                 ctx,
                 StatusCode::OK,
-                &table(ctx.entry, &objects(), meta.clone(), include, false),
+                &table(
+                    ctx.entry,
+                    &refs(&decoded(&items)?),
+                    meta.clone(),
+                    include,
+                    false,
+                ),
                 &[],
             )
         }

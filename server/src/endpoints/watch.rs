@@ -111,10 +111,8 @@ fn encode_owned(render: &Render, frame: WatchStart) -> Bytes {
         WatchStart::Shared(event) if render.shape == Shape::Object => {
             return object_line(event.type_.as_str(), &event.object);
         }
-        WatchStart::Event(kind, object) => line(kind, &shaped(render, object.object())),
-        WatchStart::Shared(event) => {
-            line(event.type_.as_str(), &shaped(render, event.object.object()))
-        }
+        WatchStart::Event(kind, object) => shaped_line(render, kind, &object),
+        WatchStart::Shared(event) => shaped_line(render, event.type_.as_str(), &event.object),
         WatchStart::Bookmark {
             revision,
             initial_events_end,
@@ -139,8 +137,8 @@ fn encode_protobuf(render: &Render, frame: WatchStart) -> Bytes {
         WatchStart::Shared(event) if render.shape != Shape::PartialMetadata => {
             return object_frame(entry, event.type_.as_str(), &event.object);
         }
-        WatchStart::Event(_, object) => Ok(protobuf::encode_partial(object.object())),
-        WatchStart::Shared(event) => Ok(protobuf::encode_partial(event.object.object())),
+        WatchStart::Event(_, object) => partial(object),
+        WatchStart::Shared(event) => partial(&event.object),
         WatchStart::Bookmark {
             revision,
             initial_events_end,
@@ -168,6 +166,21 @@ fn object_frame(entry: &kapi_runtime::scheme::KindEntry, type_: &str, object: &C
         .unwrap_or_else(|e| Bytes::from(error_frame(&e)))
 }
 
+/// A cached object as partial metadata.
+fn partial(object: &Cached) -> ApiResult<Vec<u8>> {
+    let object = object.object().map_err(ApiError::internal)?;
+    Ok(protobuf::encode_partial(&object))
+}
+
+/// A JSON line of an object in the watcher's shape (a table row, partial
+/// metadata); an ERROR line if it cannot be decoded.
+fn shaped_line(render: &Render, type_: &str, object: &Cached) -> Vec<u8> {
+    match object.object() {
+        Ok(object) => line(type_, &shaped(render, &object)),
+        Err(e) => line("ERROR", &ApiError::internal(e).0),
+    }
+}
+
 fn error_frame(e: &ApiError) -> Vec<u8> {
     protobuf::watch_frame("ERROR", &protobuf::encode_status(&e.0))
 }
@@ -175,8 +188,8 @@ fn error_frame(e: &ApiError) -> Vec<u8> {
 /// `{"type":"ADDED","object":{...}}` and its newline, the object's JSON
 /// written once.
 fn object_line(type_: &str, object: &Cached) -> Bytes {
-    let head: [&[u8]; 3] = [b"{\"type\":\"", type_.as_bytes(), b"\",\"object\":"];
-    object.json_frame(&head, b"}\n").unwrap_or_else(|e| {
+    let (head, tail) = crate::cache::json_frame_parts(type_);
+    object.json_frame(&head, tail).unwrap_or_else(|e| {
         let mut line = line("ERROR", &ApiError::internal(e).0);
         line.push(b'\n');
         Bytes::from(line)

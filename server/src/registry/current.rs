@@ -5,21 +5,23 @@
 //! conflict, a refusal, a write that would change nothing) sends the
 //! attempt back to the store, so the answer is the store's.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
 
 use super::{Object, StorageMediaType, decode};
-use crate::api_error::ApiResult;
+use crate::api_error::{ApiError, ApiResult};
 use crate::cache::{Cached, Caches};
 
 /// Where an attempt's current object comes from.
 pub(super) enum Current {
     /// Read from the store now.
     Stored(KeyValue),
-    /// The watch cache's copy, possibly behind the store.
-    Cached(Arc<Cached>, u64),
+    /// The watch cache's copy, possibly behind the store (at this
+    /// revision), and the object as the first read of it decoded it: the
+    /// cache keeps it as its JSON.
+    Cached(Arc<Cached>, u64, OnceLock<Object>),
 }
 
 impl Current {
@@ -27,14 +29,8 @@ impl Current {
     /// holds it (a cache is not started for an update alone).
     pub(super) fn from_cache(caches: &Caches, entry: &KindEntry, key: &str) -> Option<Current> {
         let cached = caches.started(entry)?.get(key)??;
-        let revision = cached
-            .object()
-            .metadata()
-            .resource_version
-            .as_deref()?
-            .parse()
-            .ok()?;
-        Some(Current::Cached(cached, revision))
+        let revision = cached.revision()?;
+        Some(Current::Cached(cached, revision, OnceLock::new()))
     }
 
     /// Whether the copy may be behind the store.
@@ -46,7 +42,7 @@ impl Current {
     pub(super) fn revision(&self) -> u64 {
         match self {
             Current::Stored(kv) => kv.mod_revision,
-            Current::Cached(_, revision) => *revision,
+            Current::Cached(_, revision, _) => *revision,
         }
     }
 
@@ -54,7 +50,13 @@ impl Current {
     pub(super) fn object(&self, entry: &KindEntry) -> ApiResult<Object> {
         match self {
             Current::Stored(kv) => decode(entry, kv),
-            Current::Cached(cached, _) => Ok(cached.object().clone()),
+            Current::Cached(cached, _, decoded) => {
+                if let Some(object) = decoded.get() {
+                    return Ok(object.clone());
+                }
+                let object = Object::clone(&*cached.object().map_err(ApiError::internal)?);
+                Ok(decoded.get_or_init(|| object).clone())
+            }
         }
     }
 
@@ -68,8 +70,10 @@ impl Current {
     ) -> bool {
         match self {
             Current::Stored(kv) => kv.value == bytes,
-            Current::Cached(cached, _) => {
-                let mut object = cached.object().clone();
+            Current::Cached(..) => {
+                let Ok(mut object) = self.object(entry) else {
+                    return false;
+                };
                 media_type
                     .encode(entry, &mut object)
                     .is_ok_and(|stored| stored == bytes)

@@ -149,12 +149,13 @@ impl Registry {
         let page = self.list(scope, list).await?;
         let mut deleted = Vec::with_capacity(page.items.len());
         for item in page.items {
+            let item = item.object().map_err(ApiError::internal)?;
             let item_scope = Scope {
-                namespace: item.object().metadata().namespace.as_deref(),
+                namespace: item.metadata().namespace.as_deref(),
                 ..scope
             };
             match self
-                .delete(item_scope, item.object().metadata().name(), options)
+                .delete(item_scope, item.metadata().name(), options)
                 .await
             {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),

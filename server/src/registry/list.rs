@@ -14,6 +14,7 @@ use crate::api_error::{ApiError, ApiResult};
 use crate::cache::Cached;
 use crate::selectors::field::FieldSelector;
 use crate::selectors::label::LabelSelector;
+use crate::selectors::{Matches, Selectable};
 
 /// The query of a LIST (and of the initial state of a WATCH).
 #[derive(Clone, Debug)]
@@ -343,7 +344,7 @@ pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
 }
 
 /// Whether an object of the storage version passes the selectors.
-pub type Matcher = Arc<dyn Fn(&Object) -> bool + Send + Sync>;
+pub type Matcher = Arc<Matches<'static>>;
 
 /// The store-side filter for the selectors, or none when they select everything.
 pub fn predicate(
@@ -381,14 +382,14 @@ pub fn matcher(
         .map(|f| (f.to_owned(), scope.served.absent_field_text(f)))
         .filter(|(_, zero)| !zero.is_empty())
         .collect();
-    let text = move |object: &Object, field: &str| {
+    let text = move |object: &dyn Selectable, field: &str| {
         object.field_text(field).or_else(|| {
             let (_, zero) = zeros.iter().find(|(f, _)| f == field)?;
             Some((*zero).to_owned())
         })
     };
-    Some(Arc::new(move |object: &Object| {
-        if !labels.matches(object.metadata().labels.as_ref()) {
+    Some(Arc::new(move |object: &dyn Selectable| {
+        if !labels.matches_by(|key| object.label(key)) {
             return false;
         }
         if fields.is_everything() {
@@ -396,10 +397,11 @@ pub fn matcher(
         }
         match served.hub() {
             None => fields.matches(|f| text(object, f)),
-            Some(_) => served
-                .to_served(object.clone().into_typed())
+            Some(_) => object
+                .object()
+                .and_then(|object| served.to_served(object.into_owned().into_typed()).ok())
                 .map(Object::new)
-                .is_ok_and(|served| fields.matches(|f| text(&served, f))),
+                .is_some_and(|served| fields.matches(|f| text(&served, f))),
         }
     }))
 }

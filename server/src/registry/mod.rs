@@ -238,7 +238,8 @@ impl Registry {
 
     /// Reads one object (a consistent read).
     pub async fn get(&self, scope: Scope<'_>, name: &str) -> ApiResult<Object> {
-        self.get_shared(scope, name).await.map(Cached::into_object)
+        let cached = self.get_shared(scope, name).await?;
+        cached.into_object().map_err(ApiError::internal)
     }
 
     /// Reads one object (a consistent read), shared with the watch cache

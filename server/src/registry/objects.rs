@@ -47,7 +47,8 @@ impl Objects for Registry {
         page.items
             .into_iter()
             .map(|object| {
-                without_managed_fields(object.into_object())
+                let object = object.into_object().map_err(ApiError::internal)?;
+                without_managed_fields(object)
                     .to_value()
                     .map_err(ApiError::internal)
             })

@@ -163,7 +163,8 @@ async fn budgets_of<'s>(
         serde_json::from_value(pod["metadata"]["labels"].clone()).ok();
     let mut out = Vec::new();
     for item in page.items {
-        let budget = item.object().to_value().map_err(ApiError::internal)?;
+        let budget = item.object().and_then(|o| o.to_value());
+        let budget = budget.map_err(ApiError::internal)?;
         let selects = LabelSelector::from_json(&budget["spec"]["selector"])
             .is_ok_and(|selector| selector.matches(labels.as_ref()));
         if selects {

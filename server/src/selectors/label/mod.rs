@@ -79,7 +79,12 @@ impl LabelSelector {
 
     /// True when every requirement holds for `labels` (`None`: the object has no labels).
     pub fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
-        !self.nothing && self.requirements.iter().all(|r| r.matches(labels))
+        self.matches_by(|key| labels?.get(key).map(String::as_str))
+    }
+
+    /// True when every requirement holds for the labels `label` looks up.
+    pub fn matches_by<'a>(&self, label: impl Fn(&str) -> Option<&'a str>) -> bool {
+        !self.nothing && self.requirements.iter().all(|r| r.matches(label(&r.key)))
     }
 
     /// From a structured meta/v1 `LabelSelector` given as JSON
@@ -207,9 +212,9 @@ impl Requirement {
         })
     }
 
-    fn matches(&self, labels: Option<&BTreeMap<String, String>>) -> bool {
-        let value = labels.and_then(|labels| labels.get(&self.key));
-        let listed = |v: &String| self.values.contains(v);
+    /// Whether the requirement holds for its label's `value`.
+    fn matches(&self, value: Option<&str>) -> bool {
+        let listed = |v: &str| self.values.iter().any(|listed| listed == v);
         match self.operator {
             Operator::In | Operator::Equals | Operator::DoubleEquals => value.is_some_and(listed),
             // A missing label satisfies `!=` and `notin`, as upstream.
@@ -221,7 +226,7 @@ impl Requirement {
     }
 
     /// `>` and `<`: both sides must be base-10 64-bit integers, otherwise no match.
-    fn compare(&self, value: Option<&String>) -> bool {
+    fn compare(&self, value: Option<&str>) -> bool {
         let (Some(Ok(actual)), [bound]) = (value.map(|v| v.parse::<i64>()), &self.values[..])
         else {
             return false;
