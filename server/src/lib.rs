@@ -27,6 +27,7 @@ pub mod go_duration;
 pub mod health;
 pub mod jsonpath;
 pub mod kinds;
+pub mod memory;
 pub mod metrics;
 pub mod names;
 pub mod negotiation;

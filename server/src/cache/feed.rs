@@ -19,6 +19,12 @@ use super::state::Objects;
 use crate::body::Object;
 use crate::registry::decode_stored;
 
+/// How often the history drops the events that have aged out of it.
+const EXPIRE_EVERY: Duration = Duration::from_secs(5);
+
+/// Expired events that are worth handing their memory back to the system for.
+const RELEASE_AFTER: usize = 1000;
+
 /// The first pause before listing again; it doubles up to [`MAX_PAUSE`].
 const FIRST_PAUSE: Duration = Duration::from_millis(100);
 const MAX_PAUSE: Duration = Duration::from_secs(5);
@@ -58,13 +64,31 @@ async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration)
     inner.publish(revision);
     *pause = FIRST_PAUSE;
     let mut events = feed.events;
-    while let Some(event) = events.next().await {
-        match event {
-            Ok(event) => absorb(inner, event),
-            Err(e) => return e,
+    let mut expiry = tokio::time::interval(EXPIRE_EVERY);
+    expiry.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            event = events.next() => match event {
+                Some(Ok(event)) => absorb(inner, event),
+                Some(Err(e)) => return e,
+                None => break,
+            },
+            _ = expiry.tick() => expire(inner),
         }
     }
     StorageError::Unavailable("the store ended the watch cache's watch".to_owned())
+}
+
+/// Drops the events that have aged out of the history although no new
+/// event came to push them out (after a burst of writes, a resource nobody
+/// writes to any more), and hands their memory back when they were many.
+fn expire(inner: &Inner) {
+    let dropped = inner.write().trim();
+    let many = dropped.len() >= RELEASE_AFTER;
+    drop(dropped);
+    if many {
+        crate::memory::release();
+    }
 }
 
 /// Decodes a list of the store, and indexes it.

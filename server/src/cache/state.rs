@@ -126,7 +126,9 @@ impl State {
         self.undecodable.remove(&key);
         self.revision = self.revision.max(event.revision);
         self.history.push_back(event.clone());
-        self.trim();
+        // At most one event goes per event that comes, unless the feed's
+        // expiry has not run for a while: freed under the lock.
+        drop(self.trim());
         self.triggers.send(&event);
         // No receiver just means no watcher right now.
         let _ = self.events.send(event);
@@ -138,8 +140,10 @@ impl State {
         self.indexes.update(key, prev.as_deref(), None);
     }
 
-    /// Drops the oldest events beyond the window's bounds.
-    fn trim(&mut self) {
+    /// Drops the oldest events beyond the window's bounds; answers them, to
+    /// be freed outside the cache's lock.
+    pub fn trim(&mut self) -> Vec<Arc<Event>> {
+        let mut dropped = Vec::new();
         while let Some(oldest) = self.history.front() {
             let len = self.history.len();
             let stale = len > MIN_EVENTS && oldest.at.elapsed() > FRESH;
@@ -147,8 +151,9 @@ impl State {
                 break;
             }
             self.window_start = oldest.revision;
-            self.history.pop_front();
+            dropped.extend(self.history.pop_front());
         }
+        dropped
     }
 
     /// The events after `revision`, when the window still holds all of them.
