@@ -354,7 +354,11 @@ impl Selectable for Cached {
     fn object(&self) -> Option<Cow<'_, Object>> {
         match Cached::object(self) {
             Ok(ObjectRef::Kept(object)) => Some(Cow::Borrowed(object)),
-            Ok(ObjectRef::Decoded(object)) => Some(Cow::Owned(Object::clone(&object))),
+            Ok(ObjectRef::Decoded(object)) => {
+                // Taken when no other reader holds it.
+                let object = Arc::try_unwrap(object).unwrap_or_else(|shared| (*shared).clone());
+                Some(Cow::Owned(object))
+            }
             Err(_) => None,
         }
     }

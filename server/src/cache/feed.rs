@@ -83,7 +83,7 @@ async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration)
 /// event came to push them out (after a burst of writes, a resource nobody
 /// writes to any more), and hands their memory back when they were many.
 fn expire(inner: &Inner) {
-    let dropped = inner.write().trim();
+    let dropped: Vec<_> = inner.write().trim().collect();
     let many = dropped.len() >= RELEASE_AFTER;
     drop(dropped);
     if many {

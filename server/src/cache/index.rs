@@ -173,6 +173,8 @@ impl Indexes {
             })
             .collect();
         keys.sort_unstable();
+        // A structured selector may list a value twice.
+        keys.dedup();
         Some((name, Box::new(keys.into_iter())))
     }
 

@@ -21,7 +21,7 @@ pub type Objects = OrdMap<Arc<str>, Arc<Cached>>;
 const MIN_EVENTS: usize = 100;
 
 /// ... and at most this many (upstream's upper bound).
-const MAX_EVENTS: usize = 100 * 1024;
+pub(super) const MAX_EVENTS: usize = 100 * 1024;
 
 /// Events older than this are dropped once the lower bound is kept
 /// (upstream's `eventFreshDuration`).
@@ -128,7 +128,7 @@ impl State {
         self.history.push_back(event.clone());
         // At most one event goes per event that comes, unless the feed's
         // expiry has not run for a while: freed under the lock.
-        drop(self.trim());
+        self.trim();
         self.triggers.send(&event);
         // No receiver just means no watcher right now.
         let _ = self.events.send(event);
@@ -140,20 +140,20 @@ impl State {
         self.indexes.update(key, prev.as_deref(), None);
     }
 
-    /// Drops the oldest events beyond the window's bounds; answers them, to
-    /// be freed outside the cache's lock.
-    pub fn trim(&mut self) -> Vec<Arc<Event>> {
-        let mut dropped = Vec::new();
-        while let Some(oldest) = self.history.front() {
-            let len = self.history.len();
-            let stale = len > MIN_EVENTS && oldest.at.elapsed() > FRESH;
-            if len <= MAX_EVENTS && !stale {
-                break;
-            }
-            self.window_start = oldest.revision;
-            dropped.extend(self.history.pop_front());
+    /// Drops the oldest events beyond the window's bounds, as the answer is
+    /// consumed or dropped (a caller may collect them to free them outside
+    /// the cache's lock).
+    pub fn trim(&mut self) -> std::collections::vec_deque::Drain<'_, Arc<Event>> {
+        let len = self.history.len();
+        let beyond = |(i, event): &(usize, &Arc<Event>)| {
+            let left = len - i;
+            left > MAX_EVENTS || (left > MIN_EVENTS && event.at.elapsed() > FRESH)
+        };
+        let stale = self.history.iter().enumerate().take_while(beyond).count();
+        if let Some(newest) = stale.checked_sub(1).and_then(|i| self.history.get(i)) {
+            self.window_start = newest.revision;
         }
-        dropped
+        self.history.drain(..stale)
     }
 
     /// The events after `revision`, when the window still holds all of them.

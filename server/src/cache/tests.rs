@@ -10,7 +10,7 @@ use kapi_storage::embedded::EmbeddedStore;
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::TryRecvError;
 
-use super::state::{Objects, State, WATCHER_BUFFER};
+use super::state::{MAX_EVENTS, Objects, State, WATCHER_BUFFER};
 use super::*;
 use crate::body::Object;
 use crate::selectors::Selectable;
@@ -820,4 +820,34 @@ fn object_line_bytes(type_: &str, json: &[u8]) -> Vec<u8> {
     line.extend_from_slice(json);
     line.extend_from_slice(b"}\n");
     line
+}
+
+#[test]
+fn the_history_keeps_at_most_its_bound_of_events() {
+    let mut state = State::new(&[]);
+    state.replace(
+        (Objects::new(), super::index::Indexes::new(&[])),
+        Default::default(),
+        1,
+    );
+    let cached = Cached::new(configmap("a", "x", "blue", 2));
+    let extra = 10;
+    for rev in 2..2 + (MAX_EVENTS + extra) as u64 {
+        state.apply(Event::new(
+            key("a", "x"),
+            rev,
+            EventType::Modified,
+            cached.clone(),
+            None,
+        ));
+    }
+    assert_eq!(state.history.len(), MAX_EVENTS);
+    // The window starts at the last event dropped: the ten oldest are gone.
+    let last_dropped = 1 + extra as u64;
+    assert!(state.events_after(last_dropped - 1).is_none());
+    let kept = state.events_after(last_dropped).unwrap();
+    assert_eq!(kept.len(), MAX_EVENTS);
+    assert_eq!(kept[0].revision, last_dropped + 1);
+    // Within its bounds, and fresh: nothing more to drop.
+    assert_eq!(state.trim().count(), 0);
 }

@@ -9,6 +9,7 @@ use super::hooks::{DeleteStep, KindRest};
 use super::{ListOptions, Object, Registry, Scope, decode};
 use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
+use crate::selectors::Selectable;
 
 /// What a delete did.
 #[derive(Debug)]
@@ -149,15 +150,14 @@ impl Registry {
         let page = self.list(scope, list).await?;
         let mut deleted = Vec::with_capacity(page.items.len());
         for item in page.items {
-            let item = item.object().map_err(ApiError::internal)?;
+            // Read without decoding what the cache keeps encoded.
+            let namespace = item.field_text("metadata.namespace");
+            let name = item.field_text("metadata.name").unwrap_or_default();
             let item_scope = Scope {
-                namespace: item.metadata().namespace.as_deref(),
+                namespace: namespace.as_deref(),
                 ..scope
             };
-            match self
-                .delete(item_scope, item.metadata().name(), options)
-                .await
-            {
+            match self.delete(item_scope, &name, options).await {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),
                 Err(e) if e.code() == 404 => {}
                 Err(e) => return Err(e),
