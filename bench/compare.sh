@@ -80,10 +80,10 @@ drop_data() {
 }
 
 # wait_http URL SECONDS PID: until URL answers 200, the process dies, or time runs out.
-wait_http() {
-  local url=$1 deadline=$(( $(date +%s) + $2 )) pid=$3
+wait_http() { # URL SECONDS PID [CURL_ARGS...]
+  local url=$1 deadline=$(( $(date +%s) + $2 )) pid=$3; shift 3
   while [ "$(date +%s)" -lt "$deadline" ]; do
-    if curl -sf --max-time 2 -o /dev/null "$url"; then return 0; fi
+    if curl -sf --max-time 2 -o /dev/null "$@" "$url"; then return 0; fi
     alive "$pid" || { echo "process $pid exited before $url answered" >&2; return 1; }
     sleep 0.1
   done
@@ -123,15 +123,22 @@ start_etcd() {
   wait_http "$ETCD_URL/health" 30 "$ETCD_PID"
 }
 
-# start_kapi DIR ARGS...: kapi serve on a free loopback port; sets KAPI_URL and KAPI_PID.
+# start_kapi DIR ARGS...: kapi serve on a free loopback port with a static admin token (group
+# system:masters, as the reference's), over TLS with its own CA; sets KAPI_URL, KAPI_CA and
+# KAPI_PID.
+KAPI_TOKEN=kapi-bench-admin-token
 start_kapi() {
   local dir=$1 port; shift
   port=$(free_ports 1)
-  KAPI_URL=http://127.0.0.1:$port
+  KAPI_URL=https://127.0.0.1:$port
+  KAPI_CA=$dir/data/ca.crt
+  echo "$KAPI_TOKEN,bench-admin,bench-admin,system:masters" >"$dir/tokens.csv"
   # shellcheck disable=SC2086
   KAPI_PID=$(start_bg "$(basename "$KAPI_BIN")" "$dir/kapi.log" "$dir/pids" "$KAPI_BIN" serve \
-    --data-dir "$dir/data" --listen "127.0.0.1:$port" $KAPI_ARGS "$@")
-  wait_http "$KAPI_URL/readyz" 60 "$KAPI_PID"
+    --data-dir "$dir/data" --listen "127.0.0.1:$port" --token-auth-file "$dir/tokens.csv" \
+    $KAPI_ARGS "$@")
+  # The CA is written before the listener opens.
+  wait_http "$KAPI_URL/readyz" 60 "$KAPI_PID" --insecure
 }
 
 # The run_* functions are called in `||` lists, where bash ignores `set -e`: each
@@ -155,7 +162,8 @@ run_kapi_embedded() {
   start_kapi "$dir" || return 1
   echo "kapi $("$KAPI_BIN" --version 2>/dev/null || true) ($KAPI_BIN) on $KAPI_URL, pid $KAPI_PID" \
     >"$OUT/kapi-embedded-start.txt"
-  bench kapi-embedded --server "$KAPI_URL" --token unused --pid "$KAPI_PID"
+  bench kapi-embedded --server "$KAPI_URL" --token "$KAPI_TOKEN" --ca-file "$KAPI_CA" \
+    --pid "$KAPI_PID"
   stop_pids "$dir"
   drop_data "$dir"
 }
@@ -174,7 +182,8 @@ run_kapi_etcd() {
   mkdir -p "$dir"; RUN_DIRS+=("$dir")
   start_etcd "$dir" || return 1
   start_kapi "$dir" --etcd-servers "$ETCD_URL" || return 1
-  bench kapi-etcd --server "$KAPI_URL" --token unused --pid "$KAPI_PID" --etcd-pid "$ETCD_PID"
+  bench kapi-etcd --server "$KAPI_URL" --token "$KAPI_TOKEN" --ca-file "$KAPI_CA" \
+    --pid "$KAPI_PID" --etcd-pid "$ETCD_PID"
   stop_pids "$dir"
   drop_data "$dir"
 }

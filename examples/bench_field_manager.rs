@@ -66,10 +66,9 @@ fn main() {
     };
     let scope = Scope::new(&entry, Some("default"));
     let opts = WriteOptions {
-        dry_run: false,
         field_validation: FieldValidation::Strict,
         manager: "bench_http",
-        subresource: "",
+        ..WriteOptions::default()
     };
     let writer = || Writer::new(scope, Endpoint::Main, &opts);
 

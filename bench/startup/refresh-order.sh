@@ -22,16 +22,21 @@ valgrind --tool=callgrind --demangle=no --compress-strings=no \
 server=$!
 # What a first client does: wait for readiness, then discovery and a list,
 # over HTTP/1.1 as kubectl's first requests go.
-python3 - "$port" "${SECONDS_RUN:-30}" <<'PY'
-import http.client, sys, time
-port, seconds = int(sys.argv[1]), float(sys.argv[2])
+python3 - "$port" "${SECONDS_RUN:-30}" "$work/data" <<'PY'
+import http.client, os, ssl, sys, time
+port, seconds, data = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 start = time.monotonic()
+# Over TLS with the admin certificate, as kubectl with the written kubeconfig.
+while not os.path.exists(os.path.join(data, "admin.key")) and time.monotonic() - start < 60:
+    time.sleep(0.1)
+context = ssl.create_default_context(cafile=os.path.join(data, "ca.crt"))
+context.load_cert_chain(os.path.join(data, "admin.crt"), os.path.join(data, "admin.key"))
 paths = ["/readyz", "/livez", "/version", "/api", "/apis", "/api/v1/namespaces",
          "/api/v1/namespaces/default/configmaps", "/metrics"]
 while time.monotonic() - start < seconds:
     for path in paths:
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=5, context=context)
             conn.request("GET", path)
             conn.getresponse().read()
             conn.close()

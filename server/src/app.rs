@@ -124,7 +124,7 @@ async fn metrics_slis(State(app): State<Arc<App>>) -> Response {
 async fn openid_configuration(State(app): State<Arc<App>>) -> Response {
     let body = serde_json::json!({
         "issuer": crate::kinds::service_account::ISSUER,
-        "jwks_uri": format!("http://{}/openid/v1/jwks", app.address),
+        "jwks_uri": format!("https://{}/openid/v1/jwks", app.address),
         "response_types_supported": ["id_token"],
         "subject_types_supported": ["public"],
         "id_token_signing_alg_values_supported": ["ES256"],

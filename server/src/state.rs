@@ -2,6 +2,8 @@
 //! beside it. Its own module, so the router (`app`) and the handlers
 //! (`endpoints`, `discovery`, `health`) both import it and not each other.
 
+use std::sync::Arc;
+
 use tokio::sync::watch;
 
 use crate::authn::Authenticator;
@@ -23,7 +25,7 @@ pub struct App {
     /// The OpenAPI documents, built on first use.
     pub openapi: openapi::OpenApiDocs,
     /// Who sends each request.
-    pub authenticator: Authenticator,
+    pub authenticator: Arc<Authenticator>,
     /// Priority and fairness, or the in-flight limits.
     pub limiter: Limiter,
 }

@@ -8,6 +8,9 @@
 
 pub mod etcd;
 pub mod require;
+pub mod tls;
+
+pub use tls::{Identity, Stream};
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
@@ -87,13 +90,19 @@ impl Server {
         self.data_dir.join("kubeconfig")
     }
 
-    /// `http://<address>`.
+    /// `https://<address>`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.address)
+        format!("https://{}", self.address)
+    }
+
+    /// `ca.crt` of the data directory: the CA of the serving certificate.
+    pub fn ca_file(&self) -> PathBuf {
+        self.data_dir.join("ca.crt")
     }
 
     /// Kills the process with SIGKILL (no chance to flush anything).
     pub fn kill9(&mut self) {
+        tls::forget(self.address);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -226,6 +235,7 @@ fn spawn(binary: &Path, data_dir: &Path, extra: &[String]) -> (Child, SocketAddr
         let _ = child.kill();
         panic!("server did not report its address");
     };
+    tls::remember(address, data_dir);
     wait_ready(address);
     (child, address)
 }
@@ -236,7 +246,7 @@ fn read_address(stdout: ChildStdout) -> Option<SocketAddr> {
         let mut lines = BufReader::new(stdout).lines();
         let mut sent = false;
         while let Some(Ok(line)) = lines.next() {
-            if !sent && let Some(rest) = line.strip_prefix("kapi is serving at http://") {
+            if !sent && let Some(rest) = line.strip_prefix("kapi is serving at https://") {
                 let addr = rest
                     .split_whitespace()
                     .next()
@@ -287,7 +297,7 @@ pub fn http_request_as(
     json: Option<&str>,
 ) -> Option<(u16, String)> {
     use std::io::Read;
-    let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
+    let mut stream = Stream::connect(address, None).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(90)))
         .ok()?;
@@ -298,6 +308,7 @@ pub fn http_request_as(
         body.len()
     )
     .ok()?;
+    stream.flush().ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).ok()?;
     let code = response.split_whitespace().nth(1)?.parse().ok()?;
@@ -337,7 +348,8 @@ impl Answer {
 }
 
 /// Exactly one HTTP/1.1 request with the given extra headers (`Accept`,
-/// `Content-Type`...) and body; `None` when the server did not answer.
+/// `Content-Type`...) and body; `None` when the server did not answer. It is
+/// sent as the admin unless the headers hold an `Authorization`.
 pub fn http_exchange(
     address: SocketAddr,
     method: &str,
@@ -346,7 +358,17 @@ pub fn http_exchange(
     body: &[u8],
 ) -> Option<Answer> {
     use std::io::Read;
-    let mut stream = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok()?;
+    // A request with its own credentials goes without the admin certificate,
+    // which the server would take first.
+    let identity = if headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+    {
+        Identity::NoCertificate
+    } else {
+        Identity::Admin
+    };
+    let mut stream = Stream::connect_as(address, identity, None).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(90)))
         .ok()?;
@@ -357,6 +379,7 @@ pub fn http_exchange(
     head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
     stream.write_all(head.as_bytes()).ok()?;
     stream.write_all(body).ok()?;
+    stream.flush().ok()?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response).ok()?;
     let response = String::from_utf8_lossy(&response).into_owned();

@@ -5,12 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use kapi_test_support::Server;
+use kapi_test_support::{Server, Stream};
 
 const SETTINGS: u8 = 4;
 const WINDOW_UPDATE: u8 = 8;
@@ -23,7 +22,7 @@ struct Frame {
     payload: Vec<u8>,
 }
 
-fn read_frame(stream: &mut TcpStream) -> Frame {
+fn read_frame(stream: &mut Stream) -> Frame {
     let mut header = [0u8; 9];
     stream.read_exact(&mut header).expect("frame header");
     let len = u32::from_be_bytes([0, header[0], header[1], header[2]]) as usize;
@@ -41,10 +40,10 @@ fn read_frame(stream: &mut TcpStream) -> Frame {
 #[test]
 fn http2_settings_are_kube_apiservers() {
     let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
-    let mut tcp = TcpStream::connect(server.address).unwrap();
+    let mut tcp = Stream::connect(server.address, Some(&[b"h2"])).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    // Client preface (prior knowledge: the server speaks plain HTTP) and an empty
-    // SETTINGS frame.
+    assert_eq!(tcp.alpn_protocol(), Some(&b"h2"[..]), "h2 chosen by ALPN");
+    // Client preface and an empty SETTINGS frame.
     tcp.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
         .unwrap();
 
@@ -115,7 +114,9 @@ fn http2_client_sends_a_body_larger_than_its_windows() {
             "-s",
             "--max-time",
             "20",
-            "--http2-prior-knowledge",
+            "--http2",
+            "--cacert",
+            &server.ca_file().display().to_string(),
             "-H",
             "Content-Type: application/json",
             "--data-binary",
@@ -136,16 +137,17 @@ fn http2_client_sends_a_body_larger_than_its_windows() {
 #[test]
 fn http1_keeps_connections_alive() {
     let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
-    let tcp = TcpStream::connect(server.address).unwrap();
+    let tcp = Stream::connect(server.address, None).unwrap();
     tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut reader = BufReader::new(tcp.try_clone().unwrap());
-    let mut writer = tcp;
+    let mut reader = BufReader::new(tcp);
     for _ in 0..3 {
+        let writer = reader.get_mut();
         write!(
             writer,
             "GET /api/v1/namespaces/default HTTP/1.1\r\nHost: kapi\r\nAccept: application/json\r\n\r\n"
         )
         .unwrap();
+        writer.flush().unwrap();
         let mut status = String::new();
         reader.read_line(&mut status).unwrap();
         assert!(status.starts_with("HTTP/1.1 200"), "{status:?}");

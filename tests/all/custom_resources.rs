@@ -896,7 +896,7 @@ async fn kube_rs_dynamic_objects_of_a_custom_resource() {
     };
 
     let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
-    let client = kube::Client::try_from(kube::Config::new(server.url().parse().unwrap())).unwrap();
+    let client = crate::kube_client(&server);
     server.kubectl_stdin_ok(&["apply", "-f", "-"], GIZMO_CRD);
     server.kubectl_ok(&[
         "wait",
@@ -1298,7 +1298,7 @@ async fn kube_rs_derived_custom_resource_type() {
     };
 
     let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
-    let client = kube::Client::try_from(kube::Config::new(server.url().parse().unwrap())).unwrap();
+    let client = crate::kube_client(&server);
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     crds.create(&PostParams::default(), &Gadget::crd())
         .await

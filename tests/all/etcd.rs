@@ -15,7 +15,6 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kapi_test_support::etcd::{EtcdCluster, etcd_available};
 use kapi_test_support::{Server, http_get, http_request};
 use kube::api::{Api, ListParams, ObjectMeta, PostParams, WatchEvent, WatchParams};
-use kube::{Client, Config};
 
 fn kapi() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_kapi"))
@@ -118,7 +117,7 @@ fn two_replicas_on_one_etcd_agree() {
 }
 
 fn client(server: &Server) -> Api<ConfigMap> {
-    let client = Client::try_from(Config::new(server.url().parse().unwrap())).unwrap();
+    let client = crate::kube_client(server);
     Api::namespaced(client, "default")
 }
 

@@ -9,15 +9,15 @@ use std::time::Duration;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kapi_test_support::Server;
+use kube::Client;
 use kube::api::{
     Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams, WatchEvent,
     WatchParams,
 };
 use kube::runtime::watcher;
-use kube::{Client, Config};
 
 fn client(s: &Server) -> Client {
-    Client::try_from(Config::new(s.url().parse().unwrap())).unwrap()
+    crate::kube_client(s)
 }
 
 fn configmap(name: &str, labels: &[(&str, &str)], data: &[(&str, &str)]) -> ConfigMap {

@@ -22,5 +22,18 @@ mod restart;
 mod scale;
 mod server_side_apply;
 mod storage_media_type;
+mod tls;
 mod verbs;
 mod watch_cache;
+
+/// A kube-rs client of `s`, through the kubeconfig it wrote (its CA and
+/// admin client certificate). Call it inside a Tokio runtime.
+pub fn kube_client(s: &kapi_test_support::Server) -> kube::Client {
+    let kubeconfig = kube::config::Kubeconfig::read_from(s.kubeconfig()).expect("kubeconfig");
+    let config = futures::executor::block_on(kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    ))
+    .expect("kube config");
+    kube::Client::try_from(config).expect("kube client")
+}

@@ -140,26 +140,31 @@ fn older_kubectls_validate_against_the_protobuf_v2_document() {
 
 /// `curl -sD-`: the status line and headers of a GET, with extra headers;
 /// header names lower-cased, values as sent.
-fn head(url: &str, headers: &[&str]) -> String {
+fn head(s: &Server, path: &str, headers: &[&str]) -> String {
     let mut cmd = Command::new("curl");
-    cmd.args(["-s", "-o", "/dev/null", "-D", "-"]);
+    cmd.args(["-s", "--http1.1", "-o", "/dev/null", "-D", "-", "--cacert"])
+        .arg(s.ca_file());
     for h in headers {
         cmd.args(["-H", h]);
     }
-    text(&cmd.arg(url).output().expect("curl").stdout)
-        .lines()
-        .map(|line| match line.split_once(": ") {
-            Some((name, value)) => format!("{}: {value}\n", name.to_ascii_lowercase()),
-            None => format!("{}\n", line.to_ascii_lowercase()),
-        })
-        .collect()
+    text(
+        &cmd.arg(format!("{}{path}", s.url()))
+            .output()
+            .expect("curl")
+            .stdout,
+    )
+    .lines()
+    .map(|line| match line.split_once(": ") {
+        Some((name, value)) => format!("{}: {value}\n", name.to_ascii_lowercase()),
+        None => format!("{}\n", line.to_ascii_lowercase()),
+    })
+    .collect()
 }
 
 #[test]
 fn documents_carry_validators_and_cache_headers() {
     let s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
-    let base = s.url();
-    let v2 = head(&format!("{base}/openapi/v2"), &[]);
+    let v2 = head(&s, "/openapi/v2", &[]);
     assert!(v2.starts_with("http/1.1 200"), "{v2}");
     let etag = v2
         .lines()
@@ -167,13 +172,11 @@ fn documents_carry_validators_and_cache_headers() {
         .expect("an etag")
         .trim()
         .to_owned();
-    let again = head(
-        &format!("{base}/openapi/v2"),
-        &[&format!("If-None-Match: {etag}")],
-    );
+    let again = head(&s, "/openapi/v2", &[&format!("If-None-Match: {etag}")]);
     assert!(again.starts_with("http/1.1 304"), "{again}");
     let proto = head(
-        &format!("{base}/openapi/v2"),
+        &s,
+        "/openapi/v2",
         &["Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf"],
     );
     assert!(
@@ -187,7 +190,9 @@ fn documents_carry_validators_and_cache_headers() {
 
     let index: serde_json::Value = serde_json::from_str(&text(
         &Command::new("curl")
-            .args(["-s", &format!("{base}/openapi/v3")])
+            .args(["-s", "--cacert"])
+            .arg(s.ca_file())
+            .arg(format!("{}/openapi/v3", s.url()))
             .output()
             .unwrap()
             .stdout,
@@ -196,18 +201,18 @@ fn documents_carry_validators_and_cache_headers() {
     let url = index["paths"]["apis/apps/v1"]["serverRelativeURL"]
         .as_str()
         .expect("apps/v1 in the index");
-    let current = head(&format!("{base}{url}"), &[]);
+    let current = head(&s, url, &[]);
     assert!(
         current.contains("cache-control: public, immutable"),
         "{current}"
     );
     assert!(current.contains("expires: "), "{current}");
-    let plain = head(&format!("{base}/openapi/v3/apis/apps/v1"), &[]);
+    let plain = head(&s, "/openapi/v3/apis/apps/v1", &[]);
     assert!(
         plain.contains("cache-control: no-cache, private"),
         "{plain}"
     );
-    let old = head(&format!("{base}/openapi/v3/apis/apps/v1?hash=0"), &[]);
+    let old = head(&s, "/openapi/v3/apis/apps/v1?hash=0", &[]);
     assert!(old.starts_with("http/1.1 301"), "{old}");
     assert!(old.contains("cache-control: no-cache, private"), "{old}");
     assert!(old.contains(&format!("location: {url}")), "{old}");

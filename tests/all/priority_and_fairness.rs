@@ -437,16 +437,22 @@ fn create_configmap(s: &Server, cm: &Value) {
 
 /// A watch of `default`'s ConfigMaps over HTTP/1.1 whose answer nobody reads
 /// until the caller does.
-fn open_watch(s: &Server, token: &str) -> std::net::TcpStream {
+fn open_watch(s: &Server, token: &str) -> kapi_test_support::Stream {
     use std::io::Write;
 
-    let mut stream = std::net::TcpStream::connect(s.address).unwrap();
+    let mut stream = kapi_test_support::Stream::connect_as(
+        s.address,
+        kapi_test_support::Identity::NoCertificate,
+        None,
+    )
+    .unwrap();
     write!(
         stream,
         "GET /api/v1/namespaces/default/configmaps?watch=1 HTTP/1.1\r\nHost: kapi\r\n\
          Authorization: Bearer {token}\r\n\r\n"
     )
     .unwrap();
+    stream.flush().unwrap();
     stream
 }
 

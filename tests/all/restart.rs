@@ -91,7 +91,7 @@ fn sigterm_shuts_down_cleanly_and_ends_watches() {
     let mut s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
     s.kubectl_stdin_ok(&["create", "-f", "-"], &configmap("x"));
     // An open watch must not keep the server from stopping.
-    let mut watch = std::net::TcpStream::connect(s.address).unwrap();
+    let mut watch = kapi_test_support::Stream::connect(s.address, None).unwrap();
     watch
         .set_read_timeout(Some(std::time::Duration::from_secs(20)))
         .unwrap();
@@ -100,6 +100,7 @@ fn sigterm_shuts_down_cleanly_and_ends_watches() {
         "GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: x\r\n\r\n"
     )
     .unwrap();
+    watch.flush().unwrap();
     let mut first = [0u8; 12];
     watch.read_exact(&mut first).unwrap();
     assert_eq!(&first, b"HTTP/1.1 200");

@@ -14,7 +14,6 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kapi_test_support::Server;
 use kapi_test_support::require::require;
 use kube::api::{Api, Patch, PatchParams};
-use kube::{Client, Config};
 use serde_json::{Value, json};
 
 fn server() -> Server {
@@ -204,7 +203,7 @@ fn kubectl_moves_from_client_side_to_server_side_apply_and_back() {
 #[tokio::test]
 async fn kube_rs_applies_with_patch_apply() {
     let s = server();
-    let client = Client::try_from(Config::new(s.url().parse().unwrap())).unwrap();
+    let client = crate::kube_client(&s);
     let api: Api<ConfigMap> = Api::namespaced(client, "default");
     let config = json!({
         "apiVersion": "v1",
@@ -253,10 +252,8 @@ async fn kube_rs_applies_with_patch_apply() {
 /// The Python client's `DynamicClient.server_side_apply`.
 const PYTHON_APPLY: &str = r#"
 import json, sys
-from kubernetes import client, dynamic
-configuration = client.Configuration()
-configuration.host = sys.argv[1]
-api = dynamic.DynamicClient(client.ApiClient(configuration))
+from kubernetes import client, config, dynamic
+api = dynamic.DynamicClient(config.new_client_from_config(config_file=sys.argv[1]))
 configmaps = api.resources.get(api_version="v1", kind="ConfigMap")
 body = {"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "py", "namespace": "default"}, "data": {"lang": "python"}}
@@ -279,7 +276,8 @@ fn python_client_applies_server_side() {
     }
     let s = server();
     let out = std::process::Command::new("python3")
-        .args(["-c", PYTHON_APPLY, &s.url()])
+        .args(["-c", PYTHON_APPLY])
+        .arg(s.kubeconfig())
         .output()
         .unwrap();
     assert!(

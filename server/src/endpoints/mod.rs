@@ -18,6 +18,7 @@ mod watch;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, Uri};
@@ -27,6 +28,7 @@ use kapi_runtime::scheme::KindEntry;
 pub use query::Query;
 
 use crate::api_error::{ApiError, ApiResult};
+use crate::authn::UserInfo;
 use crate::negotiation::{self, Format, Output};
 use crate::registry::{Endpoint, FieldValidation, Input, Scope, WriteOptions};
 use crate::request_info::{self, ResourceRequest, Verb};
@@ -58,6 +60,8 @@ pub struct Ctx<'a> {
     /// The manager of writes without `fieldManager`: the User-Agent's
     /// product.
     pub user_agent_manager: Cow<'a, str>,
+    /// Who sends the request.
+    pub user: &'a UserInfo,
 }
 
 impl Ctx<'_> {
@@ -118,6 +122,7 @@ impl Ctx<'_> {
             }
         };
         Ok(WriteOptions {
+            user: self.user,
             dry_run: self.query.dry_run()?,
             field_validation,
             manager: self.manager(),
@@ -184,19 +189,23 @@ impl Ctx<'_> {
 /// The handler of every resource path.
 pub async fn resource(
     State(app): State<Arc<App>>,
+    user: Option<Extension<Arc<UserInfo>>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    // The authentication filter sets the user of every request.
+    let user = user.map_or_else(|| Arc::new(UserInfo::anonymous()), |Extension(user)| user);
     // Bounds the time to the response head; a watch's stream goes on after it.
-    let response = respond(&app, &method, &uri, &headers, body).await;
+    let response = respond(&app, &user, &method, &uri, &headers, body).await;
     app.metrics.record(method.as_str(), &headers, &response);
     response
 }
 
 async fn respond(
     app: &App,
+    user: &UserInfo,
     method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
@@ -214,7 +223,7 @@ async fn respond(
             let bound = requested
                 .filter(|t| !t.is_zero() && *t < REQUEST_TIMEOUT)
                 .unwrap_or(REQUEST_TIMEOUT);
-            let request = dispatch(app, method, uri, headers, query, body);
+            let request = dispatch(app, user, method, uri, headers, query, body);
             match tokio::time::timeout(bound, request).await {
                 Ok(Ok(response)) => return response,
                 Ok(Err(e)) => e,
@@ -236,6 +245,7 @@ async fn respond(
 
 async fn dispatch(
     app: &App,
+    user: &UserInfo,
     method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
@@ -285,6 +295,7 @@ async fn dispatch(
                 .get(axum::http::header::USER_AGENT)
                 .map_or(&[][..], |v| v.as_bytes()),
         ),
+        user,
     };
     if req.subresource.as_deref() == Some("scale") {
         let body = match req.verb {

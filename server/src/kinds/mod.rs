@@ -2,8 +2,9 @@
 //! module behind the registry's hooks (upstream's per-kind storage under
 //! `pkg/registry/<group>/<kind>`): Service addresses, the namespace
 //! lifecycle, the deletion of CustomResourceDefinitions, ComponentStatus probes, the warning about a Job's pods, binding and evicting pods, service
-//! account tokens. [`builtin`] assembles them for the registry at start-up.
+//! account tokens, the authentication reviews. [`builtin`] assembles them for the registry at start-up.
 
+pub mod authentication;
 pub mod component_status;
 pub mod crd;
 pub mod job;
@@ -14,15 +15,24 @@ pub mod service_account;
 
 use std::sync::Arc;
 
+use crate::authn::Authenticator;
 use crate::registry::Hooks;
 
 pub use service::{IpRange, ServiceRanges};
 
 /// The hooks of the built-in kinds, Services taking addresses and ports
-/// from `ranges`.
-pub fn builtin(ranges: ServiceRanges) -> Hooks {
+/// from `ranges`, the authentication reviews answered by `authenticator`.
+pub fn builtin(ranges: ServiceRanges, authenticator: Arc<Authenticator>) -> Hooks {
     let bind = Arc::new(pod::binding::Bind);
     Hooks::new()
+        .with_rest(
+            ("authentication.k8s.io", "selfsubjectreviews"),
+            authentication::SelfSubjectReviewRest,
+        )
+        .with_rest(
+            ("authentication.k8s.io", "tokenreviews"),
+            authentication::TokenReviewRest { authenticator },
+        )
         .with_rest(("", "services"), service::ServiceRest::new(ranges))
         .with_rest(("", "namespaces"), namespace::NamespaceRest)
         .with_rest(("batch", "jobs"), job::JobRest)

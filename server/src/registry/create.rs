@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::admission::{self, Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
+use crate::authn::UserInfo;
 use crate::field_manager::Writer;
 
 impl Registry {
@@ -30,7 +31,7 @@ impl Registry {
         )?;
         let mut object = scope.to_storage(input.object)?;
         if !scope.info().serves("get") {
-            return answer(scope, object, warnings);
+            return self.answer(scope, object, warnings, opts.user).await;
         }
         // Upstream's decoder defaults the object, and the creator owns what
         // it holds then, defaults included (not what admission adds).
@@ -155,22 +156,37 @@ impl Registry {
     }
 }
 
-/// A create of a kind that is never stored (TokenReview, SubjectAccessReview...):
-/// defaulted and validated like any object, then answered by the kind; no name
-/// is needed and nothing is written, as kube-apiserver's review endpoints do.
-fn answer(scope: Scope<'_>, mut object: Object, warnings: Vec<String>) -> ApiResult<Written> {
-    strategy::check_namespace(scope, object.metadata_mut())?;
-    let errors = object.typed_mut().admit();
-    if !errors.is_empty() {
-        let info = scope.info();
-        return Err(ApiError::invalid(
-            info.group,
-            info.kind,
-            object.metadata().name(),
-            &errors,
-        ));
+impl Registry {
+    /// A create of a kind that is never stored (TokenReview,
+    /// SubjectAccessReview...): defaulted and validated like any object, then
+    /// answered by the kind's hooks for `user`; no name is needed and nothing
+    /// is written, as kube-apiserver's review endpoints do.
+    async fn answer(
+        &self,
+        scope: Scope<'_>,
+        mut object: Object,
+        warnings: Vec<String>,
+        user: &UserInfo,
+    ) -> ApiResult<Written> {
+        strategy::check_namespace(scope, object.metadata_mut())?;
+        let errors = object.typed_mut().admit();
+        if !errors.is_empty() {
+            let info = scope.info();
+            return Err(ApiError::invalid(
+                info.group,
+                info.kind,
+                object.metadata().name(),
+                &errors,
+            ));
+        }
+        match self.hooks.rest(scope.info()) {
+            Some(rest) => {
+                rest.answer(self.storage().as_ref(), scope, &mut object, user)
+                    .await?
+            }
+            None => object.typed_mut().answer(),
+        }
+        let object = scope.to_served(object)?;
+        Ok(Written::new(object, warnings))
     }
-    object.typed_mut().answer();
-    let object = scope.to_served(object)?;
-    Ok(Written::new(object, warnings))
 }

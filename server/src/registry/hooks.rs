@@ -11,7 +11,8 @@
 //! given back when the write does not happen); [`KindRest::delete_step`]
 //! inside a delete's read-modify-write, before the common graceful-deletion
 //! rules; [`KindRest::after_delete`] once the object is gone. A kind served
-//! from elsewhere than storage reads through [`KindRest::read_all`]. An
+//! from elsewhere than storage reads through [`KindRest::read_all`]; a kind
+//! that is never stored (a review) is answered by [`KindRest::answer`]. An
 //! [`Action`] is a POST whose body is another kind than the resource's (a
 //! pod's `binding` and `eviction`, a service account's `token`).
 
@@ -27,6 +28,7 @@ use serde_json::Value;
 
 use super::{Input, Object, Registry, Scope};
 use crate::api_error::ApiResult;
+use crate::authn::UserInfo;
 
 /// Something a write took outside the object (a Service's addresses and
 /// ports), given back when the write does not happen, or once the stored
@@ -144,6 +146,20 @@ pub trait KindRest: Send + Sync {
         _dry_run: bool,
     ) -> ApiResult<(Taken, Taken)> {
         Ok((Taken::nothing(), Taken::nothing()))
+    }
+
+    /// Answers the create of a kind that is never stored (a review), on
+    /// behalf of `user`, once the object is validated. The default is the
+    /// kind's own answer, which knows nothing of the request.
+    async fn answer(
+        &self,
+        _storage: &dyn Storage,
+        _scope: Scope<'_>,
+        object: &mut Object,
+        _user: &UserInfo,
+    ) -> ApiResult<()> {
+        object.typed_mut().answer();
+        Ok(())
     }
 
     /// After `object` (its last state) was removed from storage.

@@ -42,6 +42,7 @@ pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
 use crate::api_error::{ApiError, ApiResult};
+use crate::authn::UserInfo;
 use crate::cache::{Cached, Caches};
 use crate::strategic_merge::PatchSchema;
 
@@ -58,8 +59,11 @@ pub enum FieldValidation {
 }
 
 /// Options every write shares.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct WriteOptions<'a> {
+    /// Who writes: the request's user (the server itself for its own
+    /// writes).
+    pub user: &'a UserInfo,
     /// `dryRun=All`: do everything but persist.
     pub dry_run: bool,
     /// `fieldValidation`.
@@ -70,6 +74,22 @@ pub struct WriteOptions<'a> {
     /// The subresource the write is recorded under when it is not its
     /// endpoint's (`scale`); empty otherwise.
     pub subresource: &'a str,
+}
+
+impl Default for WriteOptions<'_> {
+    /// A write of the server's own (`system:apiserver`), validated with
+    /// warnings, persisted.
+    fn default() -> Self {
+        static APISERVER: std::sync::LazyLock<UserInfo> =
+            std::sync::LazyLock::new(UserInfo::apiserver);
+        WriteOptions {
+            user: &APISERVER,
+            dry_run: false,
+            field_validation: FieldValidation::default(),
+            manager: "",
+            subresource: "",
+        }
+    }
 }
 
 /// The result of a write: the object as stored, and warnings for the client.

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 
+use super::pki::TlsFlags;
 use super::{Backend, Limits, ServeOptions};
 use crate::kinds::{IpRange, ServiceRanges};
 use crate::registry::StorageMediaType;
@@ -17,7 +18,7 @@ pub struct ServeArgs {
     /// Directory of the embedded store and of the kubeconfig written for kubectl.
     #[arg(long, default_value = "./kapi-data")]
     pub data_dir: PathBuf,
-    /// Address to listen on (loopback only until TLS and authentication exist).
+    /// Address to listen on, over TLS (loopback only until authorization exists).
     #[arg(long, default_value = "127.0.0.1:6443")]
     pub listen: SocketAddr,
     /// Serve from these etcd members (comma-separated URLs) instead of the
@@ -58,15 +59,34 @@ pub struct ServeArgs {
     #[arg(long, value_delimiter = ',', default_value = "*")]
     pub controllers: Vec<String>,
     /// CA certificate (PEM) published in every namespace as the ConfigMap
-    /// kube-root-ca.crt; by default `<data-dir>/ca.crt`, a self-signed CA made
-    /// on first start.
+    /// kube-root-ca.crt; by default `<data-dir>/ca.crt`, the cluster CA kapi
+    /// makes on first start.
     #[arg(long)]
     pub root_ca_file: Option<PathBuf>,
     /// Bearer tokens and their users, as kube-apiserver's flag: CSV records
-    /// `token,user,uid[,"group1,group2"]`. Without it kapi authenticates no
-    /// one and every request is `system:anonymous`.
+    /// `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
     pub token_auth_file: Option<PathBuf>,
+    /// Serve requests without credentials as `system:anonymous` (false: answer
+    /// them 401 Unauthorized).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub anonymous_auth: bool,
+    /// The serving certificate (PEM, leaf first) instead of the one kapi signs
+    /// with its CA on every start (`<data-dir>/apiserver.crt`).
+    #[arg(long, requires = "tls_private_key_file")]
+    pub tls_cert_file: Option<PathBuf>,
+    /// The key of --tls-cert-file (PEM).
+    #[arg(long, requires = "tls_cert_file")]
+    pub tls_private_key_file: Option<PathBuf>,
+    /// CAs (PEM) whose client certificates authenticate users (CN the user, O
+    /// the groups), instead of kapi's own CA; the kubeconfig then carries no
+    /// admin certificate.
+    #[arg(long)]
+    pub client_ca_file: Option<PathBuf>,
+    /// Further DNS names or IP addresses of the serving certificate kapi makes
+    /// (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    pub tls_san: Vec<String>,
     /// API priority and fairness: classify requests by FlowSchema and share
     /// the seats of --max-requests-inflight plus
     /// --max-mutating-requests-inflight among priority levels. When false,
@@ -122,6 +142,13 @@ impl ServeArgs {
             controllers: self.controllers.clone(),
             root_ca_file: self.root_ca_file.clone(),
             token_auth_file: self.token_auth_file.clone(),
+            anonymous_auth: self.anonymous_auth,
+            tls: TlsFlags {
+                cert_file: self.tls_cert_file.clone(),
+                key_file: self.tls_private_key_file.clone(),
+                client_ca_file: self.client_ca_file.clone(),
+                sans: self.tls_san.clone(),
+            },
             limits: Limits {
                 priority_and_fairness: self.enable_priority_and_fairness,
                 read_only: self.max_requests_inflight,

@@ -1,11 +1,14 @@
 //! Accepting connections the way kube-apiserver keeps them: `TCP_NODELAY` on every
-//! socket, HTTP/1.1 with keep-alive, and HTTP/2 (prior knowledge on plain TCP) with
-//! kube-apiserver's stream and flow-control settings.
+//! socket, TLS (`serve::tls`), HTTP/1.1 with keep-alive, and HTTP/2 (chosen by
+//! ALPN) with kube-apiserver's stream and flow-control settings. The client
+//! certificate a connection presented rides on each of its requests as an
+//! extension, for the x509 authenticator.
 //!
 //! `axum::serve` fixes hyper's HTTP/2 defaults (200 streams, 16 KiB frames, 1 MiB
 //! stream windows), so the loop is written here on hyper-util's builder.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -15,8 +18,12 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use rustls::ServerConfig;
 use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
+
+use crate::authn::x509::PeerCertificates;
 
 /// What kube-apiserver 1.32 announces in its HTTP/2 SETTINGS frame (read off the
 /// reference server): 256 KiB per stream for the frame size and the initial window
@@ -38,11 +45,17 @@ pub mod http2 {
 /// server: a request line without its blank line is dropped after 32 s).
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(32);
 
-/// Serves `app` on `listener` until `shutdown` completes, then stops accepting and
-/// waits for open connections to finish their requests (watches end on the same
-/// signal through the app state).
-pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
-    let builder = builder();
+/// Serves `app` over TLS with `tls` on `listener` until `shutdown` completes,
+/// then stops accepting and waits for open connections to finish their requests
+/// (watches end on the same signal through the app state).
+pub async fn serve(
+    listener: TcpListener,
+    tls: Arc<ServerConfig>,
+    app: Router,
+    shutdown: impl Future<Output = ()>,
+) {
+    let builder = Arc::new(builder());
+    let acceptor = TlsAcceptor::from(tls);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -65,16 +78,39 @@ pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Out
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
-        let service = TowerToHyperService::new(
-            app.clone()
-                .map_request(|request: hyper::Request<Incoming>| request.map(Body::new)),
-        );
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(tcp), service)
-            .into_owned();
-        let connection = graceful.watch(connection);
+        let (builder, acceptor, app) = (builder.clone(), acceptor.clone(), app.clone());
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
+            // Go bounds the handshake by the header timeout too.
+            let tls = match tokio::time::timeout(HEADER_READ_TIMEOUT, acceptor.accept(tcp)).await {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(e)) => {
+                    tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                    return;
+                }
+                Err(_) => {
+                    tracing::debug!(%peer, "TLS handshake timed out");
+                    return;
+                }
+            };
+            let certificates = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .map(|chain| Arc::new(PeerCertificates::new(chain.to_vec())));
+            let service = TowerToHyperService::new(app.map_request(
+                move |request: hyper::Request<Incoming>| {
+                    let mut request = request.map(Body::new);
+                    if let Some(certificates) = &certificates {
+                        request.extensions_mut().insert(certificates.clone());
+                    }
+                    request
+                },
+            ));
+            let connection = builder
+                .serve_connection_with_upgrades(TokioIo::new(tls), service)
+                .into_owned();
+            if let Err(e) = watcher.watch(connection).await {
                 tracing::debug!(%peer, error = %e, "connection ended with an error");
             }
         });

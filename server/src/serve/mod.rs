@@ -5,7 +5,8 @@
 mod args;
 mod backend;
 mod connections;
-pub mod root_ca;
+pub mod pki;
+pub mod tls;
 
 pub use args::ServeArgs;
 pub use backend::{Backend, COMPACTION_INTERVAL, Opened};
@@ -23,6 +24,8 @@ use tokio::sync::watch;
 
 use crate::app::app;
 use crate::authn::Authenticator;
+use crate::authn::token_file::TokenFile;
+use crate::authn::x509::ClientCertificates;
 use crate::controllers::{self, ControllerOptions, UnknownController};
 use crate::flowcontrol::max_in_flight::MaxInFlight;
 use crate::flowcontrol::{FlowControl, Limiter};
@@ -37,7 +40,7 @@ const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "k
 /// What `serve` needs.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
-    /// Address to listen on; only loopback until TLS and authentication exist.
+    /// Address to listen on; only loopback until authorization exists.
     pub listen: SocketAddr,
     /// Where the kubeconfig (and the embedded store) are written.
     pub data_dir: PathBuf,
@@ -54,6 +57,10 @@ pub struct ServeOptions {
     pub root_ca_file: Option<PathBuf>,
     /// `--token-auth-file`.
     pub token_auth_file: Option<PathBuf>,
+    /// `--anonymous-auth`.
+    pub anonymous_auth: bool,
+    /// The serving certificate and client CAs, when not kapi's own.
+    pub tls: pki::TlsFlags,
     /// Priority and fairness or the in-flight limits.
     pub limits: Limits,
 }
@@ -85,8 +92,9 @@ impl Default for Limits {
 pub enum ServeError {
     /// A non-loopback address was asked for.
     #[error(
-        "refusing to listen on {0}: kapi serves plain HTTP without authentication for now, \
-         so it only listens on loopback addresses (e.g. 127.0.0.1:6443)"
+        "refusing to listen on {0}: kapi authenticates requests but does not authorize them \
+         yet (every user may do everything), so it only listens on loopback addresses \
+         (e.g. 127.0.0.1:6443)"
     )]
     NotLoopback(SocketAddr),
     /// I/O failed (bind, kubeconfig).
@@ -98,12 +106,18 @@ pub enum ServeError {
     /// `--controllers` names an unknown controller.
     #[error(transparent)]
     Controllers(#[from] UnknownController),
-    /// The CA certificate to publish could not be read or made.
-    #[error("root CA certificate: {0}")]
-    RootCa(std::io::Error),
+    /// The CA certificate to publish could not be read.
+    #[error("--root-ca-file: {0}")]
+    RootCa(pki::PkiError),
+    /// The serving certificate or the client CAs could not be read or made.
+    #[error("certificates: {0}")]
+    Pki(#[from] pki::PkiError),
+    /// rustls refused the certificates.
+    #[error("TLS: {0}")]
+    Tls(#[from] rustls::Error),
     /// `--token-auth-file` could not be read.
     #[error(transparent)]
-    TokenFile(#[from] crate::authn::TokenFileError),
+    TokenFile(#[from] crate::authn::token_file::TokenFileError),
     /// Priority and fairness has no seats to share.
     #[error(
         "--max-requests-inflight plus --max-mutating-requests-inflight must be positive \
@@ -117,11 +131,17 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     if !opts.listen.ip().is_loopback() {
         return Err(ServeError::NotLoopback(opts.listen));
     }
-    let controllers = controller_options(&opts)?;
-    let authenticator = match &opts.token_auth_file {
-        Some(path) => Authenticator::with_token_file(path)?,
-        None => Authenticator::anonymous_only(),
-    };
+    let certificates = pki::load(
+        &opts.data_dir,
+        &opts.tls,
+        &pki::Reachable {
+            listen: opts.listen.ip(),
+            service_ip: opts.service_ranges.first_ip(),
+        },
+    )?;
+    let controllers = controller_options(&opts, &certificates)?;
+    let authenticator = Arc::new(authenticator(&opts, &certificates)?);
+    let tls = tls::server_config(&certificates, authenticator.client_certificates())?;
     let mut metrics = Metrics::default();
     let limiter = limiter(opts.limits, &metrics)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
@@ -130,12 +150,27 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let base = Arc::new(scheme);
     let registry = Registry::new(storage, base.clone())
         .with_storage_media_type(opts.storage_media_type)
-        .with_hooks(crate::kinds::builtin(opts.service_ranges.clone()));
+        .with_hooks(crate::kinds::builtin(
+            opts.service_ranges.clone(),
+            authenticator.clone(),
+        ));
     metrics.register_cache(registry.cache_metrics());
     bootstrap_namespaces(&registry).await;
     bootstrap_admission(&registry).await;
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
-    let kubeconfig = write_kubeconfig(&opts.data_dir, address)?;
+    // The kubeconfig trusts the serving certificate's CA; with an operator's
+    // certificate that names none, the published root CA is the best guess.
+    let serving_ca = certificates.serving_ca_pem.clone().or_else(|| {
+        opts.root_ca_file
+            .is_some()
+            .then(|| controllers.root_ca.clone())
+    });
+    let kubeconfig = write_kubeconfig(
+        &opts.data_dir,
+        address,
+        serving_ca.as_deref(),
+        certificates.admin.as_ref(),
+    )?;
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let shutdown_rx_for_controllers = shutdown_rx.clone();
     let shutdown_rx_for_custom = shutdown_rx.clone();
@@ -158,7 +193,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         }
     };
     let store = format!("{store}, objects stored as {}", opts.storage_media_type);
-    println!("kapi is serving at http://{address} ({store})");
+    println!("kapi is serving at https://{address} ({store})");
     println!(
         "use it with: kubectl --kubeconfig {} get namespaces",
         kubeconfig.display()
@@ -189,7 +224,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         controllers,
         shutdown_rx_for_controllers,
     ));
-    connections::serve(listener, router, async move {
+    connections::serve(listener, tls, router, async move {
         shutdown_signal().await;
         tracing::info!("shutting down: finishing in-flight requests");
         let _ = shutdown_tx.send(true);
@@ -240,19 +275,33 @@ pub async fn bootstrap_admission(registry: &Registry) {
 }
 
 /// The controllers `--controllers` selects and the CA certificate they publish
-/// (read or made only when its publisher runs).
-fn controller_options(opts: &ServeOptions) -> Result<ControllerOptions, ServeError> {
+/// (`--root-ca-file`, else kapi's own CA).
+fn controller_options(
+    opts: &ServeOptions,
+    certificates: &pki::Certificates,
+) -> Result<ControllerOptions, ServeError> {
     let enabled = controllers::select(&opts.controllers)?;
-    let root_ca = if enabled.contains(&controllers::Controller::RootCaPublisher) {
-        match &opts.root_ca_file {
-            Some(path) => root_ca::read(path),
-            None => root_ca::load_or_create(&opts.data_dir),
-        }
-        .map_err(ServeError::RootCa)?
-    } else {
-        String::new()
+    let root_ca = match &opts.root_ca_file {
+        Some(path) => pki::read_pem(path).map_err(ServeError::RootCa)?,
+        None => certificates.cluster_ca_pem.clone(),
     };
     Ok(ControllerOptions { enabled, root_ca })
+}
+
+/// Client certificates of the client CAs, `--token-auth-file`'s tokens and
+/// `--anonymous-auth`.
+fn authenticator(
+    opts: &ServeOptions,
+    certificates: &pki::Certificates,
+) -> Result<Authenticator, ServeError> {
+    let trusted = ClientCertificates::new(&certificates.client_cas)?;
+    let mut authenticator = Authenticator::default()
+        .with_client_certificates(trusted)
+        .with_anonymous(opts.anonymous_auth);
+    if let Some(path) = &opts.token_auth_file {
+        authenticator = authenticator.with_token_file(TokenFile::read(path)?);
+    }
+    Ok(authenticator)
 }
 
 async fn bootstrap_namespaces(registry: &Registry) {
@@ -280,16 +329,47 @@ async fn bootstrap_objects(registry: &Registry, ranges: &ServiceRanges, port: u1
     registry.ensure(("", "v1", "configmaps"), tracking).await;
 }
 
-/// Writes `DIR/kubeconfig` pointing kubectl at this server.
-pub fn write_kubeconfig(dir: &Path, address: SocketAddr) -> std::io::Result<PathBuf> {
+/// Writes `DIR/kubeconfig` pointing kubectl at this server: its https address
+/// (loopback when it listens on every address), the CA of its serving
+/// certificate (else the system's CAs are trusted) and the admin client
+/// certificate, all inline, so the file works on its own wherever it is
+/// copied.
+pub fn write_kubeconfig(
+    dir: &Path,
+    address: SocketAddr,
+    serving_ca: Option<&str>,
+    admin: Option<&pki::Credentials>,
+) -> std::io::Result<PathBuf> {
+    use base64::Engine;
+    let inline = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
     std::fs::create_dir_all(dir)?;
     let path = dir.join("kubeconfig");
+    let mut reach = address;
+    if address.ip().is_unspecified() {
+        reach.set_ip(if address.is_ipv4() {
+            std::net::Ipv4Addr::LOCALHOST.into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        });
+    }
+    let user = match admin {
+        Some(admin) => format!(
+            "\n    client-certificate-data: {}\n    client-key-data: {}\n",
+            inline(&admin.cert_pem),
+            inline(&admin.key_pem)
+        ),
+        None => " {}\n".to_owned(),
+    };
+    let ca = serving_ca.map_or_else(String::new, |ca| {
+        format!("    certificate-authority-data: {}\n", inline(ca))
+    });
     let text = format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: kapi\n  cluster:\n    server: http://{address}\n\
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: kapi\n  cluster:\n    server: https://{reach}\n{ca}\
          contexts:\n- name: kapi\n  context:\n    cluster: kapi\n    user: kapi\n    namespace: default\n\
-         current-context: kapi\nusers:\n- name: kapi\n  user: {{}}\n"
+         current-context: kapi\nusers:\n- name: kapi\n  user:{user}"
     );
-    std::fs::write(&path, text)?;
+    // The admin key is inside: the owner's alone, as the key files.
+    pki::write_private(&path, text.as_bytes()).map_err(std::io::Error::other)?;
     // An absolute path, so the printed kubectl command works from anywhere.
     Ok(std::fs::canonicalize(&path).unwrap_or(path))
 }

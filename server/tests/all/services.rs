@@ -276,8 +276,8 @@ async fn replicas_on_one_store_allocate_distinct_addresses() {
 fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
-    let registry =
-        Registry::new(h.store.clone(), Arc::new(scheme)).with_hooks(kinds::builtin(ranges));
+    let registry = Registry::new(h.store.clone(), Arc::new(scheme))
+        .with_hooks(kinds::builtin(ranges, Default::default()));
     let (_, rx) = tokio::sync::watch::channel(false);
     app(Arc::new(App {
         registry,

@@ -1,7 +1,8 @@
-//! The server's answers to the authentication reviews. kapi authenticates no
-//! one yet (the security work will add tokens and certificates): a request is
-//! anonymous and no token is recognised, as kube-apiserver answers with
-//! anonymous authentication and no token authenticator.
+//! The kinds' own answers to the authentication reviews, for a server that
+//! knows no authenticator: the caller is anonymous and no token is
+//! recognised, as kube-apiserver answers with anonymous authentication and no
+//! token authenticator. kapi's server answers both with its authenticator
+//! instead (`kapi_server::kinds::authentication`).
 
 use kapi_runtime::meta::Time;
 

@@ -30,7 +30,7 @@ use crate::registry::{Registry, Scope};
 
 /// The issuer (`iss`) of the tokens, and their audience by default: what
 /// kube-apiserver is commonly started with (`--service-account-issuer`).
-pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
+pub const ISSUER: &str = crate::authn::API_AUDIENCE;
 
 /// Where the signing key (PKCS#8) lives in the store: outside every
 /// resource's prefix (resource names have no dashes).

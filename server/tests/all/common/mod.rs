@@ -55,7 +55,10 @@ pub async fn harness_on(
     extra(&mut scheme);
     let registry = Registry::new(store.clone(), Arc::new(scheme))
         .with_storage_media_type(media_type)
-        .with_hooks(kapi_server::kinds::builtin(Default::default()));
+        .with_hooks(kapi_server::kinds::builtin(
+            Default::default(),
+            Default::default(),
+        ));
     kapi_server::serve::bootstrap_admission(&registry).await;
     let (tx, rx) = tokio::sync::watch::channel(false);
     let router = app(Arc::new(App {

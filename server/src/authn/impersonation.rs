@@ -1,0 +1,123 @@
+//! `Impersonate-User`, `-Group`, `-Uid` and `-Extra-*`: the user a request
+//! acts as, read from its headers as kube-apiserver's impersonation filter
+//! reads them.
+
+use std::collections::BTreeMap;
+
+use axum::http::{HeaderMap, HeaderValue};
+
+use super::{AUTHENTICATED, UNAUTHENTICATED, UserInfo};
+
+const IMPERSONATE_USER: &str = "impersonate-user";
+const IMPERSONATE_GROUP: &str = "impersonate-group";
+const IMPERSONATE_UID: &str = "impersonate-uid";
+const IMPERSONATE_EXTRA: &str = "impersonate-extra-";
+
+/// The user the `Impersonate-*` headers name, with the groups kube-apiserver
+/// adds (a service account's, and `system:authenticated` or
+/// `system:unauthenticated`). `Err` lists (in Go's form) what was asked
+/// without a user.
+///
+/// kapi authorizes nothing yet, so anyone may impersonate anyone, as
+/// kube-apiserver with `--authorization-mode=AlwaysAllow`; the `impersonate`
+/// verb's check comes with RBAC.
+pub fn impersonated(headers: &HeaderMap) -> Result<Option<UserInfo>, String> {
+    let text = |v: &HeaderValue| v.to_str().unwrap_or_default().to_owned();
+    let name = headers.get(IMPERSONATE_USER).map(text);
+    let asked_groups: Vec<String> = headers
+        .get_all(IMPERSONATE_GROUP)
+        .iter()
+        .map(text)
+        .collect();
+    let uid = headers.get(IMPERSONATE_UID).map(text);
+    let mut extra: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (header_name, value) in headers {
+        if let Some(key) = header_name.as_str().strip_prefix(IMPERSONATE_EXTRA) {
+            let key = form_urlencoded::parse(format!("k={key}").as_bytes())
+                .next()
+                .map_or_else(|| key.to_owned(), |(_, v)| v.into_owned());
+            extra
+                .entry(key.to_lowercase())
+                .or_default()
+                .push(text(value));
+        }
+    }
+    let Some(name) = name else {
+        if asked_groups.is_empty() && uid.is_none() && extra.is_empty() {
+            return Ok(None);
+        }
+        let mut refs: Vec<String> = asked_groups
+            .iter()
+            .map(|g| format!("{{Group  {g}    }}"))
+            .collect();
+        for (key, values) in &extra {
+            refs.extend(
+                values
+                    .iter()
+                    .map(|v| format!("{{UserExtra  {v}    {key}}}")),
+            );
+        }
+        refs.extend(uid.iter().map(|u| format!("{{UID  {u}    }}")));
+        return Err(refs.join(" "));
+    };
+    let mut user = UserInfo {
+        uid: uid.unwrap_or_default(),
+        extra,
+        ..UserInfo::default()
+    };
+    user.name = name;
+    if let Some((namespace, _)) = user.service_account() {
+        let namespace = namespace.to_owned();
+        user.groups.push("system:serviceaccounts".to_owned());
+        user.groups
+            .push(format!("system:serviceaccounts:{namespace}"));
+    }
+    user.groups.extend(asked_groups);
+    if user.name == "system:anonymous" {
+        if !user.in_group(UNAUTHENTICATED) {
+            user.groups.push(UNAUTHENTICATED.to_owned());
+        }
+    } else if !user.in_group(AUTHENTICATED) && !user.in_group(UNAUTHENTICATED) {
+        user.groups.push(AUTHENTICATED.to_owned());
+    }
+    Ok(Some(user))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impersonation_as_upstream() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            IMPERSONATE_USER,
+            HeaderValue::from_static("system:serviceaccount:ns1:sa1"),
+        );
+        headers.insert(IMPERSONATE_UID, HeaderValue::from_static("123"));
+        headers.insert("impersonate-extra-foo-bar", HeaderValue::from_static("x"));
+        let user = impersonated(&headers).unwrap().unwrap();
+        assert_eq!(user.name, "system:serviceaccount:ns1:sa1");
+        assert_eq!(user.uid, "123");
+        assert_eq!(
+            user.groups,
+            [
+                "system:serviceaccounts",
+                "system:serviceaccounts:ns1",
+                AUTHENTICATED
+            ]
+        );
+        assert_eq!(user.extra["foo-bar"], ["x"]);
+
+        let mut headers = HeaderMap::new();
+        headers.append(IMPERSONATE_USER, HeaderValue::from_static("alice"));
+        headers.append(IMPERSONATE_GROUP, HeaderValue::from_static(UNAUTHENTICATED));
+        let user = impersonated(&headers).unwrap().unwrap();
+        assert_eq!(user.groups, [UNAUTHENTICATED]);
+
+        let mut headers = HeaderMap::new();
+        headers.append(IMPERSONATE_GROUP, HeaderValue::from_static("g1"));
+        assert_eq!(impersonated(&headers).unwrap_err(), "{Group  g1    }");
+        assert_eq!(impersonated(&HeaderMap::new()), Ok(None));
+    }
+}

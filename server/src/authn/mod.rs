@@ -1,0 +1,386 @@
+//! Who sends a request: the user every later step (priority and fairness
+//! today, authorization and audit later) decides on.
+//!
+//! A request carries its [`UserInfo`] as an extension. The in-process
+//! clients (the built-in controllers) set theirs before the request enters
+//! the router; a request from the network gets one here, in kube-apiserver's
+//! order:
+//!
+//! - a client certificate that chains to a client CA names its user
+//!   ([`x509`]);
+//! - else a bearer token names one: `--token-auth-file`'s ([`token_file`]);
+//! - a credential no authenticator accepts (a token no one knows, a
+//!   certificate of another CA, with nothing better beside it) is refused with
+//!   a 401, never taken as anonymous;
+//! - a request without credentials is `system:anonymous` in
+//!   `system:unauthenticated`, unless `--anonymous-auth=false` refuses it;
+//! - every authenticated user is in `system:authenticated`;
+//! - `Impersonate-*` headers then replace that user ([`impersonation`]; no
+//!   one is refused: kapi authorizes nothing yet).
+
+pub mod impersonation;
+pub mod token_file;
+pub mod x509;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::api_error::ApiError;
+
+/// The group of every authenticated user.
+pub const AUTHENTICATED: &str = "system:authenticated";
+/// The group of anonymous requests.
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
+/// The extra key naming the credential a user authenticated with.
+pub const CREDENTIAL_ID: &str = "authentication.kubernetes.io/credential-id";
+/// The group whose members may do anything (and are exempt from priority and
+/// fairness).
+pub const MASTERS: &str = "system:masters";
+
+/// An authenticated (or anonymous) user, as k8s.io/apiserver's user.Info.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserInfo {
+    /// The user name (`system:serviceaccount:<namespace>:<name>` for service
+    /// accounts).
+    pub name: String,
+    /// A unique id, where the authenticator knows one.
+    pub uid: String,
+    /// The groups the user is in.
+    pub groups: Vec<String>,
+    /// Further attributes.
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+impl UserInfo {
+    /// A user of `groups`.
+    pub fn new(name: &str, groups: &[&str]) -> UserInfo {
+        UserInfo {
+            name: name.to_owned(),
+            groups: groups.iter().map(|g| (*g).to_owned()).collect(),
+            ..UserInfo::default()
+        }
+    }
+
+    /// `system:anonymous`.
+    pub fn anonymous() -> UserInfo {
+        UserInfo::new("system:anonymous", &[UNAUTHENTICATED])
+    }
+
+    /// kube-apiserver's own loopback identity, which its in-process
+    /// controllers use.
+    pub fn apiserver() -> UserInfo {
+        UserInfo::new("system:apiserver", &[MASTERS, AUTHENTICATED])
+    }
+
+    /// The identity of the controllers kube-controller-manager runs upstream
+    /// (without `--use-service-account-credentials`).
+    pub fn controller_manager() -> UserInfo {
+        UserInfo::new("system:kube-controller-manager", &[AUTHENTICATED])
+    }
+
+    /// Whether the user is in `group`.
+    pub fn in_group(&self, group: &str) -> bool {
+        self.groups.iter().any(|g| g == group)
+    }
+
+    /// The namespace and name of a service account user
+    /// (`system:serviceaccount:<namespace>:<name>`).
+    pub fn service_account(&self) -> Option<(&str, &str)> {
+        let rest = self.name.strip_prefix("system:serviceaccount:")?;
+        let (namespace, name) = rest.split_once(':')?;
+        (!namespace.is_empty() && !name.is_empty() && !name.contains(':'))
+            .then_some((namespace, name))
+    }
+}
+
+/// The authenticators configured.
+#[derive(Debug)]
+pub struct Authenticator {
+    /// Client certificates (none without TLS, as in-process tests run).
+    certificates: Option<x509::ClientCertificates>,
+    /// `--token-auth-file`.
+    tokens: Option<token_file::TokenFile>,
+    /// `--anonymous-auth`.
+    anonymous: bool,
+}
+
+impl Default for Authenticator {
+    /// No credentials are known and requests without any are anonymous.
+    fn default() -> Authenticator {
+        Authenticator {
+            certificates: None,
+            tokens: None,
+            anonymous: true,
+        }
+    }
+}
+
+impl Authenticator {
+    /// No authenticator: every request from the network is anonymous.
+    pub fn anonymous_only() -> Authenticator {
+        Authenticator::default()
+    }
+
+    /// Authenticates client certificates of these CAs too.
+    pub fn with_client_certificates(mut self, trusted: x509::ClientCertificates) -> Authenticator {
+        self.certificates = Some(trusted);
+        self
+    }
+
+    /// Authenticates the tokens of a `--token-auth-file` too.
+    pub fn with_token_file(mut self, tokens: token_file::TokenFile) -> Authenticator {
+        self.tokens = Some(tokens);
+        self
+    }
+
+    /// `--anonymous-auth`: whether a request without credentials is served as
+    /// `system:anonymous` (else it gets a 401).
+    pub fn with_anonymous(mut self, allowed: bool) -> Authenticator {
+        self.anonymous = allowed;
+        self
+    }
+
+    /// The client CAs' verifier, for the TLS handshake.
+    pub fn client_certificates(&self) -> Option<&x509::ClientCertificates> {
+        self.certificates.as_ref()
+    }
+
+    /// The user of a request with these headers from a connection that
+    /// presented `peer` (if any); `Err` for credentials that are refused.
+    pub fn authenticate(
+        &self,
+        headers: &axum::http::HeaderMap,
+        peer: Option<&x509::PeerCertificates>,
+    ) -> Result<Arc<UserInfo>, ApiError> {
+        // As upstream's union: the first authenticator that knows the
+        // request wins; a refusal counts only when no one accepts it.
+        let mut refused = false;
+        if let (Some(trusted), Some(peer)) = (&self.certificates, peer) {
+            match peer.user(trusted) {
+                Ok(Some(user)) => return Ok(user),
+                Ok(None) => {}
+                Err(x509::Refused(why)) => {
+                    tracing::debug!(%why, "client certificate refused");
+                    refused = true;
+                }
+            }
+        }
+        if let Some(token) = bearer(headers) {
+            if let Some(user) = self.tokens.as_ref().and_then(|t| t.user(token)) {
+                return Ok(user);
+            }
+            refused = true;
+        }
+        if refused || !self.anonymous {
+            return Err(ApiError::unauthorized());
+        }
+        Ok(anonymous())
+    }
+}
+
+/// What a TokenReview learns of a token.
+#[derive(Debug, PartialEq)]
+pub enum TokenVerdict {
+    /// The token names `user`, for these of the requested audiences.
+    User(Arc<UserInfo>, Vec<String>),
+    /// No authenticator accepts it, for this reason.
+    Refused(String),
+}
+
+impl Authenticator {
+    /// A TokenReview's question: whose `token` is, for `audiences` (the API
+    /// server's own, [`API_AUDIENCE`], when empty). A token of the token file
+    /// knows no audience: it is good only for the API server's, as upstream's
+    /// audience-agnostic authenticators.
+    pub fn review_token(&self, token: &str, audiences: &[String]) -> TokenVerdict {
+        let api = [API_AUDIENCE.to_owned()];
+        let asked = if audiences.is_empty() {
+            &api[..]
+        } else {
+            audiences
+        };
+        let granted: Vec<String> = asked
+            .iter()
+            .filter(|a| *a == API_AUDIENCE)
+            .cloned()
+            .collect();
+        if granted.is_empty() {
+            return TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned());
+        }
+        match self.tokens.as_ref().and_then(|t| t.user(token)) {
+            Some(user) => TokenVerdict::User(user, granted),
+            None => TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned()),
+        }
+    }
+}
+
+/// The API server's audience: what its tokens are for unless they say
+/// otherwise (kube-apiserver's default, its service account issuer).
+pub const API_AUDIENCE: &str = "https://kubernetes.default.svc.cluster.local";
+
+/// Upstream's words for a bearer token no authenticator accepts.
+const INVALID_BEARER_TOKEN: &str = "invalid bearer token";
+
+/// The token of an `Authorization: Bearer <token>` header, read as upstream's
+/// bearer token authenticator reads it: the scheme in any case, the token the
+/// second space-separated word; anything else is no token at all.
+fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let mut parts = value.splitn(3, ' ');
+    let scheme = parts.next()?;
+    let token = parts.next()?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// Adds `system:authenticated` to an authenticated user's groups, as
+/// upstream's authenticated group adder (unless it is already there, or the
+/// user is anonymous).
+pub fn add_authenticated(user: &mut UserInfo) {
+    if user.name != "system:anonymous"
+        && !user.in_group(AUTHENTICATED)
+        && !user.in_group(UNAUTHENTICATED)
+    {
+        user.groups.push(AUTHENTICATED.to_owned());
+    }
+}
+
+fn anonymous() -> Arc<UserInfo> {
+    static ANONYMOUS: std::sync::OnceLock<Arc<UserInfo>> = std::sync::OnceLock::new();
+    ANONYMOUS
+        .get_or_init(|| Arc::new(UserInfo::anonymous()))
+        .clone()
+}
+
+/// The user of a request that went through [`authenticate`] (anonymous if it
+/// did not).
+pub fn user_of(request: &Request) -> Arc<UserInfo> {
+    request
+        .extensions()
+        .get::<Arc<UserInfo>>()
+        .cloned()
+        .unwrap_or_else(anonymous)
+}
+
+/// The filter: sets the request's user unless an in-process client already
+/// did, or answers 401; then takes on the user the `Impersonate-*` headers
+/// name.
+pub async fn authenticate(
+    authenticator: &Authenticator,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if request.extensions().get::<Arc<UserInfo>>().is_none() {
+        let peer = request.extensions().get::<Arc<x509::PeerCertificates>>();
+        match authenticator.authenticate(request.headers(), peer.map(Arc::as_ref)) {
+            Ok(user) => {
+                request.extensions_mut().insert(user);
+            }
+            Err(e) => return e.into_response(),
+        }
+    }
+    match impersonation::impersonated(request.headers()) {
+        Ok(None) => {}
+        Ok(Some(user)) => {
+            request.extensions_mut().insert(Arc::new(user));
+        }
+        Err(refs) => {
+            // Upstream's words, a plain-text 500.
+            let message = format!(
+                "Internal Server Error: {:?}: requested [{refs}] without impersonating a user\n",
+                request.uri().path()
+            );
+            return crate::health::text(axum::http::StatusCode::INTERNAL_SERVER_ERROR, message);
+        }
+    }
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{HeaderMap, HeaderValue};
+
+    fn with_authorization(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        headers
+    }
+
+    fn tokens() -> token_file::TokenFile {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), "t1,alice,u1\n").unwrap();
+        token_file::TokenFile::read(file.path()).unwrap()
+    }
+
+    #[test]
+    fn a_token_no_one_knows_is_refused_and_no_credential_is_anonymous() {
+        let auth = Authenticator::default().with_token_file(tokens());
+        let alice = auth
+            .authenticate(&with_authorization("Bearer t1"), None)
+            .unwrap();
+        assert_eq!(alice.name, "alice");
+        let alice = auth
+            .authenticate(&with_authorization("bearer t1 more"), None)
+            .unwrap();
+        assert_eq!(alice.name, "alice");
+        let refused = auth.authenticate(&with_authorization("Bearer nope"), None);
+        assert_eq!(refused.unwrap_err().code(), 401);
+        // Not a bearer token at all: no credential, as upstream.
+        for value in ["Basic YTpi", "Bearer", "Bearer  t1"] {
+            let user = auth.authenticate(&with_authorization(value), None).unwrap();
+            assert_eq!(*user, UserInfo::anonymous(), "{value}");
+        }
+        let nobody = auth.authenticate(&HeaderMap::new(), None).unwrap();
+        assert_eq!(nobody.name, "system:anonymous");
+        let closed = Authenticator::default().with_anonymous(false);
+        assert_eq!(
+            closed
+                .authenticate(&HeaderMap::new(), None)
+                .unwrap_err()
+                .code(),
+            401
+        );
+    }
+
+    #[test]
+    fn a_token_review_grants_only_the_api_audience_to_static_tokens() {
+        let auth = Authenticator::default().with_token_file(tokens());
+        let TokenVerdict::User(user, audiences) = auth.review_token("t1", &[]) else {
+            panic!("t1 is alice's");
+        };
+        assert_eq!(
+            (user.name.as_str(), &audiences[..]),
+            ("alice", &[API_AUDIENCE.to_owned()][..])
+        );
+        let other = ["foo".to_owned()];
+        assert_eq!(
+            auth.review_token("t1", &other),
+            TokenVerdict::Refused("invalid bearer token".to_owned())
+        );
+        let both = ["foo".to_owned(), API_AUDIENCE.to_owned()];
+        assert!(matches!(auth.review_token("t1", &both), TokenVerdict::User(_, a) if a.len() == 1));
+        assert!(matches!(
+            auth.review_token("t2", &[]),
+            TokenVerdict::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn without_a_token_file_every_token_is_refused() {
+        let auth = Authenticator::anonymous_only();
+        let refused = auth.authenticate(&with_authorization("Bearer anything"), None);
+        assert_eq!(refused.unwrap_err().code(), 401);
+    }
+
+    #[test]
+    fn service_account_names() {
+        let sa = UserInfo::new("system:serviceaccount:kube-system:default", &[]);
+        assert_eq!(sa.service_account(), Some(("kube-system", "default")));
+        assert_eq!(UserInfo::anonymous().service_account(), None);
+    }
+}

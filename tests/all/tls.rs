@@ -1,0 +1,318 @@
+//! TLS and authentication at the edge: the kubeconfig kapi writes works on
+//! its own, credentials no authenticator accepts get kube-apiserver's 401, and
+//! kube-apiserver's certificate flags replace what kapi makes.
+
+use std::path::Path;
+use std::process::Command;
+
+use kapi_test_support::{Server, text};
+use serde_json::Value;
+
+fn kapi() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_kapi"))
+}
+
+/// `curl` of `path` on `s` with `args` (trust, credentials): the status code
+/// and the body as JSON (`Null` when it is not).
+fn curl(s: &Server, path: &str, args: &[&str]) -> (u16, Value) {
+    let out = Command::new("curl")
+        .args(["-s", "--max-time", "20", "-w", "\n%{http_code}"])
+        .args(args)
+        .arg(format!("{}{path}", s.url()))
+        .output()
+        .expect("curl runs");
+    let out = text(&out.stdout);
+    let (body, code) = out.rsplit_once('\n').unwrap_or(("", "0"));
+    (
+        code.trim().parse().unwrap_or(0),
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
+}
+
+fn file(dir: &Path, name: &str) -> String {
+    dir.join(name).display().to_string()
+}
+
+fn unauthorized() -> Value {
+    serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
+}
+
+#[test]
+fn credentials_no_one_accepts_get_a_401_and_none_at_all_are_anonymous() {
+    let s = Server::start(kapi());
+    let other = Server::start(kapi());
+    let ca = file(s.data_dir(), "ca.crt");
+    let namespaces = "/api/v1/namespaces";
+
+    // The admin certificate of the kubeconfig's own directory.
+    let admin = [
+        "--cacert",
+        &ca,
+        "--cert",
+        &file(s.data_dir(), "admin.crt"),
+        "--key",
+        &file(s.data_dir(), "admin.key"),
+    ];
+    assert_eq!(curl(&s, namespaces, &admin).0, 200);
+
+    // Another CA's certificate, and a token no one knows: 401, as upstream.
+    let foreign = [
+        "--cacert",
+        &ca,
+        "--cert",
+        &file(other.data_dir(), "admin.crt"),
+        "--key",
+        &file(other.data_dir(), "admin.key"),
+    ];
+    assert_eq!(curl(&s, namespaces, &foreign), (401, unauthorized()));
+    let token = [
+        "--cacert",
+        &ca,
+        "-H",
+        "Authorization: Bearer nobody-knows-me",
+    ];
+    assert_eq!(curl(&s, namespaces, &token), (401, unauthorized()));
+
+    // No credentials: anonymous (kapi authorizes nothing yet).
+    assert_eq!(curl(&s, namespaces, &["--cacert", &ca]).0, 200);
+
+    // The serving certificate is the CA's, for the loopback address: plain
+    // trust in the system's CAs fails.
+    assert_eq!(curl(&s, namespaces, &[]).0, 0);
+}
+
+#[test]
+fn anonymous_requests_can_be_refused() {
+    let s = Server::start_args(kapi(), &["--anonymous-auth=false"]);
+    let ca = file(s.data_dir(), "ca.crt");
+    assert_eq!(
+        curl(&s, "/api/v1/namespaces", &["--cacert", &ca]),
+        (401, unauthorized())
+    );
+    s.kubectl_ok(&["get", "namespaces"]);
+}
+
+#[test]
+fn given_certificates_replace_kapis_own() {
+    // Another server's CA, serving certificate and admin certificate stand
+    // for the files of an operator's own CA.
+    let pki = Server::start(kapi());
+    let dir = pki.data_dir();
+    let s = Server::start_args(
+        kapi(),
+        &[
+            "--tls-cert-file",
+            &file(dir, "apiserver.crt"),
+            "--tls-private-key-file",
+            &file(dir, "apiserver.key"),
+            "--client-ca-file",
+            &file(dir, "ca.crt"),
+            // The kubeconfig's CA: the serving chain ends below it.
+            "--root-ca-file",
+            &file(dir, "ca.crt"),
+        ],
+    );
+    let theirs = [
+        "--cacert",
+        &file(dir, "ca.crt"),
+        "--cert",
+        &file(dir, "admin.crt"),
+        "--key",
+        &file(dir, "admin.key"),
+    ];
+    assert_eq!(curl(&s, "/api/v1/namespaces", &theirs).0, 200);
+    // kapi's own CA signs no certificate that server accepts.
+    assert!(!s.data_dir().join("admin.crt").exists());
+    assert!(!s.data_dir().join("apiserver.crt").exists());
+    let kubeconfig = std::fs::read_to_string(s.kubeconfig()).unwrap();
+    assert!(
+        !kubeconfig.contains("client-certificate-data"),
+        "{kubeconfig}"
+    );
+    // It trusts the operator's CA: kubectl gets through with their
+    // certificate (the kubeconfig names no user of its own).
+    s.kubectl_ok(&[
+        "get",
+        "namespaces",
+        "--client-certificate",
+        &file(dir, "admin.crt"),
+        "--client-key",
+        &file(dir, "admin.key"),
+    ]);
+    let ours = file(s.data_dir(), "ca.crt");
+    assert_eq!(curl(&s, "/version", &["--cacert", &ours]).0, 0);
+}
+
+#[test]
+fn a_lone_tls_flag_is_refused() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = Command::new(kapi())
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--tls-cert-file",
+            "x.crt",
+            "--data-dir",
+        ])
+        .arg(temp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--tls-private-key-file"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A certificate an operator signs with kapi's CA (openssl, as kubeadm's
+/// users do) names its user and groups, with the fingerprint upstream 1.32
+/// adds; `kubectl auth whoami` reads them back, as against kube-apiserver.
+#[test]
+fn a_client_certificate_names_its_user_and_groups() {
+    let s = Server::start(kapi());
+    let dir = tempfile::tempdir().unwrap();
+    let (key, csr, crt) = (
+        file(dir.path(), "bob.key"),
+        file(dir.path(), "bob.csr"),
+        file(dir.path(), "bob.crt"),
+    );
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl").args(args).output();
+        let Ok(out) = out else {
+            return false;
+        };
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            text(&out.stderr)
+        );
+        true
+    };
+    if !kapi_test_support::require::require(
+        openssl(&["version"]),
+        "openssl",
+        "apt-get install -y openssl",
+    ) {
+        return;
+    }
+    let ext = dir.path().join("ext");
+    std::fs::write(&ext, "extendedKeyUsage=clientAuth\n").unwrap();
+    openssl(&[
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        &key,
+        "-out",
+        &csr,
+        "-subj",
+        "/O=team-b/O=team-a/CN=bob",
+    ]);
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &csr,
+        "-CA",
+        &file(s.data_dir(), "ca.crt"),
+        "-CAkey",
+        &file(s.data_dir(), "ca.key"),
+        "-CAcreateserial",
+        "-out",
+        &crt,
+        "-days",
+        "1",
+        "-extfile",
+        &ext.display().to_string(),
+    ]);
+    // Another kubeconfig's user: kubectl on flags alone.
+    let whoami = Command::new(kapi_test_support::kubectl_path())
+        .args(["--kubeconfig", "/dev/null", "--server", &s.url()])
+        .args(["--certificate-authority", &file(s.data_dir(), "ca.crt")])
+        .args(["--client-certificate", &crt, "--client-key", &key])
+        .args(["auth", "whoami", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(whoami.status.success(), "{}", text(&whoami.stderr));
+    let whoami = text(&whoami.stdout);
+    let review: Value = serde_json::from_str(&whoami).unwrap();
+    let info = &review["status"]["userInfo"];
+    assert_eq!(info["username"], "bob");
+    assert_eq!(
+        info["groups"],
+        serde_json::json!(["team-b", "team-a", "system:authenticated"])
+    );
+    let der = Command::new("openssl")
+        .args(["x509", "-outform", "der", "-in", &crt])
+        .output()
+        .unwrap()
+        .stdout;
+    let fingerprint = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(&der)?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let fingerprint = text(&fingerprint.stdout);
+    let fingerprint = fingerprint.split_whitespace().next().unwrap();
+    assert_eq!(
+        info["extra"]["authentication.kubernetes.io/credential-id"],
+        serde_json::json!([format!("X509SHA256={fingerprint}")])
+    );
+    // The kubeconfig's own user is the admin.
+    let admin: Value =
+        serde_json::from_str(&s.kubectl_ok(&["auth", "whoami", "-o", "json"])).unwrap();
+    assert_eq!(admin["status"]["userInfo"]["username"], "kapi-admin");
+}
+
+/// A TokenReview answers as kube-apiserver 1.32 did for a static token, a
+/// token no one knows, another audience and no token at all.
+#[test]
+fn token_reviews_answer_as_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "tok1,alice,alice-uid,\"dev,ops\"\n").unwrap();
+    let s = Server::start_args(kapi(), &["--token-auth-file", tokens.to_str().unwrap()]);
+    let review = |spec: Value| {
+        let body = serde_json::json!({"apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenReview", "spec": spec});
+        let out = s.kubectl_stdin(&["create", "-f", "-", "-o", "json"], &body.to_string());
+        if out.status.success() {
+            serde_json::from_slice::<Value>(&out.stdout).unwrap()["status"].clone()
+        } else {
+            Value::String(text(&out.stderr).trim().to_owned())
+        }
+    };
+    assert_eq!(
+        review(serde_json::json!({"token": "tok1"})),
+        serde_json::json!({"authenticated": true,
+            "user": {"username": "alice", "uid": "alice-uid",
+                "groups": ["dev", "ops", "system:authenticated"]},
+            "audiences": ["https://kubernetes.default.svc.cluster.local"]})
+    );
+    let refused = serde_json::json!({"user": {}, "error": "invalid bearer token"});
+    assert_eq!(review(serde_json::json!({"token": "bogus"})), refused);
+    assert_eq!(
+        review(serde_json::json!({"token": "tok1", "audiences": ["foo"]})),
+        refused
+    );
+    assert_eq!(
+        review(serde_json::json!({})),
+        Value::String(
+            "Error from server (BadRequest): error when creating \"STDIN\": \
+             token is required for TokenReview in authentication"
+                .to_owned()
+        )
+    );
+}
