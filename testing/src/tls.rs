@@ -97,8 +97,10 @@ fn decode_base64(text: &str) -> Vec<u8> {
     out
 }
 
-/// Keeps the settings of the server at `address`.
-pub(crate) fn remember(address: SocketAddr, data_dir: &Path) {
+/// Keeps the settings of the server at `address`, whose kubeconfig is in
+/// `data_dir` (done for every [`crate::Server`]; a server a test runs in its
+/// own process calls it once the kubeconfig is written).
+pub fn remember(address: SocketAddr, data_dir: &Path) {
     let admin = client_config(data_dir, Identity::Admin, &[b"http/1.1"]);
     let plain = client_config(data_dir, Identity::NoCertificate, &[b"http/1.1"]);
     servers()
@@ -108,7 +110,7 @@ pub(crate) fn remember(address: SocketAddr, data_dir: &Path) {
 }
 
 /// Forgets the server at `address`.
-pub(crate) fn forget(address: SocketAddr) {
+pub fn forget(address: SocketAddr) {
     servers().lock().expect("servers").remove(&address);
 }
 

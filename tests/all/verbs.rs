@@ -100,7 +100,7 @@ fn reviews_are_answered_and_never_stored() {
     );
     let whoami = s.kubectl_ok(&["auth", "whoami", "-o", "json"]);
     let whoami: Value = serde_json::from_str(&whoami).unwrap();
-    assert_eq!(whoami["status"]["userInfo"]["username"], "system:anonymous");
+    assert_eq!(whoami["status"]["userInfo"]["username"], "kapi-admin");
     let rules = s.kubectl_ok(&["auth", "can-i", "--list"]);
     assert!(rules.contains("*.*"), "{rules}");
 

@@ -76,6 +76,12 @@ fn plain_kapi(dir: &Path) -> SocketAddr {
             .block_on(kapi_server::serve::run(scheme, args.serve.options()))
             .unwrap();
     });
+    // Spoken to over TLS as its kubeconfig says, once it is written.
+    let kubeconfig = dir.join("kubeconfig");
+    wait("the plain kapi to write its kubeconfig", || {
+        std::fs::read_to_string(&kubeconfig).is_ok_and(|text| text.contains("users:"))
+    });
+    kapi_test_support::tls::remember(address, dir);
     wait("the plain kapi to answer", || {
         http_exchange(address, "GET", "/readyz", &[], b"").is_some_and(|a| a.code == 200)
     });
