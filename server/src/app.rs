@@ -75,7 +75,7 @@ async fn authenticate(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    crate::authn::authenticate(&app.authenticator, request, next).await
+    crate::authn::authenticate(&app.authenticator, &app.registry, request, next).await
 }
 
 /// `Cache-Control: no-cache, private` on every answer that sets no policy of
@@ -134,7 +134,7 @@ async fn openid_configuration(State(app): State<Arc<App>>) -> Response {
 
 /// The token signing key as a JSON Web Key set.
 async fn jwks(State(app): State<Arc<App>>) -> Response {
-    match crate::kinds::service_account::token::jwks(app.registry.storage().as_ref()).await {
+    match crate::authn::service_account::key::jwks(app.registry.storage().as_ref()).await {
         Ok(keys) => public_json(keys, "application/jwk-set+json"),
         Err(e) => e.into_response(),
     }

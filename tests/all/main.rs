@@ -4,6 +4,7 @@
 //! one binary with a module per topic links once instead of once per file.
 
 mod apply;
+mod authentication;
 mod autoscaling_versions;
 mod connections;
 mod control_plane;
@@ -22,7 +23,7 @@ mod restart;
 mod scale;
 mod server_side_apply;
 mod storage_media_type;
-mod tls;
+
 mod verbs;
 mod watch_cache;
 

@@ -19,6 +19,7 @@
 //!   one is refused: kapi authorizes nothing yet).
 
 pub mod impersonation;
+pub mod service_account;
 pub mod token_file;
 pub mod x509;
 
@@ -30,6 +31,9 @@ use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use kapi_storage::Storage;
+
+use crate::admission::Objects;
 use crate::api_error::ApiError;
 
 /// The group of every authenticated user.
@@ -105,6 +109,8 @@ pub struct Authenticator {
     certificates: Option<x509::ClientCertificates>,
     /// `--token-auth-file`.
     tokens: Option<token_file::TokenFile>,
+    /// The service account tokens kapi issues.
+    service_accounts: Option<service_account::ServiceAccountTokens>,
     /// `--anonymous-auth`.
     anonymous: bool,
 }
@@ -115,6 +121,7 @@ impl Default for Authenticator {
         Authenticator {
             certificates: None,
             tokens: None,
+            service_accounts: None,
             anonymous: true,
         }
     }
@@ -138,6 +145,15 @@ impl Authenticator {
         self
     }
 
+    /// Authenticates the service account tokens of `tokens` too.
+    pub fn with_service_accounts(
+        mut self,
+        tokens: service_account::ServiceAccountTokens,
+    ) -> Authenticator {
+        self.service_accounts = Some(tokens);
+        self
+    }
+
     /// `--anonymous-auth`: whether a request without credentials is served as
     /// `system:anonymous` (else it gets a 401).
     pub fn with_anonymous(mut self, allowed: bool) -> Authenticator {
@@ -152,10 +168,13 @@ impl Authenticator {
 
     /// The user of a request with these headers from a connection that
     /// presented `peer` (if any); `Err` for credentials that are refused.
-    pub fn authenticate(
+    /// Tokens bound to objects are checked against `objects`.
+    pub async fn authenticate(
         &self,
         headers: &axum::http::HeaderMap,
         peer: Option<&x509::PeerCertificates>,
+        storage: &dyn Storage,
+        objects: &dyn Objects,
     ) -> Result<Arc<UserInfo>, ApiError> {
         // As upstream's union: the first authenticator that knows the
         // request wins; a refusal counts only when no one accepts it.
@@ -171,15 +190,54 @@ impl Authenticator {
             }
         }
         if let Some(token) = bearer(headers) {
-            if let Some(user) = self.tokens.as_ref().and_then(|t| t.user(token)) {
-                return Ok(user);
+            let api = [API_AUDIENCE.to_owned()];
+            match self.token_user(token, &api, storage, objects).await {
+                TokenVerdict::User(user, _) => return Ok(user),
+                TokenVerdict::Refused(why) => {
+                    tracing::debug!(%why, "bearer token refused");
+                    refused = true;
+                }
             }
-            refused = true;
         }
         if refused || !self.anonymous {
             return Err(ApiError::unauthorized());
         }
         Ok(anonymous())
+    }
+
+    /// The token authenticators in upstream's order (the token file, then
+    /// service account tokens), for `audiences`.
+    async fn token_user(
+        &self,
+        token: &str,
+        audiences: &[String],
+        storage: &dyn Storage,
+        objects: &dyn Objects,
+    ) -> TokenVerdict {
+        // The token file knows no audience: good only for the API server's,
+        // as upstream's audience-agnostic authenticators.
+        if audiences.iter().any(|a| a == API_AUDIENCE)
+            && let Some(user) = self.tokens.as_ref().and_then(|t| t.user(token))
+        {
+            return TokenVerdict::User(user, vec![API_AUDIENCE.to_owned()]);
+        }
+        if let Some(accounts) = &self.service_accounts {
+            match accounts
+                .authenticate(token, audiences, storage, objects)
+                .await
+            {
+                service_account::Verdict::User(user, granted) => {
+                    return TokenVerdict::User(Arc::new(user), granted);
+                }
+                // Upstream's union of token authenticators reports every
+                // refusal, after its own words (as the reference answers).
+                service_account::Verdict::Refused(why) => {
+                    return TokenVerdict::Refused(format!("[{INVALID_BEARER_TOKEN}, {why}]"));
+                }
+                service_account::Verdict::NotOurs => {}
+            }
+        }
+        TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned())
     }
 }
 
@@ -194,28 +252,21 @@ pub enum TokenVerdict {
 
 impl Authenticator {
     /// A TokenReview's question: whose `token` is, for `audiences` (the API
-    /// server's own, [`API_AUDIENCE`], when empty). A token of the token file
-    /// knows no audience: it is good only for the API server's, as upstream's
-    /// audience-agnostic authenticators.
-    pub fn review_token(&self, token: &str, audiences: &[String]) -> TokenVerdict {
+    /// server's own, [`API_AUDIENCE`], when empty).
+    pub async fn review_token(
+        &self,
+        token: &str,
+        audiences: &[String],
+        storage: &dyn Storage,
+        objects: &dyn Objects,
+    ) -> TokenVerdict {
         let api = [API_AUDIENCE.to_owned()];
         let asked = if audiences.is_empty() {
             &api[..]
         } else {
             audiences
         };
-        let granted: Vec<String> = asked
-            .iter()
-            .filter(|a| *a == API_AUDIENCE)
-            .cloned()
-            .collect();
-        if granted.is_empty() {
-            return TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned());
-        }
-        match self.tokens.as_ref().and_then(|t| t.user(token)) {
-            Some(user) => TokenVerdict::User(user, granted),
-            None => TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned()),
-        }
+        self.token_user(token, asked, storage, objects).await
     }
 }
 
@@ -268,15 +319,27 @@ pub fn user_of(request: &Request) -> Arc<UserInfo> {
 
 /// The filter: sets the request's user unless an in-process client already
 /// did, or answers 401; then takes on the user the `Impersonate-*` headers
-/// name.
+/// name. Bound tokens are checked against `registry`'s objects.
 pub async fn authenticate(
     authenticator: &Authenticator,
+    registry: &crate::registry::Registry,
     mut request: Request,
     next: Next,
 ) -> Response {
     if request.extensions().get::<Arc<UserInfo>>().is_none() {
-        let peer = request.extensions().get::<Arc<x509::PeerCertificates>>();
-        match authenticator.authenticate(request.headers(), peer.map(Arc::as_ref)) {
+        let peer = request
+            .extensions()
+            .get::<Arc<x509::PeerCertificates>>()
+            .cloned();
+        let verdict = authenticator
+            .authenticate(
+                request.headers(),
+                peer.as_deref(),
+                registry.storage().as_ref(),
+                registry,
+            )
+            .await;
+        match verdict {
             Ok(user) => {
                 request.extensions_mut().insert(user);
             }
@@ -303,7 +366,41 @@ pub async fn authenticate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admission::{Change, Resource};
+    use crate::api_error::ApiResult;
     use axum::http::{HeaderMap, HeaderValue};
+    use kapi_storage::embedded::EmbeddedStore;
+    use serde_json::Value;
+
+    /// A server without objects.
+    struct NoObjects;
+
+    #[async_trait::async_trait]
+    impl Objects for NoObjects {
+        fn serves(&self, _: Resource<'_>) -> bool {
+            false
+        }
+        async fn read(
+            &self,
+            _: Resource<'_>,
+            _: Option<&str>,
+            _: &str,
+        ) -> ApiResult<Option<Value>> {
+            Ok(None)
+        }
+        async fn read_all(&self, _: Resource<'_>, _: Option<&str>) -> ApiResult<Vec<Value>> {
+            Ok(Vec::new())
+        }
+        async fn edit_status(
+            &self,
+            _: Resource<'_>,
+            _: Option<&str>,
+            _: &str,
+            _: Change<'_>,
+        ) -> ApiResult<()> {
+            Ok(())
+        }
+    }
 
     fn with_authorization(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
@@ -317,64 +414,69 @@ mod tests {
         token_file::TokenFile::read(file.path()).unwrap()
     }
 
-    #[test]
-    fn a_token_no_one_knows_is_refused_and_no_credential_is_anonymous() {
+    async fn user(auth: &Authenticator, headers: &HeaderMap) -> Result<Arc<UserInfo>, u16> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        auth.authenticate(headers, None, &store, &NoObjects)
+            .await
+            .map_err(|e| e.code())
+    }
+
+    async fn review(auth: &Authenticator, token: &str, audiences: &[String]) -> TokenVerdict {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        auth.review_token(token, audiences, &store, &NoObjects)
+            .await
+    }
+
+    #[tokio::test]
+    async fn a_token_no_one_knows_is_refused_and_no_credential_is_anonymous() {
         let auth = Authenticator::default().with_token_file(tokens());
-        let alice = auth
-            .authenticate(&with_authorization("Bearer t1"), None)
+        let alice = user(&auth, &with_authorization("Bearer t1")).await.unwrap();
+        assert_eq!(alice.name, "alice");
+        let alice = user(&auth, &with_authorization("bearer t1 more"))
+            .await
             .unwrap();
         assert_eq!(alice.name, "alice");
-        let alice = auth
-            .authenticate(&with_authorization("bearer t1 more"), None)
-            .unwrap();
-        assert_eq!(alice.name, "alice");
-        let refused = auth.authenticate(&with_authorization("Bearer nope"), None);
-        assert_eq!(refused.unwrap_err().code(), 401);
+        assert_eq!(
+            user(&auth, &with_authorization("Bearer nope")).await,
+            Err(401)
+        );
         // Not a bearer token at all: no credential, as upstream.
         for value in ["Basic YTpi", "Bearer", "Bearer  t1"] {
-            let user = auth.authenticate(&with_authorization(value), None).unwrap();
-            assert_eq!(*user, UserInfo::anonymous(), "{value}");
+            let nobody = user(&auth, &with_authorization(value)).await.unwrap();
+            assert_eq!(*nobody, UserInfo::anonymous(), "{value}");
         }
-        let nobody = auth.authenticate(&HeaderMap::new(), None).unwrap();
+        let nobody = user(&auth, &HeaderMap::new()).await.unwrap();
         assert_eq!(nobody.name, "system:anonymous");
         let closed = Authenticator::default().with_anonymous(false);
-        assert_eq!(
-            closed
-                .authenticate(&HeaderMap::new(), None)
-                .unwrap_err()
-                .code(),
-            401
-        );
+        assert_eq!(user(&closed, &HeaderMap::new()).await, Err(401));
     }
 
-    #[test]
-    fn a_token_review_grants_only_the_api_audience_to_static_tokens() {
+    #[tokio::test]
+    async fn a_token_review_grants_only_the_api_audience_to_static_tokens() {
         let auth = Authenticator::default().with_token_file(tokens());
-        let TokenVerdict::User(user, audiences) = auth.review_token("t1", &[]) else {
+        let TokenVerdict::User(alice, audiences) = review(&auth, "t1", &[]).await else {
             panic!("t1 is alice's");
         };
-        assert_eq!(
-            (user.name.as_str(), &audiences[..]),
-            ("alice", &[API_AUDIENCE.to_owned()][..])
-        );
-        let other = ["foo".to_owned()];
-        assert_eq!(
-            auth.review_token("t1", &other),
-            TokenVerdict::Refused("invalid bearer token".to_owned())
-        );
+        assert_eq!(alice.name, "alice");
+        assert_eq!(audiences, [API_AUDIENCE]);
+        let refused = TokenVerdict::Refused("invalid bearer token".to_owned());
+        assert_eq!(review(&auth, "t1", &["foo".to_owned()]).await, refused);
         let both = ["foo".to_owned(), API_AUDIENCE.to_owned()];
-        assert!(matches!(auth.review_token("t1", &both), TokenVerdict::User(_, a) if a.len() == 1));
-        assert!(matches!(
-            auth.review_token("t2", &[]),
-            TokenVerdict::Refused(_)
-        ));
+        assert!(
+            matches!(review(&auth, "t1", &both).await, TokenVerdict::User(_, a) if a.len() == 1)
+        );
+        assert_eq!(review(&auth, "t2", &[]).await, refused);
     }
 
-    #[test]
-    fn without_a_token_file_every_token_is_refused() {
+    #[tokio::test]
+    async fn without_a_token_file_every_token_is_refused() {
         let auth = Authenticator::anonymous_only();
-        let refused = auth.authenticate(&with_authorization("Bearer anything"), None);
-        assert_eq!(refused.unwrap_err().code(), 401);
+        assert_eq!(
+            user(&auth, &with_authorization("Bearer anything")).await,
+            Err(401)
+        );
     }
 
     #[test]

@@ -6,14 +6,13 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use kapi_storage::Storage;
 use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::authn::{Authenticator, TokenVerdict, UserInfo};
 use crate::body::Input;
 use crate::registry::hooks::KindRest;
-use crate::registry::{Object, Scope};
+use crate::registry::{Object, Registry, Scope};
 
 /// `selfsubjectreviews`.
 pub struct SelfSubjectReviewRest;
@@ -22,7 +21,7 @@ pub struct SelfSubjectReviewRest;
 impl KindRest for SelfSubjectReviewRest {
     async fn answer(
         &self,
-        _storage: &dyn Storage,
+        _registry: &Registry,
         scope: Scope<'_>,
         object: &mut Object,
         user: &UserInfo,
@@ -48,7 +47,7 @@ pub struct TokenReviewRest {
 impl KindRest for TokenReviewRest {
     async fn answer(
         &self,
-        _storage: &dyn Storage,
+        registry: &Registry,
         scope: Scope<'_>,
         object: &mut Object,
         _user: &UserInfo,
@@ -73,7 +72,11 @@ impl KindRest for TokenReviewRest {
                     .collect()
             })
             .unwrap_or_default();
-        let status = match self.authenticator.review_token(token, &audiences) {
+        let verdict = self
+            .authenticator
+            .review_token(token, &audiences, registry.storage().as_ref(), registry)
+            .await;
+        let status = match verdict {
             TokenVerdict::User(user, audiences) => json!({
                 "authenticated": true,
                 "user": user_info(&user),

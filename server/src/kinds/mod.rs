@@ -16,13 +16,19 @@ pub mod service_account;
 use std::sync::Arc;
 
 use crate::authn::Authenticator;
+use crate::authn::service_account::key::ServiceAccountKey;
 use crate::registry::Hooks;
 
 pub use service::{IpRange, ServiceRanges};
 
 /// The hooks of the built-in kinds, Services taking addresses and ports
-/// from `ranges`, the authentication reviews answered by `authenticator`.
-pub fn builtin(ranges: ServiceRanges, authenticator: Arc<Authenticator>) -> Hooks {
+/// from `ranges`, the authentication reviews answered by `authenticator`,
+/// service account tokens signed with `key`.
+pub fn builtin(
+    ranges: ServiceRanges,
+    authenticator: Arc<Authenticator>,
+    key: Arc<ServiceAccountKey>,
+) -> Hooks {
     let bind = Arc::new(pod::binding::Bind);
     Hooks::new()
         .with_rest(
@@ -49,6 +55,6 @@ pub fn builtin(ranges: ServiceRanges, authenticator: Arc<Authenticator>) -> Hook
         .with_action(("", "pods", "eviction"), Arc::new(pod::eviction::Evict))
         .with_action(
             ("", "serviceaccounts", "token"),
-            Arc::new(service_account::token::IssueToken::default()),
+            Arc::new(service_account::token::IssueToken { key }),
         )
 }

@@ -180,10 +180,7 @@ impl Registry {
             ));
         }
         match self.hooks.rest(scope.info()) {
-            Some(rest) => {
-                rest.answer(self.storage().as_ref(), scope, &mut object, user)
-                    .await?
-            }
+            Some(rest) => rest.answer(self, scope, &mut object, user).await?,
             None => object.typed_mut().answer(),
         }
         let object = scope.to_served(object)?;

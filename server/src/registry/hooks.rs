@@ -153,7 +153,7 @@ pub trait KindRest: Send + Sync {
     /// kind's own answer, which knows nothing of the request.
     async fn answer(
         &self,
-        _storage: &dyn Storage,
+        _registry: &Registry,
         _scope: Scope<'_>,
         object: &mut Object,
         _user: &UserInfo,

@@ -24,6 +24,8 @@ use tokio::sync::watch;
 
 use crate::app::app;
 use crate::authn::Authenticator;
+use crate::authn::service_account::ServiceAccountTokens;
+use crate::authn::service_account::key::ServiceAccountKey;
 use crate::authn::token_file::TokenFile;
 use crate::authn::x509::ClientCertificates;
 use crate::controllers::{self, ControllerOptions, UnknownController};
@@ -140,7 +142,8 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         },
     )?;
     let controllers = controller_options(&opts, &certificates)?;
-    let authenticator = Arc::new(authenticator(&opts, &certificates)?);
+    let key = Arc::new(ServiceAccountKey::default());
+    let authenticator = Arc::new(authenticator(&opts, &certificates, key.clone())?);
     let tls = tls::server_config(&certificates, authenticator.client_certificates())?;
     let mut metrics = Metrics::default();
     let limiter = limiter(opts.limits, &metrics)?;
@@ -153,6 +156,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         .with_hooks(crate::kinds::builtin(
             opts.service_ranges.clone(),
             authenticator.clone(),
+            key,
         ));
     metrics.register_cache(registry.cache_metrics());
     bootstrap_namespaces(&registry).await;
@@ -288,15 +292,18 @@ fn controller_options(
     Ok(ControllerOptions { enabled, root_ca })
 }
 
-/// Client certificates of the client CAs, `--token-auth-file`'s tokens and
-/// `--anonymous-auth`.
+/// Client certificates of the client CAs, `--token-auth-file`'s tokens, the
+/// service account tokens signed with `key`, and `--anonymous-auth`.
 fn authenticator(
     opts: &ServeOptions,
     certificates: &pki::Certificates,
+    key: Arc<ServiceAccountKey>,
 ) -> Result<Authenticator, ServeError> {
     let trusted = ClientCertificates::new(&certificates.client_cas)?;
+    let accounts = ServiceAccountTokens::new(key, crate::kinds::service_account::ISSUER);
     let mut authenticator = Authenticator::default()
         .with_client_certificates(trusted)
+        .with_service_accounts(accounts)
         .with_anonymous(opts.anonymous_auth);
     if let Some(path) = &opts.token_auth_file {
         authenticator = authenticator.with_token_file(TokenFile::read(path)?);

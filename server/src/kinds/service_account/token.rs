@@ -12,29 +12,22 @@
 
 use std::collections::BTreeMap;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::Time;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
-use kapi_storage::{Storage, StorageError};
-use ring::rand::SystemRandom;
-use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::authn::service_account::key::ServiceAccountKey;
 use crate::registry::hooks::{Action, ActionBody};
 use crate::registry::{Registry, Scope};
 
 /// The issuer (`iss`) of the tokens, and their audience by default: what
 /// kube-apiserver is commonly started with (`--service-account-issuer`).
 pub const ISSUER: &str = crate::authn::API_AUDIENCE;
-
-/// Where the signing key (PKCS#8) lives in the store: outside every
-/// resource's prefix (resource names have no dashes).
-const KEY: &str = "/registry/kapi.dev/serviceaccount-signing-key";
 
 const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
 const MIN_EXPIRATION_SECONDS: i64 = 600;
@@ -45,71 +38,6 @@ const MAX_EXPIRATION_SECONDS: i64 = u32::MAX as i64;
 const WARN_ONLY_EXPIRATION_SECONDS: i64 = 3607;
 const EXTENDED_EXPIRATION_SECONDS: i64 = 365 * 24 * 3600;
 
-/// DER prefix of a P-256 public key's SubjectPublicKeyInfo, before the
-/// uncompressed point: the key id hashes the whole structure, as Go's.
-const P256_SPKI_PREFIX: [u8; 26] = [
-    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
-    0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-];
-
-/// Signs tokens with the key from the store.
-pub struct Signer {
-    pair: EcdsaKeyPair,
-    kid: String,
-    rng: SystemRandom,
-}
-
-impl Signer {
-    fn from_pkcs8(der: &[u8]) -> Result<Signer, String> {
-        let rng = SystemRandom::new();
-        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &rng)
-            .map_err(|e| format!("the service account signing key is unusable: {e}"))?;
-        let mut spki = P256_SPKI_PREFIX.to_vec();
-        spki.extend_from_slice(pair.public_key().as_ref());
-        let kid = URL_SAFE_NO_PAD.encode(Sha256::digest(&spki));
-        Ok(Signer { pair, kid, rng })
-    }
-
-    /// The public key as a JSON Web Key set (`/openid/v1/jwks`).
-    fn jwks(&self) -> Value {
-        // An uncompressed P-256 point: 0x04, then x and y, 32 bytes each.
-        let point = self.pair.public_key().as_ref();
-        let (x, y) = point
-            .get(1..)
-            .unwrap_or_default()
-            .split_at(point.len().saturating_sub(1) / 2);
-        json!({ "keys": [{
-            "use": "sig",
-            "kty": "EC",
-            "kid": self.kid,
-            "crv": "P-256",
-            "alg": "ES256",
-            "x": URL_SAFE_NO_PAD.encode(x),
-            "y": URL_SAFE_NO_PAD.encode(y),
-        }]})
-    }
-
-    /// A compact JWS of `claims`.
-    fn sign(&self, claims: &Value) -> Result<String, String> {
-        let header = json!({ "alg": "ES256", "kid": self.kid });
-        let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
-        let payload = serde_json::to_vec(claims).map_err(|e| e.to_string())?;
-        let input = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header),
-            URL_SAFE_NO_PAD.encode(payload)
-        );
-        let signature = self
-            .pair
-            .sign(&self.rng, input.as_bytes())
-            .map_err(|e| format!("signing failed: {e}"))?;
-        Ok(format!(
-            "{input}.{}",
-            URL_SAFE_NO_PAD.encode(signature.as_ref())
-        ))
-    }
-}
-
 /// What a token is bound to, besides the service account.
 #[derive(Default)]
 struct Bound {
@@ -119,11 +47,11 @@ struct Bound {
     node: Option<(String, Option<String>)>,
 }
 
-/// Issues tokens for `serviceaccounts/<name>/token`, with the signer loaded
-/// (or made) on first use.
-#[derive(Default)]
+/// Issues tokens for `serviceaccounts/<name>/token`, signed with the
+/// service account key (shared with the authenticator that verifies them).
 pub struct IssueToken {
-    signer: tokio::sync::OnceCell<Signer>,
+    /// The key.
+    pub key: Arc<ServiceAccountKey>,
 }
 
 #[async_trait]
@@ -145,41 +73,7 @@ impl Action for IssueToken {
     }
 }
 
-/// The service account issuer's key set, for those who verify its tokens
-/// (`/openid/v1/jwks`).
-pub async fn jwks(storage: &dyn Storage) -> ApiResult<Value> {
-    Ok(load_signer(storage).await?.jwks())
-}
-
-/// The signer, loaded from the store or, the first time, made and stored (a
-/// replica that loses the race to store it loads the winner's).
-async fn load_signer(storage: &dyn Storage) -> ApiResult<Signer> {
-    if let Some(kv) = storage.get(KEY).await.map_err(storage_error)? {
-        return Signer::from_pkcs8(&kv.value).map_err(ApiError::internal);
-    }
-    let rng = SystemRandom::new();
-    let made = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
-        .map_err(|e| ApiError::internal(format!("cannot make a signing key: {e}")))?;
-    let der = bytes::Bytes::copy_from_slice(made.as_ref());
-    match storage.create(KEY, der.clone()).await {
-        Ok(_) => Signer::from_pkcs8(&der).map_err(ApiError::internal),
-        Err(StorageError::AlreadyExists(_)) => {
-            let kv = storage
-                .get(KEY)
-                .await
-                .map_err(storage_error)?
-                .ok_or_else(|| ApiError::internal("the signing key vanished"))?;
-            Signer::from_pkcs8(&kv.value).map_err(ApiError::internal)
-        }
-        Err(e) => Err(storage_error(e)),
-    }
-}
-
 impl IssueToken {
-    async fn signer(&self, storage: &dyn Storage) -> ApiResult<&Signer> {
-        self.signer.get_or_try_init(|| load_signer(storage)).await
-    }
-
     /// Answers a TokenRequest (JSON) for service account `name` in
     /// `accounts`' namespace: the request, completed, with the token.
     async fn issue(
@@ -267,6 +161,7 @@ impl IssueToken {
         }
         let claims = claims(&account, &bound, &audiences, now.0, lifetime, warn_after);
         let token = self
+            .key
             .signer(registry.storage().as_ref())
             .await?
             .sign(&claims)
@@ -427,8 +322,4 @@ fn uid_of(object: &Value) -> String {
 fn after(now: Timestamp, seconds: i64) -> Timestamp {
     now.checked_add(SignedDuration::from_secs(seconds))
         .unwrap_or(now)
-}
-
-fn storage_error(e: StorageError) -> ApiError {
-    ApiError::from_storage(e, Target::NONE)
 }

@@ -1,4 +1,4 @@
-//! TLS and authentication at the edge: the kubeconfig kapi writes works on
+//! TLS and authentication: the kubeconfig kapi writes works on
 //! its own, credentials no authenticator accepts get kube-apiserver's 401, and
 //! kube-apiserver's certificate flags replace what kapi makes.
 
@@ -314,5 +314,131 @@ fn token_reviews_answer_as_upstream() {
              token is required for TokenReview in authentication"
                 .to_owned()
         )
+    );
+}
+
+/// The service account tokens kapi issues authenticate their service
+/// account, bound to what they name, for the audiences they carry; the
+/// TokenReview answers are the reference's (kube-apiserver 1.32, with a
+/// token file beside, as there).
+#[test]
+fn service_account_tokens_authenticate_while_what_they_name_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "tok1,alice,alice-uid\n").unwrap();
+    let s = Server::start_args(kapi(), &["--token-auth-file", tokens.to_str().unwrap()]);
+    s.kubectl_ok(&["create", "serviceaccount", "robot"]);
+    s.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\"},\
+         \"spec\":{\"serviceAccountName\":\"robot\",\"containers\":[{\"name\":\"c\",\"image\":\"x\"}]}}",
+    );
+    let token = |extra: &[&str]| {
+        let mut args = vec!["create", "token", "robot"];
+        args.extend_from_slice(extra);
+        s.kubectl_ok(&args).trim().to_owned()
+    };
+    let review = |token: &str, audiences: Option<&[&str]>| {
+        let mut spec = serde_json::json!({"token": token});
+        if let Some(audiences) = audiences {
+            spec["audiences"] = serde_json::json!(audiences);
+        }
+        let body = serde_json::json!({"apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenReview", "spec": spec});
+        let out = s.kubectl_stdin_ok(&["create", "-f", "-", "-o", "json"], &body.to_string());
+        serde_json::from_str::<Value>(&out).unwrap()["status"].clone()
+    };
+    let uid = s.kubectl_ok(&["get", "sa", "robot", "-o", "jsonpath={.metadata.uid}"]);
+    let pod_uid = s.kubectl_ok(&["get", "pod", "p1", "-o", "jsonpath={.metadata.uid}"]);
+
+    let plain = token(&[]);
+    let status = review(&plain, None);
+    assert_eq!(status["authenticated"], true, "{status}");
+    assert_eq!(
+        status["audiences"],
+        serde_json::json!(["https://kubernetes.default.svc.cluster.local"])
+    );
+    let user = &status["user"];
+    assert_eq!(user["username"], "system:serviceaccount:default:robot");
+    assert_eq!(user["uid"], uid.as_str());
+    assert_eq!(
+        user["groups"],
+        serde_json::json!([
+            "system:serviceaccounts",
+            "system:serviceaccounts:default",
+            "system:authenticated"
+        ])
+    );
+    let id = user["extra"]["authentication.kubernetes.io/credential-id"][0]
+        .as_str()
+        .unwrap();
+    assert!(id.starts_with("JTI="), "{id}");
+
+    // The token as a credential: the same user answers whoami.
+    let (code, whoami) = curl(
+        &s,
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        &[
+            "--cacert",
+            &file(s.data_dir(), "ca.crt"),
+            "-H",
+            &format!("Authorization: Bearer {plain}"),
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#,
+        ],
+    );
+    assert_eq!(code, 201, "{whoami}");
+    assert_eq!(whoami["status"]["userInfo"], *user);
+
+    // Bound to the pod: its name and uid ride along, until it is gone.
+    let bound = token(&["--bound-object-kind", "Pod", "--bound-object-name", "p1"]);
+    let status = review(&bound, None);
+    let extra = &status["user"]["extra"];
+    assert_eq!(
+        extra["authentication.kubernetes.io/pod-name"],
+        serde_json::json!(["p1"])
+    );
+    assert_eq!(
+        extra["authentication.kubernetes.io/pod-uid"],
+        serde_json::json!([pod_uid])
+    );
+
+    // Another audience: good only where it is asked for.
+    let foo = token(&["--audience", "foo"]);
+    assert_eq!(
+        review(&foo, None),
+        serde_json::json!({"user": {}, "error": "[invalid bearer token, token audiences [\"foo\"] \
+            is invalid for the target audiences [\"https://kubernetes.default.svc.cluster.local\"]]"})
+    );
+    assert_eq!(
+        review(&foo, Some(&["foo", "bar"]))["audiences"],
+        serde_json::json!(["foo"])
+    );
+
+    s.kubectl_ok(&["delete", "pod", "p1", "--grace-period=0", "--force"]);
+    assert_eq!(
+        review(&bound, None),
+        serde_json::json!({"user": {}, "error": "[invalid bearer token, pods \"p1\" not found]"})
+    );
+    s.kubectl_ok(&["delete", "serviceaccount", "robot"]);
+    assert_eq!(
+        review(&plain, None),
+        serde_json::json!({"user": {},
+            "error": "[invalid bearer token, serviceaccounts \"robot\" not found]"})
+    );
+    // A token with a changed signature, and no token at all.
+    let forged = format!("{}x", &plain[..plain.len() - 1]);
+    let refused = review(&forged, None);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("[invalid bearer token, ")
+    );
+    assert_eq!(
+        review("abc.def.ghi", None),
+        serde_json::json!({"user": {}, "error": "invalid bearer token"})
     );
 }
