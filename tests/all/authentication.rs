@@ -442,3 +442,55 @@ fn service_account_tokens_authenticate_while_what_they_name_exists() {
         serde_json::json!({"user": {}, "error": "invalid bearer token"})
     );
 }
+
+/// With `--enable-bootstrap-token-auth`, a bootstrap token authenticates
+/// while its Secret allows it, as upstream's authenticator.
+#[test]
+fn bootstrap_tokens_authenticate_by_their_secret() {
+    let s = Server::start_args(kapi(), &["--enable-bootstrap-token-auth"]);
+    let secret = |extra: &str| {
+        format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{{\"name\":\"bootstrap-token-abcdef\",\
+             \"namespace\":\"kube-system\"}},\"type\":\"bootstrap.kubernetes.io/token\",\
+             \"stringData\":{{\"token-id\":\"abcdef\",\"token-secret\":\"0123456789abcdef\",\
+             \"usage-bootstrap-authentication\":\"true\"{extra}}}}}"
+        )
+    };
+    let ca = file(s.data_dir(), "ca.crt");
+    let whoami = |token: &str| {
+        curl(
+            &s,
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            &[
+                "--cacert",
+                &ca,
+                "-H",
+                &format!("Authorization: Bearer {token}"),
+                "-H",
+                "Content-Type: application/json",
+                "-d",
+                r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#,
+            ],
+        )
+    };
+    let token = "abcdef.0123456789abcdef";
+    assert_eq!(whoami(token).0, 401, "no secret yet");
+    s.kubectl_stdin_ok(
+        &["apply", "-f", "-"],
+        &secret(",\"auth-extra-groups\":\"system:bootstrappers:kubeadm:default-node-token\""),
+    );
+    let (code, review) = whoami(token);
+    assert_eq!(code, 201, "{review}");
+    assert_eq!(
+        review["status"]["userInfo"],
+        serde_json::json!({"username": "system:bootstrap:abcdef",
+            "groups": ["system:bootstrappers", "system:bootstrappers:kubeadm:default-node-token",
+                "system:authenticated"]})
+    );
+    assert_eq!(whoami("abcdef.0123456789abcdee").0, 401, "another secret");
+    s.kubectl_stdin_ok(
+        &["apply", "-f", "-"],
+        &secret(",\"expiration\":\"2001-01-01T00:00:00Z\""),
+    );
+    assert_eq!(whoami(token).0, 401, "expired");
+}

@@ -8,7 +8,9 @@
 //!
 //! - a client certificate that chains to a client CA names its user
 //!   ([`x509`]);
-//! - else a bearer token names one: `--token-auth-file`'s ([`token_file`]);
+//! - else a bearer token names one: `--token-auth-file`'s ([`token_file`]),
+//!   a service account token kapi issued ([`service_account`]), a bootstrap
+//!   token with `--enable-bootstrap-token-auth` ([`bootstrap`]);
 //! - a credential no authenticator accepts (a token no one knows, a
 //!   certificate of another CA, with nothing better beside it) is refused with
 //!   a 401, never taken as anonymous;
@@ -18,6 +20,7 @@
 //! - `Impersonate-*` headers then replace that user ([`impersonation`]; no
 //!   one is refused: kapi authorizes nothing yet).
 
+pub mod bootstrap;
 pub mod impersonation;
 pub mod service_account;
 pub mod token_file;
@@ -111,6 +114,8 @@ pub struct Authenticator {
     tokens: Option<token_file::TokenFile>,
     /// The service account tokens kapi issues.
     service_accounts: Option<service_account::ServiceAccountTokens>,
+    /// `--enable-bootstrap-token-auth`.
+    bootstrap_tokens: bool,
     /// `--anonymous-auth`.
     anonymous: bool,
 }
@@ -122,6 +127,7 @@ impl Default for Authenticator {
             certificates: None,
             tokens: None,
             service_accounts: None,
+            bootstrap_tokens: false,
             anonymous: true,
         }
     }
@@ -151,6 +157,12 @@ impl Authenticator {
         tokens: service_account::ServiceAccountTokens,
     ) -> Authenticator {
         self.service_accounts = Some(tokens);
+        self
+    }
+
+    /// `--enable-bootstrap-token-auth`: authenticates bootstrap tokens too.
+    pub fn with_bootstrap_tokens(mut self, enabled: bool) -> Authenticator {
+        self.bootstrap_tokens = enabled;
         self
     }
 
@@ -205,8 +217,8 @@ impl Authenticator {
         Ok(anonymous())
     }
 
-    /// The token authenticators in upstream's order (the token file, then
-    /// service account tokens), for `audiences`.
+    /// The token authenticators in upstream's order (the token file, service
+    /// account tokens, bootstrap tokens), for `audiences`.
     async fn token_user(
         &self,
         token: &str,
@@ -235,6 +247,18 @@ impl Authenticator {
                     return TokenVerdict::Refused(format!("[{INVALID_BEARER_TOKEN}, {why}]"));
                 }
                 service_account::Verdict::NotOurs => {}
+            }
+        }
+        // Bootstrap tokens, too, are good only for the API server.
+        if self.bootstrap_tokens && audiences.iter().any(|a| a == API_AUDIENCE) {
+            match bootstrap::authenticate(token, objects).await {
+                bootstrap::Verdict::User(user) => {
+                    return TokenVerdict::User(Arc::new(user), vec![API_AUDIENCE.to_owned()]);
+                }
+                bootstrap::Verdict::Refused(why) => {
+                    return TokenVerdict::Refused(format!("[{INVALID_BEARER_TOKEN}, {why}]"));
+                }
+                bootstrap::Verdict::NotOurs => {}
             }
         }
         TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned())

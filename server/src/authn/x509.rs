@@ -56,11 +56,7 @@ impl ClientCertificates {
     /// The user of a verified `chain` (leaf first) and when the leaf ends (Unix
     /// seconds); `Ok(None)` for a certificate without a common name, which
     /// upstream does not count as a credential.
-    pub fn user(
-        &self,
-        chain: &[CertificateDer<'static>],
-        now: UnixTime,
-    ) -> Result<Option<(Arc<UserInfo>, u64)>, Refused> {
+    pub fn user(&self, chain: &[CertificateDer<'static>], now: UnixTime) -> Verified {
         let Some((leaf, intermediates)) = chain.split_first() else {
             return Ok(None);
         };
@@ -104,12 +100,16 @@ impl ClientCertificates {
     }
 }
 
+/// A verified certificate's user and when the certificate ends (Unix
+/// seconds); `None` for one that names no user.
+type Verified = Result<Option<(Arc<UserInfo>, u64)>, Refused>;
+
 /// The certificate chain a connection's client presented, authenticated on
 /// the connection's first request and remembered for the rest.
 #[derive(Debug)]
 pub struct PeerCertificates {
     chain: Vec<CertificateDer<'static>>,
-    verified: OnceLock<Result<Option<(Arc<UserInfo>, u64)>, Refused>>,
+    verified: OnceLock<Verified>,
 }
 
 impl PeerCertificates {

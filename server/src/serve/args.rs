@@ -67,6 +67,10 @@ pub struct ServeArgs {
     /// `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
     pub token_auth_file: Option<PathBuf>,
+    /// Authenticate bootstrap tokens (`<id>.<secret>`, checked against the
+    /// kube-system Secret `bootstrap-token-<id>`), as kube-apiserver's flag.
+    #[arg(long)]
+    pub enable_bootstrap_token_auth: bool,
     /// Serve requests without credentials as `system:anonymous` (false: answer
     /// them 401 Unauthorized).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
@@ -143,6 +147,7 @@ impl ServeArgs {
             root_ca_file: self.root_ca_file.clone(),
             token_auth_file: self.token_auth_file.clone(),
             anonymous_auth: self.anonymous_auth,
+            bootstrap_tokens: self.enable_bootstrap_token_auth,
             tls: TlsFlags {
                 cert_file: self.tls_cert_file.clone(),
                 key_file: self.tls_private_key_file.clone(),

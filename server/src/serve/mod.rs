@@ -61,6 +61,8 @@ pub struct ServeOptions {
     pub token_auth_file: Option<PathBuf>,
     /// `--anonymous-auth`.
     pub anonymous_auth: bool,
+    /// `--enable-bootstrap-token-auth`.
+    pub bootstrap_tokens: bool,
     /// The serving certificate and client CAs, when not kapi's own.
     pub tls: pki::TlsFlags,
     /// Priority and fairness or the in-flight limits.
@@ -293,7 +295,8 @@ fn controller_options(
 }
 
 /// Client certificates of the client CAs, `--token-auth-file`'s tokens, the
-/// service account tokens signed with `key`, and `--anonymous-auth`.
+/// service account tokens signed with `key`, bootstrap tokens when enabled,
+/// and `--anonymous-auth`.
 fn authenticator(
     opts: &ServeOptions,
     certificates: &pki::Certificates,
@@ -304,6 +307,7 @@ fn authenticator(
     let mut authenticator = Authenticator::default()
         .with_client_certificates(trusted)
         .with_service_accounts(accounts)
+        .with_bootstrap_tokens(opts.bootstrap_tokens)
         .with_anonymous(opts.anonymous_auth);
     if let Some(path) = &opts.token_auth_file {
         authenticator = authenticator.with_token_file(TokenFile::read(path)?);
