@@ -14,6 +14,7 @@ pub mod admission;
 pub mod api_error;
 pub mod app;
 pub mod authn;
+pub mod authz;
 pub mod body;
 pub mod cache;
 pub mod cli;

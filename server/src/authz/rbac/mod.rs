@@ -1,0 +1,435 @@
+//! RBAC: the roles and bindings of rbac.authorization.k8s.io, evaluated as
+//! kube-apiserver's RBAC authorizer (k8s.io/kubernetes
+//! `plugin/pkg/auth/authorizer/rbac`) evaluates them.
+//!
+//! A request is allowed when a ClusterRoleBinding, or a RoleBinding of the
+//! request's namespace, binds one of the user's subjects (the user, a group
+//! of theirs, or their service account) to a role with a rule that covers
+//! it. Nothing is ever denied outright: with no such rule RBAC has no
+//! opinion, and the reason lists the roles it could not find.
+
+pub mod rules;
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Attributes, Decision, Target};
+use crate::authn::UserInfo;
+use rules::PolicyRule;
+
+/// The RBAC objects at one moment, indexed for evaluation.
+#[derive(Debug, Default)]
+pub struct Policy {
+    cluster_roles: HashMap<String, Vec<PolicyRule>>,
+    roles: HashMap<(String, String), Vec<PolicyRule>>,
+    cluster_role_bindings: Vec<Binding>,
+    role_bindings: HashMap<String, Vec<Binding>>,
+}
+
+/// A RoleBinding or ClusterRoleBinding.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Binding {
+    metadata: Meta,
+    role_ref: RoleRef,
+    subjects: Vec<Subject>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct Meta {
+    name: String,
+    namespace: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct RoleRef {
+    kind: String,
+    name: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+struct Subject {
+    kind: String,
+    name: String,
+    namespace: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Role {
+    metadata: Meta,
+    rules: Vec<PolicyRule>,
+}
+
+/// The four kinds' objects, as JSON.
+#[derive(Debug, Default)]
+pub struct Objects {
+    /// ClusterRoles.
+    pub cluster_roles: Vec<Value>,
+    /// Roles.
+    pub roles: Vec<Value>,
+    /// ClusterRoleBindings.
+    pub cluster_role_bindings: Vec<Value>,
+    /// RoleBindings.
+    pub role_bindings: Vec<Value>,
+}
+
+impl Policy {
+    /// The policy of `objects` (objects that do not read as their kind are
+    /// skipped: the API validated them).
+    pub fn new(objects: &Objects) -> Policy {
+        let read = |value: &Value| serde_json::from_value::<Role>(value.clone()).ok();
+        let bindings = |values: &[Value]| {
+            let mut list: Vec<Binding> = values
+                .iter()
+                .filter_map(|v| serde_json::from_value(v.clone()).ok())
+                .collect();
+            list.sort_by(|a: &Binding, b| a.metadata.name.cmp(&b.metadata.name));
+            list
+        };
+        let mut role_bindings: HashMap<String, Vec<Binding>> = HashMap::new();
+        for binding in bindings(&objects.role_bindings) {
+            role_bindings
+                .entry(binding.metadata.namespace.clone())
+                .or_default()
+                .push(binding);
+        }
+        Policy {
+            cluster_roles: objects
+                .cluster_roles
+                .iter()
+                .filter_map(read)
+                .map(|r| (r.metadata.name, r.rules))
+                .collect(),
+            roles: objects
+                .roles
+                .iter()
+                .filter_map(read)
+                .map(|r| ((r.metadata.namespace, r.metadata.name), r.rules))
+                .collect(),
+            cluster_role_bindings: bindings(&objects.cluster_role_bindings),
+            role_bindings,
+        }
+    }
+
+    /// RBAC's answer for `request`.
+    pub fn authorize(&self, request: &Attributes<'_>) -> Decision {
+        let mut errors = Vec::new();
+        let mut allowed = None;
+        self.visit(
+            request.user,
+            namespace_of(request),
+            &mut |source, rules, error| {
+                if let Some(error) = error {
+                    errors.push(error);
+                    return true;
+                }
+                if rules.iter().any(|rule| rule.allows(request)) {
+                    allowed = Some(source.describe());
+                    return false;
+                }
+                true
+            },
+        );
+        if let Some(by) = allowed {
+            return Decision::Allow(format!("RBAC: allowed by {by}"));
+        }
+        let reason = match errors.as_slice() {
+            [] => String::new(),
+            [one] => format!("RBAC: {one}"),
+            many => format!("RBAC: [{}]", many.join(", ")),
+        };
+        Decision::NoOpinion(reason)
+    }
+
+    /// Every rule that applies to `user` in `namespace` (cluster-wide rules
+    /// too), and the roles that could not be found: what a
+    /// SelfSubjectRulesReview answers.
+    pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> (Vec<PolicyRule>, Vec<String>) {
+        let mut found = Vec::new();
+        let mut errors = Vec::new();
+        self.visit(user, namespace, &mut |_, rules, error| {
+            match error {
+                Some(error) => errors.push(error),
+                None => found.extend_from_slice(rules),
+            }
+            true
+        });
+        (found, errors)
+    }
+
+    /// Calls `visit` with each binding of `user` that applies in `namespace`
+    /// (cluster bindings first), its role's rules, or the error finding the
+    /// role; stops when `visit` returns false.
+    fn visit(
+        &self,
+        user: &UserInfo,
+        namespace: &str,
+        visit: &mut dyn FnMut(Source<'_>, &[PolicyRule], Option<String>) -> bool,
+    ) {
+        for binding in &self.cluster_role_bindings {
+            let Some(subject) = binding.subjects.iter().find(|s| applies(s, user, "")) else {
+                continue;
+            };
+            let source = Source {
+                binding,
+                subject,
+                namespaced: false,
+            };
+            let keep_going = match self.cluster_roles.get(&binding.role_ref.name) {
+                Some(rules) => visit(source, rules, None),
+                None => visit(
+                    source,
+                    &[],
+                    Some(not_found("clusterrole", &binding.role_ref.name)),
+                ),
+            };
+            if !keep_going {
+                return;
+            }
+        }
+        if namespace.is_empty() {
+            return;
+        }
+        for binding in self.role_bindings.get(namespace).into_iter().flatten() {
+            let Some(subject) = binding
+                .subjects
+                .iter()
+                .find(|s| applies(s, user, namespace))
+            else {
+                continue;
+            };
+            let source = Source {
+                binding,
+                subject,
+                namespaced: true,
+            };
+            let role = &binding.role_ref;
+            let rules = if role.kind == "Role" {
+                self.roles
+                    .get(&(namespace.to_owned(), role.name.clone()))
+                    .ok_or_else(|| not_found("role", &role.name))
+            } else {
+                self.cluster_roles
+                    .get(&role.name)
+                    .ok_or_else(|| not_found("clusterrole", &role.name))
+            };
+            let keep_going = match rules {
+                Ok(rules) => visit(source, rules, None),
+                Err(error) => visit(source, &[], Some(error)),
+            };
+            if !keep_going {
+                return;
+            }
+        }
+    }
+}
+
+/// A binding that applied, and through which subject.
+struct Source<'a> {
+    binding: &'a Binding,
+    subject: &'a Subject,
+    namespaced: bool,
+}
+
+impl Source<'_> {
+    /// Upstream's words for it: `ClusterRoleBinding "b" of ClusterRole "r"
+    /// to User "u"`, `RoleBinding "b/ns" of Role "r" to ServiceAccount
+    /// "sa/ns"`.
+    fn describe(&self) -> String {
+        let binding = self.binding;
+        let subject = self.subject;
+        let namespace = &binding.metadata.namespace;
+        let name = if self.namespaced {
+            format!(
+                "RoleBinding {:?}",
+                format!("{}/{namespace}", binding.metadata.name)
+            )
+        } else {
+            format!("ClusterRoleBinding {:?}", binding.metadata.name)
+        };
+        let who = if subject.kind == "ServiceAccount" {
+            let home = if subject.namespace.is_empty() {
+                namespace
+            } else {
+                &subject.namespace
+            };
+            format!("{}/{home}", subject.name)
+        } else {
+            subject.name.clone()
+        };
+        format!(
+            "{name} of {} {:?} to {} {who:?}",
+            binding.role_ref.kind, binding.role_ref.name, subject.kind
+        )
+    }
+}
+
+/// Whether `subject` of a binding in `namespace` (`""` for a cluster
+/// binding) is `user`.
+fn applies(subject: &Subject, user: &UserInfo, namespace: &str) -> bool {
+    match subject.kind.as_str() {
+        "User" => subject.name == user.name,
+        "Group" => user.in_group(&subject.name),
+        "ServiceAccount" => {
+            let home = if subject.namespace.is_empty() {
+                namespace
+            } else {
+                &subject.namespace
+            };
+            !home.is_empty()
+                && user
+                    .service_account()
+                    .is_some_and(|(ns, name)| ns == home && name == subject.name)
+        }
+        _ => false,
+    }
+}
+
+fn namespace_of<'a>(request: &Attributes<'a>) -> &'a str {
+    match request.target {
+        Target::Resource { namespace, .. } => namespace,
+        Target::Path(_) => "",
+    }
+}
+
+fn not_found(kind: &str, name: &str) -> String {
+    format!("{kind}.rbac.authorization.k8s.io {name:?} not found")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn policy() -> Policy {
+        Policy::new(&Objects {
+            cluster_roles: vec![
+                json!({"metadata": {"name": "reader"}, "rules": [
+                    {"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]}),
+                json!({"metadata": {"name": "health"}, "rules": [
+                    {"verbs": ["get"], "nonResourceURLs": ["/healthz*"]}]}),
+            ],
+            roles: vec![
+                json!({"metadata": {"name": "cm-writer", "namespace": "team"}, "rules": [
+                {"verbs": ["create"], "apiGroups": [""], "resources": ["configmaps"]}]}),
+            ],
+            cluster_role_bindings: vec![
+                json!({"metadata": {"name": "readers"},
+                    "roleRef": {"kind": "ClusterRole", "name": "reader"},
+                    "subjects": [{"kind": "Group", "name": "devs"}]}),
+                json!({"metadata": {"name": "everyone-health"},
+                    "roleRef": {"kind": "ClusterRole", "name": "health"},
+                    "subjects": [{"kind": "Group", "name": "system:authenticated"}]}),
+                json!({"metadata": {"name": "dangling"},
+                    "roleRef": {"kind": "ClusterRole", "name": "gone"},
+                    "subjects": [{"kind": "User", "name": "carol"}]}),
+            ],
+            role_bindings: vec![
+                json!({"metadata": {"name": "writers", "namespace": "team"},
+                    "roleRef": {"kind": "Role", "name": "cm-writer"},
+                    "subjects": [{"kind": "ServiceAccount", "name": "bot"}]}),
+                json!({"metadata": {"name": "team-readers", "namespace": "team"},
+                    "roleRef": {"kind": "ClusterRole", "name": "reader"},
+                    "subjects": [{"kind": "User", "name": "carol"}]}),
+            ],
+        })
+    }
+
+    fn pods<'a>(user: &'a UserInfo, verb: &'a str, namespace: &'a str) -> Attributes<'a> {
+        Attributes {
+            user,
+            verb,
+            target: Target::Resource {
+                namespace,
+                group: "",
+                resource: "pods",
+                subresource: "",
+                name: "",
+            },
+        }
+    }
+
+    #[test]
+    fn bindings_grant_their_roles_rules_to_their_subjects() {
+        let policy = policy();
+        let dev = UserInfo::new("dave", &["devs", "system:authenticated"]);
+        assert_eq!(
+            policy.authorize(&pods(&dev, "list", "anywhere")),
+            Decision::Allow(
+                "RBAC: allowed by ClusterRoleBinding \"readers\" of ClusterRole \"reader\" to Group \"devs\""
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            policy.authorize(&pods(&dev, "delete", "anywhere")),
+            Decision::NoOpinion(String::new())
+        );
+        let health = Attributes {
+            user: &dev,
+            verb: "get",
+            target: Target::Path("/healthz/ping"),
+        };
+        assert!(matches!(policy.authorize(&health), Decision::Allow(_)));
+
+        // A RoleBinding grants only in its namespace; a missing role is named.
+        let carol = UserInfo::new("carol", &[]);
+        assert_eq!(
+            policy.authorize(&pods(&carol, "get", "team")),
+            Decision::Allow(
+                "RBAC: allowed by RoleBinding \"team-readers/team\" of ClusterRole \"reader\" to User \"carol\""
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            policy.authorize(&pods(&carol, "get", "other")),
+            Decision::NoOpinion(
+                "RBAC: clusterrole.rbac.authorization.k8s.io \"gone\" not found".to_owned()
+            )
+        );
+
+        // A service account subject without a namespace is the binding's.
+        let bot = UserInfo::new("system:serviceaccount:team:bot", &[]);
+        let create = Attributes {
+            user: &bot,
+            verb: "create",
+            target: Target::Resource {
+                namespace: "team",
+                group: "",
+                resource: "configmaps",
+                subresource: "",
+                name: "",
+            },
+        };
+        assert_eq!(
+            policy.authorize(&create),
+            Decision::Allow(
+                "RBAC: allowed by RoleBinding \"writers/team\" of Role \"cm-writer\" to ServiceAccount \"bot/team\""
+                    .to_owned()
+            )
+        );
+        let other_bot = UserInfo::new("system:serviceaccount:other:bot", &[]);
+        let create = Attributes {
+            user: &other_bot,
+            ..create
+        };
+        assert!(matches!(policy.authorize(&create), Decision::NoOpinion(_)));
+    }
+
+    #[test]
+    fn the_rules_of_a_user_in_a_namespace() {
+        let policy = policy();
+        let carol = UserInfo::new("carol", &[]);
+        let (rules, errors) = policy.rules_for(&carol, "team");
+        assert_eq!(rules.len(), 1);
+        assert_eq!(
+            errors,
+            ["clusterrole.rbac.authorization.k8s.io \"gone\" not found"]
+        );
+    }
+}
