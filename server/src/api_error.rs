@@ -185,6 +185,26 @@ impl ApiError {
         ApiError::new(403, "Forbidden", msg, Some(t.details()))
     }
 
+    /// 403 Forbidden by authorization: `why` the user may not act on
+    /// `resource` of `group` (named `name`, or `""` for a collection), or on
+    /// a path (`resource` empty), in upstream's words.
+    pub fn unauthorized_action(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+        if resource.is_empty() {
+            return ApiError::new(403, "Forbidden", format!("forbidden: {why}"), None);
+        }
+        let target = Target {
+            group,
+            resource,
+            name,
+        };
+        let message = if name.is_empty() {
+            format!("{} is forbidden: {why}", target.qualified())
+        } else {
+            format!("{} {name:?} is forbidden: {why}", target.qualified())
+        };
+        ApiError::new(403, "Forbidden", message, Some(target.details()))
+    }
+
     /// 400 BadRequest.
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(400, "BadRequest", message, None)

@@ -56,7 +56,12 @@ pub fn app(state: Arc<App>) -> Router {
         )
         .fallback(not_found)
         // Run in the opposite order: the deadline's check, who sends the
-        // request, then its priority and fairness, as kube-apiserver's chain.
+        // request, its priority and fairness, then whether it is allowed, as
+        // kube-apiserver's chain.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authorize,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::flowcontrol::filter,
@@ -68,6 +73,14 @@ pub fn app(state: Arc<App>) -> Router {
         .layer(axum::middleware::from_fn(crate::go_duration::check_timeout))
         .layer(axum::middleware::from_fn(no_cache_by_default))
         .with_state(state)
+}
+
+async fn authorize(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    crate::authz::filter::authorize(app, request, next).await
 }
 
 async fn authenticate(

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use crate::authn::Authenticator;
+use crate::authz::Authorizer;
 use crate::flowcontrol::Limiter;
 use crate::metrics::Metrics;
 use crate::openapi;
@@ -26,6 +27,8 @@ pub struct App {
     pub openapi: openapi::OpenApiDocs,
     /// Who sends each request.
     pub authenticator: Arc<Authenticator>,
+    /// What each user may do.
+    pub authorizer: Arc<Authorizer>,
     /// Priority and fairness, or the in-flight limits.
     pub limiter: Limiter,
 }

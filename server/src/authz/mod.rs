@@ -5,7 +5,12 @@
 //! (the verb, and the resource or the path); [`rbac`] evaluates the roles and
 //! bindings of the rbac.authorization.k8s.io API.
 
+pub mod authorizer;
+pub mod bootstrap;
+pub mod filter;
 pub mod rbac;
+
+pub use authorizer::{Authorizer, Mode};
 
 use crate::authn::UserInfo;
 

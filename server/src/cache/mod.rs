@@ -40,7 +40,7 @@ use tokio::sync::watch as signal;
 pub use cached::{Cached, Event, EventType, ObjectRef, json_frame_parts};
 pub use index::IndexName;
 pub use read::Page;
-pub use state::Snapshot;
+pub use state::{Objects, Snapshot};
 pub use watch::{Start, Subscription, visible};
 
 use state::State;

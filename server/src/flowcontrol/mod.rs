@@ -540,7 +540,7 @@ fn is_long_running(request: &ResourceRef<'_>) -> bool {
 
 /// The method as a non-resource rule's verb, without allocating for the
 /// standard ones.
-fn lower_case(method: &axum::http::Method) -> std::borrow::Cow<'static, str> {
+pub(crate) fn lower_case(method: &axum::http::Method) -> std::borrow::Cow<'static, str> {
     use axum::http::Method;
     let known = [
         (Method::GET, "get"),
@@ -557,7 +557,8 @@ fn lower_case(method: &axum::http::Method) -> std::borrow::Cow<'static, str> {
     }
 }
 
-fn is_watch(query: &str) -> bool {
+/// Whether a query asks for a watch (`watch=true`, `1`...).
+pub(crate) fn is_watch(query: &str) -> bool {
     form_urlencoded::parse(query.as_bytes())
         .find(|(k, _)| k == "watch")
         .is_some_and(|(_, v)| v != "0" && !v.eq_ignore_ascii_case("false"))

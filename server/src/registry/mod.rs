@@ -256,6 +256,19 @@ impl Registry {
         self.caches.stop();
     }
 
+    /// The objects of `(group, version, plural)` as its watch cache holds
+    /// them, once the cache (started on first use) has listed them; `None`
+    /// for a kind the scheme does not serve.
+    pub async fn cached_objects(
+        &self,
+        (group, version, plural): (&str, &str, &str),
+    ) -> Option<crate::cache::Objects> {
+        let entry = self.scheme().get(group, version, plural)?.clone();
+        let cache = self.caches.of(&entry);
+        cache.listed().await;
+        cache.snapshot().map(|s| s.objects)
+    }
+
     /// Reads one object (a consistent read).
     pub async fn get(&self, scope: Scope<'_>, name: &str) -> ApiResult<Object> {
         let cached = self.get_shared(scope, name).await?;

@@ -67,6 +67,11 @@ pub struct ServeArgs {
     /// `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
     pub token_auth_file: Option<PathBuf>,
+    /// The authorizers to ask, in order (comma-separated): RBAC (the roles
+    /// and bindings of rbac.authorization.k8s.io), AlwaysAllow. Members of
+    /// system:masters may do anything whatever the modes.
+    #[arg(long, value_delimiter = ',', default_value = "AlwaysAllow")]
+    pub authorization_mode: Vec<crate::authz::Mode>,
     /// Authenticate bootstrap tokens (`<id>.<secret>`, checked against the
     /// kube-system Secret `bootstrap-token-<id>`), as kube-apiserver's flag.
     #[arg(long)]
@@ -148,6 +153,7 @@ impl ServeArgs {
             token_auth_file: self.token_auth_file.clone(),
             anonymous_auth: self.anonymous_auth,
             bootstrap_tokens: self.enable_bootstrap_token_auth,
+            authorization_modes: self.authorization_mode.clone(),
             tls: TlsFlags {
                 cert_file: self.tls_cert_file.clone(),
                 key_file: self.tls_private_key_file.clone(),

@@ -63,6 +63,8 @@ pub struct ServeOptions {
     pub anonymous_auth: bool,
     /// `--enable-bootstrap-token-auth`.
     pub bootstrap_tokens: bool,
+    /// `--authorization-mode`.
+    pub authorization_modes: Vec<crate::authz::Mode>,
     /// The serving certificate and client CAs, when not kapi's own.
     pub tls: pki::TlsFlags,
     /// Priority and fairness or the in-flight limits.
@@ -163,6 +165,9 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     metrics.register_cache(registry.cache_metrics());
     bootstrap_namespaces(&registry).await;
     bootstrap_admission(&registry).await;
+    if opts.authorization_modes.contains(&crate::authz::Mode::Rbac) {
+        crate::authz::bootstrap::ensure(&registry).await;
+    }
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
     // The kubeconfig trusts the serving certificate's CA; with an operator's
     // certificate that names none, the published root CA is the best guess.
@@ -188,6 +193,9 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         metrics,
         openapi: Default::default(),
         authenticator,
+        authorizer: Arc::new(crate::authz::Authorizer::new(
+            opts.authorization_modes.clone(),
+        )),
         limiter,
     });
     let compaction = tokio::spawn(compactor);

@@ -17,6 +17,7 @@ use crate::go_json::omitempty;
     plural = "clusterroles",
     cluster_scoped,
     generation = false,
+    name_format = "path-segment",
     printer_column(
         name = "Created At",
         type = "date",

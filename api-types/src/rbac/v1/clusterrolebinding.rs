@@ -18,6 +18,7 @@ use crate::go_json::{null_as_default, omitempty};
     plural = "clusterrolebindings",
     cluster_scoped,
     generation = false,
+    name_format = "path-segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name",
         description = "The bound cluster role, as kind/name."),
     printer_column(name = "Age", type = "date", json_path = ".metadata.creationTimestamp",

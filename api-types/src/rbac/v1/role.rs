@@ -15,6 +15,7 @@ use crate::go_json::omitempty;
     version = "v1",
     plural = "roles",
     generation = false,
+    name_format = "path-segment",
     printer_column(
         name = "Created At",
         type = "date",

@@ -1,0 +1,152 @@
+//! The authorizers `--authorization-mode` names, asked in order after the
+//! privileged group, as kube-apiserver's union authorizer asks them: the
+//! first to allow or deny decides; when none has an opinion the request is
+//! forbidden, with their reasons.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+
+use super::rbac::{Objects, Policy};
+use super::{Attributes, Decision};
+use crate::authn::MASTERS;
+use crate::registry::Registry;
+
+/// An authorization mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Everyone may do everything.
+    AlwaysAllow,
+    /// The roles and bindings of rbac.authorization.k8s.io.
+    Rbac,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Mode, String> {
+        match text {
+            "AlwaysAllow" => Ok(Mode::AlwaysAllow),
+            "RBAC" => Ok(Mode::Rbac),
+            "Node" => Err(
+                "authorization mode Node is not implemented yet (use RBAC or AlwaysAllow)"
+                    .to_owned(),
+            ),
+            other => Err(format!(
+                "unknown authorization mode {other:?} (supported: AlwaysAllow, RBAC)"
+            )),
+        }
+    }
+}
+
+/// The configured authorizers.
+pub struct Authorizer {
+    modes: Vec<Mode>,
+    rbac: RbacPolicy,
+}
+
+impl std::fmt::Debug for Authorizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorizer")
+            .field("modes", &self.modes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Authorizer {
+    /// Everyone may do everything.
+    fn default() -> Authorizer {
+        Authorizer::new(vec![Mode::AlwaysAllow])
+    }
+}
+
+impl Authorizer {
+    /// The authorizers of `modes`, in that order.
+    pub fn new(modes: Vec<Mode>) -> Authorizer {
+        Authorizer {
+            modes,
+            rbac: RbacPolicy::default(),
+        }
+    }
+
+    /// Whether RBAC is among the modes.
+    pub fn uses_rbac(&self) -> bool {
+        self.modes.contains(&Mode::Rbac)
+    }
+
+    /// The decision on `request`, reading RBAC's objects from `registry`'s
+    /// watch caches.
+    pub async fn authorize(&self, request: &Attributes<'_>, registry: &Registry) -> Decision {
+        // system:masters may do anything, before any mode is asked.
+        if request.user.in_group(MASTERS) {
+            return Decision::Allow(String::new());
+        }
+        let mut reasons = Vec::new();
+        for mode in &self.modes {
+            let decision = match mode {
+                Mode::AlwaysAllow => Decision::Allow(String::new()),
+                Mode::Rbac => self.rbac.current(registry).await.authorize(request),
+            };
+            match decision {
+                Decision::NoOpinion(reason) => {
+                    if !reason.is_empty() {
+                        reasons.push(reason);
+                    }
+                }
+                decided => return decided,
+            }
+        }
+        Decision::NoOpinion(reasons.join("\n"))
+    }
+
+    /// RBAC's policy now (for the rules reviews).
+    pub async fn rbac_policy(&self, registry: &Registry) -> Arc<Policy> {
+        self.rbac.current(registry).await
+    }
+}
+
+/// The four RBAC resources.
+const RESOURCES: [(&str, &str, &str); 4] = [
+    ("rbac.authorization.k8s.io", "v1", "clusterroles"),
+    ("rbac.authorization.k8s.io", "v1", "roles"),
+    ("rbac.authorization.k8s.io", "v1", "clusterrolebindings"),
+    ("rbac.authorization.k8s.io", "v1", "rolebindings"),
+];
+
+/// RBAC's policy, built from the watch caches' objects and built again when
+/// any of the four resources' objects changed (the caches share unchanged
+/// maps, so a change is a pointer comparison).
+#[derive(Default)]
+struct RbacPolicy {
+    built: Mutex<Option<(Vec<crate::cache::Objects>, Arc<Policy>)>>,
+}
+
+impl RbacPolicy {
+    async fn current(&self, registry: &Registry) -> Arc<Policy> {
+        let mut now = Vec::with_capacity(RESOURCES.len());
+        for resource in RESOURCES {
+            now.push(registry.cached_objects(resource).await.unwrap_or_default());
+        }
+        let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((seen, policy)) = built.as_ref()
+            && seen.iter().zip(&now).all(|(a, b)| a.ptr_eq(b))
+        {
+            return policy.clone();
+        }
+        let json = |objects: &crate::cache::Objects| -> Vec<Value> {
+            objects
+                .values()
+                .filter_map(|cached| cached.json().ok())
+                .filter_map(|bytes| serde_json::from_slice(bytes).ok())
+                .collect()
+        };
+        let policy = Arc::new(Policy::new(&Objects {
+            cluster_roles: json(&now[0]),
+            roles: json(&now[1]),
+            cluster_role_bindings: json(&now[2]),
+            role_bindings: json(&now[3]),
+        }));
+        *built = Some((now, policy.clone()));
+        policy
+    }
+}
