@@ -9,6 +9,7 @@
 //! run them once.
 
 pub mod client;
+mod clusterrole_aggregation;
 mod discovery;
 mod garbage_collector;
 pub mod informer;
@@ -39,15 +40,18 @@ pub enum Controller {
     RootCaPublisher,
     /// Cascades deletion along ownerReferences.
     GarbageCollector,
+    /// Fills aggregated ClusterRoles with the rules of the roles they pick.
+    ClusterRoleAggregation,
 }
 
 impl Controller {
     /// Every built-in controller; all are on by default.
-    pub const ALL: [Controller; 4] = [
+    pub const ALL: [Controller; 5] = [
         Controller::Namespace,
         Controller::ServiceAccount,
         Controller::RootCaPublisher,
         Controller::GarbageCollector,
+        Controller::ClusterRoleAggregation,
     ];
 
     /// kube-controller-manager's name of the controller.
@@ -57,6 +61,19 @@ impl Controller {
             Controller::ServiceAccount => "serviceaccount-controller",
             Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
             Controller::GarbageCollector => "garbage-collector-controller",
+            Controller::ClusterRoleAggregation => "clusterrole-aggregation-controller",
+        }
+    }
+
+    /// The service account kube-controller-manager's controller acts as with
+    /// `--use-service-account-credentials`.
+    pub fn service_account(self) -> &'static str {
+        match self {
+            Controller::Namespace => "namespace-controller",
+            Controller::ServiceAccount => "service-account-controller",
+            Controller::RootCaPublisher => "root-ca-cert-publisher",
+            Controller::GarbageCollector => "generic-garbage-collector",
+            Controller::ClusterRoleAggregation => "clusterrole-aggregation-controller",
         }
     }
 
@@ -67,6 +84,7 @@ impl Controller {
             Controller::ServiceAccount => "serviceaccount",
             Controller::RootCaPublisher => "root-ca-cert-publisher",
             Controller::GarbageCollector => "garbagecollector",
+            Controller::ClusterRoleAggregation => "clusterrole-aggregation",
         }
     }
 
@@ -145,15 +163,18 @@ pub async fn run(router: Router, options: ControllerOptions, shutdown: watch::Re
     if options.enabled.is_empty() {
         return;
     }
+    // The lease is the server's own (kapi-controller-manager, beside any
+    // real kube-controller-manager's), taken with the server's identity;
+    // each controller then acts as its own service account.
+    let elector = leader::Elector::new(Client::of_apiserver(router.clone()), leader::identity());
     let client = Client::new(router);
-    let elector = leader::Elector::new(client.clone(), leader::identity());
     elector.run(shutdown, || start(&client, &options)).await;
 }
 
 fn start(client: &Client, options: &ControllerOptions) -> JoinSet<()> {
     let mut tasks = JoinSet::new();
     for controller in &options.enabled {
-        let client = client.clone();
+        let client = client.as_service_account(controller.service_account());
         match controller {
             Controller::Namespace => tasks.spawn(namespace::run(client)),
             Controller::ServiceAccount => tasks.spawn(per_namespace::run(
@@ -167,6 +188,7 @@ fn start(client: &Client, options: &ControllerOptions) -> JoinSet<()> {
                 },
             )),
             Controller::GarbageCollector => tasks.spawn(garbage_collector::run(client)),
+            Controller::ClusterRoleAggregation => tasks.spawn(clusterrole_aggregation::run(client)),
         };
         tracing::info!(%controller, "started controller");
     }

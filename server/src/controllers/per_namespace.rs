@@ -128,7 +128,7 @@ fn note(known: &mut HashMap<String, bool>, queue: &mut WorkQueue<String>, event:
 /// Creates the object when missing, repairs it when it drifted.
 async fn sync(client: &Client, kept: &impl Kept, namespace: &str) -> Result<(), ClientError> {
     let resource = kept.resource();
-    match client.get(&resource, Some(namespace), kept.name()).await {
+    match client.read(&resource, Some(namespace), kept.name()).await {
         Ok(current) => match kept.repaired(&current) {
             Some(repaired) => client
                 .update(&resource, Some(namespace), kept.name(), None, &repaired)

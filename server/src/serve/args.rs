@@ -55,7 +55,8 @@ pub struct ServeArgs {
     /// enables all, `foo` enables `foo`, `-foo` disables it; `-*` runs none (for
     /// a real kube-controller-manager beside kapi). Names:
     /// namespace-controller, serviceaccount-controller,
-    /// root-ca-certificate-publisher-controller, garbage-collector-controller.
+    /// root-ca-certificate-publisher-controller, garbage-collector-controller,
+    /// clusterrole-aggregation-controller.
     #[arg(long, value_delimiter = ',', default_value = "*")]
     pub controllers: Vec<String>,
     /// CA certificate (PEM) published in every namespace as the ConfigMap

@@ -166,31 +166,59 @@ pub struct Client {
     /// Who it is: its requests carry this user, set before they enter the
     /// router (a network client cannot).
     user: std::sync::Arc<UserInfo>,
+    /// Who lists and watches: kube-controller-manager's shared informers
+    /// list and watch as kube-controller-manager itself, whichever
+    /// controller reads them.
+    reader: std::sync::Arc<UserInfo>,
 }
 
 impl Client {
     /// A client of the controllers kube-controller-manager runs upstream,
     /// sending its requests through `router`.
     pub fn new(router: Router) -> Client {
+        let user = std::sync::Arc::new(UserInfo::controller_manager());
         Client {
             router,
             user_agent: "kube-controller-manager/v1.32.0 (kapi)",
-            user: std::sync::Arc::new(UserInfo::controller_manager()),
+            reader: user.clone(),
+            user,
+        }
+    }
+
+    /// The same client acting as the service account `name` of
+    /// `kube-system`, as kube-controller-manager's controllers act with
+    /// `--use-service-account-credentials` (upstream's bootstrap policy binds
+    /// each such account to its controller's role).
+    pub fn as_service_account(&self, name: &str) -> Client {
+        let mut user = UserInfo::new(
+            &format!("system:serviceaccount:kube-system:{name}"),
+            &[
+                "system:serviceaccounts",
+                "system:serviceaccounts:kube-system",
+            ],
+        );
+        crate::authn::add_authenticated(&mut user);
+        Client {
+            user: std::sync::Arc::new(user),
+            ..self.clone()
         }
     }
 
     /// A client of the controllers kube-apiserver itself runs upstream.
     pub fn of_apiserver(router: Router) -> Client {
+        let user = std::sync::Arc::new(UserInfo::apiserver());
         Client {
             router,
             user_agent: "kube-apiserver/v1.32.0 (kapi)",
-            user: std::sync::Arc::new(UserInfo::apiserver()),
+            reader: user.clone(),
+            user,
         }
     }
 
-    /// Sends one request; the answer's status and body stream.
+    /// Sends one request as `user`; the answer's status and body stream.
     async fn send(
         &self,
+        user: &std::sync::Arc<UserInfo>,
         method: Method,
         uri: &str,
         content_type: &str,
@@ -202,7 +230,7 @@ impl Client {
             None => Body::empty(),
         };
         let request = Request::builder()
-            .extension(self.user.clone())
+            .extension(user.clone())
             .method(method)
             .uri(uri)
             .header(header::CONTENT_TYPE, content_type)
@@ -230,7 +258,23 @@ impl Client {
         accept: &str,
         body: Option<&Value>,
     ) -> Result<Value, ClientError> {
-        let (status, body) = self.send(method, uri, content_type, accept, body).await?;
+        self.request_as(&self.user, method, uri, content_type, accept, body)
+            .await
+    }
+
+    /// [`Client::request`] as `user`.
+    async fn request_as(
+        &self,
+        user: &std::sync::Arc<UserInfo>,
+        method: Method,
+        uri: &str,
+        content_type: &str,
+        accept: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, ClientError> {
+        let (status, body) = self
+            .send(user, method, uri, content_type, accept, body)
+            .await?;
         let bytes = to_bytes(body, MAX_BODY)
             .await
             .map_err(|e| ClientError::Transport(e.to_string()))?;
@@ -262,6 +306,27 @@ impl Client {
         self.json(Method::GET, path, None).await
     }
 
+    /// GET of one object as the reader: what upstream's controllers ask
+    /// their informers' listers, which read with kube-controller-manager's
+    /// identity.
+    pub async fn read(
+        &self,
+        resource: &Resource,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Value, ClientError> {
+        let uri = resource.path(namespace, Some(name));
+        self.request_as(
+            &self.reader,
+            Method::GET,
+            &uri,
+            "application/json",
+            "application/json",
+            None,
+        )
+        .await
+    }
+
     /// GET of one object.
     pub async fn get(
         &self,
@@ -272,7 +337,8 @@ impl Client {
         self.get_path(&resource.path(namespace, Some(name))).await
     }
 
-    /// LIST, in one namespace or across all when `namespace` is `None`.
+    /// LIST, in one namespace or across all when `namespace` is `None`, as
+    /// the reader.
     pub async fn list(
         &self,
         resource: &Resource,
@@ -285,8 +351,15 @@ impl Client {
         } else {
             "application/json"
         };
-        self.request(Method::GET, &uri, "application/json", accept, None)
-            .await
+        self.request_as(
+            &self.reader,
+            Method::GET,
+            &uri,
+            "application/json",
+            accept,
+            None,
+        )
+        .await
     }
 
     /// CREATE.
@@ -359,7 +432,8 @@ impl Client {
         self.json(Method::DELETE, &uri, Some(options)).await
     }
 
-    /// WATCH from `resource_version`; the stream ends when the server ends it.
+    /// WATCH from `resource_version`, as the reader; the stream ends when the
+    /// server ends it.
     pub async fn watch(
         &self,
         resource: &Resource,
@@ -380,7 +454,14 @@ impl Client {
             "application/json"
         };
         let (status, body) = self
-            .send(Method::GET, &uri, "application/json", accept, None)
+            .send(
+                &self.reader,
+                Method::GET,
+                &uri,
+                "application/json",
+                accept,
+                None,
+            )
             .await?;
         if !status.is_success() {
             let bytes = to_bytes(body, MAX_BODY)

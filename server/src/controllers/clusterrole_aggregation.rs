@@ -1,0 +1,143 @@
+//! The ClusterRole aggregation controller (upstream's
+//! clusterrole-aggregation-controller): a ClusterRole with an
+//! `aggregationRule` holds the rules of every other ClusterRole its label
+//! selectors pick, by name order, each rule once, kept current as those roles
+//! come and go. This is how `admin`, `edit` and `view` get their rules.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::client::{Client, Resource};
+use super::informer::{self, Event, Source};
+use crate::selectors::label::LabelSelector;
+
+fn cluster_roles() -> Resource {
+    Resource::new("rbac.authorization.k8s.io", "v1", "clusterroles", false)
+}
+
+/// Runs the controller until aborted.
+pub async fn run(client: Client) {
+    let mut tasks = JoinSet::new();
+    let (tx, mut rx) = mpsc::channel(256);
+    informer::spawn(
+        &mut tasks,
+        client.clone(),
+        Source::all(cluster_roles()),
+        (),
+        tx,
+    );
+    let mut roles: BTreeMap<String, Value> = BTreeMap::new();
+    while let Some(((), event)) = rx.recv().await {
+        match event {
+            Event::Listed(all) => {
+                roles = all.into_iter().map(|r| (name(&r), r)).collect();
+            }
+            Event::Applied(role) => {
+                roles.insert(name(&role), role);
+            }
+            Event::Deleted(role) => {
+                roles.remove(&name(&role));
+            }
+        }
+        // Take what else arrived before syncing once.
+        while let Ok(((), event)) = rx.try_recv() {
+            match event {
+                Event::Listed(all) => roles = all.into_iter().map(|r| (name(&r), r)).collect(),
+                Event::Applied(role) => {
+                    roles.insert(name(&role), role);
+                }
+                Event::Deleted(role) => {
+                    roles.remove(&name(&role));
+                }
+            }
+        }
+        for (name, role) in &roles {
+            let Some(rules) = aggregated(role, &roles) else {
+                continue;
+            };
+            let mut updated = role.clone();
+            updated["rules"] = json!(rules);
+            if let Err(e) = client
+                .update(&cluster_roles(), None, name, None, &updated)
+                .await
+            {
+                // A conflict means a newer state is on its way to the informer.
+                tracing::debug!(role = %name, error = %e, "could not aggregate");
+            }
+        }
+    }
+}
+
+fn name(role: &Value) -> String {
+    role["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The rules `role` should hold when it aggregates and they differ from its
+/// own; `None` when it does not aggregate or is current.
+fn aggregated(role: &Value, roles: &BTreeMap<String, Value>) -> Option<Vec<Value>> {
+    let selectors = role["aggregationRule"]["clusterRoleSelectors"].as_array()?;
+    let own = name(role);
+    let mut rules: Vec<Value> = Vec::new();
+    for selector in selectors {
+        let Ok(selector) = LabelSelector::from_json(selector) else {
+            continue;
+        };
+        for (other, picked) in roles {
+            if *other == own {
+                continue;
+            }
+            let labels = picked["metadata"]["labels"].as_object();
+            let label = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
+            if !selector.matches_by(label) {
+                continue;
+            }
+            for rule in picked["rules"].as_array().into_iter().flatten() {
+                if !rules.contains(rule) {
+                    rules.push(rule.clone());
+                }
+            }
+        }
+    }
+    let current = role["rules"].as_array().cloned().unwrap_or_default();
+    (current != rules).then_some(rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_aggregated_role_holds_the_picked_roles_rules_once_by_name() {
+        let role = |name: &str, labels: Value, rules: Value| json!({"metadata": {"name": name, "labels": labels}, "rules": rules});
+        let get = json!({"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]});
+        let list = json!({"verbs": ["list"], "apiGroups": [""], "resources": ["pods"]});
+        let mut roles = BTreeMap::new();
+        roles.insert(
+            "b".to_owned(),
+            role("b", json!({"agg": "yes"}), json!([list, get])),
+        );
+        roles.insert(
+            "a".to_owned(),
+            role("a", json!({"agg": "yes"}), json!([get])),
+        );
+        roles.insert(
+            "c".to_owned(),
+            role("c", json!({"agg": "no"}), json!([{"verbs": ["*"]}])),
+        );
+        let mut view = json!({"metadata": {"name": "view"},
+            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"agg": "yes"}}]}});
+        assert_eq!(
+            aggregated(&view, &roles),
+            Some(vec![get.clone(), list.clone()])
+        );
+        view["rules"] = json!([get, list]);
+        assert_eq!(aggregated(&view, &roles), None, "current");
+        assert_eq!(aggregated(&roles["a"], &roles), None, "aggregates nothing");
+    }
+}
