@@ -223,11 +223,12 @@ mod tests {
             vec![
                 Controller::Namespace,
                 Controller::ServiceAccount,
-                Controller::RootCaPublisher
+                Controller::RootCaPublisher,
+                Controller::ClusterRoleAggregation,
             ]
         );
         assert_eq!(names(&["namespace"]).unwrap(), vec![Controller::Namespace]);
-        assert_eq!(names(&["-namespace", "namespace", "*"]).unwrap().len(), 3);
+        assert_eq!(names(&["-namespace", "namespace", "*"]).unwrap().len(), 4);
         assert!(names(&["bogus"]).is_err());
     }
 }
