@@ -69,9 +69,9 @@ impl Authorizer {
         }
     }
 
-    /// Whether RBAC is among the modes.
-    pub fn uses_rbac(&self) -> bool {
-        self.modes.contains(&Mode::Rbac)
+    /// The modes, in order.
+    pub fn modes(&self) -> &[Mode] {
+        &self.modes
     }
 
     /// The decision on `request`, reading RBAC's objects from `registry`'s

@@ -89,7 +89,7 @@ impl KindRest for TokenReviewRest {
 }
 
 /// A user as authentication.k8s.io's UserInfo (empty fields left out).
-fn user_info(user: &UserInfo) -> Value {
+pub(super) fn user_info(user: &UserInfo) -> Value {
     let mut info = json!({"username": user.name});
     if !user.uid.is_empty() {
         info["uid"] = json!(user.uid);
@@ -104,7 +104,7 @@ fn user_info(user: &UserInfo) -> Value {
 }
 
 /// `object` with the fields of `answer` (its metadata merged) set.
-fn answered(scope: Scope<'_>, object: &mut Object, answer: Value) -> ApiResult<()> {
+pub(super) fn answered(scope: Scope<'_>, object: &mut Object, answer: Value) -> ApiResult<()> {
     let mut value = object.to_value().map_err(ApiError::internal)?;
     if let (Some(fields), Value::Object(answer)) = (value.as_object_mut(), answer) {
         for (field, part) in answer {

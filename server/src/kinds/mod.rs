@@ -5,6 +5,7 @@
 //! account tokens, the authentication reviews. [`builtin`] assembles them for the registry at start-up.
 
 pub mod authentication;
+pub mod authorization;
 pub mod component_status;
 pub mod crd;
 pub mod job;
@@ -17,20 +18,55 @@ use std::sync::Arc;
 
 use crate::authn::Authenticator;
 use crate::authn::service_account::key::ServiceAccountKey;
+use crate::authz::Authorizer;
 use crate::registry::Hooks;
 
 pub use service::{IpRange, ServiceRanges};
 
+/// Who answers the reviews and signs service account tokens.
+#[derive(Clone, Default)]
+pub struct Security {
+    /// Answers the authentication reviews.
+    pub authenticator: Arc<Authenticator>,
+    /// Answers the authorization reviews.
+    pub authorizer: Arc<Authorizer>,
+    /// Signs service account tokens.
+    pub key: Arc<ServiceAccountKey>,
+}
+
 /// The hooks of the built-in kinds, Services taking addresses and ports
-/// from `ranges`, the authentication reviews answered by `authenticator`,
-/// service account tokens signed with `key`.
-pub fn builtin(
-    ranges: ServiceRanges,
-    authenticator: Arc<Authenticator>,
-    key: Arc<ServiceAccountKey>,
-) -> Hooks {
+/// from `ranges`, the reviews and service account tokens as `security`.
+pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
+    let Security {
+        authenticator,
+        authorizer,
+        key,
+    } = security;
     let bind = Arc::new(pod::binding::Bind);
+    let access = |review| authorization::AccessReviewRest {
+        review,
+        authorizer: authorizer.clone(),
+    };
+    let group = "authorization.k8s.io";
     Hooks::new()
+        .with_rest(
+            (group, "subjectaccessreviews"),
+            access(authorization::Review::Subject),
+        )
+        .with_rest(
+            (group, "localsubjectaccessreviews"),
+            access(authorization::Review::Local),
+        )
+        .with_rest(
+            (group, "selfsubjectaccessreviews"),
+            access(authorization::Review::SelfSubject),
+        )
+        .with_rest(
+            (group, "selfsubjectrulesreviews"),
+            authorization::RulesReviewRest {
+                authorizer: authorizer.clone(),
+            },
+        )
         .with_rest(
             ("authentication.k8s.io", "selfsubjectreviews"),
             authentication::SelfSubjectReviewRest,

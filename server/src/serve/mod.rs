@@ -149,6 +149,9 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let key = Arc::new(ServiceAccountKey::default());
     let authenticator = Arc::new(authenticator(&opts, &certificates, key.clone())?);
     let tls = tls::server_config(&certificates, authenticator.client_certificates())?;
+    let authorizer = Arc::new(crate::authz::Authorizer::new(
+        opts.authorization_modes.clone(),
+    ));
     let mut metrics = Metrics::default();
     let limiter = limiter(opts.limits, &metrics)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
@@ -159,8 +162,11 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         .with_storage_media_type(opts.storage_media_type)
         .with_hooks(crate::kinds::builtin(
             opts.service_ranges.clone(),
-            authenticator.clone(),
-            key,
+            crate::kinds::Security {
+                authenticator: authenticator.clone(),
+                authorizer: authorizer.clone(),
+                key,
+            },
         ));
     metrics.register_cache(registry.cache_metrics());
     bootstrap_namespaces(&registry).await;

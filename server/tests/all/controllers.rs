@@ -141,6 +141,7 @@ fn router_on(storage: Arc<dyn Storage>) -> (Router, watch::Sender<bool>) {
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
         authenticator: Default::default(),
+        authorizer: Default::default(),
         limiter: Default::default(),
         openapi: Default::default(),
     }));

@@ -285,6 +285,7 @@ fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
         authenticator: Default::default(),
+        authorizer: Default::default(),
         limiter: Default::default(),
         openapi: Default::default(),
     }))

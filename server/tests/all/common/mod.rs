@@ -67,6 +67,7 @@ pub async fn harness_on(
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
         authenticator: Default::default(),
+        authorizer: Default::default(),
         limiter: Default::default(),
         openapi: Default::default(),
     }));
