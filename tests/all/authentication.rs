@@ -74,8 +74,20 @@ fn credentials_no_one_accepts_get_a_401_and_none_at_all_are_anonymous() {
     ];
     assert_eq!(curl(&s, namespaces, &token), (401, unauthorized()));
 
-    // No credentials: anonymous (kapi authorizes nothing yet).
-    assert_eq!(curl(&s, namespaces, &["--cacert", &ca]).0, 200);
+    // No credentials: anonymous, who may read /version and the health
+    // checks (system:public-info-viewer) and nothing else.
+    assert_eq!(curl(&s, "/version", &["--cacert", &ca]).0, 200);
+    assert_eq!(curl(&s, "/readyz", &["--cacert", &ca]).0, 200);
+    assert_eq!(
+        curl(&s, namespaces, &["--cacert", &ca]),
+        (
+            403,
+            serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Failure", "message": "namespaces is forbidden: User \"system:anonymous\" \
+                cannot list resource \"namespaces\" in API group \"\" at the cluster scope",
+                "reason": "Forbidden", "details": {"kind": "namespaces"}, "code": 403})
+        )
+    );
 
     // The serving certificate is the CA's, for the loopback address: plain
     // trust in the system's CAs fails.

@@ -42,7 +42,18 @@ fn start(dir: &Path, extra: &[&str]) -> Server {
     std::fs::write(&tokens, TOKENS).unwrap();
     let mut args = vec!["--token-auth-file", tokens.to_str().unwrap()];
     args.extend_from_slice(extra);
-    Server::start_args(kapi(), &args)
+    let s = Server::start_args(kapi(), &args);
+    // They may do anything, yet are not system:masters (whom priority and
+    // fairness exempts).
+    s.kubectl_ok(&[
+        "create",
+        "clusterrolebinding",
+        "test-users",
+        "--clusterrole=cluster-admin",
+        "--user=flooder",
+        "--user=writer",
+    ]);
+    s
 }
 
 /// Waits until the bootstrap objects exist and the filter uses them: answers

@@ -18,7 +18,8 @@ pub struct ServeArgs {
     /// Directory of the embedded store and of the kubeconfig written for kubectl.
     #[arg(long, default_value = "./kapi-data")]
     pub data_dir: PathBuf,
-    /// Address to listen on, over TLS (loopback only until authorization exists).
+    /// Address to listen on, over TLS (any address; loopback only with
+    /// --authorization-mode=AlwaysAllow).
     #[arg(long, default_value = "127.0.0.1:6443")]
     pub listen: SocketAddr,
     /// Serve from these etcd members (comma-separated URLs) instead of the
@@ -71,7 +72,7 @@ pub struct ServeArgs {
     /// The authorizers to ask, in order (comma-separated): RBAC (the roles
     /// and bindings of rbac.authorization.k8s.io), AlwaysAllow. Members of
     /// system:masters may do anything whatever the modes.
-    #[arg(long, value_delimiter = ',', default_value = "AlwaysAllow")]
+    #[arg(long, value_delimiter = ',', default_value = "RBAC")]
     pub authorization_mode: Vec<crate::authz::Mode>,
     /// Authenticate bootstrap tokens (`<id>.<secret>`, checked against the
     /// kube-system Secret `bootstrap-token-<id>`), as kube-apiserver's flag.

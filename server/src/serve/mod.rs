@@ -42,7 +42,7 @@ const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "k
 /// What `serve` needs.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
-    /// Address to listen on; only loopback until authorization exists.
+    /// Address to listen on (loopback only with AlwaysAllow authorization).
     pub listen: SocketAddr,
     /// Where the kubeconfig (and the embedded store) are written.
     pub data_dir: PathBuf,
@@ -96,11 +96,11 @@ impl Default for Limits {
 /// Why serving failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// A non-loopback address was asked for.
+    /// A non-loopback address was asked for while every user may do
+    /// everything.
     #[error(
-        "refusing to listen on {0}: kapi authenticates requests but does not authorize them \
-         yet (every user may do everything), so it only listens on loopback addresses \
-         (e.g. 127.0.0.1:6443)"
+        "refusing to listen on {0} with --authorization-mode=AlwaysAllow (every user, anonymous \
+         ones too, may do everything): use RBAC, or a loopback address (e.g. 127.0.0.1:6443)"
     )]
     NotLoopback(SocketAddr),
     /// I/O failed (bind, kubeconfig).
@@ -134,7 +134,13 @@ pub enum ServeError {
 
 /// Serves `scheme` from the configured backend until Ctrl-C or SIGTERM.
 pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
-    if !opts.listen.ip().is_loopback() {
+    // Off loopback only when requests are authorized: TLS and
+    // authentication are always on.
+    if !opts.listen.ip().is_loopback()
+        && opts
+            .authorization_modes
+            .contains(&crate::authz::Mode::AlwaysAllow)
+    {
         return Err(ServeError::NotLoopback(opts.listen));
     }
     let certificates = pki::load(
