@@ -40,7 +40,8 @@ const STALLS: [&str; 6] = [
 
 /// The controllers kapi's built-in ones replace.
 const BUILT_IN: &str = "-namespace-controller,-serviceaccount-controller,\
-    -root-ca-certificate-publisher-controller,-garbage-collector-controller";
+    -root-ca-certificate-publisher-controller,-garbage-collector-controller,\
+    -clusterrole-aggregation-controller";
 
 /// `../shared/reference`, or `None` (the skip recorded; a failure under
 /// `KAPI_REQUIRE_ALL`) where it is absent.

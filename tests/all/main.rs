@@ -19,11 +19,11 @@ mod kubectl;
 mod kubectl_protobuf;
 mod openapi;
 mod priority_and_fairness;
+mod rbac;
 mod restart;
 mod scale;
 mod server_side_apply;
 mod storage_media_type;
-
 mod verbs;
 mod watch_cache;
 

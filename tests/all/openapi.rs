@@ -140,10 +140,22 @@ fn older_kubectls_validate_against_the_protobuf_v2_document() {
 
 /// `curl -sD-`: the status line and headers of a GET, with extra headers;
 /// header names lower-cased, values as sent.
+/// curl's arguments presenting the kubeconfig's admin certificate.
+fn admin(s: &Server) -> [String; 4] {
+    let file = |name: &str| s.data_dir().join(name).display().to_string();
+    [
+        "--cert".to_owned(),
+        file("admin.crt"),
+        "--key".to_owned(),
+        file("admin.key"),
+    ]
+}
+
 fn head(s: &Server, path: &str, headers: &[&str]) -> String {
     let mut cmd = Command::new("curl");
     cmd.args(["-s", "--http1.1", "-o", "/dev/null", "-D", "-", "--cacert"])
-        .arg(s.ca_file());
+        .arg(s.ca_file())
+        .args(admin(s));
     for h in headers {
         cmd.args(["-H", h]);
     }
@@ -192,6 +204,7 @@ fn documents_carry_validators_and_cache_headers() {
         &Command::new("curl")
             .args(["-s", "--cacert"])
             .arg(s.ca_file())
+            .args(admin(&s))
             .arg(format!("{}/openapi/v3", s.url()))
             .output()
             .unwrap()

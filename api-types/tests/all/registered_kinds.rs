@@ -290,6 +290,11 @@ fn generation_tracking_and_name_formats() {
             ("services", NameFormat::Dns1035Label),
             ("apiservices", NameFormat::PathSegment),
             ("certificatesigningrequests", NameFormat::PathSegment),
+            // RBAC names are path segments (system:basic-user).
+            ("clusterrolebindings", NameFormat::PathSegment),
+            ("clusterroles", NameFormat::PathSegment),
+            ("rolebindings", NameFormat::PathSegment),
+            ("roles", NameFormat::PathSegment),
         ]
     );
 }

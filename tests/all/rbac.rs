@@ -1,0 +1,434 @@
+//! RBAC against the reference: the same roles and bindings on kapi and on
+//! kube-apiserver 1.32 (with kube-controller-manager's aggregation
+//! controller beside it), then the same questions to both — who may do what,
+//! where — as SubjectAccessReviews, as requests (their 403 Status) and as
+//! `kubectl auth can-i --list`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kapi_test_support::require::require;
+use kapi_test_support::{Server, kubectl_path, text};
+use serde_json::{Value, json};
+
+/// The objects both servers get.
+const POLICY: &str = r#"
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: team-a}}
+- {apiVersion: v1, kind: Namespace, metadata: {name: team-b}}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRole
+  metadata: {name: "test:pod-reader"}
+  rules:
+  - {apiGroups: [""], resources: [pods, pods/log], verbs: [get, list, watch]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRole
+  metadata: {name: "test:node-viewer"}
+  rules:
+  - {apiGroups: [""], resources: [nodes], verbs: [get, list]}
+  - {nonResourceURLs: [/metrics, "/logs/*"], verbs: [get]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRole
+  metadata: {name: "test:app-config"}
+  rules:
+  - {apiGroups: [""], resources: [configmaps], resourceNames: [app-config], verbs: [get, update]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRole
+  metadata: {name: "test:scaler"}
+  rules:
+  - {apiGroups: ["*"], resources: ["*/scale"], verbs: [get, patch]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRole
+  metadata: {name: "test:aggregated"}
+  aggregationRule:
+    clusterRoleSelectors:
+    - matchLabels: {example.com/aggregate-to-test: "true"}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRole
+  metadata:
+    name: "test:aggregated-part"
+    labels: {example.com/aggregate-to-test: "true"}
+  rules:
+  - {apiGroups: [apps], resources: [deployments], verbs: [list, delete]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: Role
+  metadata: {name: secret-writer, namespace: team-a}
+  rules:
+  - {apiGroups: [""], resources: [secrets], verbs: [create, update, delete]}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRoleBinding
+  metadata: {name: "test:alice-reads-pods"}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "test:pod-reader"}
+  subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}]
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRoleBinding
+  metadata: {name: "test:ops-view-nodes"}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "test:node-viewer"}
+  subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: ops}]
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: ClusterRoleBinding
+  metadata: {name: "test:erin-aggregated"}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "test:aggregated"}
+  subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: erin}]
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: RoleBinding
+  metadata: {name: carol-secrets, namespace: team-a}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: secret-writer}
+  subjects:
+  - {apiGroup: rbac.authorization.k8s.io, kind: User, name: carol}
+  - {kind: ServiceAccount, name: bot}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: RoleBinding
+  metadata: {name: ops-pods, namespace: team-a}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "test:pod-reader"}
+  subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: ops}]
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: RoleBinding
+  metadata: {name: carol-config, namespace: team-b}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "test:app-config"}
+  subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: carol}]
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: RoleBinding
+  metadata: {name: bot-scales, namespace: team-b}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "test:scaler"}
+  subjects: [{kind: ServiceAccount, name: bot, namespace: team-a}]
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: RoleBinding
+  metadata: {name: dangling, namespace: team-b}
+  roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "test:missing"}
+  subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: dave}]
+"#;
+
+/// The users asked about: name and groups.
+const USERS: &[(&str, &[&str])] = &[
+    ("alice", &["system:authenticated"]),
+    ("bob", &["ops", "system:authenticated"]),
+    ("carol", &["system:authenticated"]),
+    ("dave", &["system:authenticated"]),
+    ("erin", &["system:authenticated"]),
+    (
+        "system:serviceaccount:team-a:bot",
+        &[
+            "system:serviceaccounts",
+            "system:serviceaccounts:team-a",
+            "system:authenticated",
+        ],
+    ),
+    ("system:anonymous", &["system:unauthenticated"]),
+];
+
+/// (group, resource, subresource, name) asked about.
+const RESOURCES: &[(&str, &str, &str, &str)] = &[
+    ("", "pods", "", ""),
+    ("", "pods", "log", "p1"),
+    ("", "pods", "status", "p1"),
+    ("", "secrets", "", ""),
+    ("", "configmaps", "", "app-config"),
+    ("", "configmaps", "", "other"),
+    ("", "nodes", "", ""),
+    ("apps", "deployments", "", ""),
+    ("apps", "deployments", "scale", "d1"),
+    ("rbac.authorization.k8s.io", "roles", "", ""),
+];
+
+const VERBS: &[&str] = &[
+    "get", "list", "watch", "create", "update", "patch", "delete",
+];
+const NAMESPACES: &[&str] = &["team-a", "team-b", ""];
+const PATHS: &[&str] = &[
+    "/metrics",
+    "/logs/x",
+    "/healthz",
+    "/version",
+    "/api",
+    "/apis/apps",
+];
+
+/// The reference kube-apiserver (and the aggregation controller of
+/// kube-controller-manager), stopped by PID on drop.
+struct Reference {
+    scripts: PathBuf,
+    run: tempfile::TempDir,
+}
+
+impl Reference {
+    fn start() -> Option<Reference> {
+        let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
+        let present = scripts.join("start-kube-apiserver").is_file();
+        if !require(
+            present,
+            &format!("{}/start-kube-apiserver", scripts.display()),
+            "the reference kube-apiserver 1.32 comes with ../shared",
+        ) {
+            return None;
+        }
+        let run = tempfile::tempdir().unwrap();
+        let reference = Reference { scripts, run };
+        let started = Command::new(reference.scripts.join("start-kube-apiserver"))
+            .arg(reference.run.path().join("apiserver"))
+            .output()
+            .unwrap();
+        assert!(started.status.success(), "{}", text(&started.stderr));
+        let kcm = Command::new(reference.scripts.join("start-control-plane"))
+            .arg(reference.kubeconfig())
+            .arg(reference.run.path().join("cp"))
+            .env("KCM_EXTRA_ARGS", "--controllers=clusterrole-aggregation")
+            .output()
+            .unwrap();
+        assert!(kcm.status.success(), "{}", text(&kcm.stderr));
+        Some(reference)
+    }
+
+    fn kubeconfig(&self) -> PathBuf {
+        self.run.path().join("apiserver/kubeconfig")
+    }
+}
+
+impl Drop for Reference {
+    fn drop(&mut self) {
+        let _ = Command::new(self.scripts.join("stop-control-plane"))
+            .arg(self.run.path().join("cp"))
+            .output();
+        let _ = Command::new(self.scripts.join("stop-kube-apiserver"))
+            .arg(self.run.path().join("apiserver"))
+            .output();
+    }
+}
+
+/// kubectl on a kubeconfig.
+fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(kubectl_path())
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(stdin.unwrap_or_default().as_bytes())
+        .unwrap();
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+/// Every SubjectAccessReview of the matrix, as one List kubectl creates in
+/// one call.
+fn reviews() -> Vec<Value> {
+    let mut reviews = Vec::new();
+    for (user, groups) in USERS {
+        let who = json!({"user": user, "groups": groups});
+        for verb in VERBS {
+            for namespace in NAMESPACES {
+                for (group, resource, subresource, name) in RESOURCES {
+                    let mut spec = who.clone();
+                    spec["resourceAttributes"] = json!({"namespace": namespace, "verb": verb,
+                        "group": group, "resource": resource, "subresource": subresource,
+                        "name": name});
+                    reviews.push(spec);
+                }
+            }
+        }
+        for path in PATHS {
+            let mut spec = who.clone();
+            spec["nonResourceAttributes"] = json!({"verb": "get", "path": path});
+            reviews.push(spec);
+        }
+    }
+    reviews
+}
+
+/// The answers of `kubeconfig`'s server to `specs`: allowed or not, each.
+fn answers(kubeconfig: &Path, specs: &[Value]) -> Vec<bool> {
+    let items: Vec<Value> = specs
+        .iter()
+        .map(|spec| {
+            json!({"apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview", "spec": spec})
+        })
+        .collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let (ok, out, err) = kubectl(
+        kubeconfig,
+        &["create", "-f", "-", "-o", "json"],
+        Some(&list.to_string()),
+    );
+    assert!(ok, "{err}");
+    // kubectl prints each created object, one JSON document after another.
+    let items: Vec<Value> = serde_json::Deserializer::from_str(&out)
+        .into_iter::<Value>()
+        .map(Result::unwrap)
+        .flat_map(|doc| match doc["items"].as_array() {
+            Some(items) => items.clone(),
+            None => vec![doc],
+        })
+        .collect();
+    assert_eq!(items.len(), specs.len());
+    items
+        .iter()
+        .map(|review| review["status"]["allowed"] == true)
+        .collect()
+}
+
+/// What one user sees for one request: the 403's message, or success.
+fn as_user(kubeconfig: &Path, user: &str, groups: &[&str], args: &[&str]) -> String {
+    let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    all.push(format!("--as={user}"));
+    for group in groups {
+        all.push(format!("--as-group={group}"));
+    }
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let (ok, out, err) = kubectl(kubeconfig, &all, None);
+    if ok { format!("ok: {out}") } else { err }
+}
+
+/// `kubectl auth can-i --list` as one user, its lines sorted (the order of
+/// bindings is the server's).
+fn can_i_list(kubeconfig: &Path, user: &str, groups: &[&str], namespace: &str) -> Vec<String> {
+    let out = as_user(
+        kubeconfig,
+        user,
+        groups,
+        &["auth", "can-i", "--list", "-n", namespace],
+    );
+    let mut lines: Vec<String> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn access_matches_kube_apiserver() {
+    let Some(reference) = Reference::start() else {
+        return;
+    };
+    let kapi = Server::start_args(
+        Path::new(env!("CARGO_BIN_EXE_kapi")),
+        &["--controllers=clusterrole-aggregation-controller"],
+    );
+    let servers = [
+        ("kube-apiserver", reference.kubeconfig()),
+        ("kapi", kapi.kubeconfig()),
+    ];
+    for (name, kubeconfig) in &servers {
+        let (ok, _, err) = kubectl(kubeconfig, &["apply", "-f", "-"], Some(POLICY));
+        assert!(ok, "{name}: {err}");
+    }
+    // The aggregated role is filled on both (by each one's controller).
+    for (name, kubeconfig) in &servers {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let (_, out, _) = kubectl(
+                kubeconfig,
+                &[
+                    "get",
+                    "clusterrole",
+                    "test:aggregated",
+                    "-o",
+                    "jsonpath={.rules}",
+                ],
+                None,
+            );
+            if out.contains("deployments") {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{name} never aggregated: {out}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
+    let specs = reviews();
+    let upstream = answers(&reference.kubeconfig(), &specs);
+    let ours = answers(&kapi.kubeconfig(), &specs);
+    let differing: Vec<String> = specs
+        .iter()
+        .zip(upstream.iter().zip(&ours))
+        .filter(|(_, (u, o))| u != o)
+        .map(|(spec, (u, o))| format!("{spec}: kube-apiserver {u}, kapi {o}"))
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "{} differ:\n{}",
+        differing.len(),
+        differing.join("\n")
+    );
+    let allowed = upstream.iter().filter(|a| **a).count();
+    assert!(
+        allowed > 40 && allowed < specs.len() - 100,
+        "a matrix that says something: {allowed}"
+    );
+
+    // Requests as the users: the same answers, the same 403 messages.
+    let requests: &[(&str, &[&str], &[&str])] = &[
+        (
+            "alice",
+            &["system:authenticated"],
+            &["get", "pods", "-n", "team-a"],
+        ),
+        (
+            "alice",
+            &["system:authenticated"],
+            &["get", "secrets", "-n", "team-a"],
+        ),
+        ("bob", &["ops", "system:authenticated"], &["get", "nodes"]),
+        (
+            "bob",
+            &["ops", "system:authenticated"],
+            &["get", "--raw", "/metrics"],
+        ),
+        (
+            "carol",
+            &["system:authenticated"],
+            &["get", "configmap", "app-config", "-n", "team-b"],
+        ),
+        (
+            "carol",
+            &["system:authenticated"],
+            &["delete", "secret", "s1", "-n", "team-b"],
+        ),
+        ("erin", &["system:authenticated"], &["get", "pods", "-A"]),
+        (
+            "system:anonymous",
+            &["system:unauthenticated"],
+            &["get", "--raw", "/api"],
+        ),
+    ];
+    for (user, groups, args) in requests {
+        let upstream = as_user(&reference.kubeconfig(), user, groups, args);
+        let ours = as_user(&kapi.kubeconfig(), user, groups, args);
+        if upstream.starts_with("ok") {
+            assert!(ours.starts_with("ok"), "{user} {args:?}: kapi said {ours}");
+        } else {
+            assert_eq!(ours, upstream, "{user} {args:?}");
+        }
+    }
+
+    // What each may do, as kubectl lists it; the reference's openshift
+    // tree adds system:openshift:public-info-viewer (/.well-known/*), which
+    // upstream does not have.
+    for (user, groups) in USERS.iter().take(6) {
+        for namespace in ["team-a", "team-b"] {
+            let mut upstream = can_i_list(&reference.kubeconfig(), user, groups, namespace);
+            upstream.retain(|line| {
+                line != "[/.well-known/*] [] [get]" && line != "[/.well-known] [] [get]"
+            });
+            assert_eq!(
+                can_i_list(&kapi.kubeconfig(), user, groups, namespace),
+                upstream,
+                "can-i --list as {user} in {namespace}"
+            );
+        }
+    }
+}
