@@ -56,8 +56,8 @@ pub fn app(state: Arc<App>) -> Router {
         )
         .fallback(not_found)
         // Run in the opposite order: the deadline's check, who sends the
-        // request, its priority and fairness, then whether it is allowed, as
-        // kube-apiserver's chain.
+        // request, who it acts as, its priority and fairness, then whether it
+        // is allowed, as kube-apiserver's chain.
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             authorize,
@@ -65,6 +65,10 @@ pub fn app(state: Arc<App>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::flowcontrol::filter,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            impersonate,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -81,6 +85,14 @@ async fn authorize(
     next: axum::middleware::Next,
 ) -> Response {
     crate::authz::filter::authorize(app, request, next).await
+}
+
+async fn impersonate(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    crate::impersonation::impersonate(app, request, next).await
 }
 
 async fn authenticate(

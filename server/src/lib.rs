@@ -26,6 +26,7 @@ pub mod field_manager;
 pub mod flowcontrol;
 pub mod go_duration;
 pub mod health;
+pub mod impersonation;
 pub mod jsonpath;
 pub mod kinds;
 pub mod memory;

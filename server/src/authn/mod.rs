@@ -17,11 +17,10 @@
 //! - a request without credentials is `system:anonymous` in
 //!   `system:unauthenticated`, unless `--anonymous-auth=false` refuses it;
 //! - every authenticated user is in `system:authenticated`;
-//! - `Impersonate-*` headers then replace that user ([`impersonation`]; no
-//!   one is refused: kapi authorizes nothing yet).
+//! - `Impersonate-*` headers then replace that user, when the authorizer
+//!   allows it (`crate::impersonation`).
 
 pub mod bootstrap;
-pub mod impersonation;
 pub mod service_account;
 pub mod token_file;
 pub mod x509;
@@ -342,8 +341,8 @@ pub fn user_of(request: &Request) -> Arc<UserInfo> {
 }
 
 /// The filter: sets the request's user unless an in-process client already
-/// did, or answers 401; then takes on the user the `Impersonate-*` headers
-/// name. Bound tokens are checked against `registry`'s objects.
+/// did, or answers 401. Bound tokens are checked against `registry`'s
+/// objects.
 pub async fn authenticate(
     authenticator: &Authenticator,
     registry: &crate::registry::Registry,
@@ -368,20 +367,6 @@ pub async fn authenticate(
                 request.extensions_mut().insert(user);
             }
             Err(e) => return e.into_response(),
-        }
-    }
-    match impersonation::impersonated(request.headers()) {
-        Ok(None) => {}
-        Ok(Some(user)) => {
-            request.extensions_mut().insert(Arc::new(user));
-        }
-        Err(refs) => {
-            // Upstream's words, a plain-text 500.
-            let message = format!(
-                "Internal Server Error: {:?}: requested [{refs}] without impersonating a user\n",
-                request.uri().path()
-            );
-            return crate::health::text(axum::http::StatusCode::INTERNAL_SERVER_ERROR, message);
         }
     }
     next.run(request).await
