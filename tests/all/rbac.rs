@@ -432,3 +432,140 @@ fn access_matches_kube_apiserver() {
         }
     }
 }
+
+/// A user who may write roles and bindings in a namespace may grant only
+/// what they hold; kube-apiserver 1.32's answers to the same requests.
+#[test]
+fn escalation_is_refused_as_upstream() {
+    let s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let kubeconfig = s.kubeconfig();
+    for args in [
+        &["create", "namespace", "esc"][..],
+        &["-n", "esc", "create", "serviceaccount", "e"],
+        &[
+            "-n",
+            "esc",
+            "create",
+            "role",
+            "rbac-writer",
+            "--verb=create,update,get",
+            "--resource=roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io,pods",
+        ],
+        &[
+            "-n",
+            "esc",
+            "create",
+            "rolebinding",
+            "e-rbac",
+            "--role=rbac-writer",
+            "--serviceaccount=esc:e",
+        ],
+    ] {
+        let (ok, _, err) = kubectl(&kubeconfig, args, None);
+        assert!(ok, "{args:?}: {err}");
+    }
+    let (_, token, _) = kubectl(&kubeconfig, &["-n", "esc", "create", "token", "e"], None);
+    let post = |plural: &str, body: Value| {
+        let answer = kapi_test_support::http_exchange(
+            s.address,
+            "POST",
+            &format!("/apis/rbac.authorization.k8s.io/v1/namespaces/esc/{plural}"),
+            &[
+                ("Authorization", &format!("Bearer {}", token.trim())),
+                ("Content-Type", "application/json"),
+            ],
+            body.to_string().as_bytes(),
+        )
+        .unwrap();
+        let status: Value = serde_json::from_str(&answer.body).unwrap();
+        (
+            answer.code,
+            status["message"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    let rule = |verbs: &[&str], resources: &[&str]| json!({"verbs": verbs, "apiGroups": [""], "resources": resources});
+    assert_eq!(
+        post(
+            "roles",
+            json!({"metadata": {"name": "ok"}, "rules": [rule(&["get"], &["pods"])]})
+        )
+        .0,
+        201
+    );
+    assert_eq!(
+        post("roles", json!({"metadata": {"name": "more"}, "rules": [
+            rule(&["get", "delete", "patch"], &["pods", "secrets"]),
+            {"verbs": ["get"], "apiGroups": ["apps"], "resources": ["deployments"],
+                "resourceNames": ["x"]}]})),
+        (
+            403,
+            "roles.rbac.authorization.k8s.io \"more\" is forbidden: user \"system:serviceaccount:esc:e\" \
+             (groups=[\"system:serviceaccounts\" \"system:serviceaccounts:esc\" \"system:authenticated\"]) \
+             is attempting to grant RBAC permissions not currently held:\n\
+             {APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"delete\" \"patch\"]}\n\
+             {APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"get\" \"delete\" \"patch\"]}\n\
+             {APIGroups:[\"apps\"], Resources:[\"deployments\"], ResourceNames:[\"x\"], Verbs:[\"get\"]}"
+                .to_owned()
+        )
+    );
+    let binding = |name: &str, kind: &str, role: &str| {
+        json!({"metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+            "subjects": [{"kind": "User", "name": "x"}]})
+    };
+    assert_eq!(post("rolebindings", binding("b1", "Role", "ok")).0, 201);
+    assert_eq!(
+        post("rolebindings", binding("b2", "Role", "nope")),
+        (
+            404,
+            "rolebindings.rbac.authorization.k8s.io \"nope\" not found".to_owned()
+        )
+    );
+    let (code, message) = post(
+        "rolebindings",
+        binding("b3", "ClusterRole", "cluster-admin"),
+    );
+    assert_eq!(code, 403, "{message}");
+    assert!(
+        message.starts_with("rolebindings.rbac.authorization.k8s.io \"b3\" is forbidden: user \"system:serviceaccount:esc:e\""),
+        "{message}"
+    );
+    // With the bind verb on it, the role may be bound all the same.
+    let (ok, _, err) = kubectl(
+        &kubeconfig,
+        &[
+            "-n",
+            "esc",
+            "create",
+            "role",
+            "binder",
+            "--verb=bind",
+            "--resource=clusterroles.rbac.authorization.k8s.io",
+            "--resource-name=cluster-admin",
+        ],
+        None,
+    );
+    assert!(ok, "{err}");
+    let (ok, _, err) = kubectl(
+        &kubeconfig,
+        &[
+            "-n",
+            "esc",
+            "create",
+            "rolebinding",
+            "e-binder",
+            "--role=binder",
+            "--serviceaccount=esc:e",
+        ],
+        None,
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        post(
+            "rolebindings",
+            binding("b3", "ClusterRole", "cluster-admin")
+        )
+        .0,
+        201
+    );
+}

@@ -7,6 +7,7 @@
 
 pub mod authorizer;
 pub mod bootstrap;
+pub mod escalation;
 pub mod filter;
 pub mod rbac;
 

@@ -11,6 +11,7 @@ pub mod crd;
 pub mod job;
 pub mod namespace;
 pub mod pod;
+pub mod rbac;
 pub mod service;
 pub mod service_account;
 
@@ -48,7 +49,19 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
         authorizer: authorizer.clone(),
     };
     let group = "authorization.k8s.io";
+    let rbac = |kind| rbac::RbacRest {
+        kind,
+        authorizer: authorizer.clone(),
+    };
+    let rbac_group = "rbac.authorization.k8s.io";
     Hooks::new()
+        .with_rest((rbac_group, "roles"), rbac(rbac::Kind::Role))
+        .with_rest((rbac_group, "clusterroles"), rbac(rbac::Kind::Role))
+        .with_rest((rbac_group, "rolebindings"), rbac(rbac::Kind::Binding))
+        .with_rest(
+            (rbac_group, "clusterrolebindings"),
+            rbac(rbac::Kind::Binding),
+        )
         .with_rest(
             (group, "subjectaccessreviews"),
             access(authorization::Review::Subject),

@@ -54,6 +54,10 @@ impl Registry {
         opts: WriteOptions<'_>,
     ) -> ApiResult<Written> {
         strategy::check_namespace(scope, object.metadata_mut())?;
+        if let Some(rest) = self.hooks.rest(scope.info()) {
+            rest.authorize_write(self, scope, &object, None, opts.user)
+                .await?;
+        }
         let request = Request::new(Operation::Create, Endpoint::Main, scope, object.metadata());
         self.admission.judge(&request, self).await?;
         self.admission

@@ -148,6 +148,20 @@ pub trait KindRest: Send + Sync {
         Ok((Taken::nothing(), Taken::nothing()))
     }
 
+    /// Refuses a create (`old` is `None`) or update `user` may not make
+    /// whatever the authorizer allowed (RBAC's escalation checks); asked
+    /// before admission on a create, on each attempt of an update.
+    async fn authorize_write(
+        &self,
+        _registry: &Registry,
+        _scope: Scope<'_>,
+        _object: &Object,
+        _old: Option<&Object>,
+        _user: &UserInfo,
+    ) -> ApiResult<()> {
+        Ok(())
+    }
+
     /// Answers the create of a kind that is never stored (a review), on
     /// behalf of `user`, once the object is validated. The default is the
     /// kind's own answer, which knows nothing of the request.

@@ -257,6 +257,10 @@ impl Registry {
                 Err(e) => return Err(e),
             };
             let rest = self.hooks.rest(scope.info());
+            if let Some(rest) = rest {
+                rest.authorize_write(self, scope, &object, Some(&old), opts.user)
+                    .await?;
+            }
             // What the kind takes for the new state (a Service's addresses)
             // and what the old state held that the new one gives back.
             let (taken, freed) = match rest {

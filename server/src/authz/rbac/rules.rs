@@ -9,7 +9,7 @@ use crate::authz::{Attributes, Target};
 
 /// A rule of a Role or ClusterRole (rbac.authorization.k8s.io/v1
 /// PolicyRule), as its JSON reads.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", default)]
 pub struct PolicyRule {
     /// The verbs, or `*`.

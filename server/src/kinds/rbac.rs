@@ -1,0 +1,155 @@
+//! The RBAC kinds' own rule beyond validation (upstream's policy-based
+//! storage of `pkg/registry/rbac`): a user writes a Role or ClusterRole only
+//! with rules they hold, or with the `escalate` verb on it; a RoleBinding or
+//! ClusterRoleBinding only to a role whose rules they hold, or with the
+//! `bind` verb on it. system:masters may do either.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::api_error::{ApiError, ApiResult};
+use crate::authn::{MASTERS, UserInfo};
+use crate::authz::escalation::{describe_missing, uncovered};
+use crate::authz::rbac::rules::PolicyRule;
+use crate::authz::{Attributes, Authorizer, Decision, Target};
+use crate::registry::hooks::KindRest;
+use crate::registry::{Object, Registry, Scope};
+
+/// Which RBAC kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Role or ClusterRole.
+    Role,
+    /// RoleBinding or ClusterRoleBinding.
+    Binding,
+}
+
+/// The hooks of one RBAC kind.
+pub struct RbacRest {
+    /// Which kind.
+    pub kind: Kind,
+    /// Who decides `escalate` and `bind`, and whose rules users hold.
+    pub authorizer: Arc<Authorizer>,
+}
+
+#[async_trait]
+impl KindRest for RbacRest {
+    async fn authorize_write(
+        &self,
+        registry: &Registry,
+        scope: Scope<'_>,
+        object: &Object,
+        old: Option<&Object>,
+        user: &UserInfo,
+    ) -> ApiResult<()> {
+        if user.in_group(MASTERS) {
+            return Ok(());
+        }
+        let new = object.to_value().map_err(ApiError::internal)?;
+        let namespace = scope.namespace.unwrap_or_default();
+        let name = new["metadata"]["name"].as_str().unwrap_or_default();
+        let info = scope.info();
+        let (fields, verb): (&[&str], &str) = match self.kind {
+            Kind::Role => (&["rules", "aggregationRule"], "escalate"),
+            Kind::Binding => (&["roleRef", "subjects"], "bind"),
+        };
+        // What the garbage collector changes (or labels) grants nothing.
+        if let Some(old) = old {
+            let old = old.to_value().map_err(ApiError::internal)?;
+            if fields.iter().all(|f| old[*f] == new[*f]) {
+                return Ok(());
+            }
+        }
+        let (group, resource, target_name) = match self.kind {
+            Kind::Role => (info.group, info.plural, name),
+            Kind::Binding => {
+                let plural = if new["roleRef"]["kind"] == "Role" {
+                    "roles"
+                } else {
+                    "clusterroles"
+                };
+                let role = new["roleRef"]["name"].as_str().unwrap_or_default();
+                ("rbac.authorization.k8s.io", plural, role)
+            }
+        };
+        let asked = Attributes {
+            user,
+            verb,
+            target: Target::Resource {
+                namespace,
+                group,
+                resource,
+                subresource: "",
+                name: target_name,
+            },
+        };
+        if let Decision::Allow(_) = self.authorizer.authorize(&asked, registry).await {
+            return Ok(());
+        }
+        let policy = self.authorizer.rbac_policy(registry).await;
+        let (owned, errors) = policy.rules_for(user, namespace);
+        let requested: Vec<PolicyRule> = match self.kind {
+            Kind::Role => {
+                if !new["aggregationRule"].is_null() {
+                    let everything: Vec<PolicyRule> = serde_json::from_value(serde_json::json!([
+                        {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]},
+                        {"verbs": ["*"], "nonResourceURLs": ["*"]}]))
+                    .unwrap_or_default();
+                    if !uncovered(&owned, &everything).is_empty() {
+                        return Err(forbidden(
+                            info.group,
+                            info.plural,
+                            name,
+                            "must have cluster-admin privileges to use the aggregationRule",
+                        ));
+                    }
+                }
+                rules_of(&new["rules"])
+            }
+            Kind::Binding => {
+                let role = &new["roleRef"];
+                let role_name = role["name"].as_str().unwrap_or_default();
+                let (role_plural, role_namespace) = if role["kind"] == "Role" {
+                    ("roles", Some(namespace))
+                } else {
+                    ("clusterroles", None)
+                };
+                let found = crate::admission::Objects::read(
+                    registry,
+                    ("rbac.authorization.k8s.io", "v1", role_plural),
+                    role_namespace,
+                    role_name,
+                )
+                .await?;
+                // Upstream names the binding's resource with the role's name.
+                let Some(found) = found else {
+                    return Err(ApiError::not_found(crate::api_error::Target {
+                        group: info.group,
+                        resource: info.plural,
+                        name: role_name,
+                    }));
+                };
+                rules_of(&found["rules"])
+            }
+        };
+        let missing = uncovered(&owned, &requested);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let mut why = describe_missing(&user.name, &user.groups, &missing);
+        if !errors.is_empty() {
+            why.push_str(&format!("; resolution errors: [{}]", errors.join(" ")));
+        }
+        Err(forbidden(info.group, info.plural, name, &why))
+    }
+}
+
+fn rules_of(value: &Value) -> Vec<PolicyRule> {
+    serde_json::from_value(value.clone()).unwrap_or_default()
+}
+
+fn forbidden(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+    ApiError::unauthorized_action(group, resource, name, why)
+}
