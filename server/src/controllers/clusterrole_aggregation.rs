@@ -31,28 +31,10 @@ pub async fn run(client: Client) {
     );
     let mut roles: BTreeMap<String, Value> = BTreeMap::new();
     while let Some(((), event)) = rx.recv().await {
-        match event {
-            Event::Listed(all) => {
-                roles = all.into_iter().map(|r| (name(&r), r)).collect();
-            }
-            Event::Applied(role) => {
-                roles.insert(name(&role), role);
-            }
-            Event::Deleted(role) => {
-                roles.remove(&name(&role));
-            }
-        }
+        note(&mut roles, event);
         // Take what else arrived before syncing once.
         while let Ok(((), event)) = rx.try_recv() {
-            match event {
-                Event::Listed(all) => roles = all.into_iter().map(|r| (name(&r), r)).collect(),
-                Event::Applied(role) => {
-                    roles.insert(name(&role), role);
-                }
-                Event::Deleted(role) => {
-                    roles.remove(&name(&role));
-                }
-            }
+            note(&mut roles, event);
         }
         for (name, role) in &roles {
             let Some(rules) = aggregated(role, &roles) else {
@@ -67,6 +49,19 @@ pub async fn run(client: Client) {
                 // A conflict means a newer state is on its way to the informer.
                 tracing::debug!(role = %name, error = %e, "could not aggregate");
             }
+        }
+    }
+}
+
+/// The roles after `event`.
+fn note(roles: &mut BTreeMap<String, Value>, event: Event) {
+    match event {
+        Event::Listed(all) => *roles = all.into_iter().map(|r| (name(&r), r)).collect(),
+        Event::Applied(role) => {
+            roles.insert(name(&role), role);
+        }
+        Event::Deleted(role) => {
+            roles.remove(&name(&role));
         }
     }
 }

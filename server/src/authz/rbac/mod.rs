@@ -166,12 +166,7 @@ impl Policy {
     /// Calls `visit` with each binding of `user` that applies in `namespace`
     /// (cluster bindings first), its role's rules, or the error finding the
     /// role; stops when `visit` returns false.
-    fn visit(
-        &self,
-        user: &UserInfo,
-        namespace: &str,
-        visit: &mut dyn FnMut(Source<'_>, &[PolicyRule], Option<String>) -> bool,
-    ) {
+    fn visit(&self, user: &UserInfo, namespace: &str, visit: &mut Visitor<'_>) {
         for binding in &self.cluster_role_bindings {
             let Some(subject) = binding.subjects.iter().find(|s| applies(s, user, "")) else {
                 continue;
@@ -229,6 +224,10 @@ impl Policy {
         }
     }
 }
+
+/// What [`Policy::visit`] calls with each binding that applies: its source,
+/// its role's rules, or the error finding the role; false stops the visit.
+type Visitor<'a> = dyn FnMut(Source<'_>, &[PolicyRule], Option<String>) -> bool + 'a;
 
 /// A binding that applied, and through which subject.
 struct Source<'a> {
