@@ -6,6 +6,7 @@
 
 pub mod authentication;
 pub mod authorization;
+pub mod certificates;
 pub mod component_status;
 pub mod crd;
 pub mod job;
@@ -55,6 +56,10 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
     };
     let rbac_group = "rbac.authorization.k8s.io";
     Hooks::new()
+        .with_rest(
+            ("certificates.k8s.io", "certificatesigningrequests"),
+            certificates::CsrRest,
+        )
         .with_rest((rbac_group, "roles"), rbac(rbac::Kind::Role))
         .with_rest((rbac_group, "clusterroles"), rbac(rbac::Kind::Role))
         .with_rest((rbac_group, "rolebindings"), rbac(rbac::Kind::Binding))

@@ -65,6 +65,9 @@ impl Registry {
             .await?;
         strategy::generate_name(object.metadata_mut());
         strategy::prepare_create(scope, &mut object);
+        if let Some(rest) = self.hooks.rest(scope.info()) {
+            rest.prepare_create_for(scope, &mut object, opts.user)?;
+        }
         strategy::admit(scope, self.hooks.rest(scope.info()), &mut object, None)
             .map_err(|e| e.with_warnings(&warnings))?;
         warnings.extend(object.typed().warnings(None));

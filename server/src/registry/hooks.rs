@@ -148,6 +148,18 @@ pub trait KindRest: Send + Sync {
         Ok((Taken::nothing(), Taken::nothing()))
     }
 
+    /// Completes a new object with what the request's `user` decides (a
+    /// CertificateSigningRequest's requester), right after the common
+    /// preparation of a create.
+    fn prepare_create_for(
+        &self,
+        _scope: Scope<'_>,
+        _object: &mut Object,
+        _user: &UserInfo,
+    ) -> ApiResult<()> {
+        Ok(())
+    }
+
     /// Refuses a create (`old` is `None`) or update `user` may not make
     /// whatever the authorizer allowed (RBAC's escalation checks); asked
     /// before admission on a create, on each attempt of an update.
