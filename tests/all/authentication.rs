@@ -594,3 +594,29 @@ fn impersonation_is_authorized_part_by_part() {
         (403, "pods is forbidden: User \"bob\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\"".to_owned())
     );
 }
+
+/// A CertificateSigningRequest names who asked, whatever its spec says, as
+/// upstream's strategy records the request's user.
+#[test]
+fn a_certificate_signing_request_records_its_requester() {
+    let s = Server::start(kapi());
+    // Any PEM block: the request is not parsed before the spec is filled.
+    let request = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlITU1IUUNBUUF3RWpFUU1BNEdBMVVFQXd3SGMyOXRaVzl1WlRCWk1CTUdCeXFHU000OUFnRUdDQ3FHU000OQpBd0VIQTBJQUJNd3ZTSm1jbjFtOERwK0V3STZOUEQ3VUJRcWtUdForcDJWdmI0bXcrWGtabVY3L0lGY1lsK2lkCjBseWY1aFVVN3FYdXhVQmdJY3Vwb1lXUTZzZkhJeHVnQURBS0JnZ3Foa2pPUFFRREFnTklBREJGQWlBUnViT2UKVEt3eUFuOGtPbVBPUDVaMjZPTlRVSVZaQlhLNU9YVGd3WWhWdGdJaEFMdExuMHdTUHMzUng0bzBobFk5OFROMApZc1IxMlVsZ2taY0FhVGpyaGRrKwotLS0tLUVORCBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K";
+    let csr = serde_json::json!({"apiVersion": "certificates.k8s.io/v1",
+        "kind": "CertificateSigningRequest", "metadata": {"name": "c1"},
+        "spec": {"request": request, "signerName": "kubernetes.io/kube-apiserver-client",
+            "usages": ["client auth"], "username": "fake", "groups": ["fake"]}});
+    let out = s.kubectl_stdin_ok(&["create", "-f", "-", "-o", "json"], &csr.to_string());
+    let created: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(created["spec"]["username"], "kapi-admin");
+    assert_eq!(
+        created["spec"]["groups"],
+        serde_json::json!(["system:masters", "system:authenticated"])
+    );
+    assert!(
+        created["spec"]["extra"]["authentication.kubernetes.io/credential-id"][0]
+            .as_str()
+            .is_some_and(|id| id.starts_with("X509SHA256=")),
+        "{created}"
+    );
+}
