@@ -12,7 +12,8 @@ use crate::registry::Registry;
 const POLICY: &str = include_str!("bootstrap-policy.json");
 
 /// Creates every object of the policy that does not exist yet (one that
-/// exists is left as it is).
+/// exists is left as it is). The writes go out together, so the store
+/// commits them in a few batches instead of one by one.
 pub async fn ensure(registry: &Registry) {
     let objects: Vec<Value> = match serde_json::from_str(POLICY) {
         Ok(objects) => objects,
@@ -21,18 +22,17 @@ pub async fn ensure(registry: &Registry) {
             return;
         }
     };
-    for object in objects {
+    let writes = objects.into_iter().filter_map(|object| {
         let plural = match object["kind"].as_str() {
             Some("ClusterRole") => "clusterroles",
             Some("ClusterRoleBinding") => "clusterrolebindings",
             Some("Role") => "roles",
             Some("RoleBinding") => "rolebindings",
-            _ => continue,
+            _ => return None,
         };
-        registry
-            .ensure(("rbac.authorization.k8s.io", "v1", plural), object)
-            .await;
-    }
+        Some(registry.ensure(("rbac.authorization.k8s.io", "v1", plural), object))
+    });
+    futures::future::join_all(writes).await;
 }
 
 #[cfg(test)]
