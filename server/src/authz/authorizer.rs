@@ -115,19 +115,38 @@ const RESOURCES: [(&str, &str, &str); 4] = [
 
 /// RBAC's policy, built from the watch caches' objects and built again when
 /// any of the four resources' objects changed (the caches share unchanged
-/// maps, so a change is a pointer comparison).
+/// maps, so a change is a pointer comparison). The caches are looked up
+/// once; each request then reads four map pointers.
 #[derive(Default)]
 struct RbacPolicy {
+    caches: tokio::sync::OnceCell<Vec<Arc<crate::cache::ResourceCache>>>,
     built: Mutex<Option<(Vec<crate::cache::Objects>, Arc<Policy>)>>,
 }
 
 impl RbacPolicy {
     async fn current(&self, registry: &Registry) -> Arc<Policy> {
-        let mut now = Vec::with_capacity(RESOURCES.len());
-        for resource in RESOURCES {
-            now.push(registry.cached_objects(resource).await.unwrap_or_default());
-        }
+        let caches = self
+            .caches
+            .get_or_init(|| async {
+                let mut caches = Vec::with_capacity(RESOURCES.len());
+                for resource in RESOURCES {
+                    if let Some(cache) = registry.listed_cache(resource).await {
+                        caches.push(cache);
+                    }
+                }
+                caches
+            })
+            .await;
+        let now: Option<Vec<crate::cache::Objects>> =
+            caches.iter().map(|cache| cache.objects()).collect();
         let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        // A cache listing again cannot answer for a moment: the last policy
+        // stands meanwhile rather than none.
+        let now = match (now, built.as_ref()) {
+            (Some(now), _) => now,
+            (None, Some((_, policy))) => return policy.clone(),
+            (None, None) => vec![Default::default(); caches.len()],
+        };
         if let Some((seen, policy)) = built.as_ref()
             && seen.iter().zip(&now).all(|(a, b)| a.ptr_eq(b))
         {
@@ -140,11 +159,12 @@ impl RbacPolicy {
                 .filter_map(|bytes| serde_json::from_slice(bytes).ok())
                 .collect()
         };
+        let part = |i: usize| now.get(i).map(json).unwrap_or_default();
         let policy = Arc::new(Policy::new(&Objects {
-            cluster_roles: json(&now[0]),
-            roles: json(&now[1]),
-            cluster_role_bindings: json(&now[2]),
-            role_bindings: json(&now[3]),
+            cluster_roles: part(0),
+            roles: part(1),
+            cluster_role_bindings: part(2),
+            role_bindings: part(3),
         }));
         *built = Some((now, policy.clone()));
         policy

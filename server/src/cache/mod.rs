@@ -364,6 +364,13 @@ impl ResourceCache {
         (state.ready && state.undecodable.is_empty()).then(|| state.snapshot())
     }
 
+    /// The objects now (without the indexes a [`Snapshot`] also takes), or
+    /// `None` while the cache cannot answer for all of them.
+    pub fn objects(&self) -> Option<Objects> {
+        let state = self.inner.read();
+        (state.ready && state.undecodable.is_empty()).then(|| state.objects.clone())
+    }
+
     /// The object at `key` now; the outer `None` when the cache cannot say.
     pub fn get(&self, key: &str) -> Option<Option<Arc<Cached>>> {
         let state = self.inner.read();

@@ -256,17 +256,17 @@ impl Registry {
         self.caches.stop();
     }
 
-    /// The objects of `(group, version, plural)` as its watch cache holds
-    /// them, once the cache (started on first use) has listed them; `None`
-    /// for a kind the scheme does not serve.
-    pub async fn cached_objects(
+    /// The watch cache of `(group, version, plural)`, started on first use
+    /// and listed (or given up on) when this answers; `None` for a kind the
+    /// scheme does not serve.
+    pub async fn listed_cache(
         &self,
         (group, version, plural): (&str, &str, &str),
-    ) -> Option<crate::cache::Objects> {
+    ) -> Option<Arc<crate::cache::ResourceCache>> {
         let entry = self.scheme().get(group, version, plural)?.clone();
         let cache = self.caches.of(&entry);
         cache.listed().await;
-        cache.snapshot().map(|s| s.objects)
+        Some(cache)
     }
 
     /// Reads one object (a consistent read).
