@@ -26,6 +26,11 @@ pub struct Policy {
     roles: HashMap<(String, String), Vec<PolicyRule>>,
     cluster_role_bindings: Vec<Binding>,
     role_bindings: HashMap<String, Vec<Binding>>,
+    /// The cluster bindings of each user, group and service account
+    /// (`namespace:name`), for the quick yes or no of [`Policy::allows`].
+    by_user: HashMap<String, Vec<usize>>,
+    by_group: HashMap<String, Vec<usize>>,
+    by_service_account: HashMap<String, Vec<usize>>,
 }
 
 /// A RoleBinding or ClusterRoleBinding.
@@ -99,7 +104,31 @@ impl Policy {
                 .or_default()
                 .push(binding);
         }
+        let cluster_role_bindings = bindings(&objects.cluster_role_bindings);
+        let mut by_user: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_group: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_service_account: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, binding) in cluster_role_bindings.iter().enumerate() {
+            for subject in &binding.subjects {
+                let (map, key) = match subject.kind.as_str() {
+                    "User" => (&mut by_user, subject.name.clone()),
+                    "Group" => (&mut by_group, subject.name.clone()),
+                    "ServiceAccount" if !subject.namespace.is_empty() => (
+                        &mut by_service_account,
+                        format!("{}:{}", subject.namespace, subject.name),
+                    ),
+                    _ => continue,
+                };
+                let list = map.entry(key).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
         Policy {
+            by_user,
+            by_group,
+            by_service_account,
             cluster_roles: objects
                 .cluster_roles
                 .iter()
@@ -112,9 +141,54 @@ impl Policy {
                 .filter_map(read)
                 .map(|r| ((r.metadata.namespace, r.metadata.name), r.rules))
                 .collect(),
-            cluster_role_bindings: bindings(&objects.cluster_role_bindings),
+            cluster_role_bindings,
             role_bindings,
         }
+    }
+
+    /// Whether RBAC allows `request`: [`Policy::authorize`]'s yes or no,
+    /// without its reasons, looking only at the bindings of the user's
+    /// subjects (what the request filter asks of every request).
+    pub fn allows(&self, request: &Attributes<'_>) -> bool {
+        let user = request.user;
+        let rules_allow = |rules: Option<&Vec<PolicyRule>>| {
+            rules.is_some_and(|rules| rules.iter().any(|rule| rule.allows(request)))
+        };
+        // A service account's user name ends in `<namespace>:<name>`.
+        let account = user
+            .service_account()
+            .and_then(|_| user.name.strip_prefix("system:serviceaccount:"));
+        let cluster_wide = std::iter::once(self.by_user.get(user.name.as_str()))
+            .chain(user.groups.iter().map(|g| self.by_group.get(g.as_str())))
+            .chain(std::iter::once(
+                account.and_then(|a| self.by_service_account.get(a)),
+            ))
+            .flatten()
+            .flatten()
+            .any(|&i| {
+                let role = &self.cluster_role_bindings[i].role_ref.name;
+                rules_allow(self.cluster_roles.get(role))
+            });
+        if cluster_wide {
+            return true;
+        }
+        let namespace = namespace_of(request);
+        if namespace.is_empty() {
+            return false;
+        }
+        self.role_bindings
+            .get(namespace)
+            .into_iter()
+            .flatten()
+            .filter(|binding| binding.subjects.iter().any(|s| applies(s, user, namespace)))
+            .any(|binding| {
+                let role = &binding.role_ref;
+                if role.kind == "Role" {
+                    rules_allow(self.roles.get(&(namespace.to_owned(), role.name.clone())))
+                } else {
+                    rules_allow(self.cluster_roles.get(&role.name))
+                }
+            })
     }
 
     /// RBAC's answer for `request`.
@@ -418,6 +492,48 @@ mod tests {
             ..create
         };
         assert!(matches!(policy.authorize(&create), Decision::NoOpinion(_)));
+    }
+
+    #[test]
+    fn the_quick_answer_agrees_with_the_reasoned_one() {
+        let policy = policy();
+        let users = [
+            UserInfo::new("dave", &["devs", "system:authenticated"]),
+            UserInfo::new("carol", &[]),
+            UserInfo::new("system:serviceaccount:team:bot", &[]),
+            UserInfo::new("system:serviceaccount:other:bot", &[]),
+            UserInfo::new("nobody", &["system:authenticated"]),
+        ];
+        for user in &users {
+            for verb in ["get", "list", "create", "delete"] {
+                for namespace in ["team", "other", ""] {
+                    for resource in ["pods", "configmaps"] {
+                        let request = Attributes {
+                            user,
+                            verb,
+                            target: Target::Resource {
+                                namespace,
+                                group: "",
+                                resource,
+                                subresource: "",
+                                name: "",
+                            },
+                        };
+                        let reasoned = matches!(policy.authorize(&request), Decision::Allow(_));
+                        assert_eq!(policy.allows(&request), reasoned, "{request:?}");
+                    }
+                }
+            }
+            for path in ["/healthz", "/metrics"] {
+                let request = Attributes {
+                    user,
+                    verb: "get",
+                    target: Target::Path(path),
+                };
+                let reasoned = matches!(policy.authorize(&request), Decision::Allow(_));
+                assert_eq!(policy.allows(&request), reasoned, "{request:?}");
+            }
+        }
     }
 
     #[test]
