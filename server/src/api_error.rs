@@ -197,11 +197,10 @@ impl ApiError {
             resource,
             name,
         };
-        let message = if name.is_empty() {
-            format!("{} is forbidden: {why}", target.qualified())
-        } else {
-            format!("{} {name:?} is forbidden: {why}", target.qualified())
-        };
+        if !name.is_empty() {
+            return ApiError::forbidden(target, why);
+        }
+        let message = format!("{} is forbidden: {why}", target.qualified());
         ApiError::new(403, "Forbidden", message, Some(target.details()))
     }
 

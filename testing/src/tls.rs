@@ -41,9 +41,9 @@ pub fn client_config(data_dir: &Path, identity: Identity, alpn: &[&[u8]]) -> Arc
     let kubeconfig =
         std::fs::read_to_string(data_dir.join("kubeconfig")).expect("the server's kubeconfig");
     let field = |name: &str| {
-        kubeconfig.lines().find_map(|line| {
+        kubeconfig.lines().find_map(|line| -> Option<Vec<u8>> {
             let value = line.trim().strip_prefix(name)?.strip_prefix(':')?.trim();
-            Some(decode_base64(value))
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, value).ok()
         })
     };
     let mut roots = RootCertStore::empty();
@@ -72,29 +72,6 @@ pub fn client_config(data_dir: &Path, identity: Identity, alpn: &[&[u8]]) -> Arc
     };
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     Arc::new(config)
-}
-
-/// Standard base64 (as kubeconfig `*-data` fields hold), without a crate.
-fn decode_base64(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut bits, mut held) = (0u32, 0u32);
-    for sextet in text.bytes().filter_map(value) {
-        bits = (bits << 6) | u32::from(sextet);
-        held += 6;
-        if held >= 8 {
-            held -= 8;
-            out.push((bits >> held) as u8);
-        }
-    }
-    out
 }
 
 /// Keeps the settings of the server at `address`, whose kubeconfig is in

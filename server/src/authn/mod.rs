@@ -240,11 +240,7 @@ impl Authenticator {
                 service_account::Verdict::User(user, granted) => {
                     return TokenVerdict::User(Arc::new(user), granted);
                 }
-                // Upstream's union of token authenticators reports every
-                // refusal, after its own words (as the reference answers).
-                service_account::Verdict::Refused(why) => {
-                    return TokenVerdict::Refused(format!("[{INVALID_BEARER_TOKEN}, {why}]"));
-                }
+                service_account::Verdict::Refused(why) => return refused(&why),
                 service_account::Verdict::NotOurs => {}
             }
         }
@@ -254,14 +250,19 @@ impl Authenticator {
                 bootstrap::Verdict::User(user) => {
                     return TokenVerdict::User(Arc::new(user), vec![API_AUDIENCE.to_owned()]);
                 }
-                bootstrap::Verdict::Refused(why) => {
-                    return TokenVerdict::Refused(format!("[{INVALID_BEARER_TOKEN}, {why}]"));
-                }
+                bootstrap::Verdict::Refused(why) => return refused(&why),
                 bootstrap::Verdict::NotOurs => {}
             }
         }
         TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned())
     }
+}
+
+/// A token one authenticator refused: upstream's union of token
+/// authenticators reports the refusal after its own words (as the reference
+/// answers TokenReviews).
+fn refused(why: &str) -> TokenVerdict {
+    TokenVerdict::Refused(format!("[{INVALID_BEARER_TOKEN}, {why}]"))
 }
 
 /// What a TokenReview learns of a token.

@@ -93,12 +93,22 @@ impl KindRest for RbacRest {
         let requested: Vec<PolicyRule> = match self.kind {
             Kind::Role => {
                 if !new["aggregationRule"].is_null() {
-                    let everything: Vec<PolicyRule> = serde_json::from_value(serde_json::json!([
-                        {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]},
-                        {"verbs": ["*"], "nonResourceURLs": ["*"]}]))
-                    .unwrap_or_default();
+                    let all = || vec!["*".to_owned()];
+                    let everything = [
+                        PolicyRule {
+                            verbs: all(),
+                            api_groups: all(),
+                            resources: all(),
+                            ..PolicyRule::default()
+                        },
+                        PolicyRule {
+                            verbs: all(),
+                            non_resource_urls: all(),
+                            ..PolicyRule::default()
+                        },
+                    ];
                     if !uncovered(&owned, &everything).is_empty() {
-                        return Err(forbidden(
+                        return Err(ApiError::unauthorized_action(
                             info.group,
                             info.plural,
                             name,
@@ -106,7 +116,7 @@ impl KindRest for RbacRest {
                         ));
                     }
                 }
-                rules_of(&new["rules"])
+                rules_of(&new["rules"])?
             }
             Kind::Binding => {
                 let role = &new["roleRef"];
@@ -131,7 +141,7 @@ impl KindRest for RbacRest {
                         name: role_name,
                     }));
                 };
-                rules_of(&found["rules"])
+                rules_of(&found["rules"])?
             }
         };
         let missing = uncovered(&owned, &requested);
@@ -142,14 +152,21 @@ impl KindRest for RbacRest {
         if !errors.is_empty() {
             why.push_str(&format!("; resolution errors: [{}]", errors.join(" ")));
         }
-        Err(forbidden(info.group, info.plural, name, &why))
+        Err(ApiError::unauthorized_action(
+            info.group,
+            info.plural,
+            name,
+            &why,
+        ))
     }
 }
 
-fn rules_of(value: &Value) -> Vec<PolicyRule> {
-    serde_json::from_value(value.clone()).unwrap_or_default()
-}
-
-fn forbidden(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
-    ApiError::unauthorized_action(group, resource, name, why)
+/// A role's rules; rules that do not read are an error, never "none" (which
+/// would pass every check).
+fn rules_of(value: &Value) -> ApiResult<Vec<PolicyRule>> {
+    if value.is_null() {
+        return Ok(Vec::new());
+    }
+    serde_json::from_value(value.clone())
+        .map_err(|e| ApiError::internal(format!("reading a role's rules: {e}")))
 }
