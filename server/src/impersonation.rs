@@ -42,6 +42,7 @@ pub async fn impersonate(app: Arc<App>, mut request: Request, next: Next) -> Res
                 resource,
                 subresource: &subresource,
                 name: &name,
+                fields: None,
             },
         };
         match app.authorizer.authorize(&attributes, &app.registry).await {

@@ -17,6 +17,7 @@ mod generated_fresh;
 mod kube_client;
 mod kubectl;
 mod kubectl_protobuf;
+mod node_authorization;
 mod openapi;
 mod priority_and_fairness;
 mod rbac;

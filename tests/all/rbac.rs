@@ -148,13 +148,19 @@ const PATHS: &[&str] = &[
 
 /// The reference kube-apiserver (and the aggregation controller of
 /// kube-controller-manager), stopped by PID on drop.
-struct Reference {
+pub(crate) struct Reference {
     scripts: PathBuf,
     run: tempfile::TempDir,
 }
 
 impl Reference {
     fn start() -> Option<Reference> {
+        Reference::start_with("", true)
+    }
+
+    /// The reference with `extra` flags for kube-apiserver, and the
+    /// aggregation controller when `aggregation`.
+    pub(crate) fn start_with(extra: &str, aggregation: bool) -> Option<Reference> {
         let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
         let present = scripts.join("start-kube-apiserver").is_file();
         if !require(
@@ -168,9 +174,13 @@ impl Reference {
         let reference = Reference { scripts, run };
         let started = Command::new(reference.scripts.join("start-kube-apiserver"))
             .arg(reference.run.path().join("apiserver"))
+            .env("KAS_EXTRA_ARGS", extra)
             .output()
             .unwrap();
         assert!(started.status.success(), "{}", text(&started.stderr));
+        if !aggregation {
+            return Some(reference);
+        }
         let kcm = Command::new(reference.scripts.join("start-control-plane"))
             .arg(reference.kubeconfig())
             .arg(reference.run.path().join("cp"))
@@ -181,7 +191,7 @@ impl Reference {
         Some(reference)
     }
 
-    fn kubeconfig(&self) -> PathBuf {
+    pub(crate) fn kubeconfig(&self) -> PathBuf {
         self.run.path().join("apiserver/kubeconfig")
     }
 }
@@ -198,7 +208,11 @@ impl Drop for Reference {
 }
 
 /// kubectl on a kubeconfig.
-fn kubectl(kubeconfig: &Path, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
+pub(crate) fn kubectl(
+    kubeconfig: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> (bool, String, String) {
     use std::io::Write;
     let mut child = Command::new(kubectl_path())
         .arg("--kubeconfig")
@@ -278,7 +292,7 @@ fn answers(kubeconfig: &Path, specs: &[Value]) -> Vec<bool> {
 }
 
 /// What one user sees for one request: the 403's message, or success.
-fn as_user(kubeconfig: &Path, user: &str, groups: &[&str], args: &[&str]) -> String {
+pub(crate) fn as_user(kubeconfig: &Path, user: &str, groups: &[&str], args: &[&str]) -> String {
     let mut all: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
     all.push(format!("--as={user}"));
     for group in groups {

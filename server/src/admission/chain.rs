@@ -10,10 +10,11 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::{
-    Attributes, Objects, default_class, lifecycle, limit_ranger, node_taints, pod_security,
-    priority, protection, runtime_class, service_account, toleration_seconds, update,
+    Attributes, Objects, default_class, lifecycle, limit_ranger, node_restriction, node_taints,
+    pod_security, priority, protection, runtime_class, service_account, toleration_seconds, update,
 };
 use crate::api_error::{ApiError, ApiResult};
+use crate::authn::UserInfo;
 use crate::body::{Input, Object};
 use crate::scope::{Endpoint, Scope};
 use kapi_runtime::meta::ObjectMeta;
@@ -38,6 +39,8 @@ pub struct Request<'a> {
     pub endpoint: Endpoint,
     /// The kind, the name errors give and the namespace.
     pub attrs: Attributes<'a>,
+    /// Who writes.
+    pub user: &'a UserInfo,
 }
 
 impl<'a> Request<'a> {
@@ -49,6 +52,7 @@ impl<'a> Request<'a> {
         endpoint: Endpoint,
         scope: Scope<'a>,
         meta: &ObjectMeta,
+        user: &'a UserInfo,
     ) -> Request<'a> {
         let name = match meta.name.as_deref() {
             Some(name) if !name.is_empty() => name.to_owned(),
@@ -63,11 +67,12 @@ impl<'a> Request<'a> {
                 name,
                 namespace,
             },
+            user,
         }
     }
 
     /// A delete of `name` in `scope` (whose namespace is the object's).
-    pub fn delete(scope: Scope<'a>, name: &str) -> Request<'a> {
+    pub fn delete(scope: Scope<'a>, name: &str, user: &'a UserInfo) -> Request<'a> {
         Request {
             operation: Operation::Delete,
             endpoint: Endpoint::Main,
@@ -76,6 +81,7 @@ impl<'a> Request<'a> {
                 name: name.to_owned(),
                 namespace: scope.namespace.map(str::to_owned),
             },
+            user,
         }
     }
 
@@ -156,6 +162,7 @@ impl Default for Chain {
                 Box::new(NamespaceLifecycle),
                 Box::new(LimitRanger),
                 Box::new(ServiceAccount),
+                Box::new(NodeRestriction),
                 Box::new(TaintNodesByCondition),
                 Box::new(PodSecurity),
                 Box::new(Priority),
@@ -277,6 +284,38 @@ impl Plugin for NamespaceLifecycle {
     async fn judge(&self, request: &Request<'_>, objects: &dyn Objects) -> ApiResult<()> {
         let ns = request.attrs.namespace.as_deref().unwrap_or_default();
         lifecycle::admit_create(objects, &request.attrs, ns).await
+    }
+}
+
+/// NodeRestriction: a kubelet writes only for its own node.
+struct NodeRestriction;
+
+#[async_trait]
+impl Plugin for NodeRestriction {
+    fn name(&self) -> &'static str {
+        "NodeRestriction"
+    }
+
+    fn judges(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Delete && node_restriction::applies(request)
+    }
+
+    async fn judge(&self, request: &Request<'_>, objects: &dyn Objects) -> ApiResult<()> {
+        node_restriction::judge(request, objects).await
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation != Operation::Delete && node_restriction::applies(request)
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Value,
+        old: Option<&Value>,
+        objects: &dyn Objects,
+    ) -> ApiResult<()> {
+        node_restriction::admit(request, object, old, objects).await
     }
 }
 

@@ -19,6 +19,7 @@ mod chain;
 mod default_class;
 mod lifecycle;
 mod limit_ranger;
+pub(crate) mod node_restriction;
 mod node_taints;
 mod objects;
 mod pod_security;

@@ -47,6 +47,8 @@ pub const CREDENTIAL_ID: &str = "authentication.kubernetes.io/credential-id";
 /// The group whose members may do anything (and are exempt from priority and
 /// fairness).
 pub const MASTERS: &str = "system:masters";
+/// The group of the kubelets.
+pub const NODES: &str = "system:nodes";
 
 /// An authenticated (or anonymous) user, as k8s.io/apiserver's user.Info.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -92,6 +94,15 @@ impl UserInfo {
     /// Whether the user is in `group`.
     pub fn in_group(&self, group: &str) -> bool {
         self.groups.iter().any(|g| g == group)
+    }
+
+    /// The node a kubelet's user is (upstream's NodeIdentity): for a
+    /// `system:node:<name>` user in the `system:nodes` group, the name
+    /// (empty when the user name ends at the prefix); `None` for anyone
+    /// else.
+    pub fn node_name(&self) -> Option<&str> {
+        let name = self.name.strip_prefix("system:node:")?;
+        self.in_group(NODES).then_some(name)
     }
 
     /// The namespace and name of a service account user

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
+use super::node::NodeAuthorizer;
 use super::rbac::{Objects, Policy};
 use super::{Attributes, Decision};
 use crate::authn::MASTERS;
@@ -19,6 +20,8 @@ pub enum Mode {
     AlwaysAllow,
     /// The roles and bindings of rbac.authorization.k8s.io.
     Rbac,
+    /// What kubelets may do: their own node's objects.
+    Node,
 }
 
 impl std::str::FromStr for Mode {
@@ -28,12 +31,9 @@ impl std::str::FromStr for Mode {
         match text {
             "AlwaysAllow" => Ok(Mode::AlwaysAllow),
             "RBAC" => Ok(Mode::Rbac),
-            "Node" => Err(
-                "authorization mode Node is not implemented yet (use RBAC or AlwaysAllow)"
-                    .to_owned(),
-            ),
+            "Node" => Ok(Mode::Node),
             other => Err(format!(
-                "unknown authorization mode {other:?} (supported: AlwaysAllow, RBAC)"
+                "unknown authorization mode {other:?} (supported: AlwaysAllow, Node, RBAC)"
             )),
         }
     }
@@ -43,6 +43,7 @@ impl std::str::FromStr for Mode {
 pub struct Authorizer {
     modes: Vec<Mode>,
     rbac: RbacPolicy,
+    node: NodeAuthorizer,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -66,6 +67,7 @@ impl Authorizer {
         Authorizer {
             modes,
             rbac: RbacPolicy::default(),
+            node: NodeAuthorizer::default(),
         }
     }
 
@@ -86,6 +88,7 @@ impl Authorizer {
             let decision = match mode {
                 Mode::AlwaysAllow => Decision::Allow(String::new()),
                 Mode::Rbac => self.rbac.current(registry).await.authorize(request),
+                Mode::Node => self.node.authorize(request, registry).await,
             };
             match decision {
                 Decision::NoOpinion(reason) => {
@@ -110,6 +113,10 @@ impl Authorizer {
             let allowed = match mode {
                 Mode::AlwaysAllow => true,
                 Mode::Rbac => self.rbac.current(registry).await.allows(request),
+                Mode::Node => matches!(
+                    self.node.authorize(request, registry).await,
+                    Decision::Allow(_)
+                ),
             };
             if allowed {
                 return true;

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use super::rbac::rules::PolicyRule;
 use crate::registry::Registry;
 
 /// The policy, as JSON objects.
@@ -33,6 +34,17 @@ pub async fn ensure(registry: &Registry) {
         Some(registry.ensure(("rbac.authorization.k8s.io", "v1", plural), object))
     });
     futures::future::join_all(writes).await;
+}
+
+/// The rules of the policy's ClusterRole `name` (none when it has no such
+/// role).
+pub fn cluster_role_rules(name: &str) -> Vec<PolicyRule> {
+    let objects: Vec<Value> = serde_json::from_str(POLICY).unwrap_or_default();
+    objects
+        .into_iter()
+        .find(|o| o["kind"] == "ClusterRole" && o["metadata"]["name"] == name)
+        .and_then(|role| serde_json::from_value(role["rules"].clone()).ok())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

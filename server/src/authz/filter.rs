@@ -10,7 +10,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::{Attributes, Decision, Target};
 use crate::api_error::ApiError;
-use crate::request_info;
+use crate::request_info::{self, Verb};
+use crate::selectors::field::FieldSelector;
 use crate::state::App;
 
 /// The filter.
@@ -24,6 +25,12 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
         .is_some_and(crate::flowcontrol::is_watch);
     let resource = request_info::parse_ref(&method, &path, watch);
     let lower = crate::flowcontrol::lower_case(&method);
+    // A list or watch's field selector: the authorizers may look at it, and
+    // one pinning `metadata.name` names the object (upstream's RequestInfo).
+    let fields = resource
+        .as_ref()
+        .filter(|r| matches!(r.verb, Verb::List | Verb::Watch))
+        .and_then(|_| field_selector(request.uri().query()?));
     let (verb, target) = match &resource {
         Some(r) => (
             r.verb.as_str(),
@@ -32,7 +39,11 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
                 group: r.group,
                 resource: r.resource,
                 subresource: r.subresource.unwrap_or_default(),
-                name: r.name.unwrap_or_default(),
+                name: r
+                    .name
+                    .or_else(|| named_by(fields.as_ref()?))
+                    .unwrap_or_default(),
+                fields: fields.as_ref(),
             },
         ),
         None => (lower.as_ref(), Target::Path(&path)),
@@ -51,6 +62,21 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
             forbidden(&attributes, &reason).into_response()
         }
     }
+}
+
+/// The `fieldSelector` parameter of `query`, when it has one that parses
+/// (one that does not is the list's 400 to give, not the authorizer's).
+fn field_selector(query: &str) -> Option<FieldSelector> {
+    let (_, text) = form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "fieldSelector")?;
+    FieldSelector::parse(&text).ok()
+}
+
+/// The name a selector pins `metadata.name` to, when it is a name a path
+/// could hold.
+fn named_by(fields: &FieldSelector) -> Option<&str> {
+    let name = fields.exact_value("metadata.name")?;
+    let valid = !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '%']);
+    valid.then_some(name)
 }
 
 /// kube-apiserver's 403 for `request`: what the user cannot do, and the

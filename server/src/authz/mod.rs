@@ -9,11 +9,13 @@ pub mod authorizer;
 pub mod bootstrap;
 pub mod escalation;
 pub mod filter;
+pub mod node;
 pub mod rbac;
 
 pub use authorizer::{Authorizer, Mode};
 
 use crate::authn::UserInfo;
+use crate::selectors::field::FieldSelector;
 
 /// What a request asks to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +44,9 @@ pub enum Target<'a> {
         subresource: &'a str,
         /// The object's name, or `""`.
         name: &'a str,
+        /// A list or watch's field selector, when it has one (the Node
+        /// authorizer lets a kubelet list only its own pods).
+        fields: Option<&'a FieldSelector>,
     },
     /// A path that is no resource (`/healthz`, `/version`, `/apis`).
     Path(&'a str),

@@ -178,6 +178,17 @@ impl Indexes {
         Some((name, Box::new(keys.into_iter())))
     }
 
+    /// The keys of the objects whose indexed `field` holds `value`, in key
+    /// order; `None` when `field` is not indexed.
+    pub fn keys_of<'a>(
+        &'a self,
+        field: &str,
+        value: &str,
+    ) -> Option<impl Iterator<Item = &'a Arc<str>> + 'a> {
+        let index = self.fields.iter().find(|index| index.field == field)?;
+        Some(index.by_value.get(value).into_iter().flatten())
+    }
+
     fn narrow_fields<'a>(
         &'a self,
         fields: &FieldSelector,

@@ -77,7 +77,14 @@ async fn act(
 ) -> ApiResult<Response> {
     let dry_run = ctx.write_options()?.dry_run;
     let answer = action
-        .act(&ctx.app.registry, ctx.scope(), name, body, dry_run)
+        .act(
+            &ctx.app.registry,
+            ctx.scope(),
+            name,
+            body,
+            dry_run,
+            ctx.user,
+        )
         .await?;
     match (answer, entry) {
         (Some(answer), Some(entry)) => {

@@ -16,6 +16,7 @@ use crate::authn::{MASTERS, UserInfo};
 use crate::authz::{Attributes, Authorizer, Decision, Mode, Target};
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};
+use crate::selectors::field::FieldSelector;
 
 /// Which review a hook answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +64,8 @@ impl KindRest for AccessReviewRest {
             Review::SelfSubject => caller.clone(),
             Review::Subject | Review::Local => spec_user(spec),
         };
-        let status = match attributes_of(spec, &user) {
+        let fields = field_selector(&spec["resourceAttributes"]["fieldSelector"]);
+        let status = match attributes_of(spec, &user, fields.as_ref()) {
             Some(request) => {
                 let decision = self.authorizer.authorize(&request, registry).await;
                 status_of(decision)
@@ -99,7 +101,11 @@ fn spec_user(spec: &Value) -> UserInfo {
 }
 
 /// The request a review's spec describes.
-fn attributes_of<'a>(spec: &'a Value, user: &'a UserInfo) -> Option<Attributes<'a>> {
+fn attributes_of<'a>(
+    spec: &'a Value,
+    user: &'a UserInfo,
+    fields: Option<&'a FieldSelector>,
+) -> Option<Attributes<'a>> {
     let text = |v: &'a Value| v.as_str().unwrap_or_default();
     if let Some(resource) = spec["resourceAttributes"].as_object() {
         let field = |name: &str| {
@@ -117,6 +123,7 @@ fn attributes_of<'a>(spec: &'a Value, user: &'a UserInfo) -> Option<Attributes<'
                 resource: field("resource"),
                 subresource: field("subresource"),
                 name: field("name"),
+                fields,
             },
         });
     }
@@ -126,6 +133,36 @@ fn attributes_of<'a>(spec: &'a Value, user: &'a UserInfo) -> Option<Attributes<'
         verb: text(&path["verb"]),
         target: Target::Path(text(&path["path"])),
     })
+}
+
+/// A review's field selector (upstream's `ResourceAttributesFrom`): the
+/// raw text, or requirements of one value each (`In` is `=`, `NotIn` is
+/// `!=`). One that does not convert is none, as upstream's authorizers see
+/// a selector with an error.
+fn field_selector(selector: &Value) -> Option<FieldSelector> {
+    if let Some(raw) = selector["rawSelector"].as_str() {
+        return FieldSelector::parse(raw).ok();
+    }
+    let requirements = selector["requirements"].as_array()?;
+    let escape = |text: &str| {
+        text.replace('\\', "\\\\")
+            .replace(',', "\\,")
+            .replace('=', "\\=")
+    };
+    let mut terms = Vec::with_capacity(requirements.len());
+    for requirement in requirements {
+        let key = requirement["key"].as_str()?;
+        let [value] = requirement["values"].as_array()?.as_slice() else {
+            return None;
+        };
+        let operator = match requirement["operator"].as_str()? {
+            "In" => "=",
+            "NotIn" => "!=",
+            _ => return None,
+        };
+        terms.push(format!("{key}{operator}{}", escape(value.as_str()?)));
+    }
+    FieldSelector::parse(&terms.join(",")).ok()
 }
 
 /// A decision as a SubjectAccessReviewStatus.
@@ -160,19 +197,26 @@ impl KindRest for RulesReviewRest {
         let namespace = asked["spec"]["namespace"].as_str().unwrap_or_default();
         let mut resource_rules = Vec::new();
         let mut path_rules = Vec::new();
-        let mut errors = Vec::new();
+        let mut errors: Vec<String> = Vec::new();
         // As upstream's union of rule resolvers: the privileged group's and
-        // AlwaysAllow's everything, then RBAC's rules.
+        // AlwaysAllow's everything, then each mode's rules in order.
         let everything =
             caller.in_group(MASTERS) || self.authorizer.modes().contains(&Mode::AlwaysAllow);
         if everything {
             resource_rules.push(json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}));
             path_rules.push(json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
         }
-        if self.authorizer.modes().contains(&Mode::Rbac) {
+        for mode in self.authorizer.modes() {
+            if *mode == Mode::Node && caller.node_name().is_some() {
+                // A node's permissions are no list of rules.
+                errors.push("node authorizer does not support user rule resolution".to_owned());
+            }
+            if *mode != Mode::Rbac {
+                continue;
+            }
             let policy = self.authorizer.rbac_policy(registry).await;
             let (rules, missing) = policy.rules_for(caller, namespace);
-            errors = missing;
+            errors.extend(missing);
             for rule in rules {
                 if rule.resources.is_empty() {
                     if !rule.non_resource_urls.is_empty() {

@@ -83,6 +83,7 @@ impl KindRest for RbacRest {
                 resource,
                 subresource: "",
                 name: target_name,
+                fields: None,
             },
         };
         if let Decision::Allow(_) = self.authorizer.authorize(&asked, registry).await {

@@ -58,7 +58,13 @@ impl Registry {
             rest.authorize_write(self, scope, &object, None, opts.user)
                 .await?;
         }
-        let request = Request::new(Operation::Create, Endpoint::Main, scope, object.metadata());
+        let request = Request::new(
+            Operation::Create,
+            Endpoint::Main,
+            scope,
+            object.metadata(),
+            opts.user,
+        );
         self.admission.judge(&request, self).await?;
         self.admission
             .admit(&request, &mut object, None, self)
@@ -72,7 +78,13 @@ impl Registry {
             .map_err(|e| e.with_warnings(&warnings))?;
         warnings.extend(object.typed().warnings(None));
         // Errors of the validating plugins give the generated name.
-        let request = Request::new(Operation::Create, Endpoint::Main, scope, object.metadata());
+        let request = Request::new(
+            Operation::Create,
+            Endpoint::Main,
+            scope,
+            object.metadata(),
+            opts.user,
+        );
         self.admission
             .validate(&request, &object, None, self, &mut warnings)
             .await?;

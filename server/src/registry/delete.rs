@@ -9,6 +9,7 @@ use super::hooks::{DeleteStep, KindRest};
 use super::{ListOptions, Object, Registry, Scope, decode};
 use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
+use crate::authn::UserInfo;
 use crate::selectors::Selectable;
 
 /// What a delete did.
@@ -41,13 +42,14 @@ impl Registry {
         scope: Scope<'_>,
         name: &str,
         options: &DeleteOptions,
+        user: &UserInfo,
     ) -> ApiResult<Deleted> {
         let rest = self.hooks.rest(scope.info());
         if let Some(rest) = rest {
             rest.refuse_delete(scope, name)?;
         }
         self.admission
-            .judge(&admission::Request::delete(scope, name), self)
+            .judge(&admission::Request::delete(scope, name, user), self)
             .await?;
         let dry_run = options
             .dry_run
@@ -146,6 +148,7 @@ impl Registry {
         scope: Scope<'_>,
         list: ListOptions,
         options: &DeleteOptions,
+        user: &UserInfo,
     ) -> ApiResult<(u64, Vec<Object>)> {
         let page = self.list(scope, list).await?;
         let mut deleted = Vec::with_capacity(page.items.len());
@@ -157,7 +160,7 @@ impl Registry {
                 namespace: namespace.as_deref(),
                 ..scope
             };
-            match self.delete(item_scope, &name, options).await {
+            match self.delete(item_scope, &name, options, user).await {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),
                 Err(e) if e.code() == 404 => {}
                 Err(e) => return Err(e),

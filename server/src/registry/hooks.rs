@@ -244,6 +244,7 @@ pub trait Action: Send + Sync {
         name: Option<&str>,
         body: ActionBody,
         dry_run: bool,
+        user: &UserInfo,
     ) -> ApiResult<Option<Value>>;
 }
 

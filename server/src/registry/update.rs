@@ -417,7 +417,13 @@ impl Registry {
                 .update(writer, Some(&mut old), &mut new);
         }
         strategy::check_namespace(scope, new.metadata_mut())?;
-        let request = Request::new(Operation::Update, endpoint, scope, new.metadata());
+        let request = Request::new(
+            Operation::Update,
+            endpoint,
+            scope,
+            new.metadata(),
+            opts.user,
+        );
         self.admission
             .admit(&request, &mut new, Some(&old), self)
             .await?;

@@ -69,6 +69,14 @@ impl FieldSelector {
         })
     }
 
+    /// The values every `=`/`==` term on `field` requires.
+    pub fn equals_terms<'a>(&'a self, field: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.requirements
+            .iter()
+            .filter(move |r| r.equals && r.field == field)
+            .map(|r| r.value.as_str())
+    }
+
     /// If the selector pins `field` with `=`/`==`, its value (used to narrow `metadata.name` lookups).
     ///
     /// Like upstream `RequiresExactMatch`, the first such term wins.

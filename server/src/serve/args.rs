@@ -69,10 +69,11 @@ pub struct ServeArgs {
     /// `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
     pub token_auth_file: Option<PathBuf>,
-    /// The authorizers to ask, in order (comma-separated): RBAC (the roles
-    /// and bindings of rbac.authorization.k8s.io), AlwaysAllow. Members of
-    /// system:masters may do anything whatever the modes.
-    #[arg(long, value_delimiter = ',', default_value = "RBAC")]
+    /// The authorizers to ask, in order (comma-separated): Node (kubelets:
+    /// the objects of their own node), RBAC (the roles and bindings of
+    /// rbac.authorization.k8s.io), AlwaysAllow. Members of system:masters
+    /// may do anything whatever the modes.
+    #[arg(long, value_delimiter = ',', default_value = "Node,RBAC")]
     pub authorization_mode: Vec<crate::authz::Mode>,
     /// Authenticate bootstrap tokens (`<id>.<secret>`, checked against the
     /// kube-system Secret `bootstrap-token-<id>`), as kube-apiserver's flag.

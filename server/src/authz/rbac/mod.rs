@@ -424,6 +424,7 @@ mod tests {
                 resource: "pods",
                 subresource: "",
                 name: "",
+                fields: None,
             },
         }
     }
@@ -477,6 +478,7 @@ mod tests {
                 resource: "configmaps",
                 subresource: "",
                 name: "",
+                fields: None,
             },
         };
         assert_eq!(
@@ -517,6 +519,7 @@ mod tests {
                                 resource,
                                 subresource: "",
                                 name: "",
+                                fields: None,
                             },
                         };
                         let reasoned = matches!(policy.authorize(&request), Decision::Allow(_));

@@ -101,6 +101,7 @@ mod tests {
                 resource,
                 subresource,
                 name,
+                fields: None,
             },
         }
     }

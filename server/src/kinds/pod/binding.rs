@@ -5,6 +5,8 @@
 //! not stored.
 
 use async_trait::async_trait;
+
+use crate::authn::UserInfo;
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
@@ -47,6 +49,7 @@ impl Action for Bind {
         pod: Option<&str>,
         body: ActionBody,
         dry_run: bool,
+        _user: &UserInfo,
     ) -> ApiResult<Option<Value>> {
         let ActionBody::Object(input) = body else {
             return Err(ApiError::internal("a binding is decoded as an object"));

@@ -13,6 +13,9 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
+
+use crate::admission;
+use crate::authn::UserInfo;
 use kapi_runtime::meta::{DeleteOptions, Preconditions, StatusCause, Time};
 use kapi_runtime::scheme::Scheme;
 use serde_json::{Map, Value, json};
@@ -43,11 +46,21 @@ impl Action for Evict {
         name: Option<&str>,
         body: ActionBody,
         dry_run: bool,
+        user: &UserInfo,
     ) -> ApiResult<Option<Value>> {
         let (Some(name), ActionBody::Value(eviction)) = (name, body) else {
             return Err(ApiError::no_route());
         };
-        evict(registry, pods, name, &eviction, dry_run).await?;
+        // NodeRestriction: a node evicts only its own pods.
+        if let Some(node) = user.node_name() {
+            let attrs = admission::Attributes {
+                scope: pods,
+                name: name.to_owned(),
+                namespace: pods.namespace.map(str::to_owned),
+            };
+            admission::node_restriction::admit_eviction(&attrs, node, name, registry).await?;
+        }
+        evict(registry, pods, name, &eviction, dry_run, user).await?;
         Ok(None)
     }
 }
@@ -60,6 +73,7 @@ async fn evict(
     name: &str,
     eviction: &Value,
     dry_run: bool,
+    user: &UserInfo,
 ) -> ApiResult<()> {
     if eviction["metadata"]["name"].as_str().unwrap_or_default() != name {
         return Err(ApiError::bad_request(
@@ -86,7 +100,7 @@ async fn evict(
         if enforces_resource_version(&pod) && !pinned {
             pin_resource_version(&mut options, &pod);
         }
-        match delete_evicted(registry, pods, name, options).await {
+        match delete_evicted(registry, pods, name, options, user).await {
             Err(e) if e.code() == 409 && !pinned && attempt < CONFLICT_ATTEMPTS => continue,
             other => return other,
         }
@@ -134,7 +148,7 @@ async fn evict(
         // The pod must still be unready when it is deleted.
         pin_resource_version(&mut delete, &pod);
     }
-    match delete_evicted(registry, pods, name, delete).await {
+    match delete_evicted(registry, pods, name, delete, user).await {
         Err(e) if e.code() == 409 && guard && !pinned => {
             let budget_name = budget
                 .and_then(|(_, b)| b["metadata"]["name"].as_str())
@@ -181,6 +195,7 @@ async fn delete_evicted(
     pods: Scope<'_>,
     name: &str,
     mut options: DeleteOptions,
+    user: &UserInfo,
 ) -> ApiResult<()> {
     let dry_run = options.dry_run.as_ref().is_some_and(|d| !d.is_empty());
     if !dry_run {
@@ -203,7 +218,7 @@ async fn delete_evicted(
                 .clone_from(&written.object.metadata().resource_version);
         }
     }
-    registry.delete(pods, name, &options).await?;
+    registry.delete(pods, name, &options, user).await?;
     Ok(())
 }
 

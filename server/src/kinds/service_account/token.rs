@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+
+use crate::admission;
+use crate::authn::UserInfo;
 use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::Time;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
@@ -63,10 +66,20 @@ impl Action for IssueToken {
         name: Option<&str>,
         body: ActionBody,
         _dry_run: bool,
+        user: &UserInfo,
     ) -> ApiResult<Option<Value>> {
         let (Some(name), ActionBody::Value(request)) = (name, body) else {
             return Err(ApiError::no_route());
         };
+        // NodeRestriction: a node asks only for tokens bound to its pods.
+        if let Some(node) = user.node_name() {
+            let attrs = admission::Attributes {
+                scope: accounts,
+                name: name.to_owned(),
+                namespace: accounts.namespace.map(str::to_owned),
+            };
+            admission::node_restriction::admit_token(&attrs, node, &request, registry).await?;
+        }
         self.issue(registry, accounts, name, request)
             .await
             .map(Some)
