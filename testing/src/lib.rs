@@ -296,15 +296,31 @@ pub fn http_request_as(
     content_type: &str,
     json: Option<&str>,
 ) -> Option<(u16, String)> {
+    http_request_with(address, method, path, content_type, &[], json)
+}
+
+/// [`http_request_as`] with further request headers (`Impersonate-User`...).
+pub fn http_request_with(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    headers: &[(&str, &str)],
+    json: Option<&str>,
+) -> Option<(u16, String)> {
     use std::io::Read;
     let mut stream = Stream::connect(address, None).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(90)))
         .ok()?;
     let body = json.unwrap_or_default();
+    let extra: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: {content_type}\r\n{extra}Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .ok()?;

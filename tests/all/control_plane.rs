@@ -5,7 +5,11 @@
 //! namespace emptied and removed, leader Leases, and logs free of failed lists
 //! and watches. Once with the components' default protobuf, once with JSON,
 //! and once with kapi's built-in controllers standing in for the
-//! kube-controller-manager controllers they cover.
+//! kube-controller-manager controllers they cover. Every component runs as
+//! itself under upstream's RBAC: kube-controller-manager and kube-scheduler
+//! with the client certificates kapi made for them (kube-controller-manager's
+//! controllers with their service accounts' tokens), the stand-in kubelet as
+//! `system:node:<name>` under the Node authorizer and NodeRestriction.
 //!
 //! Skipped (and listed in `target/kapi-skipped-tests.txt`) where
 //! `../shared/reference` is absent; under `KAPI_REQUIRE_ALL` (`.ci/run`) that fails.
@@ -20,7 +24,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use kapi_test_support::require::require;
-use kapi_test_support::{Server, http_request_as, text};
+use kapi_test_support::{Server, http_request_as, http_request_with, text};
 use serde_json::{Value, json};
 
 const NODES: [&str; 2] = ["node-a", "node-b"];
@@ -393,6 +397,53 @@ fn replica_sets(api: &Api, namespace: &str, selector: &str) -> Vec<Value> {
 #[derive(Clone, Copy)]
 struct Api(std::net::SocketAddr);
 
+/// Requests as one node's kubelet (`system:node:<name>` in `system:nodes`,
+/// impersonated by the admin), so the Node authorizer and NodeRestriction
+/// judge them as they judge a real kubelet's.
+struct NodeApi {
+    address: std::net::SocketAddr,
+    user: String,
+}
+
+impl NodeApi {
+    fn new(address: std::net::SocketAddr, node: &str) -> NodeApi {
+        NodeApi {
+            address,
+            user: format!("system:node:{node}"),
+        }
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        self.send("GET", path, "application/json", None)
+    }
+
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let body = body.map(Value::to_string);
+        let headers = [
+            ("Impersonate-User", self.user.as_str()),
+            ("Impersonate-Group", "system:nodes"),
+        ];
+        let answer = http_request_with(
+            self.address,
+            method,
+            path,
+            content_type,
+            &headers,
+            body.as_deref(),
+        );
+        match answer {
+            Some((code, text)) => (code, serde_json::from_str(&text).unwrap_or(Value::Null)),
+            None => (0, Value::Null),
+        }
+    }
+}
+
 impl Api {
     fn get(&self, path: &str) -> (u16, Value) {
         self.send("GET", path, "application/json", None)
@@ -428,11 +479,22 @@ impl ControlPlane {
         kcm_args: &str,
     ) -> ControlPlane {
         let run = tempfile::tempdir().expect("tempdir");
+        // Each runs as itself, with the certificates kapi made for it (the
+        // kubeconfigs beside the admin's; a later --kubeconfig wins), and
+        // kube-controller-manager's controllers with the tokens of their
+        // own service accounts: upstream's RBAC, no system:masters.
+        let dir = kubeconfig.parent().expect("the data directory");
+        let kcm = format!(
+            "--kubeconfig={} --use-service-account-credentials=true {kcm_args}",
+            dir.join("controller-manager.conf").display()
+        );
+        let scheduler = format!("--kubeconfig={}", dir.join("scheduler.conf").display());
         let mut start = Command::new(reference.join("start-control-plane"));
         start
             .arg(kubeconfig)
             .arg(run.path())
-            .env("KCM_EXTRA_ARGS", kcm_args)
+            .env("KCM_EXTRA_ARGS", kcm)
+            .env("SCHED_EXTRA_ARGS", scheduler)
             .env("HEALTH_TIMEOUT", "120");
         if let Some(content_type) = content_type {
             start.env("CP_CONTENT_TYPE", content_type);
@@ -480,8 +542,11 @@ struct Kubelet {
 
 impl Kubelet {
     fn start(address: std::net::SocketAddr) -> Kubelet {
-        let api = Api(address);
-        for node in NODES {
+        let kubelets: Vec<(&str, NodeApi)> = NODES
+            .iter()
+            .map(|node| (*node, NodeApi::new(address, node)))
+            .collect();
+        for (node, api) in &kubelets {
             let body = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node,
                 "labels": {"kubernetes.io/hostname": node, "kubernetes.io/os": "linux",
                     "kubernetes.io/arch": "amd64"}}});
@@ -494,19 +559,19 @@ impl Kubelet {
         let thread = std::thread::spawn(move || {
             let mut tick = 0u64;
             while !flag.load(Ordering::Relaxed) {
-                for node in NODES {
-                    renew_lease(&api, node);
+                for (node, api) in &kubelets {
+                    renew_lease(api, node);
                     if tick.is_multiple_of(5) {
-                        heartbeat(&api, node, &started);
+                        heartbeat(api, node, &started);
                     }
+                    run_pods(api, node);
                 }
-                run_pods(&api);
                 tick += 1;
                 std::thread::sleep(Duration::from_millis(500));
             }
         });
         for node in NODES {
-            heartbeat(&api, node, &started);
+            heartbeat(&NodeApi::new(address, node), node, &started);
         }
         Kubelet {
             stop,
@@ -536,7 +601,7 @@ fn micros(t: &jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string()
 }
 
-fn renew_lease(api: &Api, node: &str) {
+fn renew_lease(api: &NodeApi, node: &str) {
     let path = format!("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{node}");
     let spec = json!({"holderIdentity": node, "leaseDurationSeconds": 40,
         "renewTime": micros(&now())});
@@ -553,7 +618,7 @@ fn renew_lease(api: &Api, node: &str) {
     }
 }
 
-fn heartbeat(api: &Api, node: &str, started: &jiff::Timestamp) {
+fn heartbeat(api: &NodeApi, node: &str, started: &jiff::Timestamp) {
     let resources = json!({"cpu": "8", "memory": "16Gi", "pods": "110"});
     let condition = |type_: &str, status: &str, reason: &str| {
         json!({"type": type_, "status": status, "reason": reason, "message": reason,
@@ -590,15 +655,15 @@ fn pod_ip(uid: &str) -> String {
     format!("10.244.{}.{}", (hash >> 8) % 256, hash % 254 + 1)
 }
 
-/// Starts the Pods bound to the nodes (a Job's run to completion) and
-/// confirms the deletion of those being deleted.
-fn run_pods(api: &Api) {
-    let (_, list) = api.get("/api/v1/pods");
+/// Starts the Pods bound to `node` (a Job's run to completion) and confirms
+/// the deletion of those being deleted, as its kubelet: it may list only
+/// its own pods.
+fn run_pods(api: &NodeApi, node: &str) {
+    let (code, list) = api.get(&format!(
+        "/api/v1/pods?fieldSelector=spec.nodeName%3D{node}"
+    ));
+    assert_eq!(code, 200, "{list}");
     for pod in list["items"].as_array().into_iter().flatten() {
-        let node = pod["spec"]["nodeName"].as_str().unwrap_or_default();
-        if !NODES.contains(&node) {
-            continue;
-        }
         let meta = &pod["metadata"];
         let (ns, name) = (
             meta["namespace"].as_str().unwrap_or_default(),

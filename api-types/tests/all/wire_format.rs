@@ -212,3 +212,26 @@ fn secret_without_string_data_is_unchanged() {
     assert_eq!(secret["type"], "kubernetes.io/tls");
     assert_eq!(secret["data"]["tls.crt"], "Y2VydA==");
 }
+
+/// Go writes a nil slice without `omitempty` as `null` (kube-controller-
+/// manager's TokenRequests send `"audiences": null`); upstream's decoder
+/// reads it as empty, and so must ours, for every list a kind always has.
+#[test]
+fn null_lists_read_as_empty() {
+    use kapi_api_types::authentication::v1::TokenRequest;
+    use kapi_api_types::rbac::v1::ClusterRole;
+    let request: TokenRequest = serde_json::from_value(json!({
+        "apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+        "spec": {"audiences": null, "boundObjectRef": null}}))
+    .expect("a TokenRequest with null audiences");
+    assert!(request.spec.audiences.is_empty());
+    let role: ClusterRole = serde_json::from_value(json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "r"}, "rules": [{"verbs": null, "apiGroups": [""]}]}))
+    .expect("a ClusterRole with null verbs");
+    assert!(role.rules[0].verbs.is_empty());
+    let pod: Pod = serde_json::from_value(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p"}, "spec": {"containers": null}}))
+    .expect("a Pod with null containers");
+    assert!(pod.spec.containers.is_empty());
+}

@@ -189,11 +189,16 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
             .then(|| controllers.root_ca.clone())
     });
     let kubeconfig = write_kubeconfig(
-        &opts.data_dir,
+        &opts.data_dir.join("kubeconfig"),
         address,
         serving_ca.as_deref(),
         certificates.admin.as_ref(),
     )?;
+    // kube-controller-manager's and kube-scheduler's, as kubeadm writes them.
+    for (identity, credentials) in &certificates.components {
+        let path = opts.data_dir.join(format!("{}.conf", identity.file));
+        write_kubeconfig(&path, address, serving_ca.as_deref(), Some(credentials))?;
+    }
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let shutdown_rx_for_controllers = shutdown_rx.clone();
     let shutdown_rx_for_custom = shutdown_rx.clone();
@@ -360,21 +365,23 @@ async fn bootstrap_objects(registry: &Registry, ranges: &ServiceRanges, port: u1
     registry.ensure(("", "v1", "configmaps"), tracking).await;
 }
 
-/// Writes `DIR/kubeconfig` pointing kubectl at this server: its https address
-/// (loopback when it listens on every address), the CA of its serving
-/// certificate (else the system's CAs are trusted) and the admin client
-/// certificate, all inline, so the file works on its own wherever it is
-/// copied.
+/// Writes the kubeconfig `path` pointing kubectl at this server: its https
+/// address (loopback when it listens on every address), the CA of its
+/// serving certificate (else the system's CAs are trusted) and a client
+/// certificate (the admin's for `DIR/kubeconfig`), all inline, so the file
+/// works on its own wherever it is copied.
 pub fn write_kubeconfig(
-    dir: &Path,
+    path: &Path,
     address: SocketAddr,
     serving_ca: Option<&str>,
     admin: Option<&pki::Credentials>,
 ) -> std::io::Result<PathBuf> {
     use base64::Engine;
     let inline = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join("kubeconfig");
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let path = path.to_path_buf();
     let mut reach = address;
     if address.ip().is_unspecified() {
         reach.set_ip(if address.is_ipv4() {

@@ -3,7 +3,12 @@
 //! On first start kapi makes a cluster CA (`ca.crt`, `ca.key`: ECDSA P-256,
 //! ten years, as kubeadm's) and an admin client certificate signed by it
 //! (`admin.crt`, `admin.key`: `CN=kapi-admin`, `O=system:masters`, one year,
-//! renewed on a start within 30 days of its end). On every start it signs a
+//! renewed on a start within 30 days of its end), and the client
+//! certificates of kube-controller-manager and kube-scheduler
+//! (`controller-manager.crt`/`.key`: `CN=system:kube-controller-manager`;
+//! `scheduler.crt`/`.key`: `CN=system:kube-scheduler`; no group, so only
+//! upstream's bootstrap roles for those users apply), as kubeadm makes them
+//! for `controller-manager.conf` and `scheduler.conf`. On every start it signs a
 //! serving certificate (`apiserver.crt`, `apiserver.key`) for the names
 //! clients reach it by: `localhost`, `kubernetes`, `kubernetes.default`,
 //! `kubernetes.default.svc`, `kubernetes.default.svc.cluster.local`,
@@ -42,6 +47,40 @@ pub const SERVING_KEY_FILE: &str = "apiserver.key";
 pub const ADMIN_CERT_FILE: &str = "admin.crt";
 /// Its key.
 pub const ADMIN_KEY_FILE: &str = "admin.key";
+
+/// A client identity kapi makes a certificate (and a kubeconfig) for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// The certificate's file name without its extension (`.crt`, and
+    /// `.key` for its key), and the kubeconfig's (`.conf`; the admin's is
+    /// `kubeconfig`).
+    pub file: &'static str,
+    /// The user (the certificate's common name).
+    pub user: &'static str,
+    /// The groups (its organizations).
+    pub groups: &'static [&'static str],
+}
+
+/// The administrator: anything goes.
+pub const ADMIN: Identity = Identity {
+    file: "admin",
+    user: ADMIN_USER,
+    groups: &[crate::authn::MASTERS],
+};
+
+/// kube-controller-manager and kube-scheduler, as kubeadm identifies them.
+pub const COMPONENTS: [Identity; 2] = [
+    Identity {
+        file: "controller-manager",
+        user: "system:kube-controller-manager",
+        groups: &[],
+    },
+    Identity {
+        file: "scheduler",
+        user: "system:kube-scheduler",
+        groups: &[],
+    },
+];
 
 /// The CA's common name.
 const CA_COMMON_NAME: &str = "kapi-ca";
@@ -98,6 +137,9 @@ pub struct Certificates {
     /// The admin client certificate and key (PEM), unless `--client-ca-file`
     /// trusts other CAs.
     pub admin: Option<Credentials>,
+    /// The components' certificates (as [`COMPONENTS`]), unless
+    /// `--client-ca-file` trusts other CAs.
+    pub components: Vec<(Identity, Credentials)>,
 }
 
 /// A client certificate and its key, PEM.
@@ -156,9 +198,16 @@ pub fn load(data_dir: &Path, flags: &TlsFlags, at: &Reachable) -> Result<Certifi
         }
         _ => return Err(PkiError::Pair),
     };
-    let (client_cas, admin) = match &flags.client_ca_file {
-        Some(path) => (read_certificates(path)?, None),
-        None => (vec![ca.der.clone()], Some(ca.admin(data_dir)?)),
+    let (client_cas, admin, components) = match &flags.client_ca_file {
+        Some(path) => (read_certificates(path)?, None, Vec::new()),
+        None => {
+            let admin = ca.client(data_dir, ADMIN)?;
+            let components = COMPONENTS
+                .iter()
+                .map(|identity| Ok((*identity, ca.client(data_dir, *identity)?)))
+                .collect::<Result<_, PkiError>>()?;
+            (vec![ca.der.clone()], Some(admin), components)
+        }
     };
     Ok(Certificates {
         serving_chain,
@@ -167,6 +216,7 @@ pub fn load(data_dir: &Path, flags: &TlsFlags, at: &Reachable) -> Result<Certifi
         serving_ca_pem,
         cluster_ca_pem: ca.pem,
         admin,
+        components,
     })
 }
 
@@ -260,11 +310,11 @@ impl ClusterCa {
         Ok((cert.der().clone(), key))
     }
 
-    /// The admin certificate of `dir`, made when missing, not signed by this
-    /// CA, or within [`RENEW_DAYS`] of its end.
-    fn admin(&self, dir: &Path) -> Result<Credentials, PkiError> {
-        let cert_path = dir.join(ADMIN_CERT_FILE);
-        let key_path = dir.join(ADMIN_KEY_FILE);
+    /// The client certificate of `identity` in `dir`, made when missing,
+    /// not signed by this CA, or within [`RENEW_DAYS`] of its end.
+    fn client(&self, dir: &Path, identity: Identity) -> Result<Credentials, PkiError> {
+        let cert_path = dir.join(format!("{}.crt", identity.file));
+        let key_path = dir.join(format!("{}.key", identity.file));
         if let (Ok(cert_pem), Ok(key_pem)) = (
             std::fs::read_to_string(&cert_path),
             std::fs::read_to_string(&key_path),
@@ -273,7 +323,7 @@ impl ClusterCa {
             return Ok(Credentials { cert_pem, key_pem });
         }
         let key = KeyPair::generate()?;
-        let mut params = params(ADMIN_USER, &[crate::authn::MASTERS], 365)?;
+        let mut params = params(identity.user, identity.groups, 365)?;
         params.key_usages = vec![
             KeyUsagePurpose::DigitalSignature,
             KeyUsagePurpose::KeyEncipherment,
@@ -464,7 +514,7 @@ mod tests {
     }
 
     #[test]
-    fn first_start_makes_a_ca_a_serving_and_an_admin_certificate() {
+    fn first_start_makes_a_ca_a_serving_an_admin_and_the_components_certificates() {
         let dir = tempfile::tempdir().unwrap();
         let flags = TlsFlags {
             sans: vec!["api.example.com".into(), "203.0.113.9".into()],
@@ -485,6 +535,21 @@ mod tests {
         ] {
             assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
         }
+        let subjects: Vec<String> = made
+            .components
+            .iter()
+            .map(|(_, made)| {
+                let der = CertificateDer::from_pem_slice(made.cert_pem.as_bytes()).unwrap();
+                subject_and_names(&der).0
+            })
+            .collect();
+        assert_eq!(
+            subjects,
+            [
+                "CN=system:kube-controller-manager",
+                "CN=system:kube-scheduler"
+            ]
+        );
         let admin = made.admin.unwrap();
         let der = CertificateDer::from_pem_slice(admin.cert_pem.as_bytes()).unwrap();
         let (subject, _) = subject_and_names(&der);

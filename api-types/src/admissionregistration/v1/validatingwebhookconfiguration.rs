@@ -94,7 +94,7 @@ pub struct ValidatingWebhook {
     pub timeout_seconds: Option<i32>,
     /// `AdmissionReview` versions the webhook accepts, preferred first; the
     /// server sends the first it knows.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "atomic")]
     #[api(proto = 8)]
     pub admission_review_versions: Vec<String>,

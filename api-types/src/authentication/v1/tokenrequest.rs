@@ -42,7 +42,7 @@ pub struct TokenRequest {
 pub struct TokenRequestSpec {
     /// Audiences the token is meant for; those checking it must find one of
     /// theirs here. Empty means the API server's audiences.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]

@@ -53,13 +53,13 @@ pub struct SelfSubjectRulesReviewSpec {
 #[serde(rename_all = "camelCase")]
 pub struct SubjectRulesReviewStatus {
     /// What the subject may do on API resources.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub resource_rules: Vec<ResourceRule>,
     /// What the subject may do on non-resource paths.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required)]
     #[api(list_type = "atomic")]
     #[api(proto = 2)]
@@ -82,7 +82,7 @@ pub struct SubjectRulesReviewStatus {
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRule {
     /// Verbs allowed, e.g. `get`, `list`, or `*` for all.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]
@@ -109,7 +109,7 @@ pub struct ResourceRule {
 #[serde(rename_all = "camelCase")]
 pub struct NonResourceRule {
     /// Lower-cased HTTP verbs allowed, e.g. `get`, or `*` for all.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]

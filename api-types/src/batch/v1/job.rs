@@ -150,7 +150,7 @@ pub struct JobSpec {
 #[serde(rename_all = "camelCase")]
 pub struct PodFailurePolicy {
     /// The rules, evaluated in order.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub rules: Vec<PodFailurePolicyRule>,
@@ -192,7 +192,7 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     #[api(proto = 2)]
     pub operator: String,
     /// Exit codes, sorted and without repeats; 0 is not allowed with `In`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "set")]
     #[api(proto = 3)]
     pub values: Vec<i32>,
@@ -221,7 +221,7 @@ pub struct PodFailurePolicyOnPodConditionsPattern {
 #[serde(rename_all = "camelCase")]
 pub struct SuccessPolicy {
     /// The rules; the first one met completes the job.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub rules: Vec<SuccessPolicyRule>,

@@ -41,7 +41,7 @@ pub struct LimitRange {
 #[api(validate = super::validation::validate_limit_range_spec)]
 pub struct LimitRangeSpec {
     /// One entry per kind of object constrained.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub limits: Vec<LimitRangeItem>,

@@ -105,7 +105,7 @@ pub struct PriorityLevelConfigurationReference {
 #[serde(rename_all = "camelCase")]
 pub struct PolicyRulesWithSubjects {
     /// Who sends the requests; at least one.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub subjects: Vec<Subject>,
@@ -188,18 +188,18 @@ pub struct ServiceAccountSubject {
 #[serde(rename_all = "camelCase")]
 pub struct ResourcePolicyRule {
     /// Verbs, e.g. `get`, `list`; `*` alone is every verb.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "set")]
     #[api(proto = 1)]
     pub verbs: Vec<String>,
     /// API groups; `""` is the core group, `*` alone every group.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "set")]
     #[api(proto = 2)]
     pub api_groups: Vec<String>,
     /// Resources, with `resource/subresource` for subresources; `*` alone is
     /// every resource.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "set")]
     #[api(proto = 3)]
     pub resources: Vec<String>,
@@ -221,12 +221,16 @@ pub struct ResourcePolicyRule {
 #[serde(rename_all = "camelCase")]
 pub struct NonResourcePolicyRule {
     /// Verbs, e.g. `get`; `*` alone is every verb.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "set")]
     #[api(proto = 1)]
     pub verbs: Vec<String>,
     /// URL paths; a trailing `/*` matches a prefix, `*` alone every path.
-    #[serde(default, rename = "nonResourceURLs")]
+    #[serde(
+        default,
+        rename = "nonResourceURLs",
+        deserialize_with = "null_as_default"
+    )]
     #[api(schema_required, list_type = "set")]
     #[api(proto = 6)]
     pub non_resource_urls: Vec<String>,

@@ -5,7 +5,7 @@ use kapi_runtime::meta::{LabelSelector, ObjectMeta};
 use serde::{Deserialize, Serialize};
 
 use super::role::PolicyRule;
-use crate::go_json::omitempty;
+use crate::go_json::{null_as_default, omitempty};
 
 /// A named set of permissions usable in every namespace (through a RoleBinding)
 /// or cluster-wide (through a ClusterRoleBinding), including non-resource URLs.
@@ -33,7 +33,7 @@ pub struct ClusterRole {
     pub metadata: ObjectMeta,
     /// The permissions granted; with an `aggregationRule`, the controller
     /// overwrites them with the union of the selected cluster roles' rules.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub rules: Vec<PolicyRule>,

@@ -4,7 +4,7 @@ use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::meta::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
-use crate::go_json::omitempty;
+use crate::go_json::{null_as_default, omitempty};
 
 /// A named set of permissions on the objects of one namespace; a RoleBinding
 /// grants it to users, groups or service accounts.
@@ -31,7 +31,7 @@ pub struct Role {
     pub metadata: ObjectMeta,
     /// The permissions, each allowing some verbs on some resources; their union
     /// is what the role grants.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(list_type = "atomic")]
     #[api(proto = 2)]
     pub rules: Vec<PolicyRule>,
@@ -43,7 +43,7 @@ pub struct Role {
 #[serde(rename_all = "camelCase")]
 pub struct PolicyRule {
     /// Allowed verbs such as `get`, `list`, `create`; `*` allows every verb.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required, list_type = "atomic")]
     #[api(proto = 1)]
     pub verbs: Vec<String>,

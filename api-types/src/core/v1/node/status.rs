@@ -227,7 +227,7 @@ pub struct NodeSystemInfo {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerImage {
     /// Names of the image, e.g. `nginx:1.27` and its digest form.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub names: Vec<String>,

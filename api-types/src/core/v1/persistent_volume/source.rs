@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::v1::reference::ObjectReference;
 use crate::core::v1::secret_reference::SecretReference;
-use crate::go_json::omitempty;
+use crate::go_json::{null_as_default, omitempty};
 
 /// A GlusterFS volume backing a persistent volume (removed driver).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
@@ -40,7 +40,7 @@ pub struct GlusterfsPersistentVolumeSource {
 #[serde(rename_all = "camelCase")]
 pub struct RBDPersistentVolumeSource {
     /// Ceph monitor addresses.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(required, list_type = "atomic")]
     #[api(proto = 1)]
     pub monitors: Vec<String>,
@@ -162,7 +162,7 @@ pub struct CinderPersistentVolumeSource {
 #[serde(rename_all = "camelCase")]
 pub struct CephFSPersistentVolumeSource {
     /// Ceph monitor addresses.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(required, list_type = "atomic")]
     #[api(proto = 1)]
     pub monitors: Vec<String>,

@@ -5,7 +5,7 @@ use kapi_codegen::ApiType;
 use kapi_runtime::meta::LabelSelector;
 use serde::{Deserialize, Serialize};
 
-use crate::go_json::omitempty;
+use crate::go_json::{null_as_default, omitempty};
 
 /// Where a pod may or should be scheduled, relative to nodes and other pods.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
@@ -47,7 +47,7 @@ pub struct NodeAffinity {
 #[api(map_type = "atomic")]
 pub struct NodeSelector {
     /// The terms.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(schema_required)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]

@@ -6,14 +6,14 @@ use serde::{Deserialize, Serialize};
 
 use super::env::{ObjectFieldSelector, ResourceFieldSelector};
 use super::volume::KeyToPath;
-use crate::go_json::omitempty;
+use crate::go_json::{null_as_default, omitempty};
 
 /// Several sources projected into one directory.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectedVolumeSource {
     /// The sources, each writing its files into the directory.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]
     pub sources: Vec<VolumeProjection>,

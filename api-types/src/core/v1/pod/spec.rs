@@ -44,7 +44,7 @@ pub struct PodSpec {
     #[api(proto = 20)]
     pub init_containers: Option<Vec<Container>>,
     /// The application containers; at least one.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(required)]
     #[api(
         list_type = "map",

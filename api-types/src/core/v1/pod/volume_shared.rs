@@ -5,7 +5,7 @@ use kapi_codegen::ApiType;
 use serde::{Deserialize, Serialize};
 
 use crate::core::v1::reference::LocalObjectReference;
-use crate::go_json::omitempty;
+use crate::go_json::{null_as_default, omitempty};
 
 /// A git repository cloned into an empty directory.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ApiType)]
@@ -51,7 +51,7 @@ pub struct GlusterfsVolumeSource {
 #[serde(rename_all = "camelCase")]
 pub struct CephFSVolumeSource {
     /// Ceph monitor addresses.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     #[api(required)]
     #[api(list_type = "atomic")]
     #[api(proto = 1)]
