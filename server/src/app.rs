@@ -70,6 +70,7 @@ pub fn app(state: Arc<App>) -> Router {
             state.clone(),
             impersonate,
         ))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), audit))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             authenticate,
@@ -87,6 +88,14 @@ async fn authorize(
     crate::authz::filter::authorize(app, request, next).await
 }
 
+async fn audit(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    crate::audit::filter(&app, request, next).await
+}
+
 async fn impersonate(
     State(app): State<Arc<App>>,
     request: axum::extract::Request,
@@ -100,7 +109,7 @@ async fn authenticate(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    crate::authn::authenticate(&app.authenticator, &app.registry, request, next).await
+    crate::authn::authenticate(&app, request, next).await
 }
 
 /// `Cache-Control: no-cache, private` on every answer that sets no policy of

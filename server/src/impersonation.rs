@@ -52,6 +52,7 @@ pub async fn impersonate(app: Arc<App>, mut request: Request, next: Next) -> Res
             }
         }
     }
+    crate::audit::record_impersonation(&request, &asked);
     request.extensions_mut().insert(Arc::new(asked));
     next.run(request).await
 }

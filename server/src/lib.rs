@@ -13,6 +13,7 @@
 pub mod admission;
 pub mod api_error;
 pub mod app;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod body;

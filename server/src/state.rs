@@ -31,4 +31,6 @@ pub struct App {
     pub authorizer: Arc<Authorizer>,
     /// Priority and fairness, or the in-flight limits.
     pub limiter: Limiter,
+    /// The audit policy and log (`--audit-policy-file`), if any.
+    pub auditor: Option<Arc<crate::audit::Auditor>>,
 }

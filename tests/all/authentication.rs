@@ -2,6 +2,8 @@
 //! its own, credentials no authenticator accepts get kube-apiserver's 401, and
 //! kube-apiserver's certificate flags replace what kapi makes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::process::Command;
 

@@ -4,6 +4,7 @@
 //! one binary with a module per topic links once instead of once per file.
 
 mod apply;
+mod audit;
 mod authentication;
 mod autoscaling_versions;
 mod connections;

@@ -4,6 +4,8 @@
 //! kubelet may read (as SubjectAccessReviews, compared whole with their
 //! reasons) and what it may write (as requests, compared by their Status).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 
 use kapi_test_support::Server;

@@ -4,6 +4,8 @@
 //! where — as SubjectAccessReviews, as requests (their 403 Status) and as
 //! `kubectl auth can-i --list`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -353,14 +353,10 @@ pub fn user_of(request: &Request) -> Arc<UserInfo> {
 }
 
 /// The filter: sets the request's user unless an in-process client already
-/// did, or answers 401. Bound tokens are checked against `registry`'s
-/// objects.
-pub async fn authenticate(
-    authenticator: &Authenticator,
-    registry: &crate::registry::Registry,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// did, or answers 401 (audited as a failed authentication). Bound tokens
+/// are checked against the registry's objects.
+pub async fn authenticate(app: &crate::state::App, mut request: Request, next: Next) -> Response {
+    let (authenticator, registry) = (&app.authenticator, &app.registry);
     if request.extensions().get::<Arc<UserInfo>>().is_none() {
         let peer = request
             .extensions()
@@ -378,7 +374,15 @@ pub async fn authenticate(
             Ok(user) => {
                 request.extensions_mut().insert(user);
             }
-            Err(e) => return e.into_response(),
+            Err(e) => {
+                let mut answer = e.into_response();
+                let id = crate::audit::audit_id(request.headers());
+                if let Some(auditor) = &app.auditor {
+                    crate::audit::failed_authentication(auditor, &request, &answer, &id);
+                }
+                answer.headers_mut().insert(crate::audit::AUDIT_ID, id);
+                return answer;
+            }
         }
     }
     next.run(request).await

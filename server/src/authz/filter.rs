@@ -53,12 +53,18 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
         verb,
         target,
     };
-    if app.authorizer.allows(&attributes, &app.registry).await {
+    // An audited request's event records the decision with its reason.
+    let audited = crate::audit::audited(&request);
+    if !audited && app.authorizer.allows(&attributes, &app.registry).await {
         return next.run(request).await;
     }
     match app.authorizer.authorize(&attributes, &app.registry).await {
-        Decision::Allow(_) => next.run(request).await,
+        Decision::Allow(reason) => {
+            crate::audit::record_decision(&request, true, &reason);
+            next.run(request).await
+        }
         Decision::Deny(reason) | Decision::NoOpinion(reason) => {
+            crate::audit::record_decision(&request, false, &reason);
             forbidden(&attributes, &reason).into_response()
         }
     }

@@ -434,7 +434,7 @@ fn decode_body(
     })
 }
 
-async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<bytes::Bytes> {
+pub(crate) async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<bytes::Bytes> {
     let declared = headers
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())

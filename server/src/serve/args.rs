@@ -8,7 +8,7 @@ use clap::Args;
 use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 
 use super::pki::TlsFlags;
-use super::{Backend, Limits, ServeOptions};
+use super::{AuditFlags, Backend, Limits, ServeOptions};
 use crate::kinds::{IpRange, ServiceRanges};
 use crate::registry::StorageMediaType;
 
@@ -79,6 +79,22 @@ pub struct ServeArgs {
     /// kube-system Secret `bootstrap-token-<id>`), as kube-apiserver's flag.
     #[arg(long)]
     pub enable_bootstrap_token_auth: bool,
+    /// The audit policy (an audit.k8s.io/v1 Policy, YAML or JSON): which
+    /// requests are written to --audit-log-path, at what level.
+    #[arg(long)]
+    pub audit_policy_file: Option<PathBuf>,
+    /// Where audit events go, one JSON line each (`-`: standard output).
+    #[arg(long)]
+    pub audit_log_path: Option<PathBuf>,
+    /// Megabytes the audit log grows to before it is rotated (0: never).
+    #[arg(long = "audit-log-maxsize", default_value_t = 0)]
+    pub audit_log_maxsize: u64,
+    /// Rotated audit logs kept (0: all).
+    #[arg(long = "audit-log-maxbackup", default_value_t = 0)]
+    pub audit_log_maxbackup: usize,
+    /// Days a rotated audit log is kept (0: forever).
+    #[arg(long = "audit-log-maxage", default_value_t = 0)]
+    pub audit_log_maxage: u64,
     /// Serve requests without credentials as `system:anonymous` (false: answer
     /// them 401 Unauthorized).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
@@ -157,6 +173,19 @@ impl ServeArgs {
             anonymous_auth: self.anonymous_auth,
             bootstrap_tokens: self.enable_bootstrap_token_auth,
             authorization_modes: self.authorization_mode.clone(),
+            audit: self
+                .audit_policy_file
+                .clone()
+                .zip(self.audit_log_path.clone())
+                .map(|(policy, path)| AuditFlags {
+                    policy,
+                    log: crate::audit::LogOptions {
+                        path,
+                        max_size_mb: self.audit_log_maxsize,
+                        max_backups: self.audit_log_maxbackup,
+                        max_age_days: self.audit_log_maxage,
+                    },
+                }),
             tls: TlsFlags {
                 cert_file: self.tls_cert_file.clone(),
                 key_file: self.tls_private_key_file.clone(),

@@ -101,6 +101,9 @@ pub async fn serve(
             let service = TowerToHyperService::new(app.map_request(
                 move |request: hyper::Request<Incoming>| {
                     let mut request = request.map(Body::new);
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
                     if let Some(certificates) = &certificates {
                         request.extensions_mut().insert(certificates.clone());
                     }

@@ -65,6 +65,8 @@ pub struct ServeOptions {
     pub bootstrap_tokens: bool,
     /// `--authorization-mode`.
     pub authorization_modes: Vec<crate::authz::Mode>,
+    /// `--audit-policy-file` and the log, when both are given.
+    pub audit: Option<AuditFlags>,
     /// The serving certificate and client CAs, when not kapi's own.
     pub tls: pki::TlsFlags,
     /// Priority and fairness or the in-flight limits.
@@ -94,6 +96,28 @@ impl Default for Limits {
 }
 
 /// Why serving failed.
+/// `--audit-policy-file` and `--audit-log-*`.
+#[derive(Clone, Debug)]
+pub struct AuditFlags {
+    /// The policy file.
+    pub policy: PathBuf,
+    /// The log.
+    pub log: crate::audit::LogOptions,
+}
+
+impl AuditFlags {
+    /// The auditor the flags describe.
+    pub fn auditor(&self) -> Result<crate::audit::Auditor, ServeError> {
+        let text = std::fs::read_to_string(&self.policy)
+            .map_err(|e| ServeError::Audit(format!("{}: {e}", self.policy.display())))?;
+        let policy = crate::audit::Policy::parse(&text)
+            .map_err(|e| ServeError::Audit(format!("{}: {e}", self.policy.display())))?;
+        let log = crate::audit::Log::new(self.log.clone())
+            .map_err(|e| ServeError::Audit(format!("{}: {e}", self.log.path.display())))?;
+        Ok(crate::audit::Auditor::new(policy, log))
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// A non-loopback address was asked for while every user may do
@@ -121,6 +145,9 @@ pub enum ServeError {
     /// rustls refused the certificates.
     #[error("TLS: {0}")]
     Tls(#[from] rustls::Error),
+    /// The audit policy could not be read, or the log not opened.
+    #[error("audit: {0}")]
+    Audit(String),
     /// `--token-auth-file` could not be read.
     #[error(transparent)]
     TokenFile(#[from] crate::authn::token_file::TokenFileError),
@@ -154,6 +181,10 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let controllers = controller_options(&opts, &certificates)?;
     let key = Arc::new(ServiceAccountKey::default());
     let authenticator = Arc::new(authenticator(&opts, &certificates, key.clone())?);
+    let auditor = match &opts.audit {
+        Some(flags) => Some(Arc::new(flags.auditor()?)),
+        None => None,
+    };
     let tls = tls::server_config(&certificates, authenticator.client_certificates())?;
     let authorizer = Arc::new(crate::authz::Authorizer::new(
         opts.authorization_modes.clone(),
@@ -214,6 +245,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
             opts.authorization_modes.clone(),
         )),
         limiter,
+        auditor,
     });
     let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");

@@ -143,6 +143,7 @@ fn router_on(storage: Arc<dyn Storage>) -> (Router, watch::Sender<bool>) {
         authenticator: Default::default(),
         authorizer: Default::default(),
         limiter: Default::default(),
+        auditor: None,
         openapi: Default::default(),
     }));
     (router, tx)

@@ -287,6 +287,7 @@ fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
         authenticator: Default::default(),
         authorizer: Default::default(),
         limiter: Default::default(),
+        auditor: None,
         openapi: Default::default(),
     }))
 }

@@ -69,6 +69,7 @@ pub async fn harness_on(
         authenticator: Default::default(),
         authorizer: Default::default(),
         limiter: Default::default(),
+        auditor: None,
         openapi: Default::default(),
     }));
     let h = Harness {
