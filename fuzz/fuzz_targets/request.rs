@@ -30,10 +30,22 @@ struct Harness {
 /// Objects the paths address, made once.
 const SEED: &[(&str, &str)] = &[
     ("/api/v1/namespaces", r#"{"metadata":{"name":"default"}}"#),
-    ("/api/v1/namespaces/default/serviceaccounts", r#"{"metadata":{"name":"default"}}"#),
-    ("/api/v1/namespaces/default/configmaps", r#"{"metadata":{"name":"c1","labels":{"a":"b"}},"data":{"k":"v"}}"#),
-    ("/api/v1/namespaces/default/pods", r#"{"metadata":{"name":"p1"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#),
-    ("/apis/apps/v1/namespaces/default/deployments", r#"{"metadata":{"name":"d1"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}"#),
+    (
+        "/api/v1/namespaces/default/serviceaccounts",
+        r#"{"metadata":{"name":"default"}}"#,
+    ),
+    (
+        "/api/v1/namespaces/default/configmaps",
+        r#"{"metadata":{"name":"c1","labels":{"a":"b"}},"data":{"k":"v"}}"#,
+    ),
+    (
+        "/api/v1/namespaces/default/pods",
+        r#"{"metadata":{"name":"p1"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#,
+    ),
+    (
+        "/apis/apps/v1/namespaces/default/deployments",
+        r#"{"metadata":{"name":"d1"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}"#,
+    ),
     ("/api/v1/nodes", r#"{"metadata":{"name":"n1"}}"#),
 ];
 
@@ -96,8 +108,9 @@ fn harness() -> &'static Harness {
         let router = runtime.block_on(async {
             let mut scheme = Scheme::new();
             kapi_api_types::install(&mut scheme);
-            let registry = Registry::new(store.clone(), Arc::new(scheme))
-                .with_hooks(kapi_server::kinds::builtin(Default::default(), Default::default()));
+            let registry = Registry::new(store.clone(), Arc::new(scheme)).with_hooks(
+                kapi_server::kinds::builtin(Default::default(), Default::default()),
+            );
             kapi_server::serve::bootstrap_admission(&registry).await;
             let router = app(Arc::new(App {
                 registry,
@@ -118,7 +131,11 @@ fn harness() -> &'static Harness {
                     .body(Body::from(*body))
                     .expect("a request");
                 let response = router.clone().oneshot(request).await.expect("an answer");
-                assert!(response.status().is_success(), "seeding {path}: {}", response.status());
+                assert!(
+                    response.status().is_success(),
+                    "seeding {path}: {}",
+                    response.status()
+                );
             }
             router
         });
@@ -165,7 +182,11 @@ fuzz_target!(|data: &[u8]| {
         // Read the whole answer: streamed lists and encoders run too. A
         // watch is cut short.
         let body = response.into_body();
-        let _ = tokio::time::timeout(std::time::Duration::from_millis(50), to_bytes(body, 64 << 20)).await;
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            to_bytes(body, 64 << 20),
+        )
+        .await;
         if code.is_client_error() {
             let after = h.store.current_revision().await.expect("a revision");
             assert_eq!(before, after, "{method} {uri} answered {code} yet wrote");
