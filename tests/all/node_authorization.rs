@@ -11,7 +11,7 @@ use std::path::Path;
 use kapi_test_support::Server;
 use serde_json::{Value, json};
 
-use crate::rbac::{Reference, as_user, kubectl};
+use crate::rbac::{Reference, as_user, kubectl, statuses};
 
 /// The objects both servers get: two nodes, a pod on each, what the first
 /// pod uses, and a volume bound to its claim that names a secret.
@@ -262,37 +262,6 @@ fn reviews() -> Vec<Value> {
         }
     }
     specs
-}
-
-/// The statuses `kubeconfig`'s server answers `specs` with.
-fn statuses(kubeconfig: &Path, specs: &[Value]) -> Vec<Value> {
-    let items: Vec<Value> = specs
-        .iter()
-        .map(|spec| {
-            json!({"apiVersion": "authorization.k8s.io/v1",
-            "kind": "SubjectAccessReview", "spec": spec})
-        })
-        .collect();
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let (ok, out, err) = kubectl(
-        kubeconfig,
-        &["create", "-f", "-", "-o", "json"],
-        Some(&list.to_string()),
-    );
-    assert!(ok, "{err}");
-    let items: Vec<Value> = serde_json::Deserializer::from_str(&out)
-        .into_iter::<Value>()
-        .map(Result::unwrap)
-        .flat_map(|doc| match doc["items"].as_array() {
-            Some(items) => items.clone(),
-            None => vec![doc],
-        })
-        .collect();
-    assert_eq!(items.len(), specs.len());
-    items
-        .into_iter()
-        .map(|review| review["status"].clone())
-        .collect()
 }
 
 /// A pod's uid on one server.

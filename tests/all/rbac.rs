@@ -263,6 +263,14 @@ fn reviews() -> Vec<Value> {
 
 /// The answers of `kubeconfig`'s server to `specs`: allowed or not, each.
 fn answers(kubeconfig: &Path, specs: &[Value]) -> Vec<bool> {
+    statuses(kubeconfig, specs)
+        .iter()
+        .map(|status| status["allowed"] == true)
+        .collect()
+}
+
+/// The statuses `kubeconfig`'s server answers `specs` with.
+pub(crate) fn statuses(kubeconfig: &Path, specs: &[Value]) -> Vec<Value> {
     let items: Vec<Value> = specs
         .iter()
         .map(|spec| {
@@ -277,7 +285,6 @@ fn answers(kubeconfig: &Path, specs: &[Value]) -> Vec<bool> {
         Some(&list.to_string()),
     );
     assert!(ok, "{err}");
-    // kubectl prints each created object, one JSON document after another.
     let items: Vec<Value> = serde_json::Deserializer::from_str(&out)
         .into_iter::<Value>()
         .map(Result::unwrap)
@@ -288,8 +295,8 @@ fn answers(kubeconfig: &Path, specs: &[Value]) -> Vec<bool> {
         .collect();
     assert_eq!(items.len(), specs.len());
     items
-        .iter()
-        .map(|review| review["status"]["allowed"] == true)
+        .into_iter()
+        .map(|review| review["status"].clone())
         .collect()
 }
 
