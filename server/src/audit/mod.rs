@@ -140,20 +140,7 @@ pub async fn filter(app: &crate::state::App, mut request: Request, next: Next) -
     if decision.level == Level::None {
         return with_id(next.run(request).await, id);
     }
-    let mut base = Base {
-        id: id.to_str().unwrap_or_default().to_owned(),
-        level: decision.level,
-        described,
-        user: User::of(&user),
-        source_ips: source_ips(&request),
-        user_agent: request
-            .headers()
-            .get(axum::http::header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned),
-        received: now(),
-        omit_managed_fields: decision.omit_managed_fields,
-    };
+    let mut base = Base::new(&request, &id, &decision, described, User::of(&user));
     if decision.writes(Stage::RequestReceived) {
         auditor.write(&base.event(Stage::RequestReceived, None, &Context::default()));
     }
@@ -270,20 +257,7 @@ pub fn failed_authentication(
     if !decision.writes(Stage::ResponseStarted) {
         return;
     }
-    let base = Base {
-        id: id.to_str().unwrap_or_default().to_owned(),
-        level: decision.level,
-        described,
-        user: User::default(),
-        source_ips: source_ips(request),
-        user_agent: request
-            .headers()
-            .get(axum::http::header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned),
-        received: now(),
-        omit_managed_fields: decision.omit_managed_fields,
-    };
+    let base = Base::new(request, id, &decision, described, User::default());
     let unauthorized = serde_json::json!({"metadata": {}, "status": "Failure",
         "message": "Unauthorized", "reason": "Unauthorized", "code": 401});
     let parts = Parts::new(answer.status(), Some(&unauthorized), None);
@@ -618,6 +592,30 @@ struct Event<'a> {
 }
 
 impl Base {
+    /// What `request`'s events share, received now.
+    fn new(
+        request: &Request,
+        id: &HeaderValue,
+        decision: &Decision,
+        described: Described,
+        user: User,
+    ) -> Base {
+        Base {
+            id: id.to_str().unwrap_or_default().to_owned(),
+            level: decision.level,
+            described,
+            user,
+            source_ips: source_ips(request),
+            user_agent: request
+                .headers()
+                .get(axum::http::header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            received: now(),
+            omit_managed_fields: decision.omit_managed_fields,
+        }
+    }
+
     fn event<'a>(&'a self, stage: Stage, parts: Option<&'a Parts>, context: &Context) -> Event<'a> {
         let objects = self.level >= Level::Request;
         Event {
