@@ -156,19 +156,25 @@ async fn metrics_slis(State(app): State<Arc<App>>) -> Response {
 /// The OpenID discovery document of the service account token issuer, as
 /// kube-apiserver serves it (its keys at `/openid/v1/jwks` on this server).
 async fn openid_configuration(State(app): State<Arc<App>>) -> Response {
+    let issuer = app.authenticator.issuer();
+    let algorithms = match issuer.algorithms(app.registry.storage().as_ref()).await {
+        Ok(algorithms) => algorithms,
+        Err(e) => return e.into_response(),
+    };
     let body = serde_json::json!({
-        "issuer": crate::kinds::service_account::ISSUER,
+        "issuer": issuer.name(),
         "jwks_uri": format!("https://{}/openid/v1/jwks", app.address),
         "response_types_supported": ["id_token"],
         "subject_types_supported": ["public"],
-        "id_token_signing_alg_values_supported": ["ES256"],
+        "id_token_signing_alg_values_supported": algorithms,
     });
     public_json(body, "application/json")
 }
 
-/// The token signing key as a JSON Web Key set.
+/// The keys tokens are verified with, as a JSON Web Key set.
 async fn jwks(State(app): State<Arc<App>>) -> Response {
-    match crate::authn::service_account::key::jwks(app.registry.storage().as_ref()).await {
+    let issuer = app.authenticator.issuer();
+    match issuer.jwks(app.registry.storage().as_ref()).await {
         Ok(keys) => public_json(keys, "application/jwk-set+json"),
         Err(e) => e.into_response(),
     }

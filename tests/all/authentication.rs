@@ -445,14 +445,18 @@ fn service_account_tokens_authenticate_while_what_they_name_exists() {
         serde_json::json!(["foo"])
     );
 
+    // Tokens not reviewed yet (a success is remembered for ten seconds, as
+    // kube-apiserver's token cache does).
+    let bound_later = token(&["--bound-object-kind", "Pod", "--bound-object-name", "p1"]);
+    let plain_later = token(&[]);
     s.kubectl_ok(&["delete", "pod", "p1", "--grace-period=0", "--force"]);
     assert_eq!(
-        review(&bound, None),
+        review(&bound_later, None),
         serde_json::json!({"user": {}, "error": "[invalid bearer token, pods \"p1\" not found]"})
     );
     s.kubectl_ok(&["delete", "serviceaccount", "robot"]);
     assert_eq!(
-        review(&plain, None),
+        review(&plain_later, None),
         serde_json::json!({"user": {},
             "error": "[invalid bearer token, serviceaccounts \"robot\" not found]"})
     );
@@ -476,11 +480,11 @@ fn service_account_tokens_authenticate_while_what_they_name_exists() {
 #[test]
 fn bootstrap_tokens_authenticate_by_their_secret() {
     let s = Server::start_args(kapi(), &["--enable-bootstrap-token-auth"]);
-    let secret = |extra: &str| {
+    let secret = |id: &str, extra: &str| {
         format!(
-            "{{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{{\"name\":\"bootstrap-token-abcdef\",\
+            "{{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{{\"name\":\"bootstrap-token-{id}\",\
              \"namespace\":\"kube-system\"}},\"type\":\"bootstrap.kubernetes.io/token\",\
-             \"stringData\":{{\"token-id\":\"abcdef\",\"token-secret\":\"0123456789abcdef\",\
+             \"stringData\":{{\"token-id\":\"{id}\",\"token-secret\":\"0123456789abcdef\",\
              \"usage-bootstrap-authentication\":\"true\"{extra}}}}}"
         )
     };
@@ -505,7 +509,10 @@ fn bootstrap_tokens_authenticate_by_their_secret() {
     assert_eq!(whoami(token).0, 401, "no secret yet");
     s.kubectl_stdin_ok(
         &["apply", "-f", "-"],
-        &secret(",\"auth-extra-groups\":\"system:bootstrappers:kubeadm:default-node-token\""),
+        &secret(
+            "abcdef",
+            ",\"auth-extra-groups\":\"system:bootstrappers:kubeadm:default-node-token\"",
+        ),
     );
     let (code, review) = whoami(token);
     assert_eq!(code, 201, "{review}");
@@ -516,11 +523,14 @@ fn bootstrap_tokens_authenticate_by_their_secret() {
                 "system:authenticated"]})
     );
     assert_eq!(whoami("abcdef.0123456789abcdee").0, 401, "another secret");
+    // An expired one. (A success is remembered for ten seconds, as
+    // kube-apiserver's token cache does: a token that worked may work that
+    // much longer after its Secret changed, so this is another token.)
     s.kubectl_stdin_ok(
         &["apply", "-f", "-"],
-        &secret(",\"expiration\":\"2001-01-01T00:00:00Z\""),
+        &secret("ghijkl", ",\"expiration\":\"2001-01-01T00:00:00Z\""),
     );
-    assert_eq!(whoami(token).0, 401, "expired");
+    assert_eq!(whoami("ghijkl.0123456789abcdef").0, 401, "expired");
 }
 
 /// Impersonation needs the `impersonate` verb on each user, service

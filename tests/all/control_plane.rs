@@ -139,6 +139,13 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
                 .is_some_and(|c| c.contains("BEGIN CERTIFICATE"))
     });
 
+    // kube-controller-manager fills a legacy token Secret, signing with the
+    // key kapi wrote beside its kubeconfig (sa.key): the token authenticates
+    // on kapi as the service account.
+    if controllers == Controllers::KubeControllerManager {
+        legacy_token_authenticates(&server, &api);
+    }
+
     // A Deployment of 3: a ReplicaSet, 3 Pods bound to the Nodes, status filled.
     server.kubectl_ok(&[
         "create",
@@ -337,6 +344,46 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
     drop(kubelet);
 }
 
+/// A `kubernetes.io/service-account-token` Secret for `team/default`,
+/// filled by kube-controller-manager's token controller, whose token kapi
+/// takes for the service account.
+fn legacy_token_authenticates(server: &Server, api: &Api) {
+    use base64::Engine;
+    let secret = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "legacy", "namespace": "team",
+            "annotations": {"kubernetes.io/service-account.name": "default"}},
+        "type": "kubernetes.io/service-account-token"});
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &secret.to_string());
+    let mut token = String::new();
+    wait_for("the token controller to fill team/legacy", 60, || {
+        let (_, secret) = api.get("/api/v1/namespaces/team/secrets/legacy");
+        token = secret["data"]["token"]
+            .as_str()
+            .and_then(|t| base64::engine::general_purpose::STANDARD.decode(t).ok())
+            .map(|t| text(&t))
+            .unwrap_or_default();
+        !token.is_empty()
+    });
+    // The token alone (the test client would present the admin's
+    // certificate).
+    let out = Command::new("curl")
+        .args(["-sS", "-k", "--max-time", "20", "-H"])
+        .arg(format!("Authorization: Bearer {token}"))
+        .args(["-H", "Content-Type: application/json", "-d"])
+        .arg(r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#)
+        .arg(format!(
+            "{}/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            server.url()
+        ))
+        .output()
+        .expect("curl runs");
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        answer["status"]["userInfo"]["username"],
+        "system:serviceaccount:team:default"
+    );
+}
+
 /// Waits until `done` (polled every 250 ms) or fails after `seconds`.
 fn wait_for(what: &str, seconds: u64, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(seconds);
@@ -484,9 +531,12 @@ impl ControlPlane {
         // kube-controller-manager's controllers with the tokens of their
         // own service accounts: upstream's RBAC, no system:masters.
         let dir = kubeconfig.parent().expect("the data directory");
+        // Legacy token Secrets are signed with kapi's own key.
         let kcm = format!(
-            "--kubeconfig={} --use-service-account-credentials=true {kcm_args}",
-            dir.join("controller-manager.conf").display()
+            "--kubeconfig={} --use-service-account-credentials=true \
+             --service-account-private-key-file={} {kcm_args}",
+            dir.join("controller-manager.conf").display(),
+            dir.join("sa.key").display()
         );
         let scheduler = format!("--kubeconfig={}", dir.join("scheduler.conf").display());
         let mut start = Command::new(reference.join("start-control-plane"));

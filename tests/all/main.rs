@@ -25,6 +25,7 @@ mod rbac;
 mod restart;
 mod scale;
 mod server_side_apply;
+mod service_account_keys;
 mod storage_media_type;
 mod verbs;
 mod watch_cache;

@@ -48,4 +48,16 @@ pub trait Objects: Send + Sync {
         name: &str,
         change: Change<'_>,
     ) -> ApiResult<()>;
+
+    /// Changes an object (retried on conflict), as the API server's own
+    /// client: how authentication records a legacy token's last use. A
+    /// missing object is a 404; a kind the server does not serve changes
+    /// nothing.
+    async fn edit(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: Change<'_>,
+    ) -> ApiResult<()>;
 }

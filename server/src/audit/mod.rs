@@ -141,10 +141,15 @@ pub async fn filter(app: &crate::state::App, mut request: Request, next: Next) -
         return with_id(next.run(request).await, id);
     }
     let mut base = Base::new(&request, &id, &decision, described, User::of(&user));
-    if decision.writes(Stage::RequestReceived) {
-        auditor.write(&base.event(Stage::RequestReceived, None, &Context::default()));
+    // What authentication noted (a legacy token's use) is in every event.
+    let mut first = Context::default();
+    if let Some(notes) = request.extensions().get::<Arc<crate::authn::Notes>>() {
+        first.annotations.extend(notes.annotations.iter().cloned());
     }
-    let context: Shared = Arc::default();
+    if decision.writes(Stage::RequestReceived) {
+        auditor.write(&base.event(Stage::RequestReceived, None, &first));
+    }
+    let context: Shared = Arc::new(Mutex::new(first));
     request.extensions_mut().insert(context.clone());
     // The kind addressed, to read protobuf bodies and name kinds.
     let scheme = app.registry.scheme();

@@ -21,6 +21,7 @@
 //!   allows it (`crate::impersonation`).
 
 pub mod bootstrap;
+mod cache;
 pub mod service_account;
 pub mod token_file;
 pub mod x509;
@@ -36,7 +37,7 @@ use axum::response::{IntoResponse, Response};
 use kapi_storage::Storage;
 
 use crate::admission::Objects;
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, warning_header};
 
 /// The group of every authenticated user.
 pub const AUTHENTICATED: &str = "system:authenticated";
@@ -128,6 +129,11 @@ pub struct Authenticator {
     bootstrap_tokens: bool,
     /// `--anonymous-auth`.
     anonymous: bool,
+    /// The API server's audiences: what a token is for unless it says
+    /// otherwise (the service account issuer's names by default).
+    api_audiences: Vec<String>,
+    /// Recent successful token authentications.
+    cache: cache::TokenCache,
 }
 
 impl Default for Authenticator {
@@ -139,6 +145,8 @@ impl Default for Authenticator {
             service_accounts: None,
             bootstrap_tokens: false,
             anonymous: true,
+            api_audiences: vec![service_account::issuer::DEFAULT_ISSUER.to_owned()],
+            cache: cache::TokenCache::default(),
         }
     }
 }
@@ -161,13 +169,28 @@ impl Authenticator {
         self
     }
 
-    /// Authenticates the service account tokens of `tokens` too.
-    pub fn with_service_accounts(
-        mut self,
-        tokens: service_account::ServiceAccountTokens,
-    ) -> Authenticator {
-        self.service_accounts = Some(tokens);
+    /// Authenticates the service account tokens of `issuer` too (and takes
+    /// its API audiences).
+    pub fn with_service_accounts(mut self, issuer: Arc<service_account::Issuer>) -> Authenticator {
+        self.api_audiences = issuer.api_audiences().to_vec();
+        self.service_accounts = Some(service_account::ServiceAccountTokens::new(issuer));
         self
+    }
+
+    /// The API server's audiences.
+    pub fn api_audiences(&self) -> &[String] {
+        &self.api_audiences
+    }
+
+    /// The service account issuer whose tokens are verified (without one,
+    /// the default issuer, whose key is the store's).
+    pub fn issuer(&self) -> Arc<service_account::Issuer> {
+        static DEFAULT: std::sync::OnceLock<Arc<service_account::Issuer>> =
+            std::sync::OnceLock::new();
+        match &self.service_accounts {
+            Some(accounts) => accounts.issuer().clone(),
+            None => DEFAULT.get_or_init(Arc::default).clone(),
+        }
     }
 
     /// `--enable-bootstrap-token-auth`: authenticates bootstrap tokens too.
@@ -189,21 +212,22 @@ impl Authenticator {
     }
 
     /// The user of a request with these headers from a connection that
-    /// presented `peer` (if any); `Err` for credentials that are refused.
-    /// Tokens bound to objects are checked against `objects`.
+    /// presented `peer` (if any), with what authenticating it adds to the
+    /// request; `Err` for credentials that are refused. Tokens bound to
+    /// objects are checked against `objects`.
     pub async fn authenticate(
         &self,
         headers: &axum::http::HeaderMap,
         peer: Option<&x509::PeerCertificates>,
         storage: &dyn Storage,
         objects: &dyn Objects,
-    ) -> Result<Arc<UserInfo>, ApiError> {
+    ) -> Result<(Arc<UserInfo>, Notes), ApiError> {
         // As upstream's union: the first authenticator that knows the
         // request wins; a refusal counts only when no one accepts it.
         let mut refused = false;
         if let (Some(trusted), Some(peer)) = (&self.certificates, peer) {
             match peer.user(trusted) {
-                Ok(Some(user)) => return Ok(user),
+                Ok(Some(user)) => return Ok((user, Notes::default())),
                 Ok(None) => {}
                 Err(x509::Refused(why)) => {
                     tracing::debug!(%why, "client certificate refused");
@@ -212,9 +236,11 @@ impl Authenticator {
             }
         }
         if let Some(token) = bearer(headers) {
-            let api = [API_AUDIENCE.to_owned()];
-            match self.token_user(token, &api, storage, objects).await {
-                TokenVerdict::User(user, _) => return Ok(user),
+            match self
+                .token_user(token, &self.api_audiences, storage, objects)
+                .await
+            {
+                TokenVerdict::User(user, _, notes) => return Ok((user, notes)),
                 TokenVerdict::Refused(why) => {
                     tracing::debug!(%why, "bearer token refused");
                     refused = true;
@@ -224,11 +250,12 @@ impl Authenticator {
         if refused || !self.anonymous {
             return Err(ApiError::unauthorized());
         }
-        Ok(anonymous())
+        Ok((anonymous(), Notes::default()))
     }
 
     /// The token authenticators in upstream's order (the token file, service
-    /// account tokens, bootstrap tokens), for `audiences`.
+    /// account tokens, bootstrap tokens), for `audiences`; a success is
+    /// remembered for ten seconds, as kube-apiserver's token cache does.
     async fn token_user(
         &self,
         token: &str,
@@ -236,30 +263,54 @@ impl Authenticator {
         storage: &dyn Storage,
         objects: &dyn Objects,
     ) -> TokenVerdict {
-        // The token file knows no audience: good only for the API server's,
-        // as upstream's audience-agnostic authenticators.
-        if audiences.iter().any(|a| a == API_AUDIENCE)
+        let key = self.cache.key(token, audiences);
+        if let Some(known) = self.cache.get(&key) {
+            return known;
+        }
+        let verdict = self
+            .token_user_uncached(token, audiences, storage, objects)
+            .await;
+        if matches!(verdict, TokenVerdict::User(..)) {
+            self.cache.insert(key, verdict.clone());
+        }
+        verdict
+    }
+
+    async fn token_user_uncached(
+        &self,
+        token: &str,
+        audiences: &[String],
+        storage: &dyn Storage,
+        objects: &dyn Objects,
+    ) -> TokenVerdict {
+        // The token file and bootstrap tokens know no audience: good for the
+        // API server's, as upstream's audience-agnostic authenticators.
+        let api: Vec<String> = audiences
+            .iter()
+            .filter(|a| self.api_audiences.contains(a))
+            .cloned()
+            .collect();
+        if !api.is_empty()
             && let Some(user) = self.tokens.as_ref().and_then(|t| t.user(token))
         {
-            return TokenVerdict::User(user, vec![API_AUDIENCE.to_owned()]);
+            return TokenVerdict::User(user, api, Notes::default());
         }
         if let Some(accounts) = &self.service_accounts {
             match accounts
                 .authenticate(token, audiences, storage, objects)
                 .await
             {
-                service_account::Verdict::User(user, granted) => {
-                    return TokenVerdict::User(Arc::new(user), granted);
+                service_account::Verdict::User(user, granted, notes) => {
+                    return TokenVerdict::User(Arc::new(user), granted, notes);
                 }
                 service_account::Verdict::Refused(why) => return refused(&why),
                 service_account::Verdict::NotOurs => {}
             }
         }
-        // Bootstrap tokens, too, are good only for the API server.
-        if self.bootstrap_tokens && audiences.iter().any(|a| a == API_AUDIENCE) {
+        if self.bootstrap_tokens && !api.is_empty() {
             match bootstrap::authenticate(token, objects).await {
                 bootstrap::Verdict::User(user) => {
-                    return TokenVerdict::User(Arc::new(user), vec![API_AUDIENCE.to_owned()]);
+                    return TokenVerdict::User(Arc::new(user), api, Notes::default());
                 }
                 bootstrap::Verdict::Refused(why) => return refused(&why),
                 bootstrap::Verdict::NotOurs => {}
@@ -277,17 +328,18 @@ fn refused(why: &str) -> TokenVerdict {
 }
 
 /// What a TokenReview learns of a token.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TokenVerdict {
-    /// The token names `user`, for these of the requested audiences.
-    User(Arc<UserInfo>, Vec<String>),
+    /// The token names `user`, for these of the requested audiences, with
+    /// notes for the request.
+    User(Arc<UserInfo>, Vec<String>, Notes),
     /// No authenticator accepts it, for this reason.
     Refused(String),
 }
 
 impl Authenticator {
     /// A TokenReview's question: whose `token` is, for `audiences` (the API
-    /// server's own, [`API_AUDIENCE`], when empty).
+    /// server's own when empty).
     pub async fn review_token(
         &self,
         token: &str,
@@ -295,9 +347,8 @@ impl Authenticator {
         storage: &dyn Storage,
         objects: &dyn Objects,
     ) -> TokenVerdict {
-        let api = [API_AUDIENCE.to_owned()];
         let asked = if audiences.is_empty() {
-            &api[..]
+            &self.api_audiences[..]
         } else {
             audiences
         };
@@ -305,9 +356,27 @@ impl Authenticator {
     }
 }
 
-/// The API server's audience: what its tokens are for unless they say
-/// otherwise (kube-apiserver's default, its service account issuer).
-pub const API_AUDIENCE: &str = "https://kubernetes.default.svc.cluster.local";
+/// What authenticating a request adds to it: warnings for the client and
+/// annotations for its audit events (a legacy token's use, say).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// `Warning` headers' texts.
+    pub warnings: Vec<String>,
+    /// Audit annotations.
+    pub annotations: Vec<(&'static str, String)>,
+}
+
+impl Notes {
+    /// Adds a warning.
+    pub fn warn(&mut self, text: &str) {
+        self.warnings.push(text.to_owned());
+    }
+
+    /// Adds an audit annotation.
+    pub fn annotate(&mut self, key: &'static str, value: String) {
+        self.annotations.push((key, value));
+    }
+}
 
 /// Upstream's words for a bearer token no authenticator accepts.
 const INVALID_BEARER_TOKEN: &str = "invalid bearer token";
@@ -371,8 +440,17 @@ pub async fn authenticate(app: &crate::state::App, mut request: Request, next: N
             )
             .await;
         match verdict {
-            Ok(user) => {
+            Ok((user, notes)) => {
                 request.extensions_mut().insert(user);
+                if !notes.warnings.is_empty() || !notes.annotations.is_empty() {
+                    let warnings = notes.warnings.clone();
+                    request.extensions_mut().insert(Arc::new(notes));
+                    let mut answer = next.run(request).await;
+                    for value in warnings.iter().filter_map(|w| warning_header(w)) {
+                        answer.headers_mut().append(header::WARNING, value);
+                    }
+                    return answer;
+                }
             }
             Err(e) => {
                 let mut answer = e.into_response();
@@ -381,7 +459,7 @@ pub async fn authenticate(app: &crate::state::App, mut request: Request, next: N
                     crate::audit::failed_authentication(auditor, &request, &answer, &id);
                 }
                 answer.headers_mut().insert(crate::audit::AUDIT_ID, id);
-                return answer;
+                return crate::endpoints::answer_unread(request, answer).await;
             }
         }
     }
@@ -425,6 +503,15 @@ mod tests {
         ) -> ApiResult<()> {
             Ok(())
         }
+        async fn edit(
+            &self,
+            _: Resource<'_>,
+            _: Option<&str>,
+            _: &str,
+            _: Change<'_>,
+        ) -> ApiResult<()> {
+            Ok(())
+        }
     }
 
     fn with_authorization(value: &str) -> HeaderMap {
@@ -444,6 +531,7 @@ mod tests {
         let store = EmbeddedStore::open(dir.path()).unwrap();
         auth.authenticate(headers, None, &store, &NoObjects)
             .await
+            .map(|(user, _)| user)
             .map_err(|e| e.code())
     }
 
@@ -481,16 +569,16 @@ mod tests {
     #[tokio::test]
     async fn a_token_review_grants_only_the_api_audience_to_static_tokens() {
         let auth = Authenticator::default().with_token_file(tokens());
-        let TokenVerdict::User(alice, audiences) = review(&auth, "t1", &[]).await else {
+        let TokenVerdict::User(alice, audiences, _) = review(&auth, "t1", &[]).await else {
             panic!("t1 is alice's");
         };
         assert_eq!(alice.name, "alice");
-        assert_eq!(audiences, [API_AUDIENCE]);
+        assert_eq!(audiences, auth.api_audiences());
         let refused = TokenVerdict::Refused("invalid bearer token".to_owned());
         assert_eq!(review(&auth, "t1", &["foo".to_owned()]).await, refused);
-        let both = ["foo".to_owned(), API_AUDIENCE.to_owned()];
+        let both = ["foo".to_owned(), auth.api_audiences()[0].clone()];
         assert!(
-            matches!(review(&auth, "t1", &both).await, TokenVerdict::User(_, a) if a.len() == 1)
+            matches!(review(&auth, "t1", &both).await, TokenVerdict::User(_, a, _) if a.len() == 1)
         );
         assert_eq!(review(&auth, "t2", &[]).await, refused);
     }

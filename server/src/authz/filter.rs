@@ -65,7 +65,8 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
         }
         Decision::Deny(reason) | Decision::NoOpinion(reason) => {
             crate::audit::record_decision(&request, false, &reason);
-            forbidden(&attributes, &reason).into_response()
+            let answer = forbidden(&attributes, &reason).into_response();
+            crate::endpoints::answer_unread(request, answer).await
         }
     }
 }

@@ -434,6 +434,17 @@ fn decode_body(
     })
 }
 
+/// An early answer (a 401, a 403) to `request`, whose body nothing read:
+/// the body is read first (256 KiB at most, for a second at most) and
+/// dropped. Dropping an unread body resets its HTTP/2 stream, and a client
+/// still sending it (curl) may then see the reset instead of the answer.
+pub(crate) async fn answer_unread(request: axum::extract::Request, answer: Response) -> Response {
+    const LIMIT: usize = 256 << 10;
+    let drain = axum::body::to_bytes(request.into_body(), LIMIT);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), drain).await;
+    answer
+}
+
 pub(crate) async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<bytes::Bytes> {
     let declared = headers
         .get(axum::http::header::CONTENT_LENGTH)

@@ -77,7 +77,7 @@ impl KindRest for TokenReviewRest {
             .review_token(token, &audiences, registry.storage().as_ref(), registry)
             .await;
         let status = match verdict {
-            TokenVerdict::User(user, audiences) => json!({
+            TokenVerdict::User(user, audiences, _) => json!({
                 "authenticated": true,
                 "user": user_info(&user),
                 "audiences": audiences,

@@ -19,7 +19,7 @@ pub mod service_account;
 use std::sync::Arc;
 
 use crate::authn::Authenticator;
-use crate::authn::service_account::key::ServiceAccountKey;
+use crate::authn::service_account::Issuer;
 use crate::authz::Authorizer;
 use crate::registry::Hooks;
 
@@ -32,8 +32,8 @@ pub struct Security {
     pub authenticator: Arc<Authenticator>,
     /// Answers the authorization reviews.
     pub authorizer: Arc<Authorizer>,
-    /// Signs service account tokens.
-    pub key: Arc<ServiceAccountKey>,
+    /// Issues service account tokens.
+    pub issuer: Arc<Issuer>,
 }
 
 /// The hooks of the built-in kinds, Services taking addresses and ports
@@ -42,7 +42,7 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
     let Security {
         authenticator,
         authorizer,
-        key,
+        issuer,
     } = security;
     let bind = Arc::new(pod::binding::Bind);
     let access = |review| authorization::AccessReviewRest {
@@ -109,6 +109,6 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
         .with_action(("", "pods", "eviction"), Arc::new(pod::eviction::Evict))
         .with_action(
             ("", "serviceaccounts", "token"),
-            Arc::new(service_account::token::IssueToken { key }),
+            Arc::new(service_account::token::IssueToken { issuer }),
         )
 }

@@ -57,22 +57,48 @@ impl Objects for Registry {
 
     async fn edit_status(
         &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: Change<'_>,
+    ) -> ApiResult<()> {
+        self.edit_as_apiserver(resource, namespace, name, Endpoint::Status, change)
+            .await
+    }
+
+    async fn edit(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: Change<'_>,
+    ) -> ApiResult<()> {
+        self.edit_as_apiserver(resource, namespace, name, Endpoint::Main, change)
+            .await
+    }
+}
+
+impl Registry {
+    /// Changes an object through `endpoint` as upstream's loopback client
+    /// does (quota usage, a legacy token's last use): recorded as
+    /// kube-apiserver's.
+    async fn edit_as_apiserver(
+        &self,
         (group, version, plural): Resource<'_>,
         namespace: Option<&str>,
         name: &str,
+        endpoint: Endpoint,
         change: Change<'_>,
     ) -> ApiResult<()> {
         let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
             return Ok(());
         };
         let scope = Scope::new(&entry, namespace);
-        // Upstream writes these statuses (quota usage) through its loopback
-        // client: recorded as kube-apiserver's.
         let options = WriteOptions {
             manager: "kube-apiserver",
             ..WriteOptions::default()
         };
-        self.edit(scope, name, Endpoint::Status, change, options)
+        self.edit(scope, name, endpoint, change, options)
             .await
             .map(drop)
     }

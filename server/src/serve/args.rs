@@ -69,6 +69,25 @@ pub struct ServeArgs {
     /// `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
     pub token_auth_file: Option<PathBuf>,
+    /// The service account token issuer (`iss`), as kube-apiserver's flag:
+    /// repeated, the first names the tokens kapi issues and tokens of every
+    /// one are accepted (default https://kubernetes.default.svc.cluster.local).
+    #[arg(long = "service-account-issuer")]
+    pub service_account_issuer: Vec<String>,
+    /// The private key (PEM: RSA, or EC on P-256 or P-384) service account
+    /// tokens are signed with, instead of the P-256 key kapi keeps in its
+    /// store (and writes to `<data-dir>/sa.key` for kube-controller-manager).
+    #[arg(long)]
+    pub service_account_signing_key_file: Option<PathBuf>,
+    /// Further keys (PEM public or private keys, or certificates; repeated)
+    /// service account tokens are verified with, e.g. the key
+    /// kube-controller-manager signs legacy token Secrets with.
+    #[arg(long = "service-account-key-file")]
+    pub service_account_key_file: Vec<PathBuf>,
+    /// The audiences of the API server (comma-separated or repeated): a
+    /// token for any of them is good here (default: the issuers).
+    #[arg(long, value_delimiter = ',')]
+    pub api_audiences: Vec<String>,
     /// The authorizers to ask, in order (comma-separated): Node (kubelets:
     /// the objects of their own node), RBAC (the roles and bindings of
     /// rbac.authorization.k8s.io), AlwaysAllow. Members of system:masters
@@ -170,6 +189,12 @@ impl ServeArgs {
             controllers: self.controllers.clone(),
             root_ca_file: self.root_ca_file.clone(),
             token_auth_file: self.token_auth_file.clone(),
+            service_accounts: crate::authn::service_account::issuer::IssuerFlags {
+                issuers: self.service_account_issuer.clone(),
+                api_audiences: self.api_audiences.clone(),
+                signing_key_file: self.service_account_signing_key_file.clone(),
+                key_files: self.service_account_key_file.clone(),
+            },
             anonymous_auth: self.anonymous_auth,
             bootstrap_tokens: self.enable_bootstrap_token_auth,
             authorization_modes: self.authorization_mode.clone(),

@@ -24,8 +24,8 @@ use tokio::sync::watch;
 
 use crate::app::app;
 use crate::authn::Authenticator;
-use crate::authn::service_account::ServiceAccountTokens;
-use crate::authn::service_account::key::ServiceAccountKey;
+use crate::authn::service_account::Issuer;
+use crate::authn::service_account::issuer::{IssuerError, IssuerFlags};
 use crate::authn::token_file::TokenFile;
 use crate::authn::x509::ClientCertificates;
 use crate::controllers::{self, ControllerOptions, UnknownController};
@@ -59,6 +59,8 @@ pub struct ServeOptions {
     pub root_ca_file: Option<PathBuf>,
     /// `--token-auth-file`.
     pub token_auth_file: Option<PathBuf>,
+    /// The service account issuer and keys.
+    pub service_accounts: IssuerFlags,
     /// `--anonymous-auth`.
     pub anonymous_auth: bool,
     /// `--enable-bootstrap-token-auth`.
@@ -148,6 +150,9 @@ pub enum ServeError {
     /// The audit policy could not be read, or the log not opened.
     #[error("audit: {0}")]
     Audit(String),
+    /// A service account key file could not be read.
+    #[error(transparent)]
+    ServiceAccountKeys(#[from] IssuerError),
     /// `--token-auth-file` could not be read.
     #[error(transparent)]
     TokenFile(#[from] crate::authn::token_file::TokenFileError),
@@ -179,8 +184,8 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         },
     )?;
     let controllers = controller_options(&opts, &certificates)?;
-    let key = Arc::new(ServiceAccountKey::default());
-    let authenticator = Arc::new(authenticator(&opts, &certificates, key.clone())?);
+    let issuer = Arc::new(Issuer::from_flags(&opts.service_accounts)?);
+    let authenticator = Arc::new(authenticator(&opts, &certificates, issuer.clone())?);
     let auditor = match &opts.audit {
         Some(flags) => Some(Arc::new(flags.auditor()?)),
         None => None,
@@ -202,7 +207,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
             crate::kinds::Security {
                 authenticator: authenticator.clone(),
                 authorizer: authorizer.clone(),
-                key,
+                issuer: issuer.clone(),
             },
         ));
     metrics.register_cache(registry.cache_metrics());
@@ -212,6 +217,9 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         crate::authz::bootstrap::ensure(&registry).await;
     }
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
+    if issuer.stored() {
+        write_service_account_key(&opts.data_dir, registry.storage().as_ref()).await?;
+    }
     // The kubeconfig trusts the serving certificate's CA; with an operator's
     // certificate that names none, the published root CA is the best guess.
     let serving_ca = certificates.serving_ca_pem.clone().or_else(|| {
@@ -241,9 +249,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         metrics,
         openapi: Default::default(),
         authenticator,
-        authorizer: Arc::new(crate::authz::Authorizer::new(
-            opts.authorization_modes.clone(),
-        )),
+        authorizer,
         limiter,
         auditor,
     });
@@ -352,24 +358,40 @@ fn controller_options(
 }
 
 /// Client certificates of the client CAs, `--token-auth-file`'s tokens, the
-/// service account tokens signed with `key`, bootstrap tokens when enabled,
-/// and `--anonymous-auth`.
+/// service account tokens of `issuer`, bootstrap tokens when enabled, and
+/// `--anonymous-auth`.
 fn authenticator(
     opts: &ServeOptions,
     certificates: &pki::Certificates,
-    key: Arc<ServiceAccountKey>,
+    issuer: Arc<Issuer>,
 ) -> Result<Authenticator, ServeError> {
     let trusted = ClientCertificates::new(&certificates.client_cas)?;
-    let accounts = ServiceAccountTokens::new(key, crate::kinds::service_account::ISSUER);
     let mut authenticator = Authenticator::default()
         .with_client_certificates(trusted)
-        .with_service_accounts(accounts)
+        .with_service_accounts(issuer)
         .with_bootstrap_tokens(opts.bootstrap_tokens)
         .with_anonymous(opts.anonymous_auth);
     if let Some(path) = &opts.token_auth_file {
         authenticator = authenticator.with_token_file(TokenFile::read(path)?);
     }
     Ok(authenticator)
+}
+
+/// kapi's own token signing key as `DIR/sa.key`, and its public half as
+/// `DIR/sa.pub` (kubeadm's names): what kube-controller-manager's
+/// `--service-account-private-key-file` signs legacy token Secrets with, so
+/// kapi verifies them without further flags.
+async fn write_service_account_key(
+    dir: &Path,
+    storage: &dyn kapi_storage::Storage,
+) -> Result<(), ServeError> {
+    use crate::authn::service_account::key;
+    let (signer, pem) = key::stored_signer(storage)
+        .await
+        .map_err(|e| std::io::Error::other(e.0.message.unwrap_or_default()))?;
+    pki::write_private(&dir.join("sa.key"), pem.as_bytes())?;
+    std::fs::write(dir.join("sa.pub"), key::public_pem(&signer))?;
+    Ok(())
 }
 
 async fn bootstrap_namespaces(registry: &Registry) {

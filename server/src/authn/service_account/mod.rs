@@ -1,50 +1,58 @@
-//! Service account tokens: the JWTs kapi issues through
-//! `serviceaccounts/<name>/token`, verified as kube-apiserver's service
-//! account authenticator verifies bound tokens.
+//! Service account tokens, verified as kube-apiserver's service account
+//! authenticators verify them.
 //!
-//! A token whose issuer (read before anything is verified) is not kapi's is
-//! not this authenticator's to judge. One that claims kapi's issuer must be
-//! signed by the service account key, be for one of the audiences asked (the
-//! API server's by default), be within its lifetime (a minute of leeway, as
-//! go-jose's), and name a service account (and a bound pod, secret or node)
-//! that still exists with the same uid and was not deleted more than a minute
-//! ago. Its user is `system:serviceaccount:<namespace>:<name>` in
-//! `system:serviceaccounts` and `system:serviceaccounts:<namespace>`, with
-//! the bound pod and node and the token's id (`JTI=<jti>`) as extras.
+//! A token whose issuer (read before anything is verified) is neither one of
+//! the [`Issuer`]'s names nor the legacy `kubernetes/serviceaccount` is not
+//! this authenticator's to judge. Any other must be signed by one of the
+//! issuer's keys and be for one of the audiences asked (the API server's by
+//! default).
 //!
-//! Legacy tokens of `kubernetes.io/service-account-token` Secrets (issuer
-//! `kubernetes/serviceaccount`, signed by kube-controller-manager's key) are
-//! not verified: `--service-account-key-file` is not read yet.
+//! - A bound token (issued through `serviceaccounts/<name>/token`) must be
+//!   within its lifetime (a minute of leeway, as go-jose's) and name a service
+//!   account (and a bound pod, secret or node) that still exists with the
+//!   same uid and was not deleted more than a minute ago. Its user has the
+//!   bound pod and node and the token's id (`JTI=<jti>`) as extras.
+//! - A legacy token (kube-controller-manager's, in a
+//!   `kubernetes.io/service-account-token` Secret) carries no audience (it is
+//!   good for the API server's) and must still be the Secret's `token`, for
+//!   a service account that exists with the uid it names. Its Secret gets the
+//!   day's `kubernetes.io/legacy-token-last-used` label; one labelled
+//!   `kubernetes.io/legacy-token-invalid-since` is refused; a Secret the
+//!   service account lists (an auto-generated one) earns the request a
+//!   warning.
+//!
+//! Either's user is `system:serviceaccount:<namespace>:<name>` in
+//! `system:serviceaccounts` and `system:serviceaccounts:<namespace>`.
 
+pub mod issuer;
 pub mod key;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use kapi_storage::Storage;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::{CREDENTIAL_ID, UserInfo};
+use super::{CREDENTIAL_ID, Notes, UserInfo};
 use crate::admission::Objects;
-use key::ServiceAccountKey;
+pub use issuer::Issuer;
 
 /// How far a token's times (and a bound object's deletion) may be off.
 const LEEWAY_SECONDS: i64 = 60;
 
-/// The verifier of kapi's service account tokens.
-pub struct ServiceAccountTokens {
-    key: Arc<ServiceAccountKey>,
-    issuer: String,
-}
+/// The issuer of kube-controller-manager's secret-based tokens.
+pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
+/// The label recording the day a legacy token was last used.
+pub const LAST_USED_LABEL: &str = "kubernetes.io/legacy-token-last-used";
+/// The label that marks a legacy token invalid.
+pub const INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since";
 
-impl std::fmt::Debug for ServiceAccountTokens {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServiceAccountTokens")
-            .field("issuer", &self.issuer)
-            .finish_non_exhaustive()
-    }
+/// The verifier of service account tokens.
+#[derive(Debug)]
+pub struct ServiceAccountTokens {
+    issuer: Arc<Issuer>,
 }
 
 /// What the authenticator makes of a token.
@@ -52,19 +60,22 @@ impl std::fmt::Debug for ServiceAccountTokens {
 pub enum Verdict {
     /// Not a token of this issuer: another authenticator's, or no one's.
     NotOurs,
-    /// The token names this user, for these of the asked audiences.
-    User(UserInfo, Vec<String>),
+    /// The token names this user, for these of the asked audiences, with
+    /// these notes for the request.
+    User(UserInfo, Vec<String>, Notes),
     /// The token claims this issuer but is refused, for this reason.
     Refused(String),
 }
 
 impl ServiceAccountTokens {
-    /// Verifies tokens of `issuer` signed with `key`.
-    pub fn new(key: Arc<ServiceAccountKey>, issuer: &str) -> ServiceAccountTokens {
-        ServiceAccountTokens {
-            key,
-            issuer: issuer.to_owned(),
-        }
+    /// Verifies the tokens of `issuer`, and legacy ones signed with its keys.
+    pub fn new(issuer: Arc<Issuer>) -> ServiceAccountTokens {
+        ServiceAccountTokens { issuer }
+    }
+
+    /// The issuer.
+    pub fn issuer(&self) -> &Arc<Issuer> {
+        &self.issuer
     }
 
     /// Whose `token` is, for `audiences`, reading the objects it is bound to
@@ -76,19 +87,26 @@ impl ServiceAccountTokens {
         storage: &dyn Storage,
         objects: &dyn Objects,
     ) -> Verdict {
-        if unverified_issuer(token).as_deref() != Some(self.issuer.as_str()) {
+        let Some(issuer) = unverified_issuer(token) else {
+            return Verdict::NotOurs;
+        };
+        let legacy = issuer == LEGACY_ISSUER;
+        if !legacy && !self.issuer.names().contains(&issuer) {
             return Verdict::NotOurs;
         }
-        let signer = match self.key.signer(storage).await {
-            Ok(signer) => signer,
+        let claims = match self.issuer.verify(token, storage).await {
+            Ok(Ok(claims)) => claims,
+            Ok(Err(why)) => return Verdict::Refused(why),
             Err(e) => return Verdict::Refused(e.0.message.unwrap_or_default()),
         };
-        let Some(claims) = signer.verify(token) else {
-            return Verdict::Refused("token could not be verified".to_owned());
-        };
-        let token_audiences = strings(&claims["aud"]);
+        let mut token_audiences = strings(&claims["aud"]);
+        let mut notes = Notes::default();
         if token_audiences.is_empty() {
-            return Verdict::Refused("token does not have an audience".to_owned());
+            // A token without audiences (a legacy one) is good for the API
+            // server alone.
+            let subject = claims["sub"].as_str().unwrap_or_default().to_owned();
+            notes.annotate("authentication.k8s.io/legacy-token", subject);
+            token_audiences = self.issuer.api_audiences().to_vec();
         }
         let granted: Vec<String> = token_audiences
             .iter()
@@ -102,12 +120,17 @@ impl ServiceAccountTokens {
                 go_quoted(audiences)
             ));
         }
-        let now = jiff::Timestamp::now().as_second();
-        if let Err(why) = check_times(&claims, now) {
+        let now = jiff::Timestamp::now();
+        if let Err(why) = check_times(&claims, now.as_second()) {
             return Verdict::Refused(why);
         }
-        match bound_user(&claims, now, objects).await {
-            Ok(user) => Verdict::User(user, granted),
+        let user = if legacy {
+            legacy_user(token, &claims, now, objects, &mut notes).await
+        } else {
+            bound_user(&claims, now.as_second(), objects).await
+        };
+        match user {
+            Ok(user) => Verdict::User(user, granted, notes),
             Err(why) => Verdict::Refused(why),
         }
     }
@@ -218,6 +241,124 @@ async fn bound_user(claims: &Value, now: i64, objects: &dyn Objects) -> Result<U
         user.extra
             .insert(CREDENTIAL_ID.to_owned(), vec![format!("JTI={jti}")]);
     }
+    super::add_authenticated(&mut user);
+    Ok(user)
+}
+
+/// The user of verified legacy `claims`, once its Secret still holds
+/// `token` for the service account it names, which exists with the uid it
+/// names; the Secret's last-used day is kept current.
+async fn legacy_user(
+    token: &str,
+    claims: &Value,
+    now: jiff::Timestamp,
+    objects: &dyn Objects,
+    notes: &mut Notes,
+) -> Result<UserInfo, String> {
+    let claim = |name: &str| {
+        claims[format!("kubernetes.io/serviceaccount/{name}").as_str()]
+            .as_str()
+            .unwrap_or_default()
+    };
+    let subject = claims["sub"].as_str().unwrap_or_default();
+    let (namespace, secret_name) = (claim("namespace"), claim("secret.name"));
+    let (account, account_uid) = (claim("service-account.name"), claim("service-account.uid"));
+    for (value, missing) in [
+        (subject, "sub claim is missing"),
+        (namespace, "namespace claim is missing"),
+        (secret_name, "secretName claim is missing"),
+        (account, "serviceAccountName claim is missing"),
+        (account_uid, "serviceAccountUID claim is missing"),
+    ] {
+        if value.is_empty() {
+            return Err(missing.to_owned());
+        }
+    }
+    let named = UserInfo::new(subject, &[]);
+    if named.service_account() != Some((namespace, account)) {
+        return Err("sub claim is invalid".to_owned());
+    }
+    let invalidated = || "Token has been invalidated".to_owned();
+    let secret = match objects
+        .read(("", "v1", "secrets"), Some(namespace), secret_name)
+        .await
+    {
+        Ok(Some(secret)) => secret,
+        Ok(None) | Err(_) => return Err(invalidated()),
+    };
+    if !secret["metadata"]["deletionTimestamp"].is_null() {
+        return Err(invalidated());
+    }
+    let kept = secret["data"]["token"]
+        .as_str()
+        .and_then(|t| STANDARD.decode(t).ok());
+    if kept.as_deref() != Some(token.as_bytes()) {
+        return Err("Token does not match server's copy".to_owned());
+    }
+    let found = find(objects, "serviceaccounts", Some(namespace), account).await?;
+    if !found["metadata"]["deletionTimestamp"].is_null() {
+        return Err(format!(
+            "ServiceAccount {namespace}/{account} has been deleted"
+        ));
+    }
+    check_uid(&found, account_uid, |have, want| {
+        format!("ServiceAccount UID ({have}) does not match claim ({want})")
+    })?;
+    let listed = found["secrets"]
+        .as_array()
+        .is_some_and(|refs| refs.iter().any(|r| r["name"] == secret_name));
+    if listed {
+        notes.warn(
+            "Use tokens from the TokenRequest API or manually created secret-based tokens \
+             instead of auto-generated secret-based tokens.",
+        );
+    }
+    let labels = &secret["metadata"]["labels"];
+    let today = now.strftime("%Y-%m-%d").to_string();
+    let tomorrow = now
+        .checked_add(jiff::SignedDuration::from_hours(24))
+        .unwrap_or(now)
+        .strftime("%Y-%m-%d")
+        .to_string();
+    let last_used = labels[LAST_USED_LABEL].as_str().unwrap_or_default();
+    if last_used != today && last_used != tomorrow {
+        let stamp = |secret: &mut Value| {
+            secret["metadata"]["labels"][LAST_USED_LABEL] = json!(today);
+            Ok(())
+        };
+        if let Err(e) = objects
+            .edit(("", "v1", "secrets"), Some(namespace), secret_name, &stamp)
+            .await
+        {
+            tracing::warn!(namespace, secret = secret_name, error = ?e,
+                "the legacy token's last-used label was not written");
+        }
+    }
+    if labels[INVALID_SINCE_LABEL]
+        .as_str()
+        .is_some_and(|since| !since.is_empty())
+    {
+        notes.annotate(
+            "authentication.k8s.io/legacy-token-invalidated",
+            format!("{secret_name}/{namespace}"),
+        );
+        return Err(format!(
+            "the token in secret {namespace}/{secret_name} for service account \
+             {namespace}/{account} has been marked invalid. Use tokens from the TokenRequest \
+             API or manually created secret-based tokens, or remove the \
+             '{INVALID_SINCE_LABEL}' label from the secret to temporarily allow use of this \
+             token"
+        ));
+    }
+    let mut user = UserInfo {
+        name: subject.to_owned(),
+        uid: account_uid.to_owned(),
+        groups: vec![
+            "system:serviceaccounts".to_owned(),
+            format!("system:serviceaccounts:{namespace}"),
+        ],
+        extra: BTreeMap::new(),
+    };
     super::add_authenticated(&mut user);
     Ok(user)
 }

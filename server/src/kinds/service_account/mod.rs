@@ -1,5 +1,3 @@
 //! Service accounts beyond the common strategy: the tokens issued for them.
 
 pub mod token;
-
-pub use token::ISSUER;

@@ -1,12 +1,12 @@
 //! Service account tokens (`serviceaccounts/<name>/token`, an
 //! authentication.k8s.io/v1 TokenRequest), as kube-apiserver's token REST
 //! issues them: a JWT for the service account, for the requested audiences
-//! (the issuer by default) and lifetime (an hour by default, ten minutes at
+//! (the API server's by default) and lifetime (an hour by default, ten minutes at
 //! least), optionally bound to a pod, secret or node that must exist.
 //!
-//! Tokens are signed with ES256 by a P-256 key kept in the store, made on
-//! first use, so that every replica on one etcd signs with the same key. The
-//! claims are upstream's: `iss`, `sub`, `aud`, `iat`, `nbf`, `exp`, `jti` and
+//! Tokens are signed with the issuer's key (`--service-account-signing-key-file`,
+//! else a P-256 key kept in the store, so that every replica on one etcd
+//! signs with the same key) and name its first issuer. The claims are upstream's: `iss`, `sub`, `aud`, `iat`, `nbf`, `exp`, `jti` and
 //! the `kubernetes.io` claim naming the namespace, the service account and
 //! the bound objects.
 
@@ -24,13 +24,9 @@ use kapi_runtime::validation::{FieldErrors, FieldPath};
 use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::authn::service_account::key::ServiceAccountKey;
+use crate::authn::service_account::Issuer;
 use crate::registry::hooks::{Action, ActionBody};
 use crate::registry::{Registry, Scope};
-
-/// The issuer (`iss`) of the tokens, and their audience by default: what
-/// kube-apiserver is commonly started with (`--service-account-issuer`).
-pub const ISSUER: &str = crate::authn::API_AUDIENCE;
 
 const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
 const MIN_EXPIRATION_SECONDS: i64 = 600;
@@ -51,10 +47,10 @@ struct Bound {
 }
 
 /// Issues tokens for `serviceaccounts/<name>/token`, signed with the
-/// service account key (shared with the authenticator that verifies them).
+/// issuer's key (shared with the authenticator that verifies them).
 pub struct IssueToken {
-    /// The key.
-    pub key: Arc<ServiceAccountKey>,
+    /// The issuer.
+    pub issuer: Arc<Issuer>,
 }
 
 #[async_trait]
@@ -121,7 +117,7 @@ impl IssueToken {
             .map_err(ApiError::internal)?;
         let spec = &mut request["spec"];
         if spec["audiences"].as_array().is_none_or(Vec::is_empty) {
-            spec["audiences"] = json!([ISSUER]);
+            spec["audiences"] = json!(self.issuer.api_audiences());
         }
         if spec["expirationSeconds"].is_null() {
             spec["expirationSeconds"] = json!(DEFAULT_EXPIRATION_SECONDS);
@@ -167,14 +163,20 @@ impl IssueToken {
             serde_json::from_value(request["spec"]["audiences"].clone()).unwrap_or_default();
         let mut lifetime = expiration;
         let mut warn_after = None;
-        let kube_audiences = audiences.iter().all(|a| a == ISSUER);
+        let api = self.issuer.api_audiences();
+        let kube_audiences = audiences.iter().all(|a| api.contains(a));
         if bound.pod.is_some() && expiration == WARN_ONLY_EXPIRATION_SECONDS && kube_audiences {
             warn_after = Some(expiration);
             lifetime = EXTENDED_EXPIRATION_SECONDS;
         }
-        let claims = claims(&account, &bound, &audiences, now.0, lifetime, warn_after);
+        let times = Times {
+            now: now.0,
+            lifetime,
+            warn_after,
+        };
+        let claims = claims(&account, &bound, &audiences, self.issuer.name(), times);
         let token = self
-            .key
+            .issuer
             .signer(registry.storage().as_ref())
             .await?
             .sign(&claims)
@@ -274,15 +276,26 @@ impl IssueToken {
     }
 }
 
+/// When a token is issued, how long it lives, and when its holder should
+/// have replaced it.
+struct Times {
+    now: Timestamp,
+    lifetime: i64,
+    warn_after: Option<i64>,
+}
+
 /// The token's claims; every object's keys in order, as Go writes the merged
 /// claim maps.
 fn claims(
     account: &Value,
     bound: &Bound,
     audiences: &[String],
-    now: Timestamp,
-    lifetime: i64,
-    warn_after: Option<i64>,
+    issuer: &str,
+    Times {
+        now,
+        lifetime,
+        warn_after,
+    }: Times,
 ) -> Value {
     let namespace = account["metadata"]["namespace"]
         .as_str()
@@ -314,7 +327,7 @@ fn claims(
     claims.insert("aud", json!(audiences));
     claims.insert("exp", json!(after(now, lifetime).as_second()));
     claims.insert("iat", json!(now.as_second()));
-    claims.insert("iss", json!(ISSUER));
+    claims.insert("iss", json!(issuer));
     claims.insert("jti", json!(uuid::Uuid::new_v4().to_string()));
     claims.insert("kubernetes.io", json!(kubernetes));
     claims.insert("nbf", json!(now.as_second()));
