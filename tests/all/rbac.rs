@@ -592,3 +592,165 @@ fn escalation_is_refused_as_upstream() {
         201
     );
 }
+
+/// At every start the bootstrap policy is reconciled with what is stored,
+/// as upstream's RBAC bootstrap hook: rules, subjects, labels and
+/// aggregation selectors a bootstrap object lacks come back, what it has
+/// beyond the policy stays, and an object annotated
+/// `rbac.authorization.kubernetes.io/autoupdate: "false"` is left alone.
+#[test]
+fn the_bootstrap_policy_is_reconciled_at_start() {
+    let mut s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let get = |s: &Server, what: &str| -> Value {
+        serde_json::from_str(&s.kubectl_ok(&["get", what, "-o", "json"])).unwrap()
+    };
+    // system:basic-user loses its rules but gains one and a label of its own.
+    let mut basic = get(&s, "clusterrole/system:basic-user");
+    let policy_rules = basic["rules"].clone();
+    basic["rules"] = json!([{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]);
+    basic["metadata"]["labels"]["mine"] = json!("yes");
+    // system:discovery, opted out, loses its rules for good.
+    let mut discovery = get(&s, "clusterrole/system:discovery");
+    discovery["rules"] = json!([]);
+    discovery["metadata"]["annotations"][AUTOUPDATE] = json!("false");
+    // system:basic-user's binding loses its subject; edit's aggregation has
+    // another selector than the policy's.
+    let mut binding = get(&s, "clusterrolebinding/system:basic-user");
+    let policy_subjects = binding["subjects"].clone();
+    binding["subjects"] = json!([{"kind": "User", "name": "someone",
+        "apiGroup": "rbac.authorization.k8s.io"}]);
+    let mut edit = get(&s, "clusterrole/edit");
+    let policy_selectors = edit["aggregationRule"]["clusterRoleSelectors"].clone();
+    let mine = json!({"matchLabels": {"mine": "true"}});
+    edit["aggregationRule"]["clusterRoleSelectors"] = json!([mine]);
+    for object in [&basic, &discovery, &binding, &edit] {
+        s.kubectl_stdin_ok(&["replace", "-f", "-"], &object.to_string());
+    }
+    s.terminate();
+    s.restart();
+
+    let basic = get(&s, "clusterrole/system:basic-user");
+    assert_eq!(basic["metadata"]["labels"]["mine"], "yes");
+    let rules = basic["rules"].as_array().unwrap();
+    assert_eq!(
+        rules[0],
+        json!({"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]})
+    );
+    // The policy's rules come back broken down to one verb and resource
+    // each, as upstream's reconciler adds them.
+    for rule in policy_rules.as_array().unwrap() {
+        for verb in rule["verbs"].as_array().unwrap() {
+            for resource in rule["resources"].as_array().unwrap() {
+                let back = rules.iter().any(|r| {
+                    r["verbs"] == json!([verb])
+                        && r["resources"] == json!([resource])
+                        && r["apiGroups"] == rule["apiGroups"]
+                });
+                assert!(back, "{verb} {resource}: {rules:?}");
+            }
+        }
+    }
+    let discovery = get(&s, "clusterrole/system:discovery");
+    assert_eq!(discovery["rules"], json!([]), "{discovery}");
+    let binding = get(&s, "clusterrolebinding/system:basic-user");
+    let subjects = binding["subjects"].as_array().unwrap();
+    assert_eq!(subjects[0]["name"], "someone");
+    assert_eq!(subjects[1..], policy_subjects.as_array().unwrap()[..]);
+    let edit = get(&s, "clusterrole/edit");
+    let mut selectors = vec![mine];
+    selectors.extend(policy_selectors.as_array().unwrap().iter().cloned());
+    assert_eq!(
+        edit["aggregationRule"]["clusterRoleSelectors"],
+        json!(selectors)
+    );
+    // Nothing lacking: a further start writes nothing.
+    let versions = |s: &Server| {
+        let list = get(s, "clusterroles,clusterrolebindings,roles,rolebindings");
+        let items = list["items"].as_array().unwrap().clone();
+        items
+            .into_iter()
+            .map(|i| i["metadata"]["resourceVersion"].clone())
+            .collect::<Vec<_>>()
+    };
+    let before = versions(&s);
+    s.terminate();
+    s.restart();
+    assert_eq!(versions(&s), before);
+}
+
+const AUTOUPDATE: &str = "rbac.authorization.kubernetes.io/autoupdate";
+
+/// A user who may update a role but lacks its rules may change only what
+/// the garbage collector changes (finalizers, owner references); a label or
+/// an annotation is refused as an escalation, as kube-apiserver 1.32
+/// answered the same requests.
+#[test]
+fn only_garbage_collector_fields_change_without_holding_the_rules() {
+    let s = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    for args in [
+        &["create", "namespace", "esc"][..],
+        &["-n", "esc", "create", "serviceaccount", "e"],
+        &[
+            "-n",
+            "esc",
+            "create",
+            "role",
+            "rbac-writer",
+            "--verb=update,get,patch",
+            "--resource=roles.rbac.authorization.k8s.io",
+        ],
+        &[
+            "-n",
+            "esc",
+            "create",
+            "rolebinding",
+            "e-rbac",
+            "--role=rbac-writer",
+            "--serviceaccount=esc:e",
+        ],
+        &[
+            "-n",
+            "esc",
+            "create",
+            "role",
+            "wide",
+            "--verb=delete",
+            "--resource=secrets",
+        ],
+    ] {
+        s.kubectl_ok(args);
+    }
+    let patch = |patch: &str| {
+        let args = [
+            "-n",
+            "esc",
+            "--as=system:serviceaccount:esc:e",
+            "patch",
+            "role",
+            "wide",
+            "--type=merge",
+            "-p",
+            patch,
+        ];
+        let (ok, out, err) = kubectl(&s.kubeconfig(), &args, None);
+        if ok {
+            out.trim().to_owned()
+        } else {
+            err.trim().to_owned()
+        }
+    };
+    let refused = "Error from server (Forbidden): roles.rbac.authorization.k8s.io \"wide\" is \
+        forbidden: user \"system:serviceaccount:esc:e\" (groups=[\"system:serviceaccounts\" \
+        \"system:serviceaccounts:esc\" \"system:authenticated\"]) is attempting to grant RBAC \
+        permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"delete\"]}";
+    assert_eq!(patch(r#"{"metadata":{"labels":{"x":"y"}}}"#), refused);
+    assert_eq!(patch(r#"{"metadata":{"annotations":{"a":"b"}}}"#), refused);
+    let patched = "role.rbac.authorization.k8s.io/wide patched";
+    assert_eq!(
+        patch(r#"{"metadata":{"finalizers":["example.com/f"]}}"#),
+        patched
+    );
+    let owner = r#"{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap",
+        "name":"x","uid":"6f2e1a4e-0000-4000-8000-000000000001"}]}}"#;
+    assert_eq!(patch(owner), patched);
+}

@@ -51,14 +51,16 @@ impl KindRest for RbacRest {
         let namespace = scope.namespace.unwrap_or_default();
         let name = new["metadata"]["name"].as_str().unwrap_or_default();
         let info = scope.info();
-        let (fields, verb): (&[&str], &str) = match self.kind {
-            Kind::Role => (&["rules", "aggregationRule"], "escalate"),
-            Kind::Binding => (&["roleRef", "subjects"], "bind"),
+        let verb = match self.kind {
+            Kind::Role => "escalate",
+            Kind::Binding => "bind",
         };
-        // What the garbage collector changes (or labels) grants nothing.
+        // An update that changes only what the garbage collector changes
+        // (owner references, finalizers) is not checked, as upstream's
+        // IsOnlyMutatingGCFields; any other change is, labels too.
         if let Some(old) = old {
             let old = old.to_value().map_err(ApiError::internal)?;
-            if fields.iter().all(|f| old[*f] == new[*f]) {
+            if without_gc_fields(&old) == without_gc_fields(&new) {
                 return Ok(());
             }
         }
@@ -164,6 +166,27 @@ impl KindRest for RbacRest {
 
 /// A role's rules; rules that do not read are an error, never "none" (which
 /// would pass every check).
+/// An object less what the garbage collector changes and what the server
+/// keeps for itself (versions, ownership, times), for comparing two of its
+/// versions.
+fn without_gc_fields(object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(meta) = object["metadata"].as_object_mut() {
+        for field in [
+            "ownerReferences",
+            "finalizers",
+            "resourceVersion",
+            "managedFields",
+            "generation",
+            "creationTimestamp",
+            "uid",
+        ] {
+            meta.remove(field);
+        }
+    }
+    object
+}
+
 fn rules_of(value: &Value) -> ApiResult<Vec<PolicyRule>> {
     if value.is_null() {
         return Ok(Vec::new());
