@@ -471,6 +471,9 @@ fn open_watch(s: &Server, token: &str) -> kapi_test_support::Stream {
 fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
     let dir = tempfile::tempdir().unwrap();
     let s = start(dir.path(), &["--controllers=-*"]);
+    // The suggested levels first: before they apply, a write may land on a
+    // level whose requests take one seat at most (seen on a loaded machine).
+    wait_configured(&s);
     let cm = json!({"metadata": {"name": "watched"}, "data": {"v": "1"}});
     create_configmap(&s, &cm);
 
