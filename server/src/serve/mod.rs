@@ -217,9 +217,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
         crate::authz::bootstrap::ensure(&registry).await;
     }
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
-    if issuer.stored() {
-        write_service_account_key(&opts.data_dir, registry.storage().as_ref()).await?;
-    }
+    write_service_account_key(&opts.data_dir, &issuer, registry.storage().as_ref()).await?;
     // The kubeconfig trusts the serving certificate's CA; with an operator's
     // certificate that names none, the published root CA is the best guess.
     let serving_ca = certificates.serving_ca_pem.clone().or_else(|| {
@@ -377,20 +375,23 @@ fn authenticator(
     Ok(authenticator)
 }
 
-/// kapi's own token signing key as `DIR/sa.key`, and its public half as
-/// `DIR/sa.pub` (kubeadm's names): what kube-controller-manager's
-/// `--service-account-private-key-file` signs legacy token Secrets with, so
-/// kapi verifies them without further flags.
+/// kapi's own token signing key (when no key file replaces it) as
+/// `DIR/sa.key`, and its public half as `DIR/sa.pub` (kubeadm's names): what
+/// kube-controller-manager's `--service-account-private-key-file` signs
+/// legacy token Secrets with, so kapi verifies them without further flags.
 async fn write_service_account_key(
     dir: &Path,
+    issuer: &Issuer,
     storage: &dyn kapi_storage::Storage,
 ) -> Result<(), ServeError> {
-    use crate::authn::service_account::key;
-    let (signer, pem) = key::stored_signer(storage)
+    let files = issuer
+        .stored_key_files(storage)
         .await
         .map_err(|e| std::io::Error::other(e.0.message.unwrap_or_default()))?;
-    pki::write_private(&dir.join("sa.key"), pem.as_bytes())?;
-    std::fs::write(dir.join("sa.pub"), key::public_pem(&signer))?;
+    if let Some((private, public)) = files {
+        pki::write_private(&dir.join("sa.key"), private.as_bytes())?;
+        std::fs::write(dir.join("sa.pub"), public)?;
+    }
     Ok(())
 }
 

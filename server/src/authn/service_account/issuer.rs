@@ -53,8 +53,8 @@ fn failure<'p>(
 
 /// Where the signing key comes from.
 enum Signing {
-    /// The store's, loaded on first use.
-    Stored(tokio::sync::OnceCell<Signer>),
+    /// The store's, loaded on first use, with its PKCS#8 PEM.
+    Stored(tokio::sync::OnceCell<(Signer, String)>),
     /// A file's, read at start.
     File(Signer),
 }
@@ -132,21 +132,30 @@ impl Issuer {
         &self.api_audiences
     }
 
-    /// Whether the signing key is kapi's own, kept in the store.
-    pub fn stored(&self) -> bool {
-        matches!(self.signing, Signing::Stored(_))
+    /// kapi's own signing key, kept in the store, as PEM files (the private
+    /// key, PKCS#8, and the public one); `None` with a signing key file.
+    pub async fn stored_key_files(
+        &self,
+        storage: &dyn Storage,
+    ) -> ApiResult<Option<(&str, String)>> {
+        match &self.signing {
+            Signing::File(_) => Ok(None),
+            Signing::Stored(cell) => {
+                let (signer, private) =
+                    cell.get_or_try_init(|| key::stored_signer(storage)).await?;
+                Ok(Some((private.as_str(), key::public_pem(signer))))
+            }
+        }
     }
 
     /// The signing key, loaded on first use.
     pub async fn signer(&self, storage: &dyn Storage) -> ApiResult<&Signer> {
         match &self.signing {
             Signing::File(signer) => Ok(signer),
-            Signing::Stored(cell) => {
-                cell.get_or_try_init(|| async {
-                    key::stored_signer(storage).await.map(|(signer, _)| signer)
-                })
+            Signing::Stored(cell) => cell
+                .get_or_try_init(|| key::stored_signer(storage))
                 .await
-            }
+                .map(|(signer, _)| signer),
         }
     }
 

@@ -24,6 +24,7 @@ use x509_parser::prelude::FromDer;
 use x509_parser::public_key::PublicKey as Parsed;
 
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::serve::pki::pem;
 
 /// Where the stored signing key (PKCS#8) lives: outside every resource's
 /// prefix (resource names have no dashes).
@@ -366,22 +367,28 @@ fn pem_blocks(text: &[u8]) -> Result<Vec<(SectionKind, Vec<u8>)>, String> {
     Ok(blocks)
 }
 
-/// The signing key of a PEM file's first private key (PKCS#1 or PKCS#8
-/// RSA, SEC 1 or PKCS#8 EC), as `--service-account-signing-key-file`.
-pub fn signer_from_pem(text: &[u8]) -> Result<Signer, String> {
-    for (kind, der) in pem_blocks(text)? {
-        match kind {
-            SectionKind::RsaPrivateKey => {
-                let pair = RsaKeyPair::from_der(&der)
-                    .map_err(|e| format!("unusable RSA private key: {e}"))?;
-                return Signer::rsa(pair);
-            }
-            SectionKind::PrivateKey => return Signer::from_pkcs8(&der),
-            SectionKind::EcPrivateKey => return Signer::from_sec1(&der),
-            _ => {}
-        }
+/// The signing key of one PEM block, when it holds a private key (PKCS#1
+/// or PKCS#8 RSA, SEC 1 or PKCS#8 EC).
+fn signer_of_block(kind: SectionKind, der: &[u8]) -> Option<Result<Signer, String>> {
+    match kind {
+        SectionKind::RsaPrivateKey => Some(
+            RsaKeyPair::from_der(der)
+                .map_err(|e| format!("unusable RSA private key: {e}"))
+                .and_then(Signer::rsa),
+        ),
+        SectionKind::PrivateKey => Some(Signer::from_pkcs8(der)),
+        SectionKind::EcPrivateKey => Some(Signer::from_sec1(der)),
+        _ => None,
     }
-    Err("data does not contain a valid RSA or ECDSA private key".to_owned())
+}
+
+/// The signing key of a PEM file's first private key, as
+/// `--service-account-signing-key-file`.
+pub fn signer_from_pem(text: &[u8]) -> Result<Signer, String> {
+    pem_blocks(text)?
+        .into_iter()
+        .find_map(|(kind, der)| signer_of_block(kind, &der))
+        .unwrap_or_else(|| Err("data does not contain a valid RSA or ECDSA private key".to_owned()))
 }
 
 /// Every public key of a PEM file, as `--service-account-key-file` reads
@@ -396,11 +403,10 @@ pub fn public_keys_from_pem(text: &[u8]) -> Result<Vec<PublicKey>, String> {
                     .map_err(|e| format!("not a certificate: {e}"))?;
                 PublicKey::from_spki(certificate.public_key().raw)?
             }
-            SectionKind::RsaPrivateKey | SectionKind::PrivateKey | SectionKind::EcPrivateKey => {
-                let pem = pem_text(kind, &der);
-                signer_from_pem(pem.as_bytes())?.public
-            }
-            _ => continue,
+            _ => match signer_of_block(kind, &der) {
+                Some(signer) => signer?.public,
+                None => continue,
+            },
         };
         keys.push(key);
     }
@@ -410,33 +416,13 @@ pub fn public_keys_from_pem(text: &[u8]) -> Result<Vec<PublicKey>, String> {
     Ok(keys)
 }
 
-/// A PEM block of `kind` around `der`.
-fn pem_text(kind: SectionKind, der: &[u8]) -> String {
-    let label = match kind {
-        SectionKind::RsaPrivateKey => "RSA PRIVATE KEY",
-        SectionKind::EcPrivateKey => "EC PRIVATE KEY",
-        SectionKind::PublicKey => "PUBLIC KEY",
-        _ => "PRIVATE KEY",
-    };
-    let body = base64::engine::general_purpose::STANDARD.encode(der);
-    let lines: Vec<&str> = body
-        .as_bytes()
-        .chunks(64)
-        .filter_map(|c| std::str::from_utf8(c).ok())
-        .collect();
-    format!(
-        "-----BEGIN {label}-----\n{}\n-----END {label}-----\n",
-        lines.join("\n")
-    )
-}
-
 /// The stored signing key: loaded from the store or, the first time, made
 /// and stored (a replica that loses the race to store it loads the
 /// winner's). Its PKCS#8 PEM comes along, for the files kapi writes.
 pub async fn stored_signer(storage: &dyn Storage) -> ApiResult<(Signer, String)> {
     let load = |der: &[u8]| {
         let signer = Signer::from_pkcs8(der).map_err(ApiError::internal)?;
-        Ok::<_, ApiError>((signer, pem_text(SectionKind::PrivateKey, der)))
+        Ok::<_, ApiError>((signer, pem("PRIVATE KEY", der)))
     };
     if let Some(kv) = storage.get(KEY).await.map_err(storage_error)? {
         return load(&kv.value);
@@ -463,8 +449,8 @@ pub async fn stored_signer(storage: &dyn Storage) -> ApiResult<(Signer, String)>
 
 /// The public half of a signer as a PEM `PUBLIC KEY`.
 pub fn public_pem(signer: &Signer) -> String {
-    pem_text(
-        SectionKind::PublicKey,
+    pem(
+        "PUBLIC KEY",
         &spki(signer.public.algorithm, &signer.public.key),
     )
 }
