@@ -38,6 +38,8 @@ fn openssl(dir: &Path, args: &[&str]) {
 struct Side {
     kubeconfig: PathBuf,
     url: String,
+    /// Its audit log (self-subject reviews at Metadata level).
+    audit: PathBuf,
 }
 
 impl Side {
@@ -117,6 +119,18 @@ impl Side {
             body["status"]["userInfo"].take(),
             warnings,
         )
+    }
+
+    /// The annotations of the last self-subject review's ResponseComplete
+    /// event.
+    fn last_review_annotations(&self) -> Value {
+        let log = std::fs::read_to_string(&self.audit).unwrap_or_default();
+        log.lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|event| event["stage"] == "ResponseComplete")
+            .last()
+            .map(|event| event["annotations"].clone())
+            .unwrap_or(Value::Null)
     }
 
     fn uid(&self, what: &str) -> String {
@@ -232,8 +246,10 @@ fn answers(side: &Side, keys: &Keys) -> Vec<(String, Value)> {
     );
     let (code, user, warnings) = side.whoami(&listed);
     note("legacy listed whoami", json!([code, user, warnings]));
+    note("legacy listed audit", side.last_review_annotations());
     let (code, user, warnings) = side.whoami(&good);
     note("legacy whoami", json!([code, user, warnings]));
+    note("legacy audit", side.last_review_annotations());
 
     let copy = sign(&keys.legacy, &legacy("t-copy", &uid));
     secret("t-copy", "another token", json!({}));
@@ -332,6 +348,19 @@ impl Keys {
         }
     }
 
+    /// An audit policy: self-subject reviews at Metadata level, nothing else.
+    fn audit_policy(&self) -> String {
+        let path = self.dir.path().join("audit-policy.yaml");
+        std::fs::write(
+            &path,
+            "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  \
+             resources: [{group: authentication.k8s.io, resources: [selfsubjectreviews]}]\n\
+             - level: None\n",
+        )
+        .unwrap();
+        path.display().to_string()
+    }
+
     fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()
     }
@@ -361,9 +390,12 @@ fn published(side: &Side) -> (Value, Value) {
 #[test]
 fn issuers_and_keys_verify_tokens_as_kube_apiserver() {
     let keys = Keys::make();
+    let policy = keys.audit_policy();
     let flags = format!(
-        "--service-account-issuer {SECOND_ISSUER} --service-account-key-file {}",
-        keys.path("legacy.pub")
+        "--service-account-issuer {SECOND_ISSUER} --service-account-key-file {} \
+         --audit-policy-file {policy} --audit-log-path {}",
+        keys.path("legacy.pub"),
+        keys.path("reference-audit.log")
     );
     let Some(reference) = Reference::start_with(&flags, false) else {
         return;
@@ -378,6 +410,7 @@ fn issuers_and_keys_verify_tokens_as_kube_apiserver() {
     let theirs = Side {
         kubeconfig: reference.kubeconfig(),
         url,
+        audit: keys.dir.path().join("reference-audit.log"),
     };
     let signing = keys.path("signing.key");
     let legacy = keys.path("legacy.pub");
@@ -392,11 +425,16 @@ fn issuers_and_keys_verify_tokens_as_kube_apiserver() {
             &signing,
             "--service-account-key-file",
             &legacy,
+            "--audit-policy-file",
+            &policy,
+            "--audit-log-path",
+            &keys.path("kapi-audit.log"),
         ],
     );
     let ours = Side {
         kubeconfig: s.data_dir().join("kubeconfig"),
         url: s.url(),
+        audit: keys.dir.path().join("kapi-audit.log"),
     };
     let expected = answers(&theirs, &keys);
     let got = answers(&ours, &keys);
