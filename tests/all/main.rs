@@ -22,6 +22,7 @@ mod node_authorization;
 mod openapi;
 mod priority_and_fairness;
 mod rbac;
+mod recorded;
 mod restart;
 mod scale;
 mod server_side_apply;

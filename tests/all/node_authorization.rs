@@ -1,8 +1,9 @@
 //! The Node authorizer and the NodeRestriction admission plugin against
-//! the reference: the same pods, secrets, claims and volumes on kapi and on
-//! kube-apiserver 1.32 (run with `Node` and `NodeRestriction`), then what a
-//! kubelet may read (as SubjectAccessReviews, compared whole with their
-//! reasons) and what it may write (as requests, compared by their Status).
+//! kube-apiserver 1.32: the pods, secrets, claims and volumes it was given
+//! (run with `Node` and `NodeRestriction`), then what a kubelet may read (as
+//! SubjectAccessReviews, compared whole with their reasons) and what it may
+//! write (as requests, compared by their Status), asked of kapi and checked
+//! against its recorded answers.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,7 +12,8 @@ use std::path::Path;
 use kapi_test_support::Server;
 use serde_json::{Value, json};
 
-use crate::rbac::{Reference, as_user, kubectl, statuses};
+use crate::rbac::{as_user, kubectl, statuses};
+use crate::recorded;
 
 /// The objects both servers get: two nodes, a pod on each, what the first
 /// pod uses, and a volume bound to its claim that names a secret.
@@ -621,69 +623,97 @@ fn writes(kubeconfig: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
+/// What one server answers after [`OBJECTS`]: every review (its status,
+/// whole) and every write (success, or kubectl's error with the Status).
+fn access(kubeconfig: &Path) -> Value {
+    let (ok, _, err) = kubectl(kubeconfig, &["apply", "-f", "-"], Some(OBJECTS));
+    assert!(ok, "{err}");
+    let specs = reviews();
+    let reviews: Vec<Value> = specs
+        .iter()
+        .zip(statuses(kubeconfig, &specs))
+        .map(|(spec, status)| json!({"spec": spec, "status": status}))
+        .collect();
+    let writes: Vec<Value> = writes(kubeconfig)
+        .into_iter()
+        .map(|(what, answer)| json!({"write": what, "answer": answer}))
+        .collect();
+    json!({"reviews": reviews, "writes": writes})
+}
+
+/// The same objects on kapi as on kube-apiserver 1.32 run with `Node` and
+/// `NodeRestriction` (`--authorization-mode Node,RBAC
+/// --enable-admission-plugins NodeRestriction`): the same reviews and
+/// writes, recorded in `tests/fixtures/reference/node-access.json`.
 #[test]
 fn node_access_matches_kube_apiserver() {
-    let Some(reference) = Reference::start_with(
-        "--authorization-mode Node --enable-admission-plugins NodeRestriction",
-        false,
-    ) else {
+    let upstream = recorded::answers("node-access", access);
+    if recorded::recording() {
         return;
-    };
-    // The reference's modes are RBAC then Node (its script names RBAC).
+    }
+    // The reference's modes were RBAC then Node (its script named RBAC).
     let kapi = Server::start_args(
         Path::new(env!("CARGO_BIN_EXE_kapi")),
         &["--authorization-mode=RBAC,Node"],
     );
-    let servers = [
-        ("kube-apiserver", reference.kubeconfig()),
-        ("kapi", kapi.kubeconfig()),
-    ];
-    for (name, kubeconfig) in &servers {
-        let (ok, _, err) = kubectl(kubeconfig, &["apply", "-f", "-"], Some(OBJECTS));
-        assert!(ok, "{name}: {err}");
-    }
+    let ours = access(&kapi.kubeconfig());
 
-    let specs = reviews();
-    let upstream = statuses(&reference.kubeconfig(), &specs);
-    let ours = statuses(&kapi.kubeconfig(), &specs);
-    let differing: Vec<String> = specs
-        .iter()
-        .zip(upstream.iter().zip(&ours))
-        .filter(|(_, (u, o))| u != o)
-        .map(|(spec, (u, o))| format!("{spec}:\n  kube-apiserver {u}\n  kapi           {o}"))
-        .collect();
-    assert!(
-        differing.is_empty(),
-        "{} of {} differ:\n{}",
-        differing.len(),
-        specs.len(),
-        differing.join("\n")
+    let (want, have) = (
+        upstream["reviews"].as_array().expect("recorded reviews"),
+        ours["reviews"].as_array().expect("reviews"),
     );
-    let allowed = upstream.iter().filter(|s| s["allowed"] == true).count();
-    assert!(
-        allowed > 20 && allowed < specs.len() - 20,
-        "reviews that say something: {allowed} of {}",
-        specs.len()
-    );
-
-    let upstream = writes(&reference.kubeconfig());
-    let ours = writes(&kapi.kubeconfig());
-    let differing: Vec<String> = upstream
+    assert_eq!(want.len(), have.len());
+    let differing: Vec<String> = want
         .iter()
-        .zip(&ours)
+        .zip(have)
         .filter(|(u, o)| u != o)
-        .map(|((what, u), (_, o))| format!("{what}:\n  kube-apiserver {u}\n  kapi           {o}"))
+        .map(|(u, o)| {
+            format!(
+                "{}:\n  kube-apiserver {}\n  kapi           {}",
+                u["spec"], u["status"], o["status"]
+            )
+        })
         .collect();
     assert!(
         differing.is_empty(),
         "{} of {} differ:\n{}",
         differing.len(),
-        upstream.len(),
+        want.len(),
         differing.join("\n")
     );
-    let succeeded = upstream.iter().filter(|(_, a)| a == "ok").count();
+    let allowed = want
+        .iter()
+        .filter(|r| r["status"]["allowed"] == true)
+        .count();
     assert!(
-        succeeded >= 5 && succeeded < upstream.len() - 10,
-        "{upstream:?}"
+        allowed > 20 && allowed < want.len() - 20,
+        "reviews that say something: {allowed} of {}",
+        want.len()
     );
+
+    let (want, have) = (
+        upstream["writes"].as_array().expect("recorded writes"),
+        ours["writes"].as_array().expect("writes"),
+    );
+    assert_eq!(want.len(), have.len());
+    let differing: Vec<String> = want
+        .iter()
+        .zip(have)
+        .filter(|(u, o)| u != o)
+        .map(|(u, o)| {
+            format!(
+                "{}:\n  kube-apiserver {}\n  kapi           {}",
+                u["write"], u["answer"], o["answer"]
+            )
+        })
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "{} of {} differ:\n{}",
+        differing.len(),
+        want.len(),
+        differing.join("\n")
+    );
+    let succeeded = want.iter().filter(|w| w["answer"] == "ok").count();
+    assert!(succeeded >= 5 && succeeded < want.len() - 10, "{want:?}");
 }

@@ -1,16 +1,17 @@
-//! RBAC against the reference: the same roles and bindings on kapi and on
-//! kube-apiserver 1.32 (with kube-controller-manager's aggregation
-//! controller beside it), then the same questions to both — who may do what,
-//! where — as SubjectAccessReviews, as requests (their 403 Status) and as
-//! `kubectl auth can-i --list`.
+//! RBAC against kube-apiserver 1.32: the roles and bindings it was given
+//! (with kube-controller-manager's aggregation controller beside it), then
+//! the questions it answered — who may do what, where — as
+//! SubjectAccessReviews, as requests (their 403 Status) and as `kubectl auth
+//! can-i --list`, asked of kapi and checked against its recorded answers.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use kapi_test_support::require::require;
 use kapi_test_support::{Server, kubectl_path, text};
+
+use crate::recorded;
 use serde_json::{Value, json};
 
 /// The objects both servers get.
@@ -148,67 +149,6 @@ const PATHS: &[&str] = &[
     "/apis/apps",
 ];
 
-/// The reference kube-apiserver (and the aggregation controller of
-/// kube-controller-manager), stopped by PID on drop.
-pub(crate) struct Reference {
-    scripts: PathBuf,
-    run: tempfile::TempDir,
-}
-
-impl Reference {
-    fn start() -> Option<Reference> {
-        Reference::start_with("", true)
-    }
-
-    /// The reference with `extra` flags for kube-apiserver, and the
-    /// aggregation controller when `aggregation`.
-    pub(crate) fn start_with(extra: &str, aggregation: bool) -> Option<Reference> {
-        let scripts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-        let present = scripts.join("start-kube-apiserver").is_file();
-        if !require(
-            present,
-            &format!("{}/start-kube-apiserver", scripts.display()),
-            "the reference kube-apiserver 1.32 comes with ../shared",
-        ) {
-            return None;
-        }
-        let run = tempfile::tempdir().unwrap();
-        let reference = Reference { scripts, run };
-        let started = Command::new(reference.scripts.join("start-kube-apiserver"))
-            .arg(reference.run.path().join("apiserver"))
-            .env("KAS_EXTRA_ARGS", extra)
-            .output()
-            .unwrap();
-        assert!(started.status.success(), "{}", text(&started.stderr));
-        if !aggregation {
-            return Some(reference);
-        }
-        let kcm = Command::new(reference.scripts.join("start-control-plane"))
-            .arg(reference.kubeconfig())
-            .arg(reference.run.path().join("cp"))
-            .env("KCM_EXTRA_ARGS", "--controllers=clusterrole-aggregation")
-            .output()
-            .unwrap();
-        assert!(kcm.status.success(), "{}", text(&kcm.stderr));
-        Some(reference)
-    }
-
-    pub(crate) fn kubeconfig(&self) -> PathBuf {
-        self.run.path().join("apiserver/kubeconfig")
-    }
-}
-
-impl Drop for Reference {
-    fn drop(&mut self) {
-        let _ = Command::new(self.scripts.join("stop-control-plane"))
-            .arg(self.run.path().join("cp"))
-            .output();
-        let _ = Command::new(self.scripts.join("stop-kube-apiserver"))
-            .arg(self.run.path().join("apiserver"))
-            .output();
-    }
-}
-
 /// kubectl on a kubeconfig.
 pub(crate) fn kubectl(
     kubeconfig: &Path,
@@ -329,57 +269,154 @@ fn can_i_list(kubeconfig: &Path, user: &str, groups: &[&str], namespace: &str) -
     lines
 }
 
+/// Requests as the users: kubectl's arguments.
+const REQUESTS: &[(&str, &[&str], &[&str])] = &[
+    (
+        "alice",
+        &["system:authenticated"],
+        &["get", "pods", "-n", "team-a"],
+    ),
+    (
+        "alice",
+        &["system:authenticated"],
+        &["get", "secrets", "-n", "team-a"],
+    ),
+    ("bob", &["ops", "system:authenticated"], &["get", "nodes"]),
+    (
+        "bob",
+        &["ops", "system:authenticated"],
+        &["get", "--raw", "/metrics"],
+    ),
+    (
+        "carol",
+        &["system:authenticated"],
+        &["get", "configmap", "app-config", "-n", "team-b"],
+    ),
+    (
+        "carol",
+        &["system:authenticated"],
+        &["delete", "secret", "s1", "-n", "team-b"],
+    ),
+    ("erin", &["system:authenticated"], &["get", "pods", "-A"]),
+    (
+        "system:anonymous",
+        &["system:unauthenticated"],
+        &["get", "--raw", "/api"],
+    ),
+];
+
+/// One review of the matrix as a line: who, what, where.
+fn review_line(spec: &Value) -> String {
+    let who = format!(
+        "{} {}",
+        spec["user"].as_str().unwrap_or_default(),
+        spec["groups"]
+    );
+    match spec.get("resourceAttributes") {
+        Some(r) => format!(
+            "{who} {} ns={} {}/{}/{} name={}",
+            r["verb"].as_str().unwrap_or_default(),
+            r["namespace"].as_str().unwrap_or_default(),
+            r["group"].as_str().unwrap_or_default(),
+            r["resource"].as_str().unwrap_or_default(),
+            r["subresource"].as_str().unwrap_or_default(),
+            r["name"].as_str().unwrap_or_default()
+        ),
+        None => format!(
+            "{who} get {}",
+            spec["nonResourceAttributes"]["path"]
+                .as_str()
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// What one server answers after [`POLICY`]: every review of the matrix
+/// (allowed or not), the requests as users (success, or kubectl's error
+/// with the 403's message) and `kubectl auth can-i --list` per user and
+/// namespace.
+fn access(kubeconfig: &Path) -> Value {
+    let (ok, _, err) = kubectl(kubeconfig, &["apply", "-f", "-"], Some(POLICY));
+    assert!(ok, "{err}");
+    // The aggregated role is filled (by the server's aggregation controller).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (_, out, _) = kubectl(
+            kubeconfig,
+            &[
+                "get",
+                "clusterrole",
+                "test:aggregated",
+                "-o",
+                "jsonpath={.rules}",
+            ],
+            None,
+        );
+        if out.contains("deployments") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never aggregated: {out}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let specs = reviews();
+    let reviews: serde_json::Map<String, Value> = specs
+        .iter()
+        .map(review_line)
+        .zip(answers(kubeconfig, &specs))
+        .map(|(line, allowed)| (line, Value::Bool(allowed)))
+        .collect();
+    let requests: Vec<Value> = REQUESTS
+        .iter()
+        .map(|(user, groups, args)| {
+            let answer = as_user(kubeconfig, user, groups, args);
+            let answer = if answer.starts_with("ok") {
+                "ok".to_owned()
+            } else {
+                answer
+            };
+            json!({"user": user, "args": args, "answer": answer})
+        })
+        .collect();
+    // kube-apiserver's openshift build adds system:openshift:public-info-viewer
+    // (/.well-known/*), which upstream does not have.
+    let mut lists = Vec::new();
+    for (user, groups) in USERS.iter().take(6) {
+        for namespace in ["team-a", "team-b"] {
+            let mut lines = can_i_list(kubeconfig, user, groups, namespace);
+            lines.retain(|line| {
+                line != "[/.well-known/*] [] [get]" && line != "[/.well-known] [] [get]"
+            });
+            lists.push(json!({"user": user, "namespace": namespace, "lines": lines}));
+        }
+    }
+    json!({"reviews": reviews, "requests": requests, "canIList": lists})
+}
+
+/// The same roles and bindings on kapi as on kube-apiserver 1.32 (with
+/// kube-controller-manager's aggregation controller): the same answers,
+/// recorded in `tests/fixtures/reference/rbac-access.json`.
 #[test]
 fn access_matches_kube_apiserver() {
-    let Some(reference) = Reference::start() else {
+    let upstream = recorded::answers("rbac-access", access);
+    if recorded::recording() {
         return;
-    };
+    }
     let kapi = Server::start_args(
         Path::new(env!("CARGO_BIN_EXE_kapi")),
         &["--controllers=clusterrole-aggregation-controller"],
     );
-    let servers = [
-        ("kube-apiserver", reference.kubeconfig()),
-        ("kapi", kapi.kubeconfig()),
-    ];
-    for (name, kubeconfig) in &servers {
-        let (ok, _, err) = kubectl(kubeconfig, &["apply", "-f", "-"], Some(POLICY));
-        assert!(ok, "{name}: {err}");
-    }
-    // The aggregated role is filled on both (by each one's controller).
-    for (name, kubeconfig) in &servers {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
-            let (_, out, _) = kubectl(
-                kubeconfig,
-                &[
-                    "get",
-                    "clusterrole",
-                    "test:aggregated",
-                    "-o",
-                    "jsonpath={.rules}",
-                ],
-                None,
-            );
-            if out.contains("deployments") {
-                break;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "{name} never aggregated: {out}"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
-    }
+    let ours = access(&kapi.kubeconfig());
 
-    let specs = reviews();
-    let upstream = answers(&reference.kubeconfig(), &specs);
-    let ours = answers(&kapi.kubeconfig(), &specs);
-    let differing: Vec<String> = specs
+    let (want, have) = (&upstream["reviews"], &ours["reviews"]);
+    let want = want.as_object().expect("recorded reviews");
+    assert_eq!(want.len(), have.as_object().map_or(0, |h| h.len()));
+    let differing: Vec<String> = want
         .iter()
-        .zip(upstream.iter().zip(&ours))
-        .filter(|(_, (u, o))| u != o)
-        .map(|(spec, (u, o))| format!("{spec}: kube-apiserver {u}, kapi {o}"))
+        .filter(|(line, u)| have.get(line.as_str()) != Some(*u))
+        .map(|(line, u)| format!("{line}: kube-apiserver {u}, kapi {}", have[line.as_str()]))
         .collect();
     assert!(
         differing.is_empty(),
@@ -387,72 +424,29 @@ fn access_matches_kube_apiserver() {
         differing.len(),
         differing.join("\n")
     );
-    let allowed = upstream.iter().filter(|a| **a).count();
+    let allowed = want.values().filter(|a| **a == true).count();
     assert!(
-        allowed > 40 && allowed < specs.len() - 100,
+        allowed > 40 && allowed < want.len() - 100,
         "a matrix that says something: {allowed}"
     );
 
     // Requests as the users: the same answers, the same 403 messages.
-    let requests: &[(&str, &[&str], &[&str])] = &[
-        (
-            "alice",
-            &["system:authenticated"],
-            &["get", "pods", "-n", "team-a"],
-        ),
-        (
-            "alice",
-            &["system:authenticated"],
-            &["get", "secrets", "-n", "team-a"],
-        ),
-        ("bob", &["ops", "system:authenticated"], &["get", "nodes"]),
-        (
-            "bob",
-            &["ops", "system:authenticated"],
-            &["get", "--raw", "/metrics"],
-        ),
-        (
-            "carol",
-            &["system:authenticated"],
-            &["get", "configmap", "app-config", "-n", "team-b"],
-        ),
-        (
-            "carol",
-            &["system:authenticated"],
-            &["delete", "secret", "s1", "-n", "team-b"],
-        ),
-        ("erin", &["system:authenticated"], &["get", "pods", "-A"]),
-        (
-            "system:anonymous",
-            &["system:unauthenticated"],
-            &["get", "--raw", "/api"],
-        ),
-    ];
-    for (user, groups, args) in requests {
-        let upstream = as_user(&reference.kubeconfig(), user, groups, args);
-        let ours = as_user(&kapi.kubeconfig(), user, groups, args);
-        if upstream.starts_with("ok") {
-            assert!(ours.starts_with("ok"), "{user} {args:?}: kapi said {ours}");
-        } else {
-            assert_eq!(ours, upstream, "{user} {args:?}");
-        }
-    }
-
-    // What each may do, as kubectl lists it; the reference's openshift
-    // tree adds system:openshift:public-info-viewer (/.well-known/*), which
-    // upstream does not have.
-    for (user, groups) in USERS.iter().take(6) {
-        for namespace in ["team-a", "team-b"] {
-            let mut upstream = can_i_list(&reference.kubeconfig(), user, groups, namespace);
-            upstream.retain(|line| {
-                line != "[/.well-known/*] [] [get]" && line != "[/.well-known] [] [get]"
-            });
-            assert_eq!(
-                can_i_list(&kapi.kubeconfig(), user, groups, namespace),
-                upstream,
-                "can-i --list as {user} in {namespace}"
-            );
-        }
+    assert_eq!(ours["requests"], upstream["requests"]);
+    assert!(
+        upstream["requests"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|r| r["answer"] != "ok")),
+        "refusals are compared: {}",
+        upstream["requests"]
+    );
+    // What each may do, as kubectl lists it.
+    for (want, have) in upstream["canIList"]
+        .as_array()
+        .expect("recorded lists")
+        .iter()
+        .zip(ours["canIList"].as_array().expect("lists"))
+    {
+        assert_eq!(have, want, "can-i --list");
     }
 }
 

@@ -1,9 +1,10 @@
-//! Service account keys and issuers against kube-apiserver 1.32: both are
+//! Service account keys and issuers against kube-apiserver 1.32: both were
 //! started with two issuers and a second verifying key (an EC key, as
 //! kube-controller-manager's legacy token signer could be); kapi signs with
 //! an RSA key file. Tokens the test signs (bound ones of the second issuer,
-//! legacy Secret-based ones, ones of strangers) are reviewed by both, and
-//! the answers, warnings, Secret labels and published keys compared.
+//! legacy Secret-based ones, ones of strangers) are reviewed by kapi, and
+//! the answers, warnings, Secret labels and published keys compared with
+//! kube-apiserver's, recorded.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -16,23 +17,10 @@ use kapi_server::authn::service_account::key::{Signer, signer_from_pem};
 use kapi_test_support::{Server, text};
 use serde_json::{Value, json};
 
-use crate::rbac::{Reference, kubectl};
+use crate::rbac::kubectl;
 
 const DEFAULT_ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 const SECOND_ISSUER: &str = "https://two.example";
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        text(&out.stderr)
-    );
-}
 
 /// One server as the test sees it: kubectl as its admin, its URL.
 struct Side {
@@ -307,62 +295,40 @@ fn answers(side: &Side, keys: &Keys) -> Vec<(String, Value)> {
     seen
 }
 
-/// The keys: kapi's signing key (RSA), the second verifying key (EC, the
+/// The keys, fixed test keys of `tests/fixtures/reference/service-account-keys/`
+/// (so that a reference server can be started with them when its answers are
+/// recorded): kapi's signing key (RSA), the second verifying key (EC, the
 /// legacy signer) and a stranger's.
 struct Keys {
-    dir: tempfile::TempDir,
+    dir: PathBuf,
+    /// Where the audit policy and kapi's audit log go.
+    run: tempfile::TempDir,
     legacy: Signer,
     stranger: Signer,
 }
 
 impl Keys {
-    fn make() -> Keys {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        openssl(
-            d,
-            &["genrsa", "-traditional", "-out", "signing.key", "2048"],
-        );
-        openssl(
-            d,
-            &[
-                "ecparam",
-                "-genkey",
-                "-name",
-                "prime256v1",
-                "-noout",
-                "-out",
-                "legacy.key",
-            ],
-        );
-        openssl(
-            d,
-            &["ec", "-in", "legacy.key", "-pubout", "-out", "legacy.pub"],
-        );
-        openssl(d, &["genrsa", "-out", "stranger.key", "2048"]);
-        let read = |name: &str| signer_from_pem(&std::fs::read(d.join(name)).unwrap()).unwrap();
+    fn load() -> Keys {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/reference/service-account-keys");
+        let read = |name: &str| signer_from_pem(&std::fs::read(dir.join(name)).unwrap()).unwrap();
         Keys {
             legacy: read("legacy.key"),
             stranger: read("stranger.key"),
             dir,
+            run: tempfile::tempdir().unwrap(),
         }
     }
 
-    /// An audit policy: self-subject reviews at Metadata level, nothing else.
+    /// An audit policy: self-subject reviews at Metadata level, nothing else
+    /// (the same as `service-account-keys/audit-policy.yaml`).
     fn audit_policy(&self) -> String {
-        let path = self.dir.path().join("audit-policy.yaml");
-        std::fs::write(
-            &path,
-            "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  \
-             resources: [{group: authentication.k8s.io, resources: [selfsubjectreviews]}]\n\
-             - level: None\n",
-        )
-        .unwrap();
-        path.display().to_string()
+        self.path("audit-policy.yaml")
     }
 
+    /// A fixed key's (or the policy's) path.
     fn path(&self, name: &str) -> String {
-        self.dir.path().join(name).display().to_string()
+        self.dir.join(name).display().to_string()
     }
 }
 
@@ -387,33 +353,57 @@ fn published(side: &Side) -> (Value, Value) {
     (discovery, json!(keys))
 }
 
+/// What one server answers: the cases, then the published discovery
+/// document and key set.
+fn record(side: &Side, keys: &Keys) -> Value {
+    let cases: Vec<Value> = answers(side, keys)
+        .into_iter()
+        .map(|(case, answer)| json!({"case": case, "answer": answer}))
+        .collect();
+    let (discovery, jwks) = published(side);
+    json!({"cases": cases, "discovery": discovery, "keys": jwks})
+}
+
+/// The variable naming the audit log of the reference server being
+/// recorded from.
+const REFERENCE_LOG: &str = "KAPI_REFERENCE_AUDIT_LOG";
+
+/// kube-apiserver 1.32 was started with the issuers default +
+/// [`SECOND_ISSUER`], `--service-account-key-file legacy.pub` and the audit
+/// policy of the fixture directory; kapi gets the same issuers and keys (and
+/// signs with `signing.key`). Their answers, recorded in
+/// `tests/fixtures/reference/service-account-keys.json`, are compared.
 #[test]
 fn issuers_and_keys_verify_tokens_as_kube_apiserver() {
-    let keys = Keys::make();
-    let policy = keys.audit_policy();
-    let flags = format!(
-        "--service-account-issuer {SECOND_ISSUER} --service-account-key-file {} \
-         --audit-policy-file {policy} --audit-log-path {}",
-        keys.path("legacy.pub"),
-        keys.path("reference-audit.log")
-    );
-    let Some(reference) = Reference::start_with(&flags, false) else {
+    let keys = Keys::load();
+    let expected = crate::recorded::answers("service-account-keys", |kubeconfig| {
+        let audit = std::env::var_os(REFERENCE_LOG)
+            .unwrap_or_else(|| panic!("{REFERENCE_LOG} names the reference's audit log"));
+        let (_, url, _) = kubectl(
+            kubeconfig,
+            &[
+                "config",
+                "view",
+                "--minify",
+                "-o",
+                "jsonpath={.clusters[0].cluster.server}",
+            ],
+            None,
+        );
+        let theirs = Side {
+            kubeconfig: kubeconfig.to_owned(),
+            url,
+            audit: PathBuf::from(audit),
+        };
+        record(&theirs, &keys)
+    });
+    if crate::recorded::recording() {
         return;
-    };
-    let env = std::fs::read_to_string(reference.kubeconfig().with_file_name("env")).unwrap();
-    let url = env
-        .lines()
-        .find_map(|l| l.strip_prefix("KAS_URL="))
-        .unwrap()
-        .trim()
-        .to_owned();
-    let theirs = Side {
-        kubeconfig: reference.kubeconfig(),
-        url,
-        audit: keys.dir.path().join("reference-audit.log"),
-    };
+    }
+    let policy = keys.audit_policy();
     let signing = keys.path("signing.key");
     let legacy = keys.path("legacy.pub");
+    let audit = keys.run.path().join("kapi-audit.log");
     let s = Server::start_args(
         Path::new(env!("CARGO_BIN_EXE_kapi")),
         &[
@@ -428,29 +418,36 @@ fn issuers_and_keys_verify_tokens_as_kube_apiserver() {
             "--audit-policy-file",
             &policy,
             "--audit-log-path",
-            &keys.path("kapi-audit.log"),
+            &audit.display().to_string(),
         ],
     );
     let ours = Side {
         kubeconfig: s.data_dir().join("kubeconfig"),
         url: s.url(),
-        audit: keys.dir.path().join("kapi-audit.log"),
+        audit,
     };
-    let expected = answers(&theirs, &keys);
-    let got = answers(&ours, &keys);
+    let got = record(&ours, &keys);
     let mut differences = Vec::new();
-    for ((case, want), (_, have)) in expected.iter().zip(&got) {
+    let (want, have) = (
+        expected["cases"].as_array().expect("recorded cases"),
+        got["cases"].as_array().expect("cases"),
+    );
+    assert_eq!(want.len(), have.len());
+    for (want, have) in want.iter().zip(have) {
         if want != have {
             differences.push(format!(
-                "{case}:\n  kube-apiserver: {want}\n  kapi:           {have}"
+                "{}:\n  kube-apiserver: {}\n  kapi:           {}",
+                want["case"], want["answer"], have["answer"]
             ));
         }
     }
-    let (want, have) = (published(&theirs), published(&ours));
-    if want != have {
-        differences.push(format!(
-            "published keys:\n  kube-apiserver: {want:?}\n  kapi:           {have:?}"
-        ));
+    for part in ["discovery", "keys"] {
+        if expected[part] != got[part] {
+            differences.push(format!(
+                "published {part}:\n  kube-apiserver: {}\n  kapi:           {}",
+                expected[part], got[part]
+            ));
+        }
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
