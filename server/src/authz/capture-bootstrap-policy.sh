@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Captures kube-apiserver 1.32's bootstrap RBAC policy (the roles and bindings
 # it creates and reconciles at start, marked
-# rbac.authorization.kubernetes.io/autoupdate=true) from the reference server
-# in ../shared/reference, into bootstrap-policy.json beside this script.
+# rbac.authorization.kubernetes.io/autoupdate=true) from a running
+# kube-apiserver 1.32, into bootstrap-policy.json beside this script.
 # Server-set metadata is dropped; aggregated roles keep their aggregationRule
 # and no rules (the aggregation controller fills them, as upstream). The two
-# roles (and bindings) only the reference's openshift tree adds are left out:
-# system:openshift:public-info-viewer and
+# roles (and bindings) only an openshift build of kube-apiserver adds are left
+# out: system:openshift:public-info-viewer and
 # system:controller:service-ca-cert-publisher.
 #
-#     server/src/authz/capture-bootstrap-policy.sh
+#     server/src/authz/capture-bootstrap-policy.sh KUBECONFIG
+#
+# KUBECONFIG reaches a kube-apiserver 1.32 you run yourself (nothing in this
+# repository provides or starts one) as a user who may list RBAC objects in
+# every namespace. Needs kubectl and jq.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-shared=${KAPI_SHARED:-$here/../../../../shared}
-run=$(mktemp -d)
-trap '"$shared/reference/stop-kube-apiserver" "$run" >/dev/null 2>&1 || true; rm -rf "$run"' EXIT
-"$shared/reference/start-kube-apiserver" "$run" >/dev/null
-kc=(kubectl --kubeconfig "$run/kubeconfig")
+if [ $# -ne 1 ] || [ ! -r "$1" ]; then
+  echo "usage: capture-bootstrap-policy.sh KUBECONFIG (of a running kube-apiserver 1.32)" >&2
+  exit 2
+fi
+kc=(kubectl --kubeconfig "$1")
 {
   for kind in clusterroles clusterrolebindings roles rolebindings; do
     "${kc[@]}" get "$kind" -A -o json
