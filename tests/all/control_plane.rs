@@ -1,116 +1,61 @@
-//! The real kube-controller-manager and kube-scheduler v1.32 (from
-//! `../shared/reference/`) run a small cluster on kapi: two Nodes kept Ready by
-//! a stand-in kubelet, Deployments that become ReplicaSets and scheduled Pods,
-//! scaling, cascading deletion in the three policies, a Job, a CronJob, a
-//! namespace emptied and removed, leader Leases, and logs free of failed lists
-//! and watches. Once with the components' default protobuf, once with JSON,
-//! and once with kapi's built-in controllers standing in for the
-//! kube-controller-manager controllers they cover. Every component runs as
-//! itself under upstream's RBAC: kube-controller-manager and kube-scheduler
-//! with the client certificates kapi made for them (kube-controller-manager's
-//! controllers with their service accounts' tokens), the stand-in kubelet as
-//! `system:node:<name>` under the Node authorizer and NodeRestriction.
-//!
-//! Skipped (and listed in `target/kapi-skipped-tests.txt`) where
-//! `../shared/reference` is absent; under `KAPI_REQUIRE_ALL` (`.ci/run`) that fails.
+//! A small cluster on kapi, run by stand-ins for kube-controller-manager and
+//! kube-scheduler (`stand_ins.rs`: the requests their controllers make, as
+//! their own users) and a stand-in kubelet per node, with kapi's built-in
+//! namespace, service account, root CA, garbage collector and aggregation
+//! controllers: two Nodes kept Ready, Deployments that become ReplicaSets
+//! and scheduled Pods, scaling, cascading deletion in the three policies, a
+//! Job, a CronJob, an EndpointSlice, a namespace emptied and removed, leader
+//! Leases, a legacy token Secret filled as kube-controller-manager's token
+//! controller fills it, and no request of the stand-ins failed. The
+//! components' identities are the ones kapi made for them: the kubeconfigs
+//! `controller-manager.conf` and `scheduler.conf`, the controllers' service
+//! account tokens, the kubelets as `system:node:<name>` under the Node
+//! authorizer and NodeRestriction.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use kapi_test_support::require::require;
-use kapi_test_support::{Server, http_request_as, http_request_with, text};
+use kapi_test_support::{Server, http_request_as, http_request_with};
 use serde_json::{Value, json};
+
+use crate::rbac::kubectl;
+use crate::stand_ins::ControlPlane;
 
 const NODES: [&str; 2] = ["node-a", "node-b"];
 const MERGE_PATCH: &str = "application/merge-patch+json";
 
-/// What the logs of the two components must never say: a list, watch or
-/// discovery request kapi failed, an answer they could not decode, or an
-/// informer that never synced.
-const STALLS: [&str; 6] = [
-    "Failed to watch",
-    "failed to list",
-    "the server could not find the requested resource",
-    "timed out waiting for caches to sync",
-    "an error on the server",
-    "ended with an error",
-];
-
-/// The controllers kapi's built-in ones replace.
-const BUILT_IN: &str = "-namespace-controller,-serviceaccount-controller,\
-    -root-ca-certificate-publisher-controller,-garbage-collector-controller,\
-    -clusterrole-aggregation-controller";
-
-/// `../shared/reference`, or `None` (the skip recorded; a failure under
-/// `KAPI_REQUIRE_ALL`) where it is absent.
-#[track_caller]
-fn reference() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference");
-    let present = dir.join("start-control-plane").is_file();
-    require(
-        present,
-        &format!("{}/start-control-plane", dir.display()),
-        "the real kube-controller-manager and kube-scheduler 1.32 come with ../shared",
-    )
-    .then_some(dir)
-}
-
 #[test]
-fn real_control_plane_runs_a_cluster_on_kapi_over_protobuf() {
-    let Some(reference) = reference() else { return };
-    run_cluster(&reference, None, Controllers::KubeControllerManager);
-}
-
-#[test]
-fn real_control_plane_runs_a_cluster_on_kapi_over_json() {
-    let Some(reference) = reference() else { return };
-    run_cluster(
-        &reference,
-        Some("application/json"),
-        Controllers::KubeControllerManager,
-    );
-}
-
-#[test]
-fn built_in_controllers_stand_in_for_kube_controller_manager() {
-    let Some(reference) = reference() else { return };
-    run_cluster(&reference, None, Controllers::BuiltIn);
-}
-
-/// Who runs the namespace, service account, root CA and garbage collector
-/// controllers.
-#[derive(Clone, Copy, PartialEq)]
-enum Controllers {
-    /// kube-controller-manager runs all of its controllers; kapi none.
-    KubeControllerManager,
-    /// kapi runs its built-in ones; kube-controller-manager the rest.
-    BuiltIn,
-}
-
-fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Controllers) {
-    let server = match controllers {
-        Controllers::KubeControllerManager => {
-            Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=-*"])
-        }
-        Controllers::BuiltIn => {
-            Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"])
-        }
-    };
+fn stand_in_control_plane_runs_a_cluster_on_kapi() {
+    let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &["--controllers=*"]);
     let api = Api(server.address);
+    // The components' kubeconfigs name them.
+    for (file, user) in [
+        ("controller-manager.conf", "system:kube-controller-manager"),
+        ("scheduler.conf", "system:kube-scheduler"),
+    ] {
+        let (ok, out, err) = kubectl(
+            &server.data_dir().join(file),
+            &[
+                "auth",
+                "whoami",
+                "-o",
+                "jsonpath={.status.userInfo.username}",
+            ],
+            None,
+        );
+        assert!(ok, "{file}: {err}");
+        assert_eq!(out, user, "{file}");
+    }
     let kubelet = Kubelet::start(server.address);
-    let kcm_args = match controllers {
-        Controllers::KubeControllerManager => String::new(),
-        Controllers::BuiltIn => format!("--controllers={BUILT_IN}"),
-    };
-    let plane = ControlPlane::start(reference, &server.kubeconfig(), content_type, &kcm_args);
+    let plane = ControlPlane::start(server.address, server.data_dir(), &NODES);
 
-    // A CronJob first: its first Job comes at the next minute, checked last.
+    // A CronJob first: its Job is checked last.
     server.kubectl_ok(&[
         "create",
         "cronjob",
@@ -139,13 +84,10 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
                 .is_some_and(|c| c.contains("BEGIN CERTIFICATE"))
     });
 
-    // kube-controller-manager fills a legacy token Secret, signing with the
-    // key kapi wrote beside its kubeconfig (sa.key): the token authenticates
-    // on kapi as the service account.
-    if controllers == Controllers::KubeControllerManager {
-        legacy_token_authenticates(&server, &api);
-    }
-
+    // A legacy token Secret, filled as kube-controller-manager's token
+    // controller fills it (signed with sa.key, the key kapi wrote for it):
+    // the token authenticates on kapi as the service account.
+    legacy_token_authenticates(&server);
     // A Deployment of 3: a ReplicaSet, 3 Pods bound to the Nodes, status filled.
     server.kubectl_ok(&[
         "create",
@@ -306,13 +248,12 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
         api.get("/api/v1/namespaces/team").0 == 404
     });
 
-    // Both components hold their leader Leases (and kapi its own when its
-    // controllers run).
-    let mut leases = vec!["kube-controller-manager", "kube-scheduler"];
-    if controllers == Controllers::BuiltIn {
-        leases.push("kapi-controller-manager");
-    }
-    for lease in leases {
+    // Both components hold their leader Leases, and kapi its own.
+    for lease in [
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kapi-controller-manager",
+    ] {
         let (code, lease_object) = api.get(&format!(
             "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/{lease}"
         ));
@@ -329,41 +270,83 @@ fn run_cluster(reference: &Path, content_type: Option<&str>, controllers: Contro
         );
     }
 
-    // Nothing stalled.
-    let logs = plane.logs();
-    let stalls: Vec<&str> = logs
-        .lines()
-        .filter(|line| STALLS.iter().any(|s| line.contains(s)))
-        .collect();
-    assert!(
-        stalls.is_empty(),
-        "the components failed requests to kapi:\n{}",
-        stalls.join("\n")
-    );
+    // No request of the stand-ins failed.
+    let failures = plane.failures();
     drop(plane);
     drop(kubelet);
+    assert!(
+        failures.is_empty(),
+        "kapi failed requests of the stand-in components:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// What kube-controller-manager's token controller does to a new
+/// `kubernetes.io/service-account-token` Secret (with
+/// `--service-account-private-key-file`, kapi's `sa.key`): a legacy token of
+/// the service account signed with that key, the CA and the namespace in
+/// its data, the account's uid in its annotations; written as
+/// kube-controller-manager. Answers the token.
+fn fill_legacy_token(server: &Server, namespace: &str, name: &str) -> String {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    let api = Api(server.address);
+    let path = format!("/api/v1/namespaces/{namespace}/secrets/{name}");
+    let (code, mut secret) = api.get(&path);
+    assert_eq!(code, 200, "{secret}");
+    let account = secret["metadata"]["annotations"]["kubernetes.io/service-account.name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (code, sa) = api.get(&format!(
+        "/api/v1/namespaces/{namespace}/serviceaccounts/{account}"
+    ));
+    assert_eq!(code, 200, "{sa}");
+    let uid = sa["metadata"]["uid"].as_str().unwrap().to_owned();
+    let key = std::fs::read(server.data_dir().join("sa.key")).unwrap();
+    let signer = kapi_server::authn::service_account::key::signer_from_pem(&key).unwrap();
+    let token = signer
+        .sign(&json!({"iss": "kubernetes/serviceaccount",
+            "kubernetes.io/serviceaccount/namespace": namespace,
+            "kubernetes.io/serviceaccount/secret.name": name,
+            "kubernetes.io/serviceaccount/service-account.name": account,
+            "kubernetes.io/serviceaccount/service-account.uid": uid,
+            "sub": format!("system:serviceaccount:{namespace}:{account}")}))
+        .unwrap();
+    let ca = std::fs::read(server.data_dir().join("ca.crt")).unwrap();
+    secret["metadata"]["annotations"]["kubernetes.io/service-account.uid"] = json!(uid);
+    secret["data"] = json!({"token": STANDARD.encode(&token), "ca.crt": STANDARD.encode(ca),
+        "namespace": STANDARD.encode(namespace)});
+    let body = secret.to_string();
+    let headers = [
+        ("Impersonate-User", "system:kube-controller-manager"),
+        ("Impersonate-Group", "system:authenticated"),
+    ];
+    let answer = http_request_with(
+        server.address,
+        "PUT",
+        &path,
+        "application/json",
+        &headers,
+        Some(&body),
+    );
+    assert!(
+        answer.as_ref().is_some_and(|(code, _)| *code == 200),
+        "{answer:?}"
+    );
+    token
 }
 
 /// A `kubernetes.io/service-account-token` Secret for `team/default`,
-/// filled by kube-controller-manager's token controller, whose token kapi
-/// takes for the service account.
-fn legacy_token_authenticates(server: &Server, api: &Api) {
-    use base64::Engine;
+/// filled as kube-controller-manager's token controller fills it, whose
+/// token kapi takes for the service account.
+fn legacy_token_authenticates(server: &Server) {
     let secret = json!({"apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": "legacy", "namespace": "team",
             "annotations": {"kubernetes.io/service-account.name": "default"}},
         "type": "kubernetes.io/service-account-token"});
     server.kubectl_stdin_ok(&["create", "-f", "-"], &secret.to_string());
-    let mut token = String::new();
-    wait_for("the token controller to fill team/legacy", 60, || {
-        let (_, secret) = api.get("/api/v1/namespaces/team/secrets/legacy");
-        token = secret["data"]["token"]
-            .as_str()
-            .and_then(|t| base64::engine::general_purpose::STANDARD.decode(t).ok())
-            .map(|t| text(&t))
-            .unwrap_or_default();
-        !token.is_empty()
-    });
+    let token = fill_legacy_token(server, "team", "legacy");
     // The token alone (the test client would present the admin's
     // certificate).
     let out = Command::new("curl")
@@ -508,77 +491,6 @@ impl Api {
             Some((code, text)) => (code, serde_json::from_str(&text).unwrap_or(Value::Null)),
             None => (0, Value::Null),
         }
-    }
-}
-
-/// kube-controller-manager and kube-scheduler, started by the reference
-/// scripts against the server's kubeconfig, stopped by their PIDs on drop.
-struct ControlPlane {
-    reference: PathBuf,
-    run: tempfile::TempDir,
-}
-
-impl ControlPlane {
-    fn start(
-        reference: &Path,
-        kubeconfig: &Path,
-        content_type: Option<&str>,
-        kcm_args: &str,
-    ) -> ControlPlane {
-        let run = tempfile::tempdir().expect("tempdir");
-        // Each runs as itself, with the certificates kapi made for it (the
-        // kubeconfigs beside the admin's; a later --kubeconfig wins), and
-        // kube-controller-manager's controllers with the tokens of their
-        // own service accounts: upstream's RBAC, no system:masters.
-        let dir = kubeconfig.parent().expect("the data directory");
-        // Legacy token Secrets are signed with kapi's own key.
-        let kcm = format!(
-            "--kubeconfig={} --use-service-account-credentials=true \
-             --service-account-private-key-file={} {kcm_args}",
-            dir.join("controller-manager.conf").display(),
-            dir.join("sa.key").display()
-        );
-        let scheduler = format!("--kubeconfig={}", dir.join("scheduler.conf").display());
-        let mut start = Command::new(reference.join("start-control-plane"));
-        start
-            .arg(kubeconfig)
-            .arg(run.path())
-            .env("KCM_EXTRA_ARGS", kcm)
-            .env("SCHED_EXTRA_ARGS", scheduler)
-            .env("HEALTH_TIMEOUT", "120");
-        if let Some(content_type) = content_type {
-            start.env("CP_CONTENT_TYPE", content_type);
-        }
-        let plane = ControlPlane {
-            reference: reference.to_owned(),
-            run,
-        };
-        let out = start.output().expect("run start-control-plane");
-        assert!(
-            out.status.success(),
-            "start-control-plane failed:\n{}\n{}\n{}",
-            text(&out.stdout),
-            text(&out.stderr),
-            plane.logs()
-        );
-        plane
-    }
-
-    fn logs(&self) -> String {
-        let logs = self.run.path().join("logs");
-        ["kube-controller-manager.log", "kube-scheduler.log"]
-            .iter()
-            .map(|f| std::fs::read_to_string(logs.join(f)).unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-impl Drop for ControlPlane {
-    fn drop(&mut self) {
-        let _ = Command::new(self.reference.join("stop-control-plane"))
-            .arg(self.run.path())
-            .output();
     }
 }
 
