@@ -1,6 +1,6 @@
 //! The one guard for tests that need something this repository does not hold:
-//! etcd, `../shared` (the reference binaries, upstream's definitions), openssl,
-//! an older kubectl.
+//! etcd, `../shared` (upstream's definitions, recorded answers), openssl, an
+//! older kubectl.
 //!
 //! cargo hides what a passing test prints, so a test that printed "SKIPPED" and
 //! returned used to read as `ok`. [`require`] makes a skip either a failure or a

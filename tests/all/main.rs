@@ -7,6 +7,7 @@ mod apply;
 mod audit;
 mod authentication;
 mod autoscaling_versions;
+mod conformance;
 mod connections;
 mod control_plane;
 mod controllers;

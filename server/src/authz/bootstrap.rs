@@ -1,8 +1,8 @@
 //! Upstream's bootstrap RBAC policy: the roles and bindings kube-apiserver
 //! 1.32 creates at start when RBAC is on (cluster-admin, admin, edit, view,
 //! the `system:` roles of the control plane, nodes, discovery and every
-//! built-in controller), captured from the reference server in
-//! `bootstrap-policy.json` by `capture-bootstrap-policy.sh`.
+//! built-in controller), captured from a running kube-apiserver 1.32 in
+//! `bootstrap-policy.json` by `capture-bootstrap-policy.sh KUBECONFIG`.
 //!
 //! At every start they are reconciled as upstream's RBAC bootstrap hook does:
 //! a missing object is created; one that exists and is not opted out
