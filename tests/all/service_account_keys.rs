@@ -407,6 +407,8 @@ fn issuers_and_keys_verify_tokens_as_kube_apiserver() {
     let s = Server::start_args(
         Path::new(env!("CARGO_BIN_EXE_kapi")),
         &[
+            // kube-apiserver ran without kube-controller-manager.
+            "--controllers=-*",
             "--service-account-issuer",
             DEFAULT_ISSUER,
             "--service-account-issuer",
