@@ -100,17 +100,7 @@ fn requests(kubeconfig: &Path) {
         Some(body),
     );
     assert!(ok, "{err}");
-    let (_, server, _) = kubectl(
-        kubeconfig,
-        &[
-            "config",
-            "view",
-            "--minify",
-            "-o",
-            "jsonpath={.clusters[0].cluster.server}",
-        ],
-        None,
-    );
+    let server = recorded::server_url(kubeconfig);
     let status = Command::new("curl")
         .args([
             "-sk",
@@ -193,21 +183,16 @@ fn events(log: &Path) -> Vec<Value> {
     events
 }
 
-/// The variable naming the audit log of the reference server being
-/// recorded from (started with `--audit-policy-file` of [`POLICY`]).
-const REFERENCE_LOG: &str = "KAPI_REFERENCE_AUDIT_LOG";
-
 /// The same policy and requests on kapi as on kube-apiserver 1.32: the same
 /// events, recorded (normalized) in `tests/fixtures/reference/audit-events.json`.
 #[test]
 fn audit_events_match_kube_apiserver() {
     let upstream = recorded::answers("audit-events", |kubeconfig| {
-        let log = std::env::var_os(REFERENCE_LOG)
-            .unwrap_or_else(|| panic!("{REFERENCE_LOG} names the reference's audit log"));
+        let log = recorded::reference_audit_log();
         requests(kubeconfig);
         // The watch's last event is written as it ends.
         std::thread::sleep(std::time::Duration::from_millis(500));
-        Value::Array(events(Path::new(&log)))
+        Value::Array(events(&log))
     });
     if recorded::recording() {
         return;

@@ -47,6 +47,33 @@ pub fn answers(name: &str, ask: impl FnOnce(&Path) -> Value) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The variable naming the audit log of the reference server being
+/// recorded from (for the tests that read audit events).
+pub const REFERENCE_AUDIT_LOG: &str = "KAPI_REFERENCE_AUDIT_LOG";
+
+/// The reference server's audit log, named by [`REFERENCE_AUDIT_LOG`].
+pub fn reference_audit_log() -> PathBuf {
+    std::env::var_os(REFERENCE_AUDIT_LOG)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("{REFERENCE_AUDIT_LOG} names the reference's audit log"))
+}
+
+/// The URL of the server of `kubeconfig`'s current context.
+pub fn server_url(kubeconfig: &Path) -> String {
+    let (_, url, _) = crate::rbac::kubectl(
+        kubeconfig,
+        &[
+            "config",
+            "view",
+            "--minify",
+            "-o",
+            "jsonpath={.clusters[0].cluster.server}",
+        ],
+        None,
+    );
+    url
+}
+
 /// Whether the test is recording (it then checks nothing of kapi).
 pub fn recording() -> bool {
     reference().is_some()

@@ -364,10 +364,6 @@ fn record(side: &Side, keys: &Keys) -> Value {
     json!({"cases": cases, "discovery": discovery, "keys": jwks})
 }
 
-/// The variable naming the audit log of the reference server being
-/// recorded from.
-const REFERENCE_LOG: &str = "KAPI_REFERENCE_AUDIT_LOG";
-
 /// kube-apiserver 1.32 was started with the issuers default +
 /// [`SECOND_ISSUER`], `--service-account-key-file legacy.pub` and the audit
 /// policy of the fixture directory; kapi gets the same issuers and keys (and
@@ -377,23 +373,11 @@ const REFERENCE_LOG: &str = "KAPI_REFERENCE_AUDIT_LOG";
 fn issuers_and_keys_verify_tokens_as_kube_apiserver() {
     let keys = Keys::load();
     let expected = crate::recorded::answers("service-account-keys", |kubeconfig| {
-        let audit = std::env::var_os(REFERENCE_LOG)
-            .unwrap_or_else(|| panic!("{REFERENCE_LOG} names the reference's audit log"));
-        let (_, url, _) = kubectl(
-            kubeconfig,
-            &[
-                "config",
-                "view",
-                "--minify",
-                "-o",
-                "jsonpath={.clusters[0].cluster.server}",
-            ],
-            None,
-        );
+        let url = crate::recorded::server_url(kubeconfig);
         let theirs = Side {
             kubeconfig: kubeconfig.to_owned(),
             url,
-            audit: PathBuf::from(audit),
+            audit: crate::recorded::reference_audit_log(),
         };
         record(&theirs, &keys)
     });
