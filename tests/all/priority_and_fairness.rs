@@ -494,8 +494,23 @@ fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
             "apiserver_flowcontrol_work_estimated_seats_bucket{le=\"1.0\"",
         )
     };
+    // A request's seats are observed as it ends, which may come after its
+    // answer: read the counters once they hold still, so that the window
+    // holds this write's observation and no earlier one's.
+    let settled = |s: &Server| {
+        let mut last = (metric_sum(s, samples), wide(s));
+        for _ in 0..40 {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = (metric_sum(s, samples), wide(s));
+            if now == last {
+                break;
+            }
+            last = now;
+        }
+        last
+    };
     loop {
-        let before = (metric_sum(&s, samples), wide(&s));
+        let before = settled(&s);
         let cm = json!({"metadata": {"name": "watched"}, "data": {"v": before.0.to_string()}});
         let put = call(
             &s,
@@ -505,7 +520,7 @@ fn a_write_seen_by_many_watches_costs_a_seat_per_ten_of_them() {
             Some(&cm),
         );
         assert_eq!(put.code, 200, "{}", put.body);
-        let after = (metric_sum(&s, samples), wide(&s));
+        let after = settled(&s);
         if after.0 - before.0 == 12.0 {
             // Two seats: one for the write, one for its twelve watchers.
             assert_eq!(after.1 - before.1, 1.0);
