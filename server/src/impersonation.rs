@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::authn::{AUTHENTICATED, UNAUTHENTICATED, UserInfo};
+use crate::user::{AUTHENTICATED, UNAUTHENTICATED, UserInfo};
 use crate::authz::{Attributes, Decision, Target};
 use crate::state::App;
 
@@ -31,7 +31,7 @@ pub async fn impersonate(app: Arc<App>, mut request: Request, next: Next) -> Res
             return crate::health::text(axum::http::StatusCode::INTERNAL_SERVER_ERROR, message);
         }
     };
-    let requester = crate::authn::user_of(&request);
+    let requester = crate::user::user_of(&request);
     for (group, resource, subresource, namespace, name) in asked_parts(&request, &asked) {
         let attributes = Attributes {
             user: &requester,

@@ -44,6 +44,7 @@ pub mod serve;
 pub mod state;
 pub mod strategic_merge;
 pub mod table;
+pub mod user;
 
 pub use app::app;
 pub use state::App;

@@ -14,7 +14,7 @@ use super::{
     pod_security, priority, protection, runtime_class, service_account, toleration_seconds, update,
 };
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::body::{Input, Object};
 use crate::scope::{Endpoint, Scope};
 use kapi_runtime::meta::ObjectMeta;

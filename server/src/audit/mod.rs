@@ -33,7 +33,7 @@ use serde_json::Value;
 pub use log::{Log, LogOptions};
 pub use policy::{Decision, Level, Policy, Stage};
 
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::authz::Target;
 use crate::request_info;
 
@@ -132,7 +132,7 @@ pub async fn filter(app: &crate::state::App, mut request: Request, next: Next) -
     let Some(auditor) = app.auditor.as_ref() else {
         return with_id(next.run(request).await, id);
     };
-    let user = crate::authn::user_of(&request);
+    let user = crate::user::user_of(&request);
     let described = Described::of(&request);
     let decision = auditor
         .policy

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::authz::Target;
 
 /// How much of a request an event records.

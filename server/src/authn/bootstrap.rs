@@ -12,7 +12,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-use super::UserInfo;
+use crate::user::{UserInfo, add_authenticated};
 use crate::admission::Objects;
 
 /// The group of every bootstrap token's user.
@@ -64,7 +64,7 @@ pub async fn authenticate(token: &str, objects: &dyn Objects) -> Verdict {
                 groups,
                 ..UserInfo::default()
             };
-            super::add_authenticated(&mut user);
+            add_authenticated(&mut user);
             Verdict::User(user)
         }
         Err(why) => Verdict::Refused(why),

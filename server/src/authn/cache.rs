@@ -79,7 +79,8 @@ impl TokenCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::authn::{Notes, UserInfo};
+    use crate::authn::Notes;
+use crate::user::UserInfo;
     use std::sync::Arc;
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::UserInfo;
+use crate::user::{UserInfo, add_authenticated};
 
 /// Why the token file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +83,7 @@ impl TokenFile {
                         .map(str::to_owned),
                 );
             }
-            super::add_authenticated(&mut user);
+            add_authenticated(&mut user);
             if users.insert(fields[0].to_owned(), Arc::new(user)).is_some() {
                 tracing::warn!(path = %shown, record = number + 1, "duplicate token in token file");
             }
@@ -100,7 +100,7 @@ impl TokenFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::authn::AUTHENTICATED;
+    use crate::user::AUTHENTICATED;
 
     fn file(text: &str) -> tempfile::NamedTempFile {
         let file = tempfile::NamedTempFile::new().unwrap();

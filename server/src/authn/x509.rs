@@ -18,7 +18,7 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::server::danger::ClientCertVerifier;
 use sha2::Digest;
 
-use super::UserInfo;
+use crate::user::{UserInfo, add_authenticated};
 
 /// The CAs client certificates are verified against.
 #[derive(Debug)]
@@ -88,13 +88,13 @@ impl ClientCertificates {
             name: name.to_owned(),
             groups,
             extra: [(
-                super::CREDENTIAL_ID.to_owned(),
+                crate::user::CREDENTIAL_ID.to_owned(),
                 vec![format!("X509SHA256={fingerprint}")],
             )]
             .into(),
             ..UserInfo::default()
         };
-        super::add_authenticated(&mut user);
+        add_authenticated(&mut user);
         let ends = u64::try_from(cert.validity().not_after.timestamp()).unwrap_or(0);
         Ok(Some((Arc::new(user), ends)))
     }
@@ -156,9 +156,9 @@ mod tests {
         assert_eq!(user.name, pki::ADMIN_USER);
         assert_eq!(
             user.groups,
-            [super::super::MASTERS, super::super::AUTHENTICATED]
+            [crate::user::MASTERS, crate::user::AUTHENTICATED]
         );
-        let id = &user.extra[super::super::CREDENTIAL_ID];
+        let id = &user.extra[crate::user::CREDENTIAL_ID];
         assert!(
             id[0].starts_with("X509SHA256=") && id[0].len() == 11 + 64,
             "{id:?}"

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::node::NodeAuthorizer;
 use super::rbac::{Objects, Policy};
 use super::{Attributes, Decision};
-use crate::authn::MASTERS;
+use crate::user::MASTERS;
 use crate::registry::Registry;
 
 /// An authorization mode.

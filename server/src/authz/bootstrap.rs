@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::rbac::rules::PolicyRule;
 use crate::admission::Objects;
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::registry::Registry;
 
 /// The policy, as JSON objects.

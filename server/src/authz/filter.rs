@@ -16,7 +16,7 @@ use crate::state::App;
 
 /// The filter.
 pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response {
-    let user = crate::authn::user_of(&request);
+    let user = crate::user::user_of(&request);
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let watch = request

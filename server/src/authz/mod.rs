@@ -14,7 +14,7 @@ pub mod rbac;
 
 pub use authorizer::{Authorizer, Mode};
 
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::selectors::field::FieldSelector;
 
 /// What a request asks to do.

@@ -28,7 +28,7 @@ use kapi_runtime::scheme::KindEntry;
 pub use query::Query;
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::negotiation::{self, Format, Output};
 use crate::registry::{Endpoint, FieldValidation, Input, Scope, WriteOptions};
 use crate::request_info::{self, ResourceRequest, Verb};

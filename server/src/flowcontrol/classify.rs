@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 
 /// What a request is, as classification sees it.
 #[derive(Clone, Debug)]

@@ -49,7 +49,7 @@ impl MaxInFlight {
             return next.run(request).await;
         };
         let permit = limit.clone().try_acquire_owned();
-        if permit.is_err() && !crate::authn::user_of(&request).in_group(crate::authn::MASTERS) {
+        if permit.is_err() && !crate::user::user_of(&request).in_group(crate::user::MASTERS) {
             return super::too_many_requests(1);
         }
         let response = next.run(request).await;

@@ -289,7 +289,7 @@ impl FlowControl {
         {
             return next.run(request).await;
         }
-        let user = crate::authn::user_of(&request);
+        let user = crate::user::user_of(&request);
         let lower_method = lower_case(&method);
         let descriptor = Descriptor {
             user: &user,
@@ -670,7 +670,7 @@ impl RetryAfter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::authn::UserInfo;
+    use crate::user::UserInfo;
 
     #[test]
     fn retry_after_grows_under_refusals_and_eases_back() {
@@ -703,7 +703,7 @@ mod tests {
             class(&UserInfo::apiserver(), pods),
             ("exempt".into(), "exempt".into())
         );
-        let alice = UserInfo::new("alice", &[crate::authn::AUTHENTICATED]);
+        let alice = UserInfo::new("alice", &[crate::user::AUTHENTICATED]);
         assert_eq!(
             class(&alice, pods),
             ("global-default".into(), "global-default".into())
@@ -714,7 +714,7 @@ mod tests {
         );
         let sa = UserInfo::new(
             "system:serviceaccount:default:x",
-            &["system:serviceaccounts", crate::authn::AUTHENTICATED],
+            &["system:serviceaccounts", crate::user::AUTHENTICATED],
         );
         assert_eq!(
             class(&sa, pods),

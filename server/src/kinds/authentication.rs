@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::{Authenticator, TokenVerdict, UserInfo};
+use crate::authn::{Authenticator, TokenVerdict};
+use crate::user::UserInfo;
 use crate::body::Input;
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};

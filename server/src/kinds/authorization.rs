@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::authentication::answered;
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::{MASTERS, UserInfo};
+use crate::user::{MASTERS, UserInfo};
 use crate::authz::{Attributes, Authorizer, Decision, Mode, Target};
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};

@@ -3,7 +3,7 @@
 //! upstream's CSR strategy injects them from the request's user.
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::body::Input;
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Scope};

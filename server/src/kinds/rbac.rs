@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::{MASTERS, UserInfo};
+use crate::user::{MASTERS, UserInfo};
 use crate::authz::escalation::{describe_missing, uncovered};
 use crate::authz::rbac::rules::PolicyRule;
 use crate::authz::{Attributes, Authorizer, Decision, Target};

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::admission::{self, Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::field_manager::Writer;
 
 impl Registry {

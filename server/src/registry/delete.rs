@@ -9,7 +9,7 @@ use super::hooks::{DeleteStep, KindRest};
 use super::{ListOptions, Object, Registry, Scope, decode};
 use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::selectors::Selectable;
 
 /// What a delete did.

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use super::{Input, Object, Registry, Scope};
 use crate::api_error::ApiResult;
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 
 /// Something a write took outside the object (a Service's addresses and
 /// ports), given back when the write does not happen, or once the stored

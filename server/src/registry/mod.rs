@@ -42,7 +42,7 @@ pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use crate::cache::{Cached, Caches};
 use crate::strategic_merge::PatchSchema;
 

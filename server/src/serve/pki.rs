@@ -65,7 +65,7 @@ pub struct Identity {
 pub const ADMIN: Identity = Identity {
     file: "admin",
     user: ADMIN_USER,
-    groups: &[crate::authn::MASTERS],
+    groups: &[crate::user::MASTERS],
 };
 
 /// kube-controller-manager and kube-scheduler, as kubeadm identifies them.

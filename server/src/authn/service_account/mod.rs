@@ -35,7 +35,8 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use kapi_storage::Storage;
 use serde_json::{Value, json};
 
-use super::{CREDENTIAL_ID, Notes, UserInfo};
+use super::Notes;
+use crate::user::{CREDENTIAL_ID, UserInfo, add_authenticated};
 use crate::admission::Objects;
 pub use issuer::Issuer;
 
@@ -241,7 +242,7 @@ async fn bound_user(claims: &Value, now: i64, objects: &dyn Objects) -> Result<U
         user.extra
             .insert(CREDENTIAL_ID.to_owned(), vec![format!("JTI={jti}")]);
     }
-    super::add_authenticated(&mut user);
+    add_authenticated(&mut user);
     Ok(user)
 }
 
@@ -369,7 +370,7 @@ async fn legacy_user(
         ],
         extra: BTreeMap::new(),
     };
-    super::add_authenticated(&mut user);
+    add_authenticated(&mut user);
     Ok(user)
 }
 

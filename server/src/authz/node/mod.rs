@@ -320,7 +320,7 @@ fn own_node(asked: &Asked<'_>) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::authn::UserInfo;
+    use crate::user::UserInfo;
 
     fn asked<'a>(verb: &'a str, namespace: &'a str, name: &'a str) -> Asked<'a> {
         Asked {

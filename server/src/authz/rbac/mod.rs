@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Attributes, Decision, Target};
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use rules::PolicyRule;
 
 /// The RBAC objects at one moment, indexed for evaluation.

@@ -78,7 +78,7 @@ fn has_or_star(list: &[String], wanted: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::authn::UserInfo;
+    use crate::user::UserInfo;
 
     fn rule(json: serde_json::Value) -> PolicyRule {
         serde_json::from_value(json).unwrap()

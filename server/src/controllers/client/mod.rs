@@ -8,7 +8,7 @@ use axum::http::{Method, Request, StatusCode, header};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 
 mod watch;
 
@@ -197,7 +197,7 @@ impl Client {
                 "system:serviceaccounts:kube-system",
             ],
         );
-        crate::authn::add_authenticated(&mut user);
+        crate::user::add_authenticated(&mut user);
         Client {
             user: std::sync::Arc::new(user),
             ..self.clone()

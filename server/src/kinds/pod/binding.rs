@@ -6,7 +6,7 @@
 
 use async_trait::async_trait;
 
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use crate::admission;
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use kapi_runtime::meta::{DeleteOptions, Preconditions, StatusCause, Time};
 use kapi_runtime::scheme::Scheme;
 use serde_json::{Map, Value, json};

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::admission;
-use crate::authn::UserInfo;
+use crate::user::UserInfo;
 use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::Time;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
