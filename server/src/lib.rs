@@ -29,6 +29,7 @@ pub mod go_duration;
 pub mod health;
 pub mod impersonation;
 pub mod jsonpath;
+pub mod loopback;
 pub mod kinds;
 pub mod memory;
 pub mod metrics;

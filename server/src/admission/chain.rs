@@ -10,10 +10,11 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::{
-    Attributes, Objects, default_class, lifecycle, limit_ranger, node_restriction, node_taints,
+    Attributes, default_class, lifecycle, limit_ranger, node_restriction, node_taints,
     pod_security, priority, protection, runtime_class, service_account, toleration_seconds, update,
 };
 use crate::api_error::{ApiError, ApiResult};
+use crate::loopback::Loopback;
 use crate::user::UserInfo;
 use crate::body::{Input, Object};
 use crate::scope::{Endpoint, Scope};
@@ -110,7 +111,7 @@ pub trait Plugin: Send + Sync {
     /// Refuses the request on what it addresses alone, without its object
     /// (a create in a namespace being deleted, a delete of a system
     /// object); these run first, before the object is shaped.
-    async fn judge(&self, _request: &Request<'_>, _objects: &dyn Objects) -> ApiResult<()> {
+    async fn judge(&self, _request: &Request<'_>, _objects: &dyn Loopback) -> ApiResult<()> {
         Ok(())
     }
 
@@ -131,7 +132,7 @@ pub trait Plugin: Send + Sync {
         _request: &Request<'_>,
         _object: &mut Value,
         _old: Option<&Value>,
-        _objects: &dyn Objects,
+        _objects: &dyn Loopback,
     ) -> ApiResult<()> {
         Ok(())
     }
@@ -142,7 +143,7 @@ pub trait Plugin: Send + Sync {
         _request: &Request<'_>,
         _object: &Value,
         _old: Option<&Value>,
-        _objects: &dyn Objects,
+        _objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         Ok(())
@@ -192,7 +193,7 @@ impl Chain {
 
     /// The judging phase: the plugins that refuse a request on what it
     /// addresses alone, in order, without converting anything.
-    pub async fn judge(&self, request: &Request<'_>, objects: &dyn Objects) -> ApiResult<()> {
+    pub async fn judge(&self, request: &Request<'_>, objects: &dyn Loopback) -> ApiResult<()> {
         for plugin in self.plugins.iter().filter(|p| p.judges(request)) {
             plugin.judge(request, objects).await?;
         }
@@ -207,7 +208,7 @@ impl Chain {
         request: &Request<'_>,
         object: &mut Object,
         old: Option<&Object>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         let plugins: Vec<&dyn Plugin> = self
             .plugins
@@ -241,7 +242,7 @@ impl Chain {
         request: &Request<'_>,
         object: &Object,
         old: Option<&Object>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
         warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         let plugins: Vec<&dyn Plugin> = self
@@ -281,7 +282,7 @@ impl Plugin for NamespaceLifecycle {
         request.operation == Operation::Create && request.attrs.namespace.is_some()
     }
 
-    async fn judge(&self, request: &Request<'_>, objects: &dyn Objects) -> ApiResult<()> {
+    async fn judge(&self, request: &Request<'_>, objects: &dyn Loopback) -> ApiResult<()> {
         let ns = request.attrs.namespace.as_deref().unwrap_or_default();
         lifecycle::admit_create(objects, &request.attrs, ns).await
     }
@@ -300,7 +301,7 @@ impl Plugin for NodeRestriction {
         request.operation == Operation::Delete && node_restriction::applies(request)
     }
 
-    async fn judge(&self, request: &Request<'_>, objects: &dyn Objects) -> ApiResult<()> {
+    async fn judge(&self, request: &Request<'_>, objects: &dyn Loopback) -> ApiResult<()> {
         node_restriction::judge(request, objects).await
     }
 
@@ -313,7 +314,7 @@ impl Plugin for NodeRestriction {
         request: &Request<'_>,
         object: &mut Value,
         old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         node_restriction::admit(request, object, old, objects).await
     }
@@ -347,7 +348,7 @@ impl Plugin for LimitRanger {
         request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         limit_ranger::admit_pod(objects, &request.attrs, object).await
     }
@@ -357,7 +358,7 @@ impl Plugin for LimitRanger {
         request: &Request<'_>,
         object: &Value,
         old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         // Objects being deleted are left alone (a range made since must not
@@ -388,7 +389,7 @@ impl Plugin for ServiceAccount {
         request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         service_account::admit_pod(objects, &request.attrs, object).await
     }
@@ -412,7 +413,7 @@ impl Plugin for TaintNodesByCondition {
         _request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        _objects: &dyn Objects,
+        _objects: &dyn Loopback,
     ) -> ApiResult<()> {
         node_taints::admit_node(object);
         Ok(())
@@ -450,7 +451,7 @@ impl Plugin for PodSecurity {
         request: &Request<'_>,
         object: &Value,
         old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
         warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         let attrs = &request.attrs;
@@ -501,7 +502,7 @@ impl Plugin for Priority {
         request.operation == Operation::Delete && request.is("scheduling.k8s.io", "priorityclasses")
     }
 
-    async fn judge(&self, request: &Request<'_>, _objects: &dyn Objects) -> ApiResult<()> {
+    async fn judge(&self, request: &Request<'_>, _objects: &dyn Loopback) -> ApiResult<()> {
         priority::admit_class_delete(request.attrs.scope, &request.attrs.name)
     }
 
@@ -515,7 +516,7 @@ impl Plugin for Priority {
         request: &Request<'_>,
         object: &mut Value,
         old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         match old {
             None => priority::admit_pod(objects, &request.attrs, object).await,
@@ -532,7 +533,7 @@ impl Plugin for Priority {
         request: &Request<'_>,
         object: &Value,
         _old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         let attrs = &request.attrs;
@@ -569,7 +570,7 @@ impl Plugin for DefaultTolerationSeconds {
         _request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        _objects: &dyn Objects,
+        _objects: &dyn Loopback,
     ) -> ApiResult<()> {
         toleration_seconds::admit_pod(object);
         Ok(())
@@ -594,7 +595,7 @@ impl Plugin for DefaultStorageClass {
         _request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         default_class::admit_claim(objects, object).await
     }
@@ -620,7 +621,7 @@ impl Plugin for StorageObjectInUseProtection {
         request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        _objects: &dyn Objects,
+        _objects: &dyn Loopback,
     ) -> ApiResult<()> {
         let finalizer = if request.is("", "persistentvolumes") {
             protection::VOLUME_FINALIZER
@@ -651,7 +652,7 @@ impl Plugin for PersistentVolumeClaimResize {
         request: &Request<'_>,
         object: &Value,
         old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         match old {
@@ -680,7 +681,7 @@ impl Plugin for RuntimeClass {
         request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         runtime_class::admit_pod(objects, &request.attrs, object).await
     }
@@ -704,7 +705,7 @@ impl Plugin for DefaultIngressClass {
         _request: &Request<'_>,
         object: &mut Value,
         _old: Option<&Value>,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> ApiResult<()> {
         default_class::admit_ingress(objects, object).await
     }

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::Objects;
+use crate::loopback::Loopback;
 use crate::api_error::ApiResult;
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
@@ -23,7 +23,7 @@ const DEFAULT_INGRESS_CLASS: &[&str] = &["ingressclass.kubernetes.io/is-default-
 
 /// Gives a claim being created the default StorageClass, unless it has a
 /// class (an empty `storageClassName` counts: it asks for none).
-pub async fn admit_claim(objects: &dyn Objects, claim: &mut Value) -> ApiResult<()> {
+pub async fn admit_claim(objects: &dyn Loopback, claim: &mut Value) -> ApiResult<()> {
     let has_class = !claim["spec"]["storageClassName"].is_null()
         || !claim["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].is_null();
     if has_class || !claim["spec"].is_object() {
@@ -37,7 +37,7 @@ pub async fn admit_claim(objects: &dyn Objects, claim: &mut Value) -> ApiResult<
 
 /// Gives an ingress being created the default IngressClass, unless it has a
 /// class (in its spec or its legacy annotation).
-pub async fn admit_ingress(objects: &dyn Objects, ingress: &mut Value) -> ApiResult<()> {
+pub async fn admit_ingress(objects: &dyn Loopback, ingress: &mut Value) -> ApiResult<()> {
     let has_class = !ingress["spec"]["ingressClassName"].is_null()
         || !ingress["metadata"]["annotations"]["kubernetes.io/ingress.class"].is_null();
     if has_class || !ingress["spec"].is_object() {
@@ -52,7 +52,7 @@ pub async fn admit_ingress(objects: &dyn Objects, ingress: &mut Value) -> ApiRes
 /// The name of the default class of a kind: of those annotated `true`, the
 /// newest, then the first by name.
 async fn default_class(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     kind: (&str, &str, &str),
     annotations: &[&str],
 ) -> ApiResult<Option<String>> {

@@ -7,14 +7,14 @@
 use kapi_runtime::meta::StatusCause;
 
 use super::Attributes;
-use super::Objects;
+use crate::loopback::Loopback;
 use crate::api_error::{ApiError, ApiResult, Target};
 
 const NAMESPACES: (&str, &str, &str) = ("", "v1", "namespaces");
 
 /// Admits the create of an object in namespace `ns`.
 pub async fn admit_create(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     ns: &str,
 ) -> ApiResult<()> {

@@ -10,7 +10,7 @@ use kapi_runtime::quantity::{canonical, nano_value};
 use serde_json::{Map, Value, json};
 
 use super::Attributes;
-use super::Objects;
+use crate::loopback::Loopback;
 use crate::api_error::ApiResult;
 
 const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
@@ -19,7 +19,7 @@ const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
 
 /// The LimitRanges of the namespace written to.
-pub async fn limit_ranges(objects: &dyn Objects, attrs: &Attributes<'_>) -> ApiResult<Vec<Value>> {
+pub async fn limit_ranges(objects: &dyn Loopback, attrs: &Attributes<'_>) -> ApiResult<Vec<Value>> {
     match attrs.namespace.as_deref() {
         Some(ns) => objects.read_all(LIMIT_RANGES, Some(ns)).await,
         None => Ok(Vec::new()),
@@ -28,7 +28,7 @@ pub async fn limit_ranges(objects: &dyn Objects, attrs: &Attributes<'_>) -> ApiR
 
 /// Defaults the resources of a pod being created from each LimitRange.
 pub async fn admit_pod(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {
@@ -112,7 +112,7 @@ fn items(range: &Value) -> impl Iterator<Item = &Value> {
 
 /// Checks a pod or claim being created against each LimitRange.
 pub async fn validate(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     object: &Value,
 ) -> ApiResult<()> {

@@ -8,7 +8,7 @@
 //! each attempt of the registry's update loop, a delete only the judging one.
 //! The mutating plugins may change the object or refuse it; the validating
 //! ones only refuse. They read the objects they depend on (ServiceAccounts,
-//! PriorityClasses, StorageClasses, Namespaces...) through [`Objects`], as
+//! PriorityClasses, StorageClasses, Namespaces...) through [`Loopback`](crate::loopback::Loopback), as
 //! upstream's plugins read informers.
 //!
 //! Plugins run in upstream's order (`AllOrderedPlugins` of kube-apiserver):
@@ -21,7 +21,6 @@ mod lifecycle;
 mod limit_ranger;
 pub(crate) mod node_restriction;
 mod node_taints;
-mod objects;
 mod pod_security;
 mod priority;
 mod protection;
@@ -32,12 +31,13 @@ mod toleration_seconds;
 mod update;
 
 pub use chain::{Chain, Operation, Plugin, Request};
-pub use objects::{Change, Objects, Resource};
+
 
 use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::body::Object;
+use crate::loopback::{Loopback, Resource};
 use crate::scope::Scope;
 
 /// The objects admission relies on that every cluster has (the system
@@ -77,7 +77,7 @@ impl Attributes<'_> {
 /// chain): the charge to make right before the object is stored, when a
 /// quota of its namespace constrains it.
 pub(crate) async fn quota<'a>(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     scope: Scope<'a>,
     object: &Object,
     dry_run: bool,

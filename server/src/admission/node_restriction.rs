@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::chain::{Operation, Request};
-use super::{Attributes, Objects};
+use super::Attributes;
+use crate::loopback::Loopback;
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::scope::Endpoint;
 
@@ -53,7 +54,7 @@ pub fn applies(request: &Request<'_>) -> bool {
 
 /// A delete: the node's own pods, Lease and CSINode only (judged on the
 /// name; a pod is read to see where it runs).
-pub async fn judge(request: &Request<'_>, objects: &dyn Objects) -> ApiResult<()> {
+pub async fn judge(request: &Request<'_>, objects: &dyn Loopback) -> ApiResult<()> {
     let node = node_of(request)?;
     let attrs = &request.attrs;
     let info = attrs.scope.info();
@@ -76,7 +77,7 @@ pub async fn admit(
     request: &Request<'_>,
     object: &Value,
     old: Option<&Value>,
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
 ) -> ApiResult<()> {
     let node = node_of(request)?;
     let info = request.attrs.scope.info();
@@ -236,7 +237,7 @@ async fn admit_mirror_pod(
     attrs: &Attributes<'_>,
     node: &str,
     pod: &Value,
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
 ) -> ApiResult<()> {
     let refuse = |why: String| Err(attrs.forbidden(&why));
     const MIRROR: &str = "kubernetes.io/config.mirror";
@@ -341,7 +342,7 @@ async fn admit_mirror_pod(
 
 /// The pod `name` of the request's namespace: a missing one is a 404.
 async fn existing_pod(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     name: &str,
 ) -> ApiResult<Value> {
@@ -364,7 +365,7 @@ pub async fn admit_eviction(
     attrs: &Attributes<'_>,
     node: &str,
     pod: &str,
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
 ) -> ApiResult<()> {
     let pod = existing_pod(objects, attrs, pod).await?;
     if pod["spec"]["nodeName"].as_str().unwrap_or_default() != node {
@@ -381,7 +382,7 @@ pub async fn admit_token(
     attrs: &Attributes<'_>,
     node: &str,
     request: &Value,
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
 ) -> ApiResult<()> {
     let reference = &request["spec"]["boundObjectRef"];
     let name = reference["name"].as_str().unwrap_or_default();

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::Attributes;
-use super::{Objects, Resource};
+use crate::loopback::{Loopback, Resource};
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::scope::Scope;
 
@@ -33,7 +33,7 @@ const DEFAULT_PREEMPTION_POLICY: &str = "PreemptLowerPriority";
 
 /// Fills the priority of a pod being created from its class.
 pub async fn admit_pod(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {
@@ -90,7 +90,7 @@ pub async fn admit_pod(
 }
 
 /// The global default class: of several, the one with the lowest value.
-async fn default_class(objects: &dyn Objects) -> ApiResult<Option<Value>> {
+async fn default_class(objects: &dyn Loopback) -> ApiResult<Option<Value>> {
     let classes = objects.read_all(CLASSES, None).await?;
     Ok(classes
         .into_iter()
@@ -99,7 +99,7 @@ async fn default_class(objects: &dyn Objects) -> ApiResult<Option<Value>> {
 }
 
 /// The name of the global default class, if there is one.
-pub async fn default_class_name(objects: &dyn Objects) -> ApiResult<Option<String>> {
+pub async fn default_class_name(objects: &dyn Loopback) -> ApiResult<Option<String>> {
     let class = default_class(objects).await?;
     Ok(class.and_then(|c| c["metadata"]["name"].as_str().map(str::to_owned)))
 }

@@ -25,7 +25,7 @@ mod usage;
 
 use super::Attributes;
 use super::limit_ranger::Amount;
-use super::{Change, Objects};
+use crate::loopback::{Change, Loopback};
 use crate::api_error::ApiResult;
 use usage::{evaluated, usage_of};
 
@@ -54,7 +54,7 @@ pub struct Charge<'a> {
 /// Checks a create against the namespace's quotas; answers what to charge
 /// (nothing on a dry run or when no quota counts the object).
 pub async fn admit<'a>(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'a>,
     object: &Value,
     dry_run: bool,
@@ -96,7 +96,7 @@ impl Charge<'_> {
     /// current status (another create may have been charged since it was
     /// read). All or nothing: a refusal refunds the quotas already charged.
     /// A quota deleted meanwhile constrains nothing any more.
-    pub async fn charge(&self, objects: &dyn Objects) -> ApiResult<()> {
+    pub async fn charge(&self, objects: &dyn Loopback) -> ApiResult<()> {
         for (i, name) in self.quotas.iter().enumerate() {
             let charge = |current: &mut Value| {
                 check(&self.attrs, current, &self.usage)?;
@@ -116,11 +116,11 @@ impl Charge<'_> {
     }
 
     /// Takes the charge back (the object was not stored after all).
-    pub async fn refund(&self, objects: &dyn Objects) {
+    pub async fn refund(&self, objects: &dyn Loopback) {
         self.refund_quotas(objects, &self.quotas).await;
     }
 
-    async fn refund_quotas(&self, objects: &dyn Objects, quotas: &[String]) {
+    async fn refund_quotas(&self, objects: &dyn Loopback, quotas: &[String]) {
         for name in quotas {
             let refund = |current: &mut Value| {
                 current["status"]["used"] = add_usage(current, &self.usage, -1);
@@ -132,7 +132,7 @@ impl Charge<'_> {
         }
     }
 
-    async fn edit(&self, objects: &dyn Objects, name: &str, change: Change<'_>) -> ApiResult<()> {
+    async fn edit(&self, objects: &dyn Loopback, name: &str, change: Change<'_>) -> ApiResult<()> {
         let namespace = self.attrs.namespace.as_deref();
         objects.edit_status(QUOTAS, namespace, name, change).await
     }

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Objects;
+use crate::loopback::Loopback;
 use super::{Attributes, array_at};
 use crate::api_error::ApiResult;
 
@@ -12,7 +12,7 @@ const RUNTIME_CLASSES: (&str, &str, &str) = ("node.k8s.io", "v1", "runtimeclasse
 
 /// Applies the pod's RuntimeClass to a pod being created.
 pub async fn admit_pod(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {

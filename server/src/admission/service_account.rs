@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use super::Objects;
+use crate::loopback::Loopback;
 use super::{Attributes, array_at};
 use crate::api_error::ApiResult;
 use crate::names::random_suffix;
@@ -94,7 +94,7 @@ fn unlisted_secret(account: &Value, spec: &Value) -> Option<String> {
 
 /// Admits the create of a pod.
 pub async fn admit_pod(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     pod: &mut Value,
 ) -> ApiResult<()> {

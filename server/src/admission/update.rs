@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Attributes, Objects};
+use super::Attributes;
+use crate::loopback::Loopback;
 use crate::api_error::ApiResult;
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
@@ -20,7 +21,7 @@ pub(super) fn keep_priority(old: &Value, new: &mut Value) {
 
 /// PersistentVolumeClaimResize (plugin/pkg/admission/storage/persistentvolume/resize).
 pub(super) async fn check_resize(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     old: &Value,
     new: &Value,

@@ -13,7 +13,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
 use crate::user::{UserInfo, add_authenticated};
-use crate::admission::Objects;
+use crate::loopback::Loopback;
 
 /// The group of every bootstrap token's user.
 const BOOTSTRAPPERS: &str = "system:bootstrappers";
@@ -30,7 +30,7 @@ pub enum Verdict {
 }
 
 /// Whose bootstrap `token` is, read from its Secret through `objects`.
-pub async fn authenticate(token: &str, objects: &dyn Objects) -> Verdict {
+pub async fn authenticate(token: &str, objects: &dyn Loopback) -> Verdict {
     let Some((id, secret)) = parse(token) else {
         return Verdict::NotOurs;
     };

@@ -35,7 +35,7 @@ use axum::response::{IntoResponse, Response};
 
 use kapi_storage::Storage;
 
-use crate::admission::Objects;
+use crate::loopback::Loopback;
 use crate::api_error::{ApiError, warning_header};
 use crate::user::{UserInfo, anonymous};
 
@@ -143,7 +143,7 @@ impl Authenticator {
         headers: &axum::http::HeaderMap,
         peer: Option<&x509::PeerCertificates>,
         storage: &dyn Storage,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> Result<(Arc<UserInfo>, Notes), ApiError> {
         // As upstream's union: the first authenticator that knows the
         // request wins; a refusal counts only when no one accepts it.
@@ -184,7 +184,7 @@ impl Authenticator {
         token: &str,
         audiences: &[String],
         storage: &dyn Storage,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> TokenVerdict {
         let key = self.cache.key(token, audiences);
         if let Some(known) = self.cache.get(&key) {
@@ -204,7 +204,7 @@ impl Authenticator {
         token: &str,
         audiences: &[String],
         storage: &dyn Storage,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> TokenVerdict {
         // The token file and bootstrap tokens know no audience: good for the
         // API server's, as upstream's audience-agnostic authenticators.
@@ -268,7 +268,7 @@ impl Authenticator {
         token: &str,
         audiences: &[String],
         storage: &dyn Storage,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> TokenVerdict {
         let asked = if audiences.is_empty() {
             &self.api_audiences[..]
@@ -363,7 +363,7 @@ pub async fn authenticate(app: &crate::state::App, mut request: Request, next: N
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admission::{Change, Resource};
+    use crate::loopback::{Change, Resource};
     use crate::api_error::ApiResult;
     use axum::http::{HeaderMap, HeaderValue};
     use kapi_storage::embedded::EmbeddedStore;
@@ -373,7 +373,7 @@ mod tests {
     struct NoObjects;
 
     #[async_trait::async_trait]
-    impl Objects for NoObjects {
+    impl Loopback for NoObjects {
         fn serves(&self, _: Resource<'_>) -> bool {
             false
         }

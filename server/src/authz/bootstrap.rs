@@ -15,7 +15,7 @@
 use serde_json::{Map, Value, json};
 
 use super::rbac::rules::PolicyRule;
-use crate::admission::Objects;
+use crate::loopback::Loopback;
 use crate::user::UserInfo;
 use crate::registry::Registry;
 
@@ -74,7 +74,7 @@ async fn reconcile(registry: &Registry, plural: &str, expected: Value) {
             }
             Ok(())
         };
-        Objects::edit(registry, resource, namespace.as_deref(), &name, &change).await
+        Loopback::edit(registry, resource, namespace.as_deref(), &name, &change).await
     } else {
         replace(registry, resource, namespace.as_deref(), &name, result).await
     };
@@ -88,7 +88,7 @@ async fn reconcile(registry: &Registry, plural: &str, expected: Value) {
 /// role reference cannot change).
 async fn replace(
     registry: &Registry,
-    (group, version, plural): crate::admission::Resource<'_>,
+    (group, version, plural): crate::loopback::Resource<'_>,
     namespace: Option<&str>,
     name: &str,
     mut replacement: Value,

@@ -129,7 +129,7 @@ impl KindRest for RbacRest {
                 } else {
                     ("clusterroles", None)
                 };
-                let found = crate::admission::Objects::read(
+                let found = crate::loopback::Loopback::read(
                     registry,
                     ("rbac.authorization.k8s.io", "v1", role_plural),
                     role_namespace,

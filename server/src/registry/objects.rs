@@ -5,11 +5,11 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
-use crate::admission::{Change, Objects, Resource};
+use crate::loopback::{Change, Loopback, Resource};
 use crate::api_error::{ApiError, ApiResult};
 
 #[async_trait]
-impl Objects for Registry {
+impl Loopback for Registry {
     fn serves(&self, (group, version, plural): Resource<'_>) -> bool {
         self.scheme().get(group, version, plural).is_some()
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use super::Attributes;
-use super::Objects;
+use crate::loopback::Loopback;
 use crate::api_error::{ApiError, ApiResult};
 use crate::scope::Endpoint;
 
@@ -97,7 +97,7 @@ fn is_version(text: &str) -> bool {
 /// The labels of the namespace the request writes in (its Pod Security
 /// levels).
 pub(super) async fn namespace_labels(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
 ) -> ApiResult<Value> {
     let Some(ns) = attrs.namespace.as_deref() else {
@@ -131,7 +131,7 @@ pub fn pod_template(object: &Value, path: &[&str]) -> Value {
 /// enforced level and of the warned one are warnings (the workload's pods
 /// are refused, not the workload).
 pub async fn admit_template(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     pod: &Value,
     warnings: &mut Vec<String>,
@@ -160,7 +160,7 @@ pub async fn admit_template(
 /// it when it violates the enforced level, adds a warning when it violates
 /// the warned one.
 pub async fn admit_pod(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     pod: &Value,
     warnings: &mut Vec<String>,
@@ -269,7 +269,7 @@ pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
 /// violations, naming the first pod by name and counting the others.
 /// The namespace's pods are read only when its enforced level changes.
 pub async fn existing_pod_warnings(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     old: &Value,
     new: &Value,
 ) -> ApiResult<Vec<String>> {

@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 
 use super::Notes;
 use crate::user::{CREDENTIAL_ID, UserInfo, add_authenticated};
-use crate::admission::Objects;
+use crate::loopback::Loopback;
 pub use issuer::Issuer;
 
 /// How far a token's times (and a bound object's deletion) may be off.
@@ -86,7 +86,7 @@ impl ServiceAccountTokens {
         token: &str,
         audiences: &[String],
         storage: &dyn Storage,
-        objects: &dyn Objects,
+        objects: &dyn Loopback,
     ) -> Verdict {
         let Some(issuer) = unverified_issuer(token) else {
             return Verdict::NotOurs;
@@ -164,7 +164,7 @@ fn check_times(claims: &Value, now: i64) -> Result<(), String> {
 
 /// The user of verified `claims`, once the service account and the bound
 /// objects are found as the token names them.
-async fn bound_user(claims: &Value, now: i64, objects: &dyn Objects) -> Result<UserInfo, String> {
+async fn bound_user(claims: &Value, now: i64, objects: &dyn Loopback) -> Result<UserInfo, String> {
     let kubernetes = &claims["kubernetes.io"];
     let namespace = kubernetes["namespace"].as_str().unwrap_or_default();
     let reference = |what: &str| {
@@ -253,7 +253,7 @@ async fn legacy_user(
     token: &str,
     claims: &Value,
     now: jiff::Timestamp,
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     notes: &mut Notes,
 ) -> Result<UserInfo, String> {
     let claim = |name: &str| {
@@ -376,7 +376,7 @@ async fn legacy_user(
 
 /// A core/v1 object the token names; its absence in upstream's words.
 async fn find(
-    objects: &dyn Objects,
+    objects: &dyn Loopback,
     plural: &str,
     namespace: Option<&str>,
     name: &str,

@@ -1,8 +1,9 @@
-//! What admission reads, and the one thing it writes: the objects plugins
-//! depend on (namespaces, quotas, limit ranges, service accounts, classes),
-//! through a narrow interface the registry implements, as upstream's
-//! plugins read informers and charge quotas through a client. Objects come
-//! as JSON, the form the plugins work on.
+//! The server's client to itself: how admission plugins, authenticators and
+//! authorizers read the objects they depend on (namespaces, quotas, service
+//! accounts, secrets, roles) and make the few writes they need (a quota's
+//! charge, a token's last use), through a narrow interface the registry
+//! implements, as upstream's plugins read informers and write through the
+//! loopback client. Objects come as JSON, the form the plugins work on.
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -17,7 +18,7 @@ pub type Change<'a> = &'a (dyn Fn(&mut Value) -> ApiResult<()> + Sync);
 
 /// The objects admission plugins read.
 #[async_trait]
-pub trait Objects: Send + Sync {
+pub trait Loopback: Send + Sync {
     /// Whether the server serves `resource` at all.
     fn serves(&self, resource: Resource<'_>) -> bool;
 
