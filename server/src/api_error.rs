@@ -4,6 +4,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use kapi_runtime::meta::{Status, StatusCause, StatusDetails};
+use kapi_runtime::proto::Message;
 use kapi_runtime::validation::FieldErrors;
 use kapi_storage::StorageError;
 
@@ -376,7 +377,8 @@ impl ApiError {
     /// The response as a protobuf `Status`, for clients that prefer protobuf.
     pub fn into_protobuf_response(self) -> Response {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = crate::protobuf::encode_status(&self.0);
+        let body =
+            kapi_runtime::proto::envelope::encode("v1", "Status", &self.0.encode_to_vec());
         let mut response = (code, body).into_response();
         self.retry_after(&mut response);
         response.headers_mut().insert(

@@ -43,6 +43,7 @@ pub mod scope;
 pub mod selectors;
 pub mod serve;
 pub mod state;
+pub mod stored;
 pub mod strategic_merge;
 pub mod table;
 pub mod user;

@@ -17,7 +17,7 @@ use super::cached::{Cached, Event, EventType, json_frame_parts};
 use super::index::Indexes;
 use super::state::Objects;
 use crate::body::Object;
-use crate::registry::decode_stored;
+use crate::stored::decode_stored;
 
 /// How often the history drops the events that have aged out of it.
 const EXPIRE_EVERY: Duration = Duration::from_secs(5);

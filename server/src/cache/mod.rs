@@ -150,7 +150,7 @@ impl Caches {
     /// has none. A kind defined at run time whose definition changed gets a
     /// new one: objects are decoded with its current schema.
     pub fn of(&self, entry: &KindEntry) -> Arc<ResourceCache> {
-        let prefix = crate::registry::keys::prefix(entry.info, None);
+        let prefix = crate::stored::keys::prefix(entry.info, None);
         let mut caches = self
             .by_prefix
             .lock()
@@ -170,7 +170,7 @@ impl Caches {
     /// The cache of `entry`'s resource if it has started (and is of the
     /// kind as it is now), without starting one.
     pub fn started(&self, entry: &KindEntry) -> Option<Arc<ResourceCache>> {
-        let prefix = crate::registry::keys::prefix(entry.info, None);
+        let prefix = crate::stored::keys::prefix(entry.info, None);
         let caches = self
             .by_prefix
             .lock()

@@ -195,7 +195,7 @@ fn the_window_serves_revisions_from_the_list_on() {
 /// Writes a ConfigMap straight into the store, as the registry stores it.
 async fn put(store: &EmbeddedStore, namespace: &str, name: &str, color: &str) -> u64 {
     let mut object = configmap(namespace, name, color, 0);
-    let bytes = crate::registry::StorageMediaType::Json
+    let bytes = crate::stored::StorageMediaType::Json
         .encode(&configmaps(), &mut object)
         .unwrap();
     let key = key(namespace, name);

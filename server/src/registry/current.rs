@@ -10,7 +10,8 @@ use std::sync::{Arc, OnceLock};
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
 
-use super::{Object, StorageMediaType, decode};
+use super::{Object, decode};
+use crate::stored::StorageMediaType;
 use crate::api_error::{ApiError, ApiResult};
 use crate::cache::{Cached, Caches};
 

@@ -11,12 +11,10 @@
 //! unknown fields (`fieldValidation`) -> prepare (strategy) -> admit (kind hooks,
 //! defaults, validation) -> metadata validation -> storage.
 
-mod codec;
 mod create;
 mod current;
 mod delete;
 pub mod hooks;
-pub(crate) mod keys;
 mod list;
 mod objects;
 mod scale;
@@ -32,7 +30,7 @@ use kapi_storage::{KeyValue, Storage};
 
 pub use crate::body::{Input, Object};
 pub use crate::scope::{Endpoint, Scope};
-pub use codec::{StorageMediaType, decode_stored};
+use crate::stored::{StorageMediaType, codec, keys};
 pub use delete::{Deleted, FOREGROUND, ORPHAN, write_gc_finalizers};
 pub use hooks::Hooks;
 pub use list::{ListOptions, ListPage};

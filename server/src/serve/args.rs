@@ -10,7 +10,7 @@ use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 use super::pki::TlsFlags;
 use super::{AuditFlags, Backend, Limits, ServeOptions};
 use crate::kinds::{IpRange, ServiceRanges};
-use crate::registry::StorageMediaType;
+use crate::stored::StorageMediaType;
 
 /// Options of `serve`; etcd flags are named as kube-apiserver's.
 #[derive(Args, Clone, Debug)]

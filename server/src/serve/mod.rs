@@ -33,7 +33,8 @@ use crate::flowcontrol::max_in_flight::MaxInFlight;
 use crate::flowcontrol::{FlowControl, Limiter};
 use crate::kinds::ServiceRanges;
 use crate::metrics::Metrics;
-use crate::registry::{Registry, StorageMediaType};
+use crate::registry::Registry;
+use crate::stored::StorageMediaType;
 use crate::state::App;
 
 /// Namespaces every cluster has, created at start when missing.

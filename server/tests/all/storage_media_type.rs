@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use kapi_api_types::core::v1::ConfigMap;
 use kapi_runtime::proto::{Message, envelope};
-use kapi_server::registry::StorageMediaType;
+use kapi_server::stored::StorageMediaType;
 use kapi_storage::Storage;
 use serde_json::{Value, json};
 

@@ -9,7 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
-use kapi_server::registry::StorageMediaType;
+use kapi_server::stored::StorageMediaType;
 use kapi_storage::Storage;
 
 use crate::common::{Harness, harness};

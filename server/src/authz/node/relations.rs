@@ -14,7 +14,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::cache::{Cached, ResourceCache};
-use crate::registry::{Registry, keys};
+use crate::registry::Registry;
+use crate::stored::keys;
 
 /// A kind of object a node may be related to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
 use serde_json::Value;
 
-use super::Object;
+use crate::body::Object;
 
 /// The format objects are stored in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
