@@ -377,8 +377,7 @@ impl ApiError {
     /// The response as a protobuf `Status`, for clients that prefer protobuf.
     pub fn into_protobuf_response(self) -> Response {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body =
-            kapi_runtime::proto::envelope::encode("v1", "Status", &self.0.encode_to_vec());
+        let body = kapi_runtime::proto::envelope::encode("v1", "Status", &self.0.encode_to_vec());
         let mut response = (code, body).into_response();
         self.retry_after(&mut response);
         response.headers_mut().insert(

@@ -12,9 +12,9 @@ use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::user::{AUTHENTICATED, UNAUTHENTICATED, UserInfo};
 use crate::authz::{Attributes, Decision, Target};
 use crate::state::App;
+use crate::user::{AUTHENTICATED, UNAUTHENTICATED, UserInfo};
 
 /// The filter: replaces the request's user with the one its
 /// `Impersonate-*` headers name, once each part is allowed; 403 otherwise.

@@ -11,6 +11,7 @@
 )]
 
 pub mod admission;
+pub mod admission_plugins;
 pub mod api_error;
 pub mod app;
 pub mod audit;
@@ -29,8 +30,8 @@ pub mod go_duration;
 pub mod health;
 pub mod impersonation;
 pub mod jsonpath;
-pub mod loopback;
 pub mod kinds;
+pub mod loopback;
 pub mod memory;
 pub mod metrics;
 pub mod names;

@@ -113,4 +113,3 @@ pub fn user_of(request: &Request) -> Arc<UserInfo> {
         .cloned()
         .unwrap_or_else(anonymous)
 }
-

@@ -33,9 +33,9 @@ use serde_json::Value;
 pub use log::{Log, LogOptions};
 pub use policy::{Decision, Level, Policy, Stage};
 
-use crate::user::UserInfo;
 use crate::authz::Target;
 use crate::request_info;
+use crate::user::UserInfo;
 
 /// The header carrying a request's audit ID.
 pub const AUDIT_ID: &str = "audit-id";

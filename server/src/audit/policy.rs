@@ -4,8 +4,8 @@
 
 use serde::Deserialize;
 
-use crate::user::UserInfo;
 use crate::authz::Target;
+use crate::user::UserInfo;
 
 /// How much of a request an event records.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, PartialOrd, Ord)]

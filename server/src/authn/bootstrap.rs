@@ -12,8 +12,8 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-use crate::user::{UserInfo, add_authenticated};
 use crate::loopback::Loopback;
+use crate::user::{UserInfo, add_authenticated};
 
 /// The group of every bootstrap token's user.
 const BOOTSTRAPPERS: &str = "system:bootstrappers";

@@ -80,7 +80,7 @@ impl TokenCache {
 mod tests {
     use super::*;
     use crate::authn::Notes;
-use crate::user::UserInfo;
+    use crate::user::UserInfo;
     use std::sync::Arc;
 
     #[test]

@@ -35,8 +35,8 @@ use axum::response::{IntoResponse, Response};
 
 use kapi_storage::Storage;
 
-use crate::loopback::Loopback;
 use crate::api_error::{ApiError, warning_header};
+use crate::loopback::Loopback;
 use crate::user::{UserInfo, anonymous};
 
 /// The authenticators configured.
@@ -363,8 +363,8 @@ pub async fn authenticate(app: &crate::state::App, mut request: Request, next: N
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loopback::{Change, Resource};
     use crate::api_error::ApiResult;
+    use crate::loopback::{Change, Resource};
     use axum::http::{HeaderMap, HeaderValue};
     use kapi_storage::embedded::EmbeddedStore;
     use serde_json::Value;

@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::node::NodeAuthorizer;
 use super::rbac::{Objects, Policy};
 use super::{Attributes, Decision};
-use crate::user::MASTERS;
 use crate::registry::Registry;
+use crate::user::MASTERS;
 
 /// An authorization mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

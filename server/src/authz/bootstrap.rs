@@ -16,8 +16,8 @@ use serde_json::{Map, Value, json};
 
 use super::rbac::rules::PolicyRule;
 use crate::loopback::Loopback;
-use crate::user::UserInfo;
 use crate::registry::Registry;
+use crate::user::UserInfo;
 
 /// The policy, as JSON objects.
 const POLICY: &str = include_str!("bootstrap-policy.json");

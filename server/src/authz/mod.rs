@@ -14,8 +14,8 @@ pub mod rbac;
 
 pub use authorizer::{Authorizer, Mode};
 
-use crate::user::UserInfo;
 use crate::selectors::field::FieldSelector;
+use crate::user::UserInfo;
 
 /// What a request asks to do.
 #[derive(Clone, Debug, PartialEq, Eq)]

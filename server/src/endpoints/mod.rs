@@ -28,11 +28,11 @@ use kapi_runtime::scheme::KindEntry;
 pub use query::Query;
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::user::UserInfo;
 use crate::negotiation::{self, Format, Output};
 use crate::registry::{Endpoint, FieldValidation, Input, Scope, WriteOptions};
 use crate::request_info::{self, ResourceRequest, Verb};
 use crate::state::App;
+use crate::user::UserInfo;
 
 /// Longest a non-watch request may take, as kube-apiserver's `--request-timeout`
 /// default: a backend that stopped answering gets a 504, never a hang.

@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::authn::{Authenticator, TokenVerdict};
-use crate::user::UserInfo;
 use crate::body::Input;
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};
+use crate::user::UserInfo;
 
 /// `selfsubjectreviews`.
 pub struct SelfSubjectReviewRest;

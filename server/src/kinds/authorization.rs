@@ -12,11 +12,11 @@ use serde_json::{Value, json};
 
 use super::authentication::answered;
 use crate::api_error::{ApiError, ApiResult};
-use crate::user::{MASTERS, UserInfo};
 use crate::authz::{Attributes, Authorizer, Decision, Mode, Target};
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};
 use crate::selectors::field::FieldSelector;
+use crate::user::{MASTERS, UserInfo};
 
 /// Which review a hook answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 //! upstream's CSR strategy injects them from the request's user.
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::user::UserInfo;
 use crate::body::Input;
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Scope};
+use crate::user::UserInfo;
 use serde_json::json;
 
 /// `certificatesigningrequests`.

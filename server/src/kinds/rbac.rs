@@ -10,12 +10,12 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::user::{MASTERS, UserInfo};
 use crate::authz::escalation::{describe_missing, uncovered};
 use crate::authz::rbac::rules::PolicyRule;
 use crate::authz::{Attributes, Authorizer, Decision, Target};
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};
+use crate::user::{MASTERS, UserInfo};
 
 /// Which RBAC kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,10 +9,10 @@ use super::{
 };
 use serde_json::Value;
 
-use crate::admission::{self, Operation, Request};
+use crate::admission::{Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
-use crate::user::UserInfo;
 use crate::field_manager::Writer;
+use crate::user::UserInfo;
 
 impl Registry {
     /// Creates an object from a decoded body.
@@ -88,7 +88,10 @@ impl Registry {
         self.admission
             .validate(&request, &object, None, self, &mut warnings)
             .await?;
-        let quota = admission::quota(self, scope, &object, opts.dry_run).await?;
+        let quota = self
+            .admission
+            .quota(self, scope, &object, opts.dry_run)
+            .await?;
         let namespace = object.metadata().namespace.clone();
         let name = object.metadata().name().to_owned();
         let storage = self.storage.as_ref();

@@ -11,9 +11,9 @@ use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
 
 use super::{Object, decode};
-use crate::stored::StorageMediaType;
 use crate::api_error::{ApiError, ApiResult};
 use crate::cache::{Cached, Caches};
+use crate::stored::StorageMediaType;
 
 /// Where an attempt's current object comes from.
 pub(super) enum Current {

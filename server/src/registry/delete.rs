@@ -9,8 +9,8 @@ use super::hooks::{DeleteStep, KindRest};
 use super::{ListOptions, Object, Registry, Scope, decode};
 use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
-use crate::user::UserInfo;
 use crate::selectors::Selectable;
+use crate::user::UserInfo;
 
 /// What a delete did.
 #[derive(Debug)]

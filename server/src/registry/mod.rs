@@ -40,9 +40,9 @@ pub use update::{Edit, PatchKind};
 pub use watch::{WatchOptions, WatchStart};
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::user::UserInfo;
 use crate::cache::{Cached, Caches};
 use crate::strategic_merge::PatchSchema;
+use crate::user::UserInfo;
 
 /// How unknown fields in a body are treated (`fieldValidation` query parameter).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -154,6 +154,13 @@ impl Registry {
     /// start-up: `crate::kinds::builtin` for the built-in kinds).
     pub fn with_hooks(mut self, hooks: Hooks) -> Registry {
         self.hooks = Arc::new(hooks);
+        self
+    }
+
+    /// Runs every write through `chain` (the registry alone admits
+    /// everything).
+    pub fn with_admission(mut self, chain: crate::admission::Chain) -> Registry {
+        self.admission = Arc::new(chain);
         self
     }
 

@@ -5,8 +5,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
-use crate::loopback::{Change, Loopback, Resource};
 use crate::api_error::{ApiError, ApiResult};
+use crate::loopback::{Change, Loopback, Resource};
 
 #[async_trait]
 impl Loopback for Registry {

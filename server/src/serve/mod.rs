@@ -34,8 +34,8 @@ use crate::flowcontrol::{FlowControl, Limiter};
 use crate::kinds::ServiceRanges;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
-use crate::stored::StorageMediaType;
 use crate::state::App;
+use crate::stored::StorageMediaType;
 
 /// Namespaces every cluster has, created at start when missing.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -203,6 +203,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let base = Arc::new(scheme);
     let registry = Registry::new(storage, base.clone())
         .with_storage_media_type(opts.storage_media_type)
+        .with_admission(crate::admission_plugins::builtin())
         .with_hooks(crate::kinds::builtin(
             opts.service_ranges.clone(),
             crate::kinds::Security {
@@ -337,7 +338,7 @@ const CONTROLLER_STOP: std::time::Duration = std::time::Duration::from_secs(5);
 /// Creates the objects admission relies on that every cluster has (the
 /// system PriorityClasses), where they do not exist yet.
 pub async fn bootstrap_admission(registry: &Registry) {
-    for (resource, body) in crate::admission::bootstrap_objects() {
+    for (resource, body) in crate::admission_plugins::bootstrap_objects() {
         registry.ensure(resource, body).await;
     }
 }

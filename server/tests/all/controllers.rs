@@ -133,10 +133,12 @@ fn router_on(storage: Arc<dyn Storage>) -> (Router, watch::Sender<bool>) {
     kapi_api_types::install(&mut scheme);
     let (tx, rx) = watch::channel(false);
     let router = app(Arc::new(App {
-        registry: Registry::new(storage, Arc::new(scheme)).with_hooks(kapi_server::kinds::builtin(
-            Default::default(),
-            Default::default(),
-        )),
+        registry: Registry::new(storage, Arc::new(scheme))
+            .with_admission(kapi_server::admission_plugins::builtin())
+            .with_hooks(kapi_server::kinds::builtin(
+                Default::default(),
+                Default::default(),
+            )),
         shutdown: rx,
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),

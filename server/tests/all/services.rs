@@ -277,6 +277,7 @@ fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
     let registry = Registry::new(h.store.clone(), Arc::new(scheme))
+        .with_admission(kapi_server::admission_plugins::builtin())
         .with_hooks(kinds::builtin(ranges, Default::default()));
     let (_, rx) = tokio::sync::watch::channel(false);
     app(Arc::new(App {

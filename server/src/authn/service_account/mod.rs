@@ -36,8 +36,8 @@ use kapi_storage::Storage;
 use serde_json::{Value, json};
 
 use super::Notes;
-use crate::user::{CREDENTIAL_ID, UserInfo, add_authenticated};
 use crate::loopback::Loopback;
+use crate::user::{CREDENTIAL_ID, UserInfo, add_authenticated};
 pub use issuer::Issuer;
 
 /// How far a token's times (and a bound object's deletion) may be off.

@@ -58,7 +58,10 @@ impl Action for Evict {
                 name: name.to_owned(),
                 namespace: pods.namespace.map(str::to_owned),
             };
-            admission::node_restriction::admit_eviction(&attrs, node, name, registry).await?;
+            crate::admission_plugins::node_restriction::admit_eviction(
+                &attrs, node, name, registry,
+            )
+            .await?;
         }
         evict(registry, pods, name, &eviction, dry_run, user).await?;
         Ok(None)

@@ -74,7 +74,10 @@ impl Action for IssueToken {
                 name: name.to_owned(),
                 namespace: accounts.namespace.map(str::to_owned),
             };
-            admission::node_restriction::admit_token(&attrs, node, &request, registry).await?;
+            crate::admission_plugins::node_restriction::admit_token(
+                &attrs, node, &request, registry,
+            )
+            .await?;
         }
         self.issue(registry, accounts, name, request)
             .await

@@ -56,6 +56,7 @@ pub async fn harness_on(
     extra(&mut scheme);
     let registry = Registry::new(store.clone(), Arc::new(scheme))
         .with_storage_media_type(media_type)
+        .with_admission(kapi_server::admission_plugins::builtin())
         .with_hooks(kapi_server::kinds::builtin(
             Default::default(),
             Default::default(),

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use kapi_runtime::quantity::{canonical, nano_value};
 use serde_json::{Map, Value, json};
 
-use super::Attributes;
-use crate::loopback::Loopback;
+use crate::admission::Attributes;
 use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
 
 const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
 

@@ -6,9 +6,9 @@
 
 use kapi_runtime::meta::StatusCause;
 
-use super::Attributes;
-use crate::loopback::Loopback;
+use crate::admission::Attributes;
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::loopback::Loopback;
 
 const NAMESPACES: (&str, &str, &str) = ("", "v1", "namespaces");
 

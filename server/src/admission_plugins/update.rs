@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::Attributes;
-use crate::loopback::Loopback;
+use crate::admission::Attributes;
 use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 

@@ -12,10 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::chain::{Operation, Request};
-use super::Attributes;
-use crate::loopback::Loopback;
+use crate::admission::Attributes;
+use crate::admission::{Operation, Request};
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::loopback::Loopback;
 use crate::scope::Endpoint;
 
 /// The operation as upstream's errors print it.

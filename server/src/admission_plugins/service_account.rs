@@ -8,9 +8,10 @@
 
 use serde_json::{Value, json};
 
-use crate::loopback::Loopback;
-use super::{Attributes, array_at};
+use super::array_at;
+use crate::admission::Attributes;
 use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
 use crate::names::random_suffix;
 
 /// Where the token volume is mounted in every container.

@@ -13,9 +13,9 @@ use serde_json::Value;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
-use super::Attributes;
-use crate::loopback::Loopback;
+use crate::admission::Attributes;
 use crate::api_error::{ApiError, ApiResult};
+use crate::loopback::Loopback;
 use crate::scope::Endpoint;
 
 const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";

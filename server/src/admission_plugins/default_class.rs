@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::loopback::Loopback;
 use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 const INGRESS_CLASSES: (&str, &str, &str) = ("networking.k8s.io", "v1", "ingressclasses");

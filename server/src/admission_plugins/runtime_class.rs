@@ -4,9 +4,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::loopback::Loopback;
-use super::{Attributes, array_at};
+use super::array_at;
+use crate::admission::Attributes;
 use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
 
 const RUNTIME_CLASSES: (&str, &str, &str) = ("node.k8s.io", "v1", "runtimeclasses");
 

@@ -6,9 +6,9 @@
 
 use serde_json::{Value, json};
 
-use super::Attributes;
-use crate::loopback::{Loopback, Resource};
+use crate::admission::Attributes;
 use crate::api_error::{ApiError, ApiResult, Target};
+use crate::loopback::{Loopback, Resource};
 use crate::scope::Scope;
 
 const CLASSES: (&str, &str, &str) = ("scheduling.k8s.io", "v1", "priorityclasses");

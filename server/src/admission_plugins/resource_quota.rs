@@ -23,10 +23,10 @@ use serde_json::{Value, json};
 
 mod usage;
 
-use super::Attributes;
 use super::limit_ranger::Amount;
-use crate::loopback::{Change, Loopback};
+use crate::admission::{Attributes, QuotaCharge};
 use crate::api_error::ApiResult;
+use crate::loopback::{Change, Loopback};
 use usage::{evaluated, usage_of};
 
 const QUOTAS: (&str, &str, &str) = ("", "v1", "resourcequotas");
@@ -91,12 +91,13 @@ pub async fn admit<'a>(
     }))
 }
 
-impl Charge<'_> {
+#[async_trait::async_trait]
+impl QuotaCharge for Charge<'_> {
     /// Adds the usage to each quota's `status.used`, checked again on the
     /// current status (another create may have been charged since it was
     /// read). All or nothing: a refusal refunds the quotas already charged.
     /// A quota deleted meanwhile constrains nothing any more.
-    pub async fn charge(&self, objects: &dyn Loopback) -> ApiResult<()> {
+    async fn charge(&self, objects: &dyn Loopback) -> ApiResult<()> {
         for (i, name) in self.quotas.iter().enumerate() {
             let charge = |current: &mut Value| {
                 check(&self.attrs, current, &self.usage)?;
@@ -116,10 +117,12 @@ impl Charge<'_> {
     }
 
     /// Takes the charge back (the object was not stored after all).
-    pub async fn refund(&self, objects: &dyn Loopback) {
+    async fn refund(&self, objects: &dyn Loopback) {
         self.refund_quotas(objects, &self.quotas).await;
     }
+}
 
+impl Charge<'_> {
     async fn refund_quotas(&self, objects: &dyn Loopback, quotas: &[String]) {
         for name in quotas {
             let refund = |current: &mut Value| {
