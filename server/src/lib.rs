@@ -37,6 +37,7 @@ pub mod metrics;
 pub mod names;
 pub mod negotiation;
 pub mod openapi;
+pub mod options;
 pub mod protobuf;
 pub mod registry;
 pub mod request_info;
@@ -48,6 +49,7 @@ pub mod stored;
 pub mod strategic_merge;
 pub mod table;
 pub mod user;
+pub mod watch_signal;
 
 pub use app::app;
 pub use state::App;

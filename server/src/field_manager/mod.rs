@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::Object;
-use crate::registry::WriteOptions;
+use crate::options::WriteOptions;
 use crate::scope::{Endpoint, Scope};
 use entries::{APPLY, Managed, ManagerId, UPDATE};
 pub use schemas::Schemas;

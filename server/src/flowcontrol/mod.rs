@@ -39,6 +39,7 @@ use axum::response::Response;
 use serde_json::Value;
 
 use crate::request_info::{self, ResourceRef, Verb};
+use crate::watch_signal;
 use crate::state::App;
 use classify::{Descriptor, Target};
 use config::{Config, Level, Schema};
@@ -47,32 +48,6 @@ use queueset::{Permit, QueueSet, Refusal};
 
 /// How long a watch may hold its seats while it sends its initial events.
 const WATCH_START_LIMIT: Duration = Duration::from_secs(60);
-
-tokio::task_local! {
-    /// The signal of the watch being served in this task.
-    static WATCH_STARTING: std::cell::RefCell<Option<WatchStarted>>;
-}
-
-/// Tells priority and fairness that a watch has sent its initial events,
-/// so its seats go back (upstream's watch initialization signal); dropping
-/// it says the same.
-pub struct WatchStarted(tokio::sync::oneshot::Sender<()>);
-
-impl WatchStarted {
-    /// The initial events are sent.
-    pub fn fire(self) {
-        let _ = self.0.send(());
-    }
-}
-
-/// The signal of the watch this request serves, taken by the one who sends
-/// its initial events; `None` outside priority and fairness.
-pub fn watch_started() -> Option<WatchStarted> {
-    WATCH_STARTING
-        .try_with(|starting| starting.borrow_mut().take())
-        .ok()
-        .flatten()
-}
 
 /// `X-Kubernetes-PF-FlowSchema-UID`.
 pub const FLOW_SCHEMA_UID: HeaderName = HeaderName::from_static("x-kubernetes-pf-flowschema-uid");
@@ -387,9 +362,7 @@ impl FlowControl {
         // while it runs; any other answer holds them until its body is
         // written (a streamed list is produced as it is sent).
         let (mut response, running) = if watch {
-            let (started, initialised) = tokio::sync::oneshot::channel();
-            let starting = std::cell::RefCell::new(Some(WatchStarted(started)));
-            let response = WATCH_STARTING.scope(starting, next.run(request)).await;
+            let (response, initialised) = watch_signal::serve(next.run(request)).await;
             tokio::spawn(async move {
                 let _ = tokio::time::timeout(WATCH_START_LIMIT, initialised).await;
                 drop(running);

@@ -80,7 +80,7 @@ impl Registry {
         check_fields(scope, &opts.list.fields)?;
         // Priority and fairness keeps the watch's seats until its initial
         // events are on their way.
-        let started = crate::flowcontrol::watch_started();
+        let started = crate::watch_signal::watch_started();
         if self.cached(scope)
             && let Some(subscription) = self.subscribe(scope, &opts).await?
         {
@@ -204,7 +204,7 @@ struct Watcher {
     /// The revision of the last event sent or skipped.
     last: u64,
     /// Told once the initial events are sent.
-    started: Option<crate::flowcontrol::WatchStarted>,
+    started: Option<crate::watch_signal::WatchStarted>,
 }
 
 /// Why a cached watch ends.
@@ -377,7 +377,7 @@ async fn pump(
     mut events: WatchStream,
     opts: WatchOptions,
     mut shutdown: watch::Receiver<bool>,
-    started: Option<crate::flowcontrol::WatchStarted>,
+    started: Option<crate::watch_signal::WatchStarted>,
 ) {
     for object in initial {
         if tx.send(WatchStart::Event("ADDED", object)).await.is_err() {
