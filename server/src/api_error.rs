@@ -388,6 +388,22 @@ impl ApiError {
     }
 }
 
+/// A plain-text answer as Go's `http.Error` writes it (`text/plain`,
+/// `nosniff`).
+pub fn plain_text(code: StatusCode, body: String) -> Response {
+    let mut response = (code, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

@@ -10,12 +10,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 
 use crate::api_error::ApiError;
+use crate::filters::Filters;
 use crate::state::App;
 use crate::{discovery, endpoints, health, openapi};
 
 /// Builds the router; testable without a socket via `tower::ServiceExt::oneshot`.
 pub fn app(state: Arc<App>) -> Router {
-    Router::new()
+    let router = Router::new()
         .route("/api", get(discovery::core))
         .route("/api/", get(discovery::core))
         .route("/apis", get(discovery::groups))
@@ -48,68 +49,28 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/openid/v1/jwks", get(jwks))
         .route(
             "/debug/api_priority_and_fairness/dump_priority_levels",
-            get(crate::flowcontrol::debug::dump_priority_levels),
+            get(|State(app): State<Arc<App>>| async move {
+                crate::flowcontrol::debug::dump_priority_levels(&app.limiter)
+            }),
         )
         .route(
             "/debug/api_priority_and_fairness/dump_queues",
-            get(crate::flowcontrol::debug::dump_queues),
+            get(|State(app): State<Arc<App>>| async move {
+                crate::flowcontrol::debug::dump_queues(&app.limiter)
+            }),
         )
-        .fallback(not_found)
-        // Run in the opposite order: the deadline's check, who sends the
-        // request, who it acts as, its priority and fairness, then whether it
-        // is allowed, as kube-apiserver's chain.
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            authorize,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            crate::flowcontrol::filter,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            impersonate,
-        ))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), audit))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            authenticate,
-        ))
-        .layer(axum::middleware::from_fn(crate::go_duration::check_timeout))
+        .fallback(not_found);
+    let filters = Filters {
+        authenticator: state.authenticator.clone(),
+        auditor: state.auditor.clone(),
+        limiter: state.limiter.clone(),
+        authorizer: state.authorizer.clone(),
+        registry: state.registry.clone(),
+    };
+    filters
+        .wrap(router)
         .layer(axum::middleware::from_fn(no_cache_by_default))
         .with_state(state)
-}
-
-async fn authorize(
-    State(app): State<Arc<App>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    crate::authz::filter::authorize(app, request, next).await
-}
-
-async fn audit(
-    State(app): State<Arc<App>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    crate::audit::filter(&app, request, next).await
-}
-
-async fn impersonate(
-    State(app): State<Arc<App>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    crate::impersonation::impersonate(app, request, next).await
-}
-
-async fn authenticate(
-    State(app): State<Arc<App>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    crate::authn::authenticate(&app, request, next).await
 }
 
 /// `Cache-Control: no-cache, private` on every answer that sets no policy of

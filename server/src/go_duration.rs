@@ -5,10 +5,6 @@
 
 use std::time::Duration;
 
-use axum::extract::Request;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-
 use crate::api_error::{ApiError, ApiResult};
 
 /// The `timeout` query parameter of any request: `None` when absent or empty
@@ -26,29 +22,6 @@ pub fn request_timeout(value: Option<&str>) -> ApiResult<Option<Duration>> {
     Ok(Some(Duration::from_nanos(
         u64::try_from(nanos).unwrap_or(0),
     )))
-}
-
-/// A filter in front of every path (kube-apiserver's WithRequestDeadline): a
-/// request whose `timeout` does not parse gets a 400 whatever it asks for,
-/// unless it is long-running (a watch), which the parameter does not bound.
-pub async fn check_timeout(request: Request, next: Next) -> Response {
-    // Most requests name no timeout: their query is not decoded here at all.
-    let Some(query) = request.uri().query().filter(|q| q.contains("timeout=")) else {
-        return next.run(request).await;
-    };
-    let params: Vec<(String, String)> = serde_urlencoded::from_str(query).unwrap_or_default();
-    let param = |name: &str| {
-        params
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let watch = param("watch").is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
-        || request.uri().path().contains("/watch/");
-    if !watch && let Err(e) = request_timeout(param("timeout")) {
-        return e.into_response();
-    }
-    next.run(request).await
 }
 
 /// Nanoseconds of a duration, or Go's error text.

@@ -20,9 +20,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 
+use crate::api_error::plain_text;
 use crate::state::App;
 
 /// Which of the three endpoints.
@@ -158,45 +159,29 @@ async fn all(app: &App, endpoint: Endpoint, query: Option<&str>) -> Response {
     }
     if failed {
         lines.push_str(&format!("{} check failed\n", endpoint.name()));
-        return text(StatusCode::INTERNAL_SERVER_ERROR, lines);
+        return plain_text(StatusCode::INTERNAL_SERVER_ERROR, lines);
     }
     if !verbose {
-        return text(StatusCode::OK, "ok".into());
+        return plain_text(StatusCode::OK, "ok".into());
     }
     lines.push_str(&format!("{} check passed\n", endpoint.name()));
-    text(StatusCode::OK, lines)
+    plain_text(StatusCode::OK, lines)
 }
 
 async fn one(app: &App, endpoint: Endpoint, name: &str) -> Response {
     let Some(check) = endpoint.checks().iter().find(|c| c.name() == name) else {
-        return text(StatusCode::NOT_FOUND, "404 page not found\n".into());
+        return plain_text(StatusCode::NOT_FOUND, "404 page not found\n".into());
     };
     let result = check.run(app).await;
     app.metrics
         .record_health(check.name(), endpoint.name(), result.is_ok());
     match result {
-        Ok(()) => text(StatusCode::OK, "ok".into()),
-        Err(e) => text(
+        Ok(()) => plain_text(StatusCode::OK, "ok".into()),
+        Err(e) => plain_text(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("internal server error: {e}\n"),
         ),
     }
-}
-
-/// A plain-text answer as Go's `http.Error` writes it (`text/plain`,
-/// `nosniff`).
-pub(crate) fn text(code: StatusCode, body: String) -> Response {
-    let mut response = (code, body).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
 }
 
 #[cfg(test)]

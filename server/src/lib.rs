@@ -25,10 +25,11 @@ pub mod custom;
 pub mod discovery;
 pub mod endpoints;
 pub mod field_manager;
+pub mod filters;
 pub mod flowcontrol;
 pub mod go_duration;
 pub mod health;
-pub mod impersonation;
+
 pub mod jsonpath;
 pub mod kinds;
 pub mod loopback;

@@ -1,7 +1,124 @@
-//! What a request is about, read off its path and method the way
-//! k8s.io/apiserver's RequestInfoFactory does.
+//! What a request is about, read off its method, path and query the way
+//! k8s.io/apiserver's RequestInfoFactory does: once, by the first filter
+//! (`crate::filters`), into a [`RequestInfo`] every later filter and the
+//! handler read from the request's extensions.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::Request;
 use axum::http::Method;
+
+use crate::api_error::ApiResult;
+use crate::selectors::field::FieldSelector;
+
+/// Longest a non-watch request may take, as kube-apiserver's `--request-timeout`
+/// default: a backend that stopped answering gets a 504, never a hang.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a request is about, parsed once.
+#[derive(Debug)]
+pub struct RequestInfo {
+    /// The resource addressed, for `/api/...` and `/apis/...` paths below a
+    /// version; `None` for every other path.
+    pub resource: Option<ResourceRequest>,
+    /// The method in lower case: the verb of a request for no resource.
+    pub method: Cow<'static, str>,
+    /// `watch=true` (any value but `0` or `false`).
+    pub watch: bool,
+    /// `timeout=`: how long the client lets the request take (a Go
+    /// duration; zero or negative is zero), or the 400 to answer when it
+    /// does not parse. `Ok(None)` when absent or empty.
+    pub timeout: ApiResult<Option<Duration>>,
+    /// `fieldSelector=`, as sent.
+    pub field_selector: Option<String>,
+}
+
+impl RequestInfo {
+    /// Parses `method`, `path` and `query`.
+    pub fn parse(method: &Method, path: &str, query: Option<&str>) -> RequestInfo {
+        let (mut watch, mut timeout, mut field_selector) = (None, None, None);
+        for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            // The first of a repeated parameter counts, as Go's `Values.Get`.
+            match &*key {
+                "watch" if watch.is_none() => {
+                    watch = Some(value != "0" && !value.eq_ignore_ascii_case("false"))
+                }
+                "timeout" if timeout.is_none() => timeout = Some(value.into_owned()),
+                "fieldSelector" if field_selector.is_none() => {
+                    field_selector = Some(value.into_owned())
+                }
+                _ => {}
+            }
+        }
+        let watch = watch.unwrap_or(false);
+        RequestInfo {
+            resource: parse(method, path, watch),
+            method: lower_case(method),
+            watch,
+            timeout: crate::go_duration::request_timeout(timeout.as_deref()),
+            field_selector,
+        }
+    }
+
+    /// The request's info, as the first filter put it in its extensions
+    /// (parsed here for a request that did not pass the filters).
+    pub fn of(request: &Request) -> Arc<RequestInfo> {
+        match request.extensions().get::<Arc<RequestInfo>>() {
+            Some(info) => info.clone(),
+            None => Arc::new(RequestInfo::parse(
+                request.method(),
+                request.uri().path(),
+                request.uri().query(),
+            )),
+        }
+    }
+
+    /// The resource addressed, borrowed.
+    pub fn resource(&self) -> Option<ResourceRef<'_>> {
+        self.resource.as_ref().map(ResourceRequest::as_ref)
+    }
+
+    /// The parsed field selector of a list or watch, when it has one that
+    /// parses (one that does not is the list's 400 to give, not a filter's).
+    pub fn list_fields(&self) -> Option<FieldSelector> {
+        let listing = matches!(
+            self.resource.as_ref().map(|r| r.verb),
+            Some(Verb::List | Verb::Watch)
+        );
+        listing
+            .then_some(self.field_selector.as_deref()?)
+            .and_then(|text| FieldSelector::parse(text).ok())
+    }
+
+    /// The bound of a non-watch request: `timeout=` when it shortens the
+    /// server's own [`REQUEST_TIMEOUT`] (zero, negative, longer or invalid
+    /// means the server's, as upstream).
+    pub fn deadline(&self) -> Duration {
+        match self.timeout {
+            Ok(Some(t)) if !t.is_zero() && t < REQUEST_TIMEOUT => t,
+            _ => REQUEST_TIMEOUT,
+        }
+    }
+}
+
+/// The method as RBAC names a request for no resource: lower case.
+pub fn lower_case(method: &Method) -> Cow<'static, str> {
+    let known = [
+        (Method::GET, "get"),
+        (Method::HEAD, "head"),
+        (Method::POST, "post"),
+        (Method::PUT, "put"),
+        (Method::PATCH, "patch"),
+        (Method::DELETE, "delete"),
+        (Method::OPTIONS, "options"),
+    ];
+    match known.into_iter().find(|(m, _)| m == method) {
+        Some((_, verb)) => verb.into(),
+        None => method.as_str().to_ascii_lowercase().into(),
+    }
+}
 
 /// The verb of a resource request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +174,21 @@ pub struct ResourceRequest {
     pub subresource: Option<String>,
     /// The verb.
     pub verb: Verb,
+}
+
+impl ResourceRequest {
+    /// The parts, borrowed.
+    pub fn as_ref(&self) -> ResourceRef<'_> {
+        ResourceRef {
+            group: &self.group,
+            version: &self.version,
+            namespace: self.namespace.as_deref(),
+            resource: &self.resource,
+            name: self.name.as_deref(),
+            subresource: self.subresource.as_deref(),
+            verb: self.verb,
+        }
+    }
 }
 
 /// Subresources of namespaces that could be mistaken for resources inside one.

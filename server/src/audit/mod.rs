@@ -34,7 +34,8 @@ pub use log::{Log, LogOptions};
 pub use policy::{Decision, Level, Policy, Stage};
 
 use crate::authz::Target;
-use crate::request_info;
+use crate::registry::Registry;
+use crate::request_info::RequestInfo;
 use crate::user::UserInfo;
 
 /// The header carrying a request's audit ID.
@@ -126,10 +127,16 @@ fn with_id(mut response: Response, id: HeaderValue) -> Response {
     response
 }
 
-/// The filter (after authentication).
-pub async fn filter(app: &crate::state::App, mut request: Request, next: Next) -> Response {
+/// Serves `request` with its audit events, as the audit filter (after
+/// authentication) does; `registry` names the kinds and reads bodies.
+pub async fn serve(
+    auditor: Option<&Arc<Auditor>>,
+    registry: &Registry,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let id = audit_id(request.headers());
-    let Some(auditor) = app.auditor.as_ref() else {
+    let Some(auditor) = auditor else {
         return with_id(next.run(request).await, id);
     };
     let user = crate::user::user_of(&request);
@@ -152,7 +159,7 @@ pub async fn filter(app: &crate::state::App, mut request: Request, next: Next) -
     let context: Shared = Arc::new(Mutex::new(first));
     request.extensions_mut().insert(context.clone());
     // The kind addressed, to read protobuf bodies and name kinds.
-    let scheme = app.registry.scheme();
+    let scheme = registry.scheme();
     let entry = base.described.resource.as_ref().and_then(|r| {
         let group = r.api_group.as_deref().unwrap_or_default();
         scheme.get(group, &r.api_version, &r.resource)
@@ -161,7 +168,7 @@ pub async fn filter(app: &crate::state::App, mut request: Request, next: Next) -
     let mut request_object = None;
     if decision.level >= Level::Request && has_body(request.method()) {
         let (parts, body) = request.into_parts();
-        let bytes = match crate::endpoints::read_body(&parts.headers, body).await {
+        let bytes = match crate::body::read_body(&parts.headers, body).await {
             Ok(bytes) => bytes,
             Err(e) => return with_id(e.into_response(), id),
         };
@@ -393,11 +400,8 @@ impl Described {
             |p| p.as_str().to_owned(),
         );
         let path = request.uri().path().to_owned();
-        let watch = request
-            .uri()
-            .query()
-            .is_some_and(crate::flowcontrol::is_watch);
-        match request_info::parse_ref(request.method(), &path, watch) {
+        let info = RequestInfo::of(request);
+        match info.resource() {
             Some(r) => Described {
                 uri,
                 verb: r.verb.as_str().to_owned(),
@@ -413,7 +417,7 @@ impl Described {
             },
             None => Described {
                 uri,
-                verb: crate::flowcontrol::lower_case(request.method()).into_owned(),
+                verb: info.method.clone().into_owned(),
                 resource: None,
                 path,
             },

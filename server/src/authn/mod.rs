@@ -28,14 +28,11 @@ pub mod x509;
 
 use std::sync::Arc;
 
-use axum::extract::Request;
 use axum::http::header;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 
 use kapi_storage::Storage;
 
-use crate::api_error::{ApiError, warning_header};
+use crate::api_error::ApiError;
 use crate::loopback::Loopback;
 use crate::user::{UserInfo, anonymous};
 
@@ -313,51 +310,6 @@ fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
     let scheme = parts.next()?;
     let token = parts.next()?;
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
-}
-
-/// The filter: sets the request's user unless an in-process client already
-/// did, or answers 401 (audited as a failed authentication). Bound tokens
-/// are checked against the registry's objects.
-pub async fn authenticate(app: &crate::state::App, mut request: Request, next: Next) -> Response {
-    let (authenticator, registry) = (&app.authenticator, &app.registry);
-    if request.extensions().get::<Arc<UserInfo>>().is_none() {
-        let peer = request
-            .extensions()
-            .get::<Arc<x509::PeerCertificates>>()
-            .cloned();
-        let verdict = authenticator
-            .authenticate(
-                request.headers(),
-                peer.as_deref(),
-                registry.storage().as_ref(),
-                registry,
-            )
-            .await;
-        match verdict {
-            Ok((user, notes)) => {
-                request.extensions_mut().insert(user);
-                if !notes.warnings.is_empty() || !notes.annotations.is_empty() {
-                    let warnings = notes.warnings.clone();
-                    request.extensions_mut().insert(Arc::new(notes));
-                    let mut answer = next.run(request).await;
-                    for value in warnings.iter().filter_map(|w| warning_header(w)) {
-                        answer.headers_mut().append(header::WARNING, value);
-                    }
-                    return answer;
-                }
-            }
-            Err(e) => {
-                let mut answer = e.into_response();
-                let id = crate::audit::audit_id(request.headers());
-                if let Some(auditor) = &app.auditor {
-                    crate::audit::failed_authentication(auditor, &request, &answer, &id);
-                }
-                answer.headers_mut().insert(crate::audit::AUDIT_ID, id);
-                return crate::endpoints::answer_unread(request, answer).await;
-            }
-        }
-    }
-    next.run(request).await
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 pub mod authorizer;
 pub mod bootstrap;
 pub mod escalation;
-pub mod filter;
 pub mod node;
 pub mod rbac;
 

@@ -8,6 +8,7 @@
 pub(crate) mod duplicates;
 mod input;
 mod object;
+mod read;
 
 use kapi_runtime::ResourceInfo;
 use serde_json::Value;
@@ -16,6 +17,7 @@ use crate::api_error::{ApiError, ApiResult};
 
 pub use input::Input;
 pub use object::Object;
+pub use read::{MAX_BODY_BYTES, answer_unread, read_body};
 
 /// Checks the `kind`/`apiVersion` a body names against the endpoint; absent ones
 /// are the endpoint's (Kubernetes decodes with the endpoint's kind as default).

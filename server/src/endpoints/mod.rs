@@ -28,18 +28,12 @@ use kapi_runtime::scheme::KindEntry;
 pub use query::Query;
 
 use crate::api_error::{ApiError, ApiResult};
+use crate::body::read_body;
 use crate::negotiation::{self, Format, Output};
 use crate::registry::{Endpoint, FieldValidation, Input, Scope, WriteOptions};
-use crate::request_info::{self, ResourceRequest, Verb};
+use crate::request_info::{RequestInfo, ResourceRequest, Verb};
 use crate::state::App;
 use crate::user::UserInfo;
-
-/// Longest a non-watch request may take, as kube-apiserver's `--request-timeout`
-/// default: a backend that stopped answering gets a 504, never a hang.
-pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Largest request body accepted, as kube-apiserver's default (3 MiB).
-pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// Everything a verb handler needs about its request.
 pub struct Ctx<'a> {
@@ -190,40 +184,49 @@ impl Ctx<'_> {
 pub async fn resource(
     State(app): State<Arc<App>>,
     user: Option<Extension<Arc<UserInfo>>>,
+    info: Option<Extension<Arc<RequestInfo>>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    // The authentication filter sets the user of every request.
+    // The authentication filter sets the user of every request, the first
+    // filter its info.
     let user = user.map_or_else(|| Arc::new(UserInfo::anonymous()), |Extension(user)| user);
+    let info = info.map_or_else(
+        || Arc::new(RequestInfo::parse(&method, uri.path(), uri.query())),
+        |Extension(info)| info,
+    );
+    let request = Request {
+        user: &user,
+        info: &info,
+        uri: &uri,
+        headers: &headers,
+    };
     // Bounds the time to the response head; a watch's stream goes on after it.
-    let response = respond(&app, &user, &method, &uri, &headers, body).await;
+    let response = respond(&app, &request, body).await;
     app.metrics.record(method.as_str(), &headers, &response);
     response
 }
 
-async fn respond(
-    app: &App,
-    user: &UserInfo,
-    method: &Method,
-    uri: &Uri,
-    headers: &HeaderMap,
-    body: Body,
-) -> Response {
-    let error = match Query::parse(uri.query()) {
+/// What the handler reads of its request besides the body.
+struct Request<'r> {
+    user: &'r UserInfo,
+    info: &'r RequestInfo,
+    uri: &'r Uri,
+    headers: &'r HeaderMap,
+}
+
+async fn respond(app: &App, r: &Request<'_>, body: Body) -> Response {
+    let headers = r.headers;
+    let error = match Query::parse(r.uri.query()) {
         Err(e) => e,
         Ok(query) => {
             // A `timeout` that does not parse was refused in front of every
-            // path (crate::go_duration::check_timeout), except on a watch,
-            // which it does not bound.
-            let requested = query.request_timeout().ok().flatten();
-            // `?timeout=` shortens the bound; zero, negative or longer than the
-            // server's own bound means the server's, as upstream.
-            let bound = requested
-                .filter(|t| !t.is_zero() && *t < REQUEST_TIMEOUT)
-                .unwrap_or(REQUEST_TIMEOUT);
-            let request = dispatch(app, user, method, uri, headers, query, body);
+            // path (crate::filters::deadline), except on a watch, which it
+            // does not bound.
+            let bound = r.info.deadline();
+            let request = dispatch(app, r, query, body);
             match tokio::time::timeout(bound, request).await {
                 Ok(Ok(response)) => return response,
                 Ok(Err(e)) => e,
@@ -243,17 +246,14 @@ async fn respond(
     }
 }
 
-async fn dispatch(
-    app: &App,
-    user: &UserInfo,
-    method: &Method,
-    uri: &Uri,
-    headers: &HeaderMap,
-    query: Query,
-    body: Body,
-) -> ApiResult<Response> {
-    let req =
-        request_info::parse(method, uri.path(), query.watch()?).ok_or_else(ApiError::no_route)?;
+async fn dispatch(app: &App, r: &Request<'_>, query: Query, body: Body) -> ApiResult<Response> {
+    let Request {
+        user,
+        info,
+        headers,
+        ..
+    } = *r;
+    let req = info.resource.as_ref().ok_or_else(ApiError::no_route)?;
     // The kinds as they are when the request starts, kept to its end.
     let scheme = app.registry.scheme();
     let Some(entry) = scheme.get(&req.group, &req.version, &req.resource) else {
@@ -267,7 +267,7 @@ async fn dispatch(
         }
         return Err(ApiError::no_route());
     };
-    match check_shape(entry, &req) {
+    match check_shape(entry, req) {
         Err(e) if entry.is_custom() && e.code() == 404 => {
             return Ok(crate::api_error::page_not_found());
         }
@@ -284,7 +284,7 @@ async fn dispatch(
     let output = Output::for_kind(headers, entry.proto.is_some(), table)?;
     let ctx = Ctx {
         app,
-        req: &req,
+        req,
         entry,
         storage,
         query: &query,
@@ -432,28 +432,4 @@ fn decode_body(
             entry.kind
         ))
     })
-}
-
-/// An early answer (a 401, a 403) to `request`, whose body nothing read:
-/// the body is read first (256 KiB at most, for a second at most) and
-/// dropped. Dropping an unread body resets its HTTP/2 stream, and a client
-/// still sending it (curl) may then see the reset instead of the answer.
-pub(crate) async fn answer_unread(request: axum::extract::Request, answer: Response) -> Response {
-    const LIMIT: usize = 256 << 10;
-    let drain = axum::body::to_bytes(request.into_body(), LIMIT);
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), drain).await;
-    answer
-}
-
-pub(crate) async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<bytes::Bytes> {
-    let declared = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
-        return Err(ApiError::too_large(MAX_BODY_BYTES));
-    }
-    axum::body::to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|_| ApiError::too_large(MAX_BODY_BYTES))
 }

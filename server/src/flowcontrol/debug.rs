@@ -1,19 +1,15 @@
 //! `/debug/api_priority_and_fairness/*`: the levels' and queues' state as
 //! kube-apiserver prints it (comma-separated columns, aligned).
 
-use std::sync::Arc;
-
-use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use super::Limiter;
 use crate::api_error::ApiError;
-use crate::state::App;
 
 /// One row per priority level, by name.
-pub async fn dump_priority_levels(State(app): State<Arc<App>>) -> Response {
-    let Limiter::Priority(flow_control) = &app.limiter else {
+pub fn dump_priority_levels(limiter: &Limiter) -> Response {
+    let Limiter::Priority(flow_control) = limiter else {
         return ApiError::no_route().into_response();
     };
     let config = flow_control.config();
@@ -52,8 +48,8 @@ pub async fn dump_priority_levels(State(app): State<Arc<App>>) -> Response {
 }
 
 /// One row per queue of every queuing level.
-pub async fn dump_queues(State(app): State<Arc<App>>) -> Response {
-    let Limiter::Priority(flow_control) = &app.limiter else {
+pub fn dump_queues(limiter: &Limiter) -> Response {
+    let Limiter::Priority(flow_control) = limiter else {
         return ApiError::no_route().into_response();
     };
     let config = flow_control.config();

@@ -11,9 +11,10 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tokio::sync::Semaphore;
 
-use crate::request_info::{self, Verb};
+use crate::request_info::{RequestInfo, Verb};
 
 /// The two limits (`None`: unlimited).
+#[derive(Clone)]
 pub struct MaxInFlight {
     read_only: Option<Arc<Semaphore>>,
     mutating: Option<Arc<Semaphore>>,
@@ -32,8 +33,9 @@ impl MaxInFlight {
 
     /// Serves the request within the limits.
     pub async fn serve(&self, request: Request, next: Next) -> Response {
-        let watch = request.uri().query().is_some_and(super::is_watch);
-        let resource = request_info::parse_ref(request.method(), request.uri().path(), watch);
+        let info = RequestInfo::of(&request);
+        let watch = info.watch;
+        let resource = info.resource();
         if watch || resource.as_ref().is_some_and(super::is_long_running) {
             return next.run(request).await;
         }

@@ -32,15 +32,14 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::Value;
 
-use crate::request_info::{self, ResourceRef, Verb};
+use crate::request_info::{RequestInfo, ResourceRef, Verb};
 use crate::watch_signal;
-use crate::state::App;
 use classify::{Descriptor, Target};
 use config::{Config, Level, Schema};
 use metrics::FlowMetrics;
@@ -62,7 +61,7 @@ pub const TOO_MANY: &str = "Too many requests, please try again later.\n";
 const MAX_WAIT: Duration = Duration::from_secs(60);
 
 /// How requests are limited.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub enum Limiter {
     /// Not at all (tests that build an app by hand).
     #[default]
@@ -73,12 +72,19 @@ pub enum Limiter {
     Priority(Arc<FlowControl>),
 }
 
-/// The filter in front of every path (after authentication).
-pub async fn filter(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    match &app.limiter {
-        Limiter::None => next.run(request).await,
-        Limiter::MaxInFlight(limits) => limits.serve(request, next).await,
-        Limiter::Priority(flow_control) => flow_control.serve(&app, request, next).await,
+/// How many objects of a resource (group, plural) the server holds, when it
+/// knows: what a list's seats are estimated from.
+pub type ObjectCount<'a> = &'a (dyn Fn(&str, &str) -> Option<usize> + Sync);
+
+impl Limiter {
+    /// Serves `request` within the limits (the filter after authentication
+    /// and impersonation).
+    pub async fn serve(&self, request: Request, next: Next, count: ObjectCount<'_>) -> Response {
+        match self {
+            Limiter::None => next.run(request).await,
+            Limiter::MaxInFlight(limits) => limits.serve(request, next).await,
+            Limiter::Priority(flow_control) => flow_control.serve(request, next, count).await,
+        }
     }
 }
 
@@ -253,19 +259,18 @@ impl FlowControl {
             .clone()
     }
 
-    async fn serve(&self, app: &App, request: Request, next: Next) -> Response {
-        let method = request.method().clone();
+    async fn serve(&self, request: Request, next: Next, count: ObjectCount<'_>) -> Response {
+        let info = RequestInfo::of(&request);
         let path = request.uri().path();
         let query = request.uri().query();
-        let watch = query.is_some_and(is_watch);
-        let resource = request_info::parse_ref(&method, path, watch);
+        let watch = info.watch;
+        let resource = info.resource();
         if let Some(r) = &resource
             && is_long_running(r)
         {
             return next.run(request).await;
         }
         let user = crate::user::user_of(&request);
-        let lower_method = lower_case(&method);
         let descriptor = Descriptor {
             user: &user,
             target: match &resource {
@@ -277,7 +282,7 @@ impl FlowControl {
                     namespace: r.namespace,
                 },
                 None => Target::NonResource {
-                    verb: lower_method.as_ref(),
+                    verb: info.method.as_ref(),
                     path,
                 },
             },
@@ -294,12 +299,7 @@ impl FlowControl {
                 (estimate.seats, estimate.linger)
             }
             (Some(r), None) => {
-                let seats = width::seats(
-                    r,
-                    query,
-                    || app.registry.object_count(r.group, r.resource),
-                    level.max_seats,
-                );
+                let seats = width::seats(r, query, || count(r.group, r.resource), level.max_seats);
                 (seats, Duration::ZERO)
             }
             (None, None) => (1, Duration::ZERO),
@@ -310,7 +310,7 @@ impl FlowControl {
         } else {
             0
         };
-        let wait = wait_limit(query, watch);
+        let wait = wait_limit(&info);
         let mutating = resource
             .as_ref()
             .is_some_and(|r| !matches!(r.verb, Verb::Get | Verb::List | Verb::Watch));
@@ -511,49 +511,13 @@ fn is_long_running(request: &ResourceRef<'_>) -> bool {
     ) || request.resource == "proxy"
 }
 
-/// The method as a non-resource rule's verb, without allocating for the
-/// standard ones.
-pub(crate) fn lower_case(method: &axum::http::Method) -> std::borrow::Cow<'static, str> {
-    use axum::http::Method;
-    let known = [
-        (Method::GET, "get"),
-        (Method::HEAD, "head"),
-        (Method::POST, "post"),
-        (Method::PUT, "put"),
-        (Method::PATCH, "patch"),
-        (Method::DELETE, "delete"),
-        (Method::OPTIONS, "options"),
-    ];
-    match known.into_iter().find(|(m, _)| m == method) {
-        Some((_, verb)) => verb.into(),
-        None => method.as_str().to_ascii_lowercase().into(),
-    }
-}
-
-/// Whether a query asks for a watch (`watch=true`, `1`...).
-pub(crate) fn is_watch(query: &str) -> bool {
-    form_urlencoded::parse(query.as_bytes())
-        .find(|(k, _)| k == "watch")
-        .is_some_and(|(_, v)| v != "0" && !v.eq_ignore_ascii_case("false"))
-}
-
 /// A quarter of the request's deadline (`?timeout=`, at most the server's
 /// 60 s), at most a minute; a watch waits 15 s as upstream's.
-fn wait_limit(query: Option<&str>, watch: bool) -> Duration {
-    let deadline = if watch {
-        crate::endpoints::REQUEST_TIMEOUT
+fn wait_limit(info: &RequestInfo) -> Duration {
+    let deadline = if info.watch {
+        crate::request_info::REQUEST_TIMEOUT
     } else {
-        query
-            .and_then(|q| {
-                form_urlencoded::parse(q.as_bytes())
-                    .find(|(k, _)| k == "timeout")
-                    .map(|(_, v)| v.into_owned())
-            })
-            .and_then(|t| crate::go_duration::parse(&t).ok())
-            .filter(|nanos| *nanos > 0)
-            .map(|nanos| Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX)))
-            .filter(|t| *t < crate::endpoints::REQUEST_TIMEOUT)
-            .unwrap_or(crate::endpoints::REQUEST_TIMEOUT)
+        info.deadline()
     };
     (deadline / 4).min(MAX_WAIT)
 }
@@ -578,7 +542,8 @@ fn header_value(uid: &str) -> HeaderValue {
 
 /// kube-apiserver's 429: plain text, with `Retry-After`.
 pub fn too_many_requests(retry_after: u64) -> Response {
-    let mut response = crate::health::text(StatusCode::TOO_MANY_REQUESTS, TOO_MANY.to_owned());
+    let mut response =
+        crate::api_error::plain_text(StatusCode::TOO_MANY_REQUESTS, TOO_MANY.to_owned());
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
@@ -711,18 +676,13 @@ mod tests {
 
     #[test]
     fn wait_limits() {
-        assert_eq!(wait_limit(None, false), Duration::from_secs(15));
-        assert_eq!(
-            wait_limit(Some("timeout=8s"), false),
-            Duration::from_secs(2)
-        );
-        assert_eq!(
-            wait_limit(Some("timeout=5m"), false),
-            Duration::from_secs(15)
-        );
-        assert_eq!(
-            wait_limit(Some("watch=1&timeout=1s"), true),
-            Duration::from_secs(15)
-        );
+        let wait = |query: &str| {
+            let info = RequestInfo::parse(&axum::http::Method::GET, "/api/v1/pods", Some(query));
+            wait_limit(&info)
+        };
+        assert_eq!(wait(""), Duration::from_secs(15));
+        assert_eq!(wait("timeout=8s"), Duration::from_secs(2));
+        assert_eq!(wait("timeout=5m"), Duration::from_secs(15));
+        assert_eq!(wait("watch=1&timeout=1s"), Duration::from_secs(15));
     }
 }

@@ -8,29 +8,36 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::{Attributes, Decision, Target};
+use axum::extract::State;
+
 use crate::api_error::ApiError;
-use crate::request_info::{self, Verb};
+use crate::authz::{Attributes, Authorizer, Decision, Target};
+use crate::registry::Registry;
+use crate::request_info::RequestInfo;
 use crate::selectors::field::FieldSelector;
-use crate::state::App;
+
+/// The state of the authorization and impersonation filters.
+#[derive(Clone)]
+pub struct Authorization {
+    /// The authorizers.
+    pub authorizer: Arc<Authorizer>,
+    /// The objects they read (roles, bindings, a node's pods).
+    pub registry: Registry,
+}
 
 /// The filter.
-pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response {
+pub async fn authorize(
+    State(state): State<Authorization>,
+    request: Request,
+    next: Next,
+) -> Response {
     let user = crate::user::user_of(&request);
-    let method = request.method().clone();
+    let info = RequestInfo::of(&request);
     let path = request.uri().path().to_owned();
-    let watch = request
-        .uri()
-        .query()
-        .is_some_and(crate::flowcontrol::is_watch);
-    let resource = request_info::parse_ref(&method, &path, watch);
-    let lower = crate::flowcontrol::lower_case(&method);
+    let resource = info.resource();
     // A list or watch's field selector: the authorizers may look at it, and
     // one pinning `metadata.name` names the object (upstream's RequestInfo).
-    let fields = resource
-        .as_ref()
-        .filter(|r| matches!(r.verb, Verb::List | Verb::Watch))
-        .and_then(|_| field_selector(request.uri().query()?));
+    let fields = info.list_fields();
     let (verb, target) = match &resource {
         Some(r) => (
             r.verb.as_str(),
@@ -46,7 +53,7 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
                 fields: fields.as_ref(),
             },
         ),
-        None => (lower.as_ref(), Target::Path(&path)),
+        None => (info.method.as_ref(), Target::Path(&path)),
     };
     let attributes = Attributes {
         user: &user,
@@ -55,10 +62,14 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
     };
     // An audited request's event records the decision with its reason.
     let audited = crate::audit::audited(&request);
-    if !audited && app.authorizer.allows(&attributes, &app.registry).await {
+    if !audited && state.authorizer.allows(&attributes, &state.registry).await {
         return next.run(request).await;
     }
-    match app.authorizer.authorize(&attributes, &app.registry).await {
+    match state
+        .authorizer
+        .authorize(&attributes, &state.registry)
+        .await
+    {
         Decision::Allow(reason) => {
             crate::audit::record_decision(&request, true, &reason);
             next.run(request).await
@@ -66,16 +77,9 @@ pub async fn authorize(app: Arc<App>, request: Request, next: Next) -> Response 
         Decision::Deny(reason) | Decision::NoOpinion(reason) => {
             crate::audit::record_decision(&request, false, &reason);
             let answer = forbidden(&attributes, &reason).into_response();
-            crate::endpoints::answer_unread(request, answer).await
+            crate::body::answer_unread(request, answer).await
         }
     }
-}
-
-/// The `fieldSelector` parameter of `query`, when it has one that parses
-/// (one that does not is the list's 400 to give, not the authorizer's).
-fn field_selector(query: &str) -> Option<FieldSelector> {
-    let (_, text) = form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "fieldSelector")?;
-    FieldSelector::parse(&text).ok()
 }
 
 /// The name a selector pins `metadata.name` to, when it is a name a path

@@ -12,13 +12,19 @@ use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use axum::extract::State;
+
+use super::authorization::Authorization;
 use crate::authz::{Attributes, Decision, Target};
-use crate::state::App;
 use crate::user::{AUTHENTICATED, UNAUTHENTICATED, UserInfo};
 
 /// The filter: replaces the request's user with the one its
 /// `Impersonate-*` headers name, once each part is allowed; 403 otherwise.
-pub async fn impersonate(app: Arc<App>, mut request: Request, next: Next) -> Response {
+pub async fn impersonate(
+    State(state): State<Authorization>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let asked = match impersonated(request.headers()) {
         Ok(None) => return next.run(request).await,
         Ok(Some(user)) => user,
@@ -28,7 +34,10 @@ pub async fn impersonate(app: Arc<App>, mut request: Request, next: Next) -> Res
                 "Internal Server Error: {:?}: requested [{refs}] without impersonating a user\n",
                 request.uri().path()
             );
-            return crate::health::text(axum::http::StatusCode::INTERNAL_SERVER_ERROR, message);
+            return crate::api_error::plain_text(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                message,
+            );
         }
     };
     let requester = crate::user::user_of(&request);
@@ -45,10 +54,14 @@ pub async fn impersonate(app: Arc<App>, mut request: Request, next: Next) -> Res
                 fields: None,
             },
         };
-        match app.authorizer.authorize(&attributes, &app.registry).await {
+        match state
+            .authorizer
+            .authorize(&attributes, &state.registry)
+            .await
+        {
             Decision::Allow(_) => {}
             Decision::Deny(reason) | Decision::NoOpinion(reason) => {
-                return crate::authz::filter::forbidden(&attributes, &reason).into_response();
+                return super::authorization::forbidden(&attributes, &reason).into_response();
             }
         }
     }
