@@ -29,7 +29,6 @@ pub mod filters;
 pub mod flowcontrol;
 pub mod go_duration;
 pub mod health;
-
 pub mod jsonpath;
 pub mod kinds;
 pub mod loopback;
@@ -39,6 +38,7 @@ pub mod names;
 pub mod negotiation;
 pub mod openapi;
 pub mod options;
+pub mod pki;
 pub mod protobuf;
 pub mod registry;
 pub mod request_info;

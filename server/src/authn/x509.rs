@@ -137,7 +137,7 @@ impl PeerCertificates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::pki::{self, Reachable, TlsFlags};
+    use crate::pki::{self, Reachable, TlsFlags};
     use rustls::pki_types::pem::PemObject;
 
     #[test]

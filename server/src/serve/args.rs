@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 use kapi_storage::etcd::{EtcdOptions, EtcdTls};
 
-use super::pki::TlsFlags;
 use super::{AuditFlags, Backend, Limits, ServeOptions};
 use crate::kinds::{IpRange, ServiceRanges};
+use crate::pki::TlsFlags;
 use crate::stored::StorageMediaType;
 
 /// Options of `serve`; etcd flags are named as kube-apiserver's.

@@ -5,7 +5,6 @@
 mod args;
 mod backend;
 mod connections;
-pub mod pki;
 pub mod tls;
 
 pub use args::ServeArgs;
@@ -33,6 +32,7 @@ use crate::flowcontrol::max_in_flight::MaxInFlight;
 use crate::flowcontrol::{FlowControl, Limiter};
 use crate::kinds::ServiceRanges;
 use crate::metrics::Metrics;
+use crate::pki;
 use crate::registry::Registry;
 use crate::state::App;
 use crate::stored::StorageMediaType;

@@ -16,8 +16,8 @@ use rustls::pki_types::{CertificateDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme};
 
-use super::pki::Certificates;
 use crate::authn::x509::ClientCertificates;
+use crate::pki::Certificates;
 
 /// The server configuration: `certificates`' serving chain, and client
 /// certificates asked for with the CA names of `trusted`.

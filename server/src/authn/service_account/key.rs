@@ -24,7 +24,7 @@ use x509_parser::prelude::FromDer;
 use x509_parser::public_key::PublicKey as Parsed;
 
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::serve::pki::pem;
+use crate::pki::pem;
 
 /// Where the stored signing key (PKCS#8) lives: outside every resource's
 /// prefix (resource names have no dashes).
