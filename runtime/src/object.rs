@@ -35,6 +35,9 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     /// For downcasting to the kind's type.
     fn as_any(&self) -> &dyn Any;
 
+    /// For changing the object as the kind's type.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+
     /// For taking the kind's value out (conversion between versions).
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 
@@ -137,6 +140,10 @@ impl<T: Resource> DynObject for T {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 
@@ -256,6 +263,11 @@ impl dyn DynObject {
     /// The object as the kind's type, if it is one.
     pub fn downcast_ref<T: Resource>(&self) -> Option<&T> {
         self.as_any().downcast_ref()
+    }
+
+    /// The object as the kind's type, mutable, if it is one.
+    pub fn downcast_mut<T: Resource>(&mut self) -> Option<&mut T> {
+        self.as_any_mut().downcast_mut()
     }
 }
 

@@ -8,11 +8,11 @@
 //! write and refunded when the write fails.
 
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::Attributes;
-use crate::api_error::{ApiError, ApiResult};
-use crate::body::{Input, Object};
+use super::subject::{Subject, View};
+use crate::api_error::ApiResult;
+use crate::body::Object;
 use crate::loopback::Loopback;
 use crate::scope::{Endpoint, Scope};
 use crate::user::UserInfo;
@@ -125,13 +125,13 @@ pub trait Plugin: Send + Sync {
         false
     }
 
-    /// Shapes (or refuses) the object being written, in its JSON form;
-    /// `old` is the stored object on an update.
+    /// Shapes (or refuses) the object being written; `old` is the stored
+    /// object on an update.
     async fn admit(
         &self,
         _request: &Request<'_>,
-        _object: &mut Value,
-        _old: Option<&Value>,
+        _object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
         Ok(())
@@ -141,8 +141,8 @@ pub trait Plugin: Send + Sync {
     async fn validate(
         &self,
         _request: &Request<'_>,
-        _object: &Value,
-        _old: Option<&Value>,
+        _object: &View<'_>,
+        _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
@@ -227,8 +227,8 @@ impl Chain {
     }
 
     /// The mutating phase: every plugin that mutates the request shapes the
-    /// object, which is turned into JSON (with its defaults, as upstream
-    /// decodes) and back once, or not at all when none does.
+    /// object (with its defaults, as upstream decodes), typed, or through
+    /// its JSON form made once for the plugins that work on JSON.
     pub async fn admit(
         &self,
         request: &Request<'_>,
@@ -246,23 +246,18 @@ impl Chain {
             return Ok(());
         }
         object.typed_mut().apply_defaults();
-        let mut doc = object.to_value().map_err(ApiError::internal)?;
-        let old = old
-            .map(Object::to_value)
-            .transpose()
-            .map_err(ApiError::internal)?;
+        let old = old.map(View::new);
+        let mut subject = Subject::new(object, request.attrs.scope.entry);
         for plugin in plugins {
             plugin
-                .admit(request, &mut doc, old.as_ref(), objects)
+                .admit(request, &mut subject, old.as_ref(), objects)
                 .await?;
         }
-        *object = Input::from_value(request.attrs.scope.entry, doc)?.object;
-        Ok(())
+        subject.finish()
     }
 
     /// The validating phase: every plugin that validates the request looks
-    /// at the object (turned into JSON once, or not at all); the first
-    /// refusal wins.
+    /// at the object; the first refusal wins.
     pub async fn validate(
         &self,
         request: &Request<'_>,
@@ -280,14 +275,10 @@ impl Chain {
         if plugins.is_empty() {
             return Ok(());
         }
-        let doc = object.to_value().map_err(ApiError::internal)?;
-        let old = old
-            .map(Object::to_value)
-            .transpose()
-            .map_err(ApiError::internal)?;
+        let (object, old) = (View::new(object), old.map(View::new));
         for plugin in plugins {
             plugin
-                .validate(request, &doc, old.as_ref(), objects, warnings)
+                .validate(request, &object, old.as_ref(), objects, warnings)
                 .await?;
         }
         Ok(())

@@ -13,8 +13,10 @@
 //! read informers.
 
 mod chain;
+mod subject;
 
 pub use chain::{Chain, Operation, Plugin, Quota, QuotaCharge, Request};
+pub use subject::{Subject, View};
 
 use crate::api_error::{ApiError, Target};
 use crate::scope::Scope;

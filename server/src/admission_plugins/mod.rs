@@ -25,7 +25,9 @@ mod update;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::admission::{Attributes, Chain, Operation, Plugin, Quota, QuotaCharge, Request};
+use crate::admission::{
+    Attributes, Chain, Operation, Plugin, Quota, QuotaCharge, Request, Subject, View,
+};
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::Object;
 use crate::loopback::{Loopback, Resource};
@@ -144,10 +146,12 @@ impl Plugin for NodeRestriction {
     async fn admit(
         &self,
         request: &Request<'_>,
-        object: &mut Value,
-        old: Option<&Value>,
+        object: &mut Subject<'_>,
+        old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        let old = old.map(View::json).transpose()?;
         node_restriction::admit(request, object, old, objects).await
     }
 }
@@ -178,21 +182,24 @@ impl Plugin for LimitRanger {
     async fn admit(
         &self,
         request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         limit_ranger::admit_pod(objects, &request.attrs, object).await
     }
 
     async fn validate(
         &self,
         request: &Request<'_>,
-        object: &Value,
-        old: Option<&Value>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
+        let object = object.json()?;
+        let old = old.map(View::json).transpose()?;
         // Objects being deleted are left alone (a range made since must not
         // keep a claim from losing its finalizers).
         if old.is_some_and(|old| !old["metadata"]["deletionTimestamp"].is_null()) {
@@ -219,10 +226,11 @@ impl Plugin for ServiceAccount {
     async fn admit(
         &self,
         request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         service_account::admit_pod(objects, &request.attrs, object).await
     }
 }
@@ -243,10 +251,11 @@ impl Plugin for TaintNodesByCondition {
     async fn admit(
         &self,
         _request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         node_taints::admit_node(object);
         Ok(())
     }
@@ -281,11 +290,13 @@ impl Plugin for PodSecurity {
     async fn validate(
         &self,
         request: &Request<'_>,
-        object: &Value,
-        old: Option<&Value>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
         objects: &dyn Loopback,
         warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
+        let object = object.json()?;
+        let old = old.map(View::json).transpose()?;
         let attrs = &request.attrs;
         if request.is("", "namespaces") {
             pod_security::validate_namespace(object)?;
@@ -346,10 +357,12 @@ impl Plugin for Priority {
     async fn admit(
         &self,
         request: &Request<'_>,
-        object: &mut Value,
-        old: Option<&Value>,
+        object: &mut Subject<'_>,
+        old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        let old = old.map(View::json).transpose()?;
         match old {
             None => priority::admit_pod(objects, &request.attrs, object).await,
             // An update keeps the priority admission gave the pod.
@@ -363,11 +376,12 @@ impl Plugin for Priority {
     async fn validate(
         &self,
         request: &Request<'_>,
-        object: &Value,
-        _old: Option<&Value>,
+        object: &View<'_>,
+        _old: Option<&View<'_>>,
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
+        let object = object.json()?;
         let attrs = &request.attrs;
         if object["globalDefault"] != true {
             return Ok(());
@@ -400,10 +414,11 @@ impl Plugin for DefaultTolerationSeconds {
     async fn admit(
         &self,
         _request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         toleration_seconds::admit_pod(object);
         Ok(())
     }
@@ -425,10 +440,11 @@ impl Plugin for DefaultStorageClass {
     async fn admit(
         &self,
         _request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         default_class::admit_claim(objects, object).await
     }
 }
@@ -451,10 +467,11 @@ impl Plugin for StorageObjectInUseProtection {
     async fn admit(
         &self,
         request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         let finalizer = if request.is("", "persistentvolumes") {
             protection::VOLUME_FINALIZER
         } else {
@@ -482,11 +499,13 @@ impl Plugin for PersistentVolumeClaimResize {
     async fn validate(
         &self,
         request: &Request<'_>,
-        object: &Value,
-        old: Option<&Value>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
+        let object = object.json()?;
+        let old = old.map(View::json).transpose()?;
         match old {
             Some(old) => update::check_resize(objects, &request.attrs, old, object).await,
             None => Ok(()),
@@ -511,10 +530,11 @@ impl Plugin for RuntimeClass {
     async fn admit(
         &self,
         request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         runtime_class::admit_pod(objects, &request.attrs, object).await
     }
 }
@@ -535,10 +555,11 @@ impl Plugin for DefaultIngressClass {
     async fn admit(
         &self,
         _request: &Request<'_>,
-        object: &mut Value,
-        _old: Option<&Value>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
+        let object = object.json_mut()?;
         default_class::admit_ingress(objects, object).await
     }
 }

@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use kapi_runtime::DynObject;
 use kapi_runtime::meta::ObjectMeta;
 use kapi_runtime::object::WithTypeMeta;
+use kapi_runtime::{DynObject, Resource};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -32,6 +32,17 @@ impl Object {
     /// The typed object, mutable.
     pub fn typed_mut(&mut self) -> &mut dyn DynObject {
         &mut *self.0
+    }
+
+    /// The object as the kind's type `T`, if it is one (as upstream's
+    /// plugins assert `*api.Pod`).
+    pub fn downcast_ref<T: Resource>(&self) -> Option<&T> {
+        (*self.0).downcast_ref()
+    }
+
+    /// The object as the kind's type `T`, mutable, if it is one.
+    pub fn downcast_mut<T: Resource>(&mut self) -> Option<&mut T> {
+        (*self.0).downcast_mut()
     }
 
     /// `kind`.
