@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use crate::object::DynObject;
 use crate::resource::Resource;
+use crate::resource_info::ResourceInfo;
 
 /// One direction of a conversion between two versions of a type.
 pub trait Convert<T>: Sized {
@@ -89,7 +90,7 @@ pub type DynConversion = fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, St
 #[derive(Clone, Copy, Debug)]
 pub struct HubLink {
     /// The hub's facts; its version is the kind's storage version, e.g. `v2`.
-    pub info: &'static crate::ResourceInfo,
+    pub info: &'static ResourceInfo,
     /// An object of the served version as the hub's type.
     pub to_hub: DynConversion,
     /// An object of the hub's type as the served version.

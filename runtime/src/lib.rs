@@ -23,6 +23,7 @@ pub mod openapi;
 pub mod proto;
 pub mod quantity;
 pub mod resource;
+pub mod resource_info;
 pub mod scheme;
 pub mod validation;
 
@@ -31,9 +32,8 @@ pub use bytes::ByteString;
 pub use convert::Convert;
 pub use intstr::{IntOrString, Quantity};
 pub use object::DynObject;
-pub use resource::{
-    BodyKind, PrinterColumn, Resource, ResourceInfo, ScaleSubresource, Subresource,
-};
+pub use resource::Resource;
+pub use resource_info::{BodyKind, PrinterColumn, ResourceInfo, ScaleSubresource, Subresource};
 
 /// Re-exported for the registration code the derive emits.
 #[doc(hidden)]

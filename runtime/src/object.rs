@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use crate::field_text;
 use crate::meta::ObjectMeta;
-use crate::resource::{Resource, ResourceInfo};
+use crate::resource::Resource;
+use crate::resource_info::ResourceInfo;
 use crate::validation::{FieldErrors, FieldPath};
 
 /// An object of some registered kind; implemented for every [`Resource`].

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::{referenced, scheme_definitions, v3_definitions};
-use crate::ResourceInfo;
+use crate::resource_info::ResourceInfo;
 use crate::scheme::Scheme;
 
 /// The title and version every document carries.

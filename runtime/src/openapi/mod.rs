@@ -329,7 +329,7 @@ impl OpenApi for crate::ByteString {
 /// A kind's definition as the documents have it: `apiVersion` and `kind`
 /// first among its properties (when it has any), and its
 /// `x-kubernetes-group-version-kind`.
-fn kind_definition(def: &mut Value, info: &crate::ResourceInfo) {
+fn kind_definition(def: &mut Value, info: &crate::resource_info::ResourceInfo) {
     let Value::Object(def) = def else { return };
     if let Some(Value::Object(properties)) = def.get_mut("properties") {
         let mut with_type_meta = Map::new();
