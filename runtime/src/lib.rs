@@ -20,6 +20,7 @@ pub mod known_fields;
 pub mod meta;
 pub mod object;
 pub mod openapi;
+pub mod openapi_documents;
 pub mod proto;
 pub mod quantity;
 pub mod resource;
