@@ -12,6 +12,7 @@ pub mod api_type;
 pub mod bytes;
 pub mod convert;
 pub mod discovery;
+pub mod erased;
 pub mod field_text;
 pub mod go_json;
 pub mod intern;

@@ -3,9 +3,9 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::DynObject;
 use crate::api_type::ApiType;
 use crate::meta::ObjectMeta;
+use crate::object::{DynObject, HubLink};
 pub use crate::resource_info::{
     BodyKind, NameFormat, PrinterColumn, ResetFields, ResourceInfo, ScaleSubresource, Subresource,
 };
@@ -30,7 +30,7 @@ pub trait Resource:
 
     /// How this version converts to and from the kind's hub (storage) version;
     /// `None` for the hub itself (`#[resource(hub = Path)]`).
-    const HUB: Option<&'static crate::convert::HubLink> = None;
+    const HUB: Option<&'static HubLink> = None;
 
     /// The checks a write through this version adds to the kind's own
     /// validation, run on the object as stored (the hub version's type) and,
