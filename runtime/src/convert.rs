@@ -45,13 +45,9 @@ identity_conversions!(
     f32,
     f64,
     serde_json::Value,
-    crate::ByteString,
-    crate::IntOrString,
-    crate::Quantity,
-    crate::meta::Time,
-    crate::meta::MicroTime,
-    crate::meta::FieldsV1,
-    crate::meta::TypeMeta,
+    crate::bytes::ByteString,
+    crate::intstr::IntOrString,
+    crate::intstr::Quantity,
 );
 
 impl<A: Convert<B>, B> Convert<Option<B>> for Option<A> {

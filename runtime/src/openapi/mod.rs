@@ -293,34 +293,13 @@ macro_rules! named {
 }
 
 named!(
-    crate::meta::Time => "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
-        {"type": "string", "format": "date-time"},
-    crate::meta::MicroTime => "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
-        {"type": "string", "format": "date-time"},
-    crate::meta::FieldsV1 => "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
-        {"type": "object"},
-    crate::Quantity => "io.k8s.apimachinery.pkg.api.resource.Quantity"
+    crate::intstr::Quantity => "io.k8s.apimachinery.pkg.api.resource.Quantity"
         {"type": "string"},
-    crate::IntOrString => "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+    crate::intstr::IntOrString => "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
         {"type": "string", "format": "int-or-string"}
 );
 
-/// `kind` and `apiVersion`, which a flattening struct lists as its own.
-impl OpenApi for crate::meta::TypeMeta {
-    fn schema(defs: &mut Definitions) -> Value {
-        let (properties, required) = Self::flattened(defs);
-        object("", properties, required)
-    }
-
-    fn flattened(_: &mut Definitions) -> (Map<String, Value>, Vec<String>) {
-        let mut properties = Map::new();
-        properties.insert("apiVersion".into(), json!({"type": "string"}));
-        properties.insert("kind".into(), json!({"type": "string"}));
-        (properties, Vec::new())
-    }
-}
-
-impl OpenApi for crate::ByteString {
+impl OpenApi for crate::bytes::ByteString {
     fn schema(_: &mut Definitions) -> Value {
         json!({"type": "string", "format": "byte"})
     }
