@@ -30,7 +30,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("generated");
     let files = kapi_runtime::discovery::documents(&scheme)
         .into_iter()
-        .chain(kapi_runtime::openapi::document::files(&scheme));
+        .chain(kapi_runtime::openapi_documents::files(&scheme));
     for (name, content) in files {
         let path = root.join(&name);
         if std::fs::read_to_string(&path).ok().as_deref() == Some(content.as_str()) {

@@ -9,13 +9,11 @@
 //! are the same in both versions (metadata, shared core types, scalars) convert
 //! to themselves; `Option`, `Vec`, `BTreeMap` and `Box` convert element-wise.
 //!
-//! [`HubLink`] is the type-erased form the request path uses: a kind served in
-//! a version other than its hub names the hub's version and the two conversions.
+//! The type-erased form the request path uses, [`HubLink`](crate::object::HubLink),
+//! is built on [`crate::object`]: a kind served in a version other than its hub
+//! names the hub's version and the two conversions ([`crate::erased`]).
 
 use std::collections::BTreeMap;
-
-use crate::object::DynObject;
-use crate::resource::Resource;
 
 /// One direction of a conversion between two versions of a type.
 pub trait Convert<T>: Sized {
@@ -47,13 +45,9 @@ identity_conversions!(
     f32,
     f64,
     serde_json::Value,
-    crate::ByteString,
-    crate::IntOrString,
-    crate::Quantity,
-    crate::meta::Time,
-    crate::meta::MicroTime,
-    crate::meta::FieldsV1,
-    crate::meta::TypeMeta,
+    crate::bytes::ByteString,
+    crate::intstr::IntOrString,
+    crate::intstr::Quantity,
 );
 
 impl<A: Convert<B>, B> Convert<Option<B>> for Option<A> {
@@ -79,58 +73,6 @@ impl<A: Convert<B>, B> Convert<Box<B>> for Box<A> {
     fn convert(self) -> Box<B> {
         Box::new((*self).convert())
     }
-}
-
-/// A type-erased conversion of an object to another version of its kind.
-pub type DynConversion = fn(Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
-
-/// How a kind's served version reaches its hub version and back, type-erased
-/// (`#[resource(hub = Path)]` sets it; a hub version has none).
-#[derive(Clone, Copy, Debug)]
-pub struct HubLink {
-    /// The hub's facts; its version is the kind's storage version, e.g. `v2`.
-    pub info: &'static crate::ResourceInfo,
-    /// An object of the served version as the hub's type.
-    pub to_hub: DynConversion,
-    /// An object of the hub's type as the served version.
-    pub from_hub: DynConversion,
-}
-
-/// The type-erased conversion of a `T` object to its hub `H`.
-pub fn erased_to_hub<T, H>(object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>
-where
-    T: Resource + Convert<H>,
-    H: Resource,
-{
-    let typed = downcast::<T>(object)?;
-    Ok(Box::new(typed.convert()))
-}
-
-/// The type-erased conversion of a hub `H` object to the version `T`.
-pub fn erased_from_hub<T, H>(object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>
-where
-    T: Resource,
-    H: Resource + Convert<T>,
-{
-    let hub = downcast::<H>(object)?;
-    Ok(Box::new(hub.convert()))
-}
-
-fn downcast<T: Resource>(object: Box<dyn DynObject>) -> Result<T, String> {
-    let info = object.info();
-    object
-        .into_any()
-        .downcast::<T>()
-        .map(|typed| *typed)
-        .map_err(|_| {
-            format!(
-                "cannot convert a {} {} as a {} {}",
-                info.group_version,
-                info.kind,
-                T::INFO.group_version,
-                T::INFO.kind
-            )
-        })
 }
 
 #[cfg(test)]

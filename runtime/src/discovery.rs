@@ -8,7 +8,7 @@ use crate::meta::{
     APIResourceDiscovery, APIResourceList, APISubresourceDiscovery, APIVersionDiscovery,
     GroupVersionForDiscovery, GroupVersionKind, ListMeta, ObjectMeta, TypeMeta,
 };
-use crate::resource::{BodyKind, ResourceInfo, Subresource};
+use crate::resource_info::{BodyKind, ResourceInfo, Subresource};
 use crate::scheme::{KindEntry, Scheme};
 
 /// The verbs every kind serves, in the order Kubernetes lists them.

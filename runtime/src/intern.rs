@@ -1,5 +1,5 @@
 //! Interning of the facts of kinds defined at run time (custom resources):
-//! [`crate::ResourceInfo`] holds `'static` references so that the compiled
+//! [`ResourceInfo`] holds `'static` references so that the compiled
 //! kinds' facts are constants, and a run-time kind's facts are made `'static`
 //! here. Each distinct value is stored once for the life of the process, so a
 //! definition re-applied unchanged, or a version added beside others, costs
@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::hash::Hash;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use crate::resource::{PrinterColumn, ResourceInfo, Subresource};
+use crate::resource_info::{PrinterColumn, ResourceInfo, Subresource};
 
 /// The one stored copy of `value`, stored on first sight.
 fn interned<T, Owned>(

@@ -5,6 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::api_type::ApiType;
+use crate::validation::rules::Presence;
 
 /// intstr.IntOrString: a JSON number or string (`8080` or `"http"`, `"25%"`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -85,6 +86,20 @@ impl<'de> Deserialize<'de> for Quantity {
 }
 
 impl ApiType for IntOrString {}
+
+/// A port or a quantity is always present (for `required` on fields of its
+/// type), as a number is.
+impl Presence for IntOrString {
+    fn is_present(&self) -> bool {
+        true
+    }
+}
+
+impl Presence for Quantity {
+    fn is_present(&self) -> bool {
+        true
+    }
+}
 
 impl ApiType for Quantity {
     /// Kubernetes writes every quantity it parsed in canonical form; text that

@@ -12,6 +12,7 @@ pub mod api_type;
 pub mod bytes;
 pub mod convert;
 pub mod discovery;
+pub mod erased;
 pub mod field_text;
 pub mod go_json;
 pub mod intern;
@@ -20,9 +21,11 @@ pub mod known_fields;
 pub mod meta;
 pub mod object;
 pub mod openapi;
+pub mod openapi_documents;
 pub mod proto;
 pub mod quantity;
 pub mod resource;
+pub mod resource_info;
 pub mod scheme;
 pub mod validation;
 
@@ -31,9 +34,8 @@ pub use bytes::ByteString;
 pub use convert::Convert;
 pub use intstr::{IntOrString, Quantity};
 pub use object::DynObject;
-pub use resource::{
-    BodyKind, PrinterColumn, Resource, ResourceInfo, ScaleSubresource, Subresource,
-};
+pub use resource::Resource;
+pub use resource_info::{BodyKind, PrinterColumn, ResourceInfo, ScaleSubresource, Subresource};
 
 /// Re-exported for the registration code the derive emits.
 #[doc(hidden)]

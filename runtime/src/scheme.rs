@@ -10,7 +10,8 @@ use serde_json::Value;
 use crate::known_fields::Shape;
 use crate::object::DynObject;
 use crate::proto;
-use crate::resource::{Resource, ResourceInfo};
+use crate::resource::Resource;
+use crate::resource_info::ResourceInfo;
 
 /// Every kind annotated with `#[derive(Resource)]` in every linked crate.
 ///

@@ -20,7 +20,7 @@ fn checked_in_generated_files_are_fresh() {
         documents.len() >= 4,
         "discovery documents for every group version"
     );
-    let openapi = kapi_runtime::openapi::document::files(&scheme);
+    let openapi = kapi_runtime::openapi_documents::files(&scheme);
     assert!(
         openapi
             .iter()

@@ -117,7 +117,7 @@ fn every_route_of_the_served_kinds_is_upstreams() {
     let upstream: Value = serde_json::from_str(&text).expect("JSON");
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
-    let ours = kapi_runtime::openapi::documents(&scheme).v2;
+    let ours = kapi_runtime::openapi_documents::documents(&scheme).v2;
     let ours_paths = ours["paths"].as_object().expect("paths");
     let up_paths = upstream["paths"].as_object().expect("paths");
     // The group versions kapi serves, as path prefixes.
@@ -197,7 +197,7 @@ fn every_route_of_the_served_kinds_is_upstreams() {
 fn openapi_v3_routes_mirror_v2() {
     let mut scheme = Scheme::new();
     kapi_api_types::install(&mut scheme);
-    let docs = kapi_runtime::openapi::documents(&scheme);
+    let docs = kapi_runtime::openapi_documents::documents(&scheme);
     let core = &docs.v3["api/v1"];
     let eviction = &core["paths"]["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]["post"];
     assert_eq!(eviction["operationId"], "createCoreV1NamespacedPodEviction");

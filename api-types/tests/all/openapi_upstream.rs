@@ -8,7 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use kapi_runtime::openapi::{referenced, scheme_definitions};
+use kapi_runtime::openapi::referenced;
+use kapi_runtime::openapi_documents::scheme_definitions;
 use kapi_runtime::scheme::Scheme;
 use serde_json::Value;
 

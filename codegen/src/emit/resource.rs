@@ -106,13 +106,14 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         }
     });
     let hub = model.hub.as_ref().map(|hub| {
-        let link = quote!(::kapi_runtime::convert);
+        let link = quote!(::kapi_runtime::object::HubLink);
+        let erased = quote!(::kapi_runtime::erased);
         quote! {
-            const HUB: ::core::option::Option<&'static #link::HubLink> =
-                ::core::option::Option::Some(&#link::HubLink {
+            const HUB: ::core::option::Option<&'static #link> =
+                ::core::option::Option::Some(&#link {
                     info: <#hub as ::kapi_runtime::Resource>::INFO,
-                    to_hub: #link::erased_to_hub::<Self, #hub>,
-                    from_hub: #link::erased_from_hub::<Self, #hub>,
+                    to_hub: #erased::erased_to_hub::<Self, #hub>,
+                    from_hub: #erased::erased_from_hub::<Self, #hub>,
                 });
         }
     });

@@ -5,6 +5,7 @@ mod discovery;
 mod label_selector;
 mod object_meta;
 mod options;
+mod protobuf;
 mod status;
 mod table;
 mod time;

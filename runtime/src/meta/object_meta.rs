@@ -2,11 +2,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 
 use super::Time;
 use kapi_codegen::ApiType;
 
+use crate::api_type::ApiType;
 use crate::go_json::omitempty;
+use crate::openapi::{Definitions, OpenApi, object};
 
 /// TypeMeta: the `apiVersion` and `kind` every object and list carries.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -212,9 +215,36 @@ impl<'de> Deserialize<'de> for FieldsV1 {
     }
 }
 
-impl crate::ApiType for FieldsV1 {}
+impl ApiType for FieldsV1 {}
 
-impl crate::ApiType for TypeMeta {}
+impl ApiType for TypeMeta {}
+
+// Every version of every kind shares the meta types.
+crate::identity_conversions!(FieldsV1, TypeMeta);
+
+impl OpenApi for FieldsV1 {
+    fn schema(defs: &mut Definitions) -> Value {
+        defs.define(
+            "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+            |_| json!({"type": "object"}),
+        )
+    }
+}
+
+/// `kind` and `apiVersion`, which a flattening struct lists as its own.
+impl OpenApi for TypeMeta {
+    fn schema(defs: &mut Definitions) -> Value {
+        let (properties, required) = Self::flattened(defs);
+        object("", properties, required)
+    }
+
+    fn flattened(_: &mut Definitions) -> (Map<String, Value>, Vec<String>) {
+        let mut properties = Map::new();
+        properties.insert("apiVersion".into(), json!({"type": "string"}));
+        properties.insert("kind".into(), json!({"type": "string"}));
+        (properties, Vec::new())
+    }
+}
 
 impl FieldsV1 {
     /// From JSON text (checked to be JSON).

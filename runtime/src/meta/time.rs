@@ -3,7 +3,10 @@ use std::fmt;
 use jiff::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use serde_json::{Value, json};
+
 use crate::api_type::ApiType;
+use crate::openapi::{Definitions, OpenApi};
 
 /// metav1.Time: a timestamp that travels as RFC 3339 with whole seconds in UTC
 /// (`2024-05-01T12:00:00Z`), exactly as Kubernetes writes it.
@@ -158,6 +161,27 @@ impl<'de> Deserialize<'de> for MicroTime {
 
 impl ApiType for Time {}
 impl ApiType for MicroTime {}
+
+// Every version of every kind shares the meta types.
+crate::identity_conversions!(Time, MicroTime);
+
+impl OpenApi for Time {
+    fn schema(defs: &mut Definitions) -> Value {
+        defs.define(
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+            |_| json!({"type": "string", "format": "date-time"}),
+        )
+    }
+}
+
+impl OpenApi for MicroTime {
+    fn schema(defs: &mut Definitions) -> Value {
+        defs.define(
+            "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+            |_| json!({"type": "string", "format": "date-time"}),
+        )
+    }
+}
 
 #[cfg(test)]
 mod tests {

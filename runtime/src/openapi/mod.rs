@@ -9,11 +9,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-pub mod document;
-mod routes;
-
-pub use document::{Documents, documents};
-
 /// The definitions collected while describing types, by definition name.
 #[derive(Debug, Default)]
 pub struct Definitions {
@@ -94,6 +89,11 @@ impl Definitions {
     /// Every definition, ordered by name.
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.defs.iter()
+    }
+
+    /// Every definition, mutable (the documents drop the CRD keywords of all).
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Value> {
+        self.defs.values_mut()
     }
 }
 
@@ -293,174 +293,16 @@ macro_rules! named {
 }
 
 named!(
-    crate::meta::Time => "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
-        {"type": "string", "format": "date-time"},
-    crate::meta::MicroTime => "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
-        {"type": "string", "format": "date-time"},
-    crate::meta::FieldsV1 => "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"
-        {"type": "object"},
-    crate::Quantity => "io.k8s.apimachinery.pkg.api.resource.Quantity"
+    crate::intstr::Quantity => "io.k8s.apimachinery.pkg.api.resource.Quantity"
         {"type": "string"},
-    crate::IntOrString => "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+    crate::intstr::IntOrString => "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
         {"type": "string", "format": "int-or-string"}
 );
 
-/// `kind` and `apiVersion`, which a flattening struct lists as its own.
-impl OpenApi for crate::meta::TypeMeta {
-    fn schema(defs: &mut Definitions) -> Value {
-        let (properties, required) = Self::flattened(defs);
-        object("", properties, required)
-    }
-
-    fn flattened(_: &mut Definitions) -> (Map<String, Value>, Vec<String>) {
-        let mut properties = Map::new();
-        properties.insert("apiVersion".into(), json!({"type": "string"}));
-        properties.insert("kind".into(), json!({"type": "string"}));
-        (properties, Vec::new())
-    }
-}
-
-impl OpenApi for crate::ByteString {
+impl OpenApi for crate::bytes::ByteString {
     fn schema(_: &mut Definitions) -> Value {
         json!({"type": "string", "format": "byte"})
     }
-}
-
-/// A kind's definition as the documents have it: `apiVersion` and `kind`
-/// first among its properties (when it has any), and its
-/// `x-kubernetes-group-version-kind`.
-fn kind_definition(def: &mut Value, info: &crate::ResourceInfo) {
-    let Value::Object(def) = def else { return };
-    if let Some(Value::Object(properties)) = def.get_mut("properties") {
-        let mut with_type_meta = Map::new();
-        with_type_meta.insert("apiVersion".into(), type_meta_property(API_VERSION_DOC));
-        with_type_meta.insert("kind".into(), type_meta_property(KIND_DOC));
-        with_type_meta.extend(std::mem::take(properties));
-        *properties = with_type_meta;
-    }
-    def.insert(
-        "x-kubernetes-group-version-kind".into(),
-        json!([{ "group": info.group, "kind": info.kind, "version": info.version }]),
-    );
-}
-
-/// The OpenAPI 3 form of the kinds whose definition differs from their
-/// Swagger 2.0 one, by definition name.
-pub fn v3_definitions(scheme: &crate::scheme::Scheme) -> std::collections::BTreeMap<String, Value> {
-    let mut scratch = Definitions::new();
-    let mut out = std::collections::BTreeMap::new();
-    for entry in scheme.entries() {
-        let Some(kind_ref) = entry.schema_v3(&mut scratch) else {
-            continue;
-        };
-        let Some(name) = referenced(&kind_ref).map(str::to_owned) else {
-            continue;
-        };
-        if let Some(mut def) = scratch.get(&name).cloned() {
-            kind_definition(&mut def, entry.info);
-            out.insert(name, def);
-        }
-    }
-    out
-}
-
-/// The definitions of every kind of `scheme`, its List and every type they
-/// reach, as kube-apiserver's OpenAPI documents have them: kinds and lists carry
-/// `apiVersion`, `kind` and `x-kubernetes-group-version-kind`.
-pub fn scheme_definitions(scheme: &crate::scheme::Scheme) -> Definitions {
-    let mut defs = Definitions::new();
-    let list_meta = <crate::meta::ListMeta as OpenApi>::schema(&mut defs);
-    // What every route takes or answers besides the kinds themselves.
-    <crate::meta::DeleteOptions as OpenApi>::schema(&mut defs);
-    <crate::meta::Status as OpenApi>::schema(&mut defs);
-    defs.insert(
-        "io.k8s.apimachinery.pkg.apis.meta.v1.Patch".into(),
-        json!({
-            "type": "object",
-            "description": "A patch body: JSON patch, merge patch, strategic merge patch or apply configuration, as the request's content type says."
-        }),
-    );
-    defs.insert(
-        "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent".into(),
-        json!({
-            "type": "object",
-            "description": "One event of a watch: what happened, and to which object.",
-            "properties": {
-                "object": {
-                    "$ref": "#/definitions/io.k8s.apimachinery.pkg.runtime.RawExtension",
-                    "description": "The object as it is after the event (before it, for DELETED); for ERROR, a Status."
-                },
-                "type": {
-                    "type": "string",
-                    "description": "ADDED, MODIFIED, DELETED, BOOKMARK or ERROR."
-                }
-            },
-            "required": ["type", "object"],
-        }),
-    );
-    // Bodies of subresources that are no kinds (Scale, Eviction, TokenRequest).
-    for body in scheme.bodies() {
-        let body_ref = (body.schema)(&mut defs);
-        let Some(name) = referenced(&body_ref).map(str::to_owned) else {
-            continue;
-        };
-        if let Some(Value::Object(def)) = defs.get_mut(&name) {
-            def.insert(
-                "x-kubernetes-group-version-kind".into(),
-                json!([{ "group": body.group, "kind": body.kind, "version": body.version }]),
-            );
-        }
-    }
-    for entry in scheme.entries() {
-        let info = entry.info;
-        let kind_ref = entry.schema(&mut defs);
-        let Some(name) = referenced(&kind_ref).map(str::to_owned) else {
-            continue;
-        };
-        let gvk =
-            |kind: &str| json!([{ "group": info.group, "kind": kind, "version": info.version }]);
-        if let Some(def) = defs.get_mut(&name) {
-            kind_definition(def, info);
-        }
-        let mut properties = Map::new();
-        properties.insert("apiVersion".into(), type_meta_property(API_VERSION_DOC));
-        properties.insert(
-            "items".into(),
-            json!({ "type": "array", "items": kind_ref, "description": format!("The {} objects.", info.kind) }),
-        );
-        properties.insert("kind".into(), type_meta_property(KIND_DOC));
-        properties.insert(
-            "metadata".into(),
-            property(
-                list_meta.clone(),
-                "List metadata: resourceVersion and continuation.",
-                &[],
-            ),
-        );
-        let mut list = object(
-            &format!("A list of {} objects.", info.kind),
-            properties,
-            vec!["items".into()],
-        );
-        if let Value::Object(map) = &mut list {
-            map.insert(
-                "x-kubernetes-group-version-kind".into(),
-                gvk(&info.list_kind()),
-            );
-        }
-        defs.insert(format!("{name}List"), list);
-    }
-    // What a watch event embeds, unless a kind described it already.
-    defs.define("io.k8s.apimachinery.pkg.runtime.RawExtension", |_| {
-        json!({
-            "type": "object",
-            "description": "An embedded object, kept as the JSON it arrived as.",
-        })
-    });
-    for def in defs.defs.values_mut() {
-        without_crd_keywords(def);
-    }
-    defs
 }
 
 const API_VERSION_DOC: &str = "The versioned schema of this representation of an object, `group/version` (`v1` for the core group).";

@@ -165,11 +165,11 @@ impl Field for f64 {
     }
 }
 
-impl Field for crate::ByteString {
+impl Field for crate::bytes::ByteString {
     const WIRE: WireType = WireType::Len;
 
     fn zero() -> Self {
-        crate::ByteString(Vec::new())
+        crate::bytes::ByteString(Vec::new())
     }
 
     fn is_zero(&self) -> bool {

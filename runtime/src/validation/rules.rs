@@ -35,16 +35,7 @@ impl<V> Presence for BTreeMap<String, V> {
 macro_rules! always_present {
     ($($t:ty),*) => { $(impl Presence for $t { fn is_present(&self) -> bool { true } })* };
 }
-always_present!(
-    bool,
-    i32,
-    i64,
-    u32,
-    u64,
-    f64,
-    crate::IntOrString,
-    crate::Quantity
-);
+always_present!(bool, i32, i64, u32, u64, f64);
 
 /// A field holding text, when set.
 pub trait TextValue {

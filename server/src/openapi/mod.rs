@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use kapi_runtime::openapi::documents;
+use kapi_runtime::openapi_documents::documents;
 use kapi_runtime::scheme::Scheme;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha512};

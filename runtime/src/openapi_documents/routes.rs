@@ -10,9 +10,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::ResourceInfo;
 use crate::discovery::subresources;
-use crate::resource::Subresource;
+use crate::resource_info::{ResourceInfo, Subresource};
 
 /// The media types of answers.
 const PRODUCES: &[&str] = &[

@@ -8,9 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{referenced, scheme_definitions, v3_definitions};
-use crate::ResourceInfo;
+use crate::openapi::referenced;
+use crate::resource_info::ResourceInfo;
 use crate::scheme::Scheme;
+
+mod definitions;
+mod routes;
+
+pub use definitions::{scheme_definitions, v3_definitions};
 
 /// The title and version every document carries.
 const INFO_VERSION: &str = concat!("v1.32.0-kapi.", env!("CARGO_PKG_VERSION"));
@@ -204,11 +209,11 @@ fn paths(
     let mut paths = Map::new();
     for info in infos {
         let kind = kind_definition(definitions, info);
-        let refs = super::routes::Refs {
+        let refs = routes::Refs {
             kind: &kind,
             body: &body,
         };
-        paths.extend(super::routes::kind_paths(info, &refs, v3));
+        paths.extend(routes::kind_paths(info, &refs, v3));
     }
     paths
 }
