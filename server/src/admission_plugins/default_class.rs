@@ -6,8 +6,10 @@
 
 use serde_json::{Value, json};
 
+use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 const INGRESS_CLASSES: (&str, &str, &str) = ("networking.k8s.io", "v1", "ingressclasses");
@@ -75,4 +77,54 @@ async fn default_class(
     // RFC 3339 times in UTC, to the second, order as text.
     defaults.sort_by(|a, b| b.0.cmp(a.0).then(a.1.cmp(b.1)));
     Ok(defaults.first().map(|(_, name)| (*name).to_owned()))
+}
+
+/// DefaultStorageClass: a claim without a class gets the default one.
+pub struct DefaultStorageClass;
+
+#[async_trait]
+impl Plugin for DefaultStorageClass {
+    fn name(&self) -> &'static str {
+        "DefaultStorageClass"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create && request.is("", "persistentvolumeclaims")
+    }
+
+    async fn admit(
+        &self,
+        _request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        admit_claim(objects, object).await
+    }
+}
+
+/// DefaultIngressClass: an ingress without a class gets the default one.
+pub struct DefaultIngressClass;
+
+#[async_trait]
+impl Plugin for DefaultIngressClass {
+    fn name(&self) -> &'static str {
+        "DefaultIngressClass"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create && request.is("networking.k8s.io", "ingresses")
+    }
+
+    async fn admit(
+        &self,
+        _request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        admit_ingress(objects, object).await
+    }
 }

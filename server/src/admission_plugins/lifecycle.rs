@@ -6,9 +6,10 @@
 
 use kapi_runtime::meta::StatusCause;
 
-use crate::admission::Attributes;
+use crate::admission::{Attributes, Operation, Plugin, Request};
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 const NAMESPACES: (&str, &str, &str) = ("", "v1", "namespaces");
 
@@ -48,4 +49,24 @@ pub async fn admit_create(
             });
     }
     Err(error)
+}
+
+/// NamespaceLifecycle: nothing is created in a namespace that is missing or
+/// being deleted.
+pub struct NamespaceLifecycle;
+
+#[async_trait]
+impl Plugin for NamespaceLifecycle {
+    fn name(&self) -> &'static str {
+        "NamespaceLifecycle"
+    }
+
+    fn judges(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create && request.attrs.namespace.is_some()
+    }
+
+    async fn judge(&self, request: &Request<'_>, objects: &dyn Loopback) -> ApiResult<()> {
+        let ns = request.attrs.namespace.as_deref().unwrap_or_default();
+        admit_create(objects, &request.attrs, ns).await
+    }
 }

@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 use kapi_runtime::quantity::{canonical, nano_value};
 use serde_json::{Map, Value, json};
 
-use crate::admission::Attributes;
+use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
 
@@ -363,5 +364,58 @@ fn add(total: &mut BTreeMap<String, (i128, bool)>, amounts: &BTreeMap<String, Am
         let binary = amount.text.ends_with('i');
         let entry = total.entry(name.clone()).or_insert((0, binary));
         entry.0 += amount.milli;
+    }
+}
+
+/// LimitRanger: pods and claims get the defaults of their namespace's
+/// ranges, and are refused outside them.
+pub struct LimitRanger;
+
+#[async_trait]
+impl Plugin for LimitRanger {
+    fn name(&self) -> &'static str {
+        "LimitRanger"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create && request.is("", "pods")
+    }
+
+    fn validates(&self, request: &Request<'_>) -> bool {
+        let claims = request.is("", "persistentvolumeclaims");
+        match request.operation {
+            Operation::Create => request.is("", "pods") || claims,
+            Operation::Update => request.main_update() && claims,
+            Operation::Delete => false,
+        }
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        admit_pod(objects, &request.attrs, object).await
+    }
+
+    async fn validate(
+        &self,
+        request: &Request<'_>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+        _warnings: &mut Vec<String>,
+    ) -> ApiResult<()> {
+        let object = object.json()?;
+        let old = old.map(View::json).transpose()?;
+        // Objects being deleted are left alone (a range made since must not
+        // keep a claim from losing its finalizers).
+        if old.is_some_and(|old| !old["metadata"]["deletionTimestamp"].is_null()) {
+            return Ok(());
+        }
+        validate(objects, &request.attrs, object).await
     }
 }

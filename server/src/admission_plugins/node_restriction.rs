@@ -12,11 +12,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::admission::Attributes;
-use crate::admission::{Operation, Request};
+use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::loopback::Loopback;
 use crate::scope::Endpoint;
+use async_trait::async_trait;
 
 /// The operation as upstream's errors print it.
 fn operation(request: &Request<'_>) -> &'static str {
@@ -495,6 +495,40 @@ fn kubelet_label(label: &str, in_domain: impl Fn(&str) -> bool) -> bool {
     KUBELET_LABELS.contains(&label)
         || in_domain("kubelet.kubernetes.io")
         || in_domain("node.kubernetes.io")
+}
+
+/// NodeRestriction: a kubelet writes only for its own node.
+pub struct NodeRestriction;
+
+#[async_trait]
+impl Plugin for NodeRestriction {
+    fn name(&self) -> &'static str {
+        "NodeRestriction"
+    }
+
+    fn judges(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Delete && applies(request)
+    }
+
+    async fn judge(&self, request: &Request<'_>, objects: &dyn Loopback) -> ApiResult<()> {
+        judge(request, objects).await
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation != Operation::Delete && applies(request)
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Subject<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        let old = old.map(View::json).transpose()?;
+        admit(request, object, old, objects).await
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,10 @@
 use serde_json::{Value, json};
 
 use super::array_at;
+use crate::admission::{Operation, Plugin, Request, Subject, View};
+use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
 
@@ -24,5 +28,31 @@ pub fn admit_node(node: &mut Value) {
     }
     if let Some(taints) = array_at(&mut node["spec"], "taints") {
         taints.push(json!({ "key": NOT_READY, "effect": "NoSchedule" }));
+    }
+}
+
+/// TaintNodesByCondition: a new node is tainted not-ready.
+pub struct TaintNodesByCondition;
+
+#[async_trait]
+impl Plugin for TaintNodesByCondition {
+    fn name(&self) -> &'static str {
+        "TaintNodesByCondition"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create && request.is("", "nodes")
+    }
+
+    async fn admit(
+        &self,
+        _request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        _objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        admit_node(object);
+        Ok(())
     }
 }

@@ -6,10 +6,11 @@
 
 use serde_json::{Value, json};
 
-use crate::admission::Attributes;
+use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::loopback::{Loopback, Resource};
 use crate::scope::Scope;
+use async_trait::async_trait;
 
 const CLASSES: (&str, &str, &str) = ("scheduling.k8s.io", "v1", "priorityclasses");
 
@@ -140,4 +141,74 @@ pub fn system_classes() -> impl Iterator<Item = (Resource<'static>, Value)> {
         });
         (CLASSES, body)
     })
+}
+
+/// Priority: a pod gets its class's priority; a class cannot be a second
+/// global default, nor a system class be deleted.
+pub struct Priority;
+
+#[async_trait]
+impl Plugin for Priority {
+    fn name(&self) -> &'static str {
+        "Priority"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.is("", "pods") && (request.operation == Operation::Create || request.main_update())
+    }
+
+    fn judges(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Delete && request.is("scheduling.k8s.io", "priorityclasses")
+    }
+
+    async fn judge(&self, request: &Request<'_>, _objects: &dyn Loopback) -> ApiResult<()> {
+        admit_class_delete(request.attrs.scope, &request.attrs.name)
+    }
+
+    fn validates(&self, request: &Request<'_>) -> bool {
+        request.is("scheduling.k8s.io", "priorityclasses")
+            && (request.operation == Operation::Create || request.main_update())
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Subject<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        let old = old.map(View::json).transpose()?;
+        match old {
+            None => admit_pod(objects, &request.attrs, object).await,
+            // An update keeps the priority admission gave the pod.
+            Some(old) => {
+                super::update::keep_priority(old, object);
+                Ok(())
+            }
+        }
+    }
+
+    async fn validate(
+        &self,
+        request: &Request<'_>,
+        object: &View<'_>,
+        _old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+        _warnings: &mut Vec<String>,
+    ) -> ApiResult<()> {
+        let object = object.json()?;
+        let attrs = &request.attrs;
+        if object["globalDefault"] != true {
+            return Ok(());
+        }
+        // An update may keep the class that is the default already.
+        let updated = request.operation == Operation::Update;
+        match default_class_name(objects).await? {
+            Some(present) if !(updated && present == attrs.name) => {
+                Err(second_default(attrs.scope, &attrs.name, &present))
+            }
+            _ => Ok(()),
+        }
+    }
 }

@@ -5,6 +5,10 @@
 use serde_json::{Value, json};
 
 use super::array_at;
+use crate::admission::{Operation, Plugin, Request, Subject, View};
+use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 /// The finalizer of PersistentVolumeClaims.
 pub const CLAIM_FINALIZER: &str = "kubernetes.io/pvc-protection";
@@ -23,5 +27,38 @@ pub fn admit(object: &mut Value, finalizer: &str) {
     }
     if let Some(finalizers) = array_at(meta, "finalizers") {
         finalizers.push(json!(finalizer));
+    }
+}
+
+/// StorageObjectInUseProtection: claims and volumes get the finalizer that
+/// keeps them while in use.
+pub struct StorageObjectInUseProtection;
+
+#[async_trait]
+impl Plugin for StorageObjectInUseProtection {
+    fn name(&self) -> &'static str {
+        "StorageObjectInUseProtection"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create
+            && (request.is("", "persistentvolumeclaims") || request.is("", "persistentvolumes"))
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        _objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        let finalizer = if request.is("", "persistentvolumes") {
+            VOLUME_FINALIZER
+        } else {
+            CLAIM_FINALIZER
+        };
+        admit(object, finalizer);
+        Ok(())
     }
 }

@@ -24,9 +24,13 @@ use serde_json::{Value, json};
 mod usage;
 
 use super::limit_ranger::Amount;
-use crate::admission::{Attributes, QuotaCharge};
+use crate::admission::{Attributes, Quota, QuotaCharge};
+use crate::api_error::ApiError;
 use crate::api_error::ApiResult;
+use crate::body::Object;
 use crate::loopback::{Change, Loopback};
+use crate::scope::Scope;
+use async_trait::async_trait;
 use usage::{evaluated, usage_of};
 
 const QUOTAS: (&str, &str, &str) = ("", "v1", "resourcequotas");
@@ -273,4 +277,32 @@ fn add_usage(quota: &Value, usage: &BTreeMap<String, Amount>, sign: i128) -> Val
         used[resource.as_str()] = json!(sum.text);
     }
     used
+}
+
+/// ResourceQuota, the quota stage of a create (after the chain): the charge
+/// to make right before the object is stored, when a quota of its namespace
+/// constrains it.
+pub struct ResourceQuota;
+
+#[async_trait]
+impl Quota for ResourceQuota {
+    async fn reserve<'a>(
+        &self,
+        objects: &dyn Loopback,
+        scope: Scope<'a>,
+        object: &Object,
+        dry_run: bool,
+    ) -> ApiResult<Option<Box<dyn QuotaCharge + 'a>>> {
+        let attrs = Attributes {
+            scope,
+            name: object.metadata().name().to_owned(),
+            namespace: object.metadata().namespace.clone(),
+        };
+        if attrs.namespace.is_none() {
+            return Ok(None);
+        }
+        let doc = object.to_value().map_err(ApiError::internal)?;
+        let charge = admit(objects, &attrs, &doc, dry_run).await?;
+        Ok(charge.map(|c| Box::new(c) as Box<dyn QuotaCharge + 'a>))
+    }
 }

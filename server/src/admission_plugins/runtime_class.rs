@@ -5,9 +5,10 @@
 use serde_json::{Map, Value};
 
 use super::array_at;
-use crate::admission::Attributes;
+use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 const RUNTIME_CLASSES: (&str, &str, &str) = ("node.k8s.io", "v1", "runtimeclasses");
 
@@ -146,5 +147,31 @@ fn covers(wide: &Value, t: &Value) -> bool {
         "Equal" | "" => text(t, "operator") == "Equal" && text(t, "value") == text(wide, "value"),
         "Exists" => true,
         _ => false,
+    }
+}
+
+/// RuntimeClass: a pod's runtime class exists, and adds its overhead and
+/// scheduling constraints.
+pub struct RuntimeClass;
+
+#[async_trait]
+impl Plugin for RuntimeClass {
+    fn name(&self) -> &'static str {
+        "RuntimeClass"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create && request.is("", "pods")
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        admit_pod(objects, &request.attrs, object).await
     }
 }

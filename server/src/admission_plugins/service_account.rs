@@ -9,10 +9,11 @@
 use serde_json::{Value, json};
 
 use super::array_at;
-use crate::admission::Attributes;
+use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
 use crate::names::random_suffix;
+use async_trait::async_trait;
 
 /// Where the token volume is mounted in every container.
 pub const TOKEN_MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -258,4 +259,30 @@ fn references_secrets(spec: &Value) -> bool {
         }
     }
     false
+}
+
+/// ServiceAccount: a pod runs as an account that exists, with its token
+/// mounted and its pull secrets.
+pub struct ServiceAccount;
+
+#[async_trait]
+impl Plugin for ServiceAccount {
+    fn name(&self) -> &'static str {
+        "ServiceAccount"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.operation == Operation::Create && request.is("", "pods")
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        admit_pod(objects, &request.attrs, object).await
+    }
 }

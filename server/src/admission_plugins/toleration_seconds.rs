@@ -6,6 +6,10 @@
 use serde_json::{Value, json};
 
 use super::array_at;
+use crate::admission::{Operation, Plugin, Request, Subject, View};
+use crate::api_error::ApiResult;
+use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
@@ -41,5 +45,32 @@ pub fn admit_pod(pod: &mut Value) {
             "effect": "NoExecute",
             "tolerationSeconds": DEFAULT_SECONDS,
         }));
+    }
+}
+
+/// DefaultTolerationSeconds: pods tolerate unready and unreachable nodes for
+/// five minutes unless they say otherwise.
+pub struct DefaultTolerationSeconds;
+
+#[async_trait]
+impl Plugin for DefaultTolerationSeconds {
+    fn name(&self) -> &'static str {
+        "DefaultTolerationSeconds"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        request.is("", "pods") && (request.operation == Operation::Create || request.main_update())
+    }
+
+    async fn admit(
+        &self,
+        _request: &Request<'_>,
+        object: &mut Subject<'_>,
+        _old: Option<&View<'_>>,
+        _objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let object = object.json_mut()?;
+        admit_pod(object);
+        Ok(())
     }
 }

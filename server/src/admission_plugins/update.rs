@@ -3,9 +3,10 @@
 
 use serde_json::{Value, json};
 
-use crate::admission::Attributes;
+use crate::admission::{Attributes, Plugin, Request, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
+use async_trait::async_trait;
 
 const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 
@@ -59,4 +60,35 @@ fn claim_class(claim: &Value) -> &str {
         .as_str()
         .or_else(|| claim["spec"]["storageClassName"].as_str())
         .unwrap_or_default()
+}
+
+/// PersistentVolumeClaimResize: a claim grows only when bound and its class
+/// allows expansion.
+pub struct PersistentVolumeClaimResize;
+
+#[async_trait]
+impl Plugin for PersistentVolumeClaimResize {
+    fn name(&self) -> &'static str {
+        "PersistentVolumeClaimResize"
+    }
+
+    fn validates(&self, request: &Request<'_>) -> bool {
+        request.main_update() && request.is("", "persistentvolumeclaims")
+    }
+
+    async fn validate(
+        &self,
+        request: &Request<'_>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+        _warnings: &mut Vec<String>,
+    ) -> ApiResult<()> {
+        let object = object.json()?;
+        let old = old.map(View::json).transpose()?;
+        match old {
+            Some(old) => check_resize(objects, &request.attrs, old, object).await,
+            None => Ok(()),
+        }
+    }
 }

@@ -13,10 +13,11 @@ use serde_json::Value;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
-use crate::admission::Attributes;
+use crate::admission::{Attributes, Operation, Plugin, Request, View};
 use crate::api_error::{ApiError, ApiResult};
 use crate::loopback::Loopback;
 use crate::scope::Endpoint;
+use async_trait::async_trait;
 
 const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";
 const PODS: (&str, &str, &str) = ("", "v1", "pods");
@@ -348,4 +349,70 @@ fn prioritized(pods: &[Value]) -> Vec<&Value> {
     }
     first.extend(replicas);
     first
+}
+
+/// PodSecurity: pods (and pod templates, with warnings only) against their
+/// namespace's levels; a namespace's level labels.
+pub struct PodSecurity;
+
+#[async_trait]
+impl Plugin for PodSecurity {
+    fn name(&self) -> &'static str {
+        "PodSecurity"
+    }
+
+    fn validates(&self, request: &Request<'_>) -> bool {
+        let info = request.attrs.scope.info();
+        match request.operation {
+            Operation::Create => {
+                request.is("", "pods")
+                    || request.is("", "namespaces")
+                    || template_path(info.group, info.plural).is_some()
+            }
+            Operation::Update => {
+                (request.is("", "pods") && checks_update(request.endpoint))
+                    || (request.is("", "namespaces") && request.endpoint == Endpoint::Main)
+            }
+            Operation::Delete => false,
+        }
+    }
+
+    async fn validate(
+        &self,
+        request: &Request<'_>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+        warnings: &mut Vec<String>,
+    ) -> ApiResult<()> {
+        let object = object.json()?;
+        let old = old.map(View::json).transpose()?;
+        let attrs = &request.attrs;
+        if request.is("", "namespaces") {
+            validate_namespace(object)?;
+            if let Some(old) = old {
+                let more = existing_pod_warnings(objects, old, object).await?;
+                warnings.extend(more);
+            }
+            return Ok(());
+        }
+        if request.is("", "pods") {
+            return match old {
+                None => admit_pod(objects, attrs, object, warnings).await,
+                Some(old) if significant_update(old, object) => {
+                    let labels = namespace_labels(objects, attrs).await?;
+                    check_pod(attrs, &labels, object, warnings)
+                }
+                Some(_) => Ok(()),
+            };
+        }
+        let info = attrs.scope.info();
+        match template_path(info.group, info.plural) {
+            Some(path) => {
+                let pod = pod_template(object, path);
+                admit_template(objects, attrs, &pod, warnings).await
+            }
+            None => Ok(()),
+        }
+    }
 }
