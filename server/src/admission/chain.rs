@@ -16,6 +16,7 @@ use crate::body::Object;
 use crate::loopback::Loopback;
 use crate::scope::{Endpoint, Scope};
 use crate::user::UserInfo;
+use kapi_runtime::Resource;
 use kapi_runtime::meta::ObjectMeta;
 
 /// What a write does to an object.
@@ -88,6 +89,13 @@ impl<'a> Request<'a> {
     pub fn is(&self, group: &str, plural: &str) -> bool {
         let info = self.attrs.scope.info();
         (info.group, info.plural) == (group, plural)
+    }
+
+    /// Whether the request writes objects of the kind `K` (through any of
+    /// its endpoints and any served version: the kind's group and resource).
+    pub fn is_kind<K: Resource>(&self) -> bool {
+        let info = self.attrs.scope.info();
+        (info.group, info.plural) == (K::INFO.group, K::INFO.plural)
     }
 
     /// Whether the request updates the object through its main endpoint

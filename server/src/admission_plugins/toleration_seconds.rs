@@ -3,13 +3,13 @@
 //! tolerates it for five minutes, after which the node lifecycle controller
 //! evicts it.
 
-use serde_json::{Value, json};
+use async_trait::async_trait;
+use kapi_api_types::core::v1::Pod;
+use kapi_api_types::core::v1::pod::affinity::Toleration;
 
-use super::array_at;
 use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
-use async_trait::async_trait;
 
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
@@ -18,13 +18,13 @@ const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 /// (`--default-not-ready-toleration-seconds`, `--default-unreachable-toleration-seconds`).
 const DEFAULT_SECONDS: i64 = 300;
 
-/// Adds the missing tolerations to a pod being created.
-pub fn admit_pod(pod: &mut Value) {
-    let tolerations = pod["spec"]["tolerations"].as_array();
+/// Adds the missing tolerations to a pod being created or updated.
+fn admit_pod(pod: &mut Pod) {
+    let tolerations = pod.spec.tolerations.as_deref().unwrap_or_default();
     let tolerates = |key: &str| {
-        tolerations.into_iter().flatten().any(|t| {
-            let t_key = t["key"].as_str().unwrap_or_default();
-            let effect = t["effect"].as_str().unwrap_or_default();
+        tolerations.iter().any(|t| {
+            let t_key = t.key.as_deref().unwrap_or_default();
+            let effect = t.effect.as_deref().unwrap_or_default();
             (t_key == key || t_key.is_empty()) && (effect == "NoExecute" || effect.is_empty())
         })
     };
@@ -35,21 +35,19 @@ pub fn admit_pod(pod: &mut Value) {
     if missing.is_empty() {
         return;
     }
-    let Some(tolerations) = array_at(&mut pod["spec"], "tolerations") else {
-        return;
-    };
+    let tolerations = pod.spec.tolerations.get_or_insert_with(Vec::new);
     for key in missing {
-        tolerations.push(json!({
-            "key": key,
-            "operator": "Exists",
-            "effect": "NoExecute",
-            "tolerationSeconds": DEFAULT_SECONDS,
-        }));
+        tolerations.push(Toleration {
+            key: Some(key.to_owned()),
+            operator: Some("Exists".to_owned()),
+            effect: Some("NoExecute".to_owned()),
+            toleration_seconds: Some(DEFAULT_SECONDS),
+            ..Toleration::default()
+        });
     }
 }
 
-/// DefaultTolerationSeconds: pods tolerate unready and unreachable nodes for
-/// five minutes unless they say otherwise.
+/// The plugin.
 pub struct DefaultTolerationSeconds;
 
 #[async_trait]
@@ -59,7 +57,8 @@ impl Plugin for DefaultTolerationSeconds {
     }
 
     fn mutates(&self, request: &Request<'_>) -> bool {
-        request.is("", "pods") && (request.operation == Operation::Create || request.main_update())
+        request.is_kind::<Pod>()
+            && (request.operation == Operation::Create || request.main_update())
     }
 
     async fn admit(
@@ -69,8 +68,9 @@ impl Plugin for DefaultTolerationSeconds {
         _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        admit_pod(object);
+        if let Some(pod) = object.downcast_mut::<Pod>()? {
+            admit_pod(pod);
+        }
         Ok(())
     }
 }
