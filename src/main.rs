@@ -10,5 +10,6 @@ fn main() -> ExitCode {
         version: env!("CARGO_PKG_VERSION"),
         about: env!("CARGO_PKG_DESCRIPTION"),
         install: kapi_api_types::install,
+        extend: Binary::NOTHING_ELSE,
     })
 }

@@ -1,6 +1,7 @@
 //! The command line of a server binary (`serve`, `crd`): `kapi`'s, and any
-//! downstream server's that adds its own kinds. The binary hands in its name
-//! and the kinds it was built with; the rest, and every generic instance the
+//! downstream server's that adds its own kinds. The binary hands in its name,
+//! the kinds it was built with and what it adds beside them (admission
+//! plugins, kind hooks, controllers: [`Extensions`]); the rest, and every generic instance the
 //! command line needs (the async runtime, the log subscriber, the argument
 //! parser), is compiled here. The binary's own crate is then one call, so a
 //! rebuild after a kind changes recompiles the kinds and a `main` of one
@@ -8,7 +9,8 @@
 
 use std::process::ExitCode;
 
-use crate::serve::{ServeArgs, run};
+use crate::extensions::Extensions;
+use crate::serve::{ServeArgs, run_with};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use kapi_runtime::scheme::Scheme;
 
@@ -23,6 +25,14 @@ pub struct Binary {
     pub about: &'static str,
     /// Registers the kinds it serves.
     pub install: fn(&mut Scheme),
+    /// Adds its own admission plugins, kind hooks and controllers beside
+    /// Kubernetes' built-in ones ([`Binary::NOTHING_ELSE`] for none).
+    pub extend: fn(&mut Extensions),
+}
+
+impl Binary {
+    /// An `extend` that adds nothing.
+    pub const NOTHING_ELSE: fn(&mut Extensions) = |_| {};
 }
 
 /// The commands; name, version and description come from [`Binary`].
@@ -81,7 +91,11 @@ async fn execute(command: Command, binary: Binary) -> Result<(), Box<dyn std::er
     let mut scheme = Scheme::new();
     (binary.install)(&mut scheme);
     match command {
-        Command::Serve(args) => Ok(run(scheme, args.options()).await?),
+        Command::Serve(args) => {
+            let mut extensions = Extensions::default();
+            (binary.extend)(&mut extensions);
+            Ok(run_with(scheme, args.options(), extensions).await?)
+        }
         Command::Crd { kind } => print_crd(&scheme, &kind, binary.name),
     }
 }

@@ -24,6 +24,7 @@ pub mod controllers;
 pub mod custom;
 pub mod discovery;
 pub mod endpoints;
+pub mod extensions;
 pub mod field_manager;
 pub mod filters;
 pub mod flowcontrol;

@@ -3,7 +3,10 @@
 //! kind is also served in an older version, [`v1alpha1`], converted to and from
 //! `v1` (the hub and storage version) by `#[derive(Convert)]`.
 
+pub mod extend;
 pub mod v1alpha1;
+
+pub use extend::extend;
 
 use kapi_codegen::{ApiType, Resource};
 use kapi_runtime::meta::ObjectMeta;

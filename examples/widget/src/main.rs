@@ -19,5 +19,6 @@ fn main() -> ExitCode {
         version: env!("CARGO_PKG_VERSION"),
         about: "Serves Kubernetes' built-in kinds and the example Widget kind",
         install,
+        extend: kapi_example_widget::extend,
     })
 }

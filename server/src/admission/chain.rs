@@ -206,6 +206,13 @@ impl Chain {
         Chain { plugins, quota }
     }
 
+    /// The same chain with `plugins` running after its own (before the
+    /// quota stage).
+    pub fn with_plugins(mut self, plugins: Vec<Box<dyn Plugin>>) -> Chain {
+        self.plugins.extend(plugins);
+        self
+    }
+
     /// The quota stage of a create: what to charge, if anything.
     pub async fn quota<'a>(
         &self,

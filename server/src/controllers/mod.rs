@@ -31,7 +31,7 @@ use client::{Client, Resource};
 
 /// One built-in controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Controller {
+pub enum BuiltIn {
     /// Empties and removes namespaces being deleted.
     Namespace,
     /// Keeps a `default` ServiceAccount in every namespace.
@@ -44,24 +44,24 @@ pub enum Controller {
     ClusterRoleAggregation,
 }
 
-impl Controller {
+impl BuiltIn {
     /// Every built-in controller; all are on by default.
-    pub const ALL: [Controller; 5] = [
-        Controller::Namespace,
-        Controller::ServiceAccount,
-        Controller::RootCaPublisher,
-        Controller::GarbageCollector,
-        Controller::ClusterRoleAggregation,
+    pub const ALL: [BuiltIn; 5] = [
+        BuiltIn::Namespace,
+        BuiltIn::ServiceAccount,
+        BuiltIn::RootCaPublisher,
+        BuiltIn::GarbageCollector,
+        BuiltIn::ClusterRoleAggregation,
     ];
 
     /// kube-controller-manager's name of the controller.
     pub fn name(self) -> &'static str {
         match self {
-            Controller::Namespace => "namespace-controller",
-            Controller::ServiceAccount => "serviceaccount-controller",
-            Controller::RootCaPublisher => "root-ca-certificate-publisher-controller",
-            Controller::GarbageCollector => "garbage-collector-controller",
-            Controller::ClusterRoleAggregation => "clusterrole-aggregation-controller",
+            BuiltIn::Namespace => "namespace-controller",
+            BuiltIn::ServiceAccount => "serviceaccount-controller",
+            BuiltIn::RootCaPublisher => "root-ca-certificate-publisher-controller",
+            BuiltIn::GarbageCollector => "garbage-collector-controller",
+            BuiltIn::ClusterRoleAggregation => "clusterrole-aggregation-controller",
         }
     }
 
@@ -69,39 +69,39 @@ impl Controller {
     /// `--use-service-account-credentials`.
     pub fn service_account(self) -> &'static str {
         match self {
-            Controller::Namespace => "namespace-controller",
-            Controller::ServiceAccount => "service-account-controller",
-            Controller::RootCaPublisher => "root-ca-cert-publisher",
-            Controller::GarbageCollector => "generic-garbage-collector",
-            Controller::ClusterRoleAggregation => "clusterrole-aggregation-controller",
+            BuiltIn::Namespace => "namespace-controller",
+            BuiltIn::ServiceAccount => "service-account-controller",
+            BuiltIn::RootCaPublisher => "root-ca-cert-publisher",
+            BuiltIn::GarbageCollector => "generic-garbage-collector",
+            BuiltIn::ClusterRoleAggregation => "clusterrole-aggregation-controller",
         }
     }
 
     /// The short name kube-controller-manager also accepts (its alias).
     pub fn alias(self) -> &'static str {
         match self {
-            Controller::Namespace => "namespace",
-            Controller::ServiceAccount => "serviceaccount",
-            Controller::RootCaPublisher => "root-ca-cert-publisher",
-            Controller::GarbageCollector => "garbagecollector",
-            Controller::ClusterRoleAggregation => "clusterrole-aggregation",
+            BuiltIn::Namespace => "namespace",
+            BuiltIn::ServiceAccount => "serviceaccount",
+            BuiltIn::RootCaPublisher => "root-ca-cert-publisher",
+            BuiltIn::GarbageCollector => "garbagecollector",
+            BuiltIn::ClusterRoleAggregation => "clusterrole-aggregation",
         }
     }
 
-    fn named(name: &str) -> Option<Controller> {
+    fn named(name: &str) -> Option<BuiltIn> {
         // The names the brief of this project used, beside upstream's.
-        let extra = |c: Controller| match c {
-            Controller::RootCaPublisher => "root-ca-certificate-publisher",
-            Controller::GarbageCollector => "garbage-collector",
+        let extra = |c: BuiltIn| match c {
+            BuiltIn::RootCaPublisher => "root-ca-certificate-publisher",
+            BuiltIn::GarbageCollector => "garbage-collector",
             other => other.alias(),
         };
-        Controller::ALL
+        BuiltIn::ALL
             .into_iter()
             .find(|c| c.name() == name || c.alias() == name || extra(*c) == name)
     }
 }
 
-impl fmt::Display for Controller {
+impl fmt::Display for BuiltIn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -111,7 +111,7 @@ impl fmt::Display for Controller {
 #[derive(Debug, thiserror::Error)]
 #[error(
     "--controllers: {0:?} is not in the list of known controllers (known: {known})",
-    known = Controller::ALL.map(Controller::name).join(", ")
+    known = BuiltIn::ALL.map(BuiltIn::name).join(", ")
 )]
 pub struct UnknownController(pub String);
 
@@ -119,8 +119,23 @@ pub struct UnknownController(pub String);
 /// rules: `*` enables every on-by-default controller, `foo` enables `foo`,
 /// `-foo` disables it; the first entry naming a controller decides; without
 /// `*`, only the ones named run (so `-*` or an empty list runs none).
-pub fn select(entries: &[String]) -> Result<Vec<Controller>, UnknownController> {
-    let mut decisions: Vec<(Controller, bool)> = Vec::new();
+pub fn select(entries: &[String]) -> Result<Vec<BuiltIn>, UnknownController> {
+    Ok(select_with(entries, &[])?.0)
+}
+
+/// [`select`] over the built-in controllers and `added`, the controllers a
+/// server binary adds (named by [`Controller::name`]): the built-in ones
+/// enabled, and the indexes in `added` of the added ones enabled.
+pub fn select_with(
+    entries: &[String],
+    added: &[&str],
+) -> Result<(Vec<BuiltIn>, Vec<usize>), UnknownController> {
+    // A controller is a built-in one or the index of an added one.
+    let find = |name: &str| match BuiltIn::named(name) {
+        Some(builtin) => Some(Ok(builtin)),
+        None => added.iter().position(|a| *a == name).map(Err),
+    };
+    let mut decisions: Vec<(Result<BuiltIn, usize>, bool)> = Vec::new();
     let mut star = false;
     for entry in entries.iter().map(|e| e.trim()).filter(|e| !e.is_empty()) {
         match entry {
@@ -131,36 +146,66 @@ pub fn select(entries: &[String]) -> Result<Vec<Controller>, UnknownController> 
                     Some(name) => (false, name),
                     None => (true, entry),
                 };
-                let controller =
-                    Controller::named(name).ok_or_else(|| UnknownController(entry.to_owned()))?;
+                let controller = find(name).ok_or_else(|| UnknownController(entry.to_owned()))?;
                 if !decisions.iter().any(|(c, _)| *c == controller) {
                     decisions.push((controller, enable));
                 }
             }
         }
     }
-    Ok(Controller::ALL
+    let enabled = |c: Result<BuiltIn, usize>| match decisions.iter().find(|(d, _)| *d == c) {
+        Some((_, enable)) => *enable,
+        None => star,
+    };
+    let builtins = BuiltIn::ALL
         .into_iter()
-        .filter(|c| match decisions.iter().find(|(d, _)| d == c) {
-            Some((_, enable)) => *enable,
-            None => star,
-        })
-        .collect())
+        .filter(|c| enabled(Ok(*c)))
+        .collect();
+    let added = (0..added.len()).filter(|i| enabled(Err(*i))).collect();
+    Ok((builtins, added))
+}
+
+/// A controller a server binary adds beside the built-in ones
+/// (`crate::extensions::Extensions::controller`). It runs while this server
+/// holds the controllers' lease, as an ordinary API client of the server
+/// itself with the loopback identity (`system:apiserver`: trusted code in
+/// the server's own process), and `--controllers` enables or disables it by
+/// its name like the built-in ones (`*` includes it).
+#[async_trait::async_trait]
+pub trait Controller: Send + Sync {
+    /// Its name, in `--controllers` and in the logs.
+    fn name(&self) -> &'static str;
+
+    /// Works until done; its task is stopped when the server stops leading
+    /// or shuts down.
+    async fn run(&self, client: Client);
 }
 
 /// What the controllers need besides the router.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ControllerOptions {
-    /// The controllers to run.
-    pub enabled: Vec<Controller>,
+    /// The built-in controllers to run.
+    pub enabled: Vec<BuiltIn>,
     /// The CA certificate (PEM) the root CA publisher publishes.
     pub root_ca: String,
+    /// The controllers the server binary added, enabled.
+    pub added: Vec<std::sync::Arc<dyn Controller>>,
+}
+
+impl fmt::Debug for ControllerOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let added: Vec<&str> = self.added.iter().map(|c| c.name()).collect();
+        f.debug_struct("ControllerOptions")
+            .field("enabled", &self.enabled)
+            .field("added", &added)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Campaigns for the leader lease and runs the enabled controllers while
 /// leading, until `shutdown` flips to `true`.
 pub async fn run(router: Router, options: ControllerOptions, shutdown: watch::Receiver<bool>) {
-    if options.enabled.is_empty() {
+    if options.enabled.is_empty() && options.added.is_empty() {
         return;
     }
     // The lease is the server's own (kapi-controller-manager, beside any
@@ -176,21 +221,27 @@ fn start(client: &Client, options: &ControllerOptions) -> JoinSet<()> {
     for controller in &options.enabled {
         let client = client.as_service_account(controller.service_account());
         match controller {
-            Controller::Namespace => tasks.spawn(namespace::run(client)),
-            Controller::ServiceAccount => tasks.spawn(per_namespace::run(
+            BuiltIn::Namespace => tasks.spawn(namespace::run(client)),
+            BuiltIn::ServiceAccount => tasks.spawn(per_namespace::run(
                 client,
                 serviceaccount::DefaultServiceAccount,
             )),
-            Controller::RootCaPublisher => tasks.spawn(per_namespace::run(
+            BuiltIn::RootCaPublisher => tasks.spawn(per_namespace::run(
                 client,
                 root_ca::RootCaPublisher {
                     ca_pem: options.root_ca.clone(),
                 },
             )),
-            Controller::GarbageCollector => tasks.spawn(garbage_collector::run(client)),
-            Controller::ClusterRoleAggregation => tasks.spawn(clusterrole_aggregation::run(client)),
+            BuiltIn::GarbageCollector => tasks.spawn(garbage_collector::run(client)),
+            BuiltIn::ClusterRoleAggregation => tasks.spawn(clusterrole_aggregation::run(client)),
         };
         tracing::info!(%controller, "started controller");
+    }
+    for controller in &options.added {
+        let (controller, client) = (controller.clone(), client.as_apiserver());
+        let name = controller.name();
+        tasks.spawn(async move { controller.run(client).await });
+        tracing::info!(controller = name, "started controller");
     }
     tasks
 }
@@ -209,25 +260,25 @@ fn is_terminating(namespace: &Value) -> bool {
 mod tests {
     use super::*;
 
-    fn names(list: &[&str]) -> Result<Vec<Controller>, UnknownController> {
+    fn names(list: &[&str]) -> Result<Vec<BuiltIn>, UnknownController> {
         select(&list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
     }
 
     #[test]
     fn controllers_flag_follows_kube_controller_manager() {
-        assert_eq!(names(&["*"]).unwrap(), Controller::ALL.to_vec());
+        assert_eq!(names(&["*"]).unwrap(), BuiltIn::ALL.to_vec());
         assert!(names(&["-*"]).unwrap().is_empty());
         assert!(names(&[]).unwrap().is_empty());
         assert_eq!(
             names(&["*", "-garbage-collector-controller"]).unwrap(),
             vec![
-                Controller::Namespace,
-                Controller::ServiceAccount,
-                Controller::RootCaPublisher,
-                Controller::ClusterRoleAggregation,
+                BuiltIn::Namespace,
+                BuiltIn::ServiceAccount,
+                BuiltIn::RootCaPublisher,
+                BuiltIn::ClusterRoleAggregation,
             ]
         );
-        assert_eq!(names(&["namespace"]).unwrap(), vec![Controller::Namespace]);
+        assert_eq!(names(&["namespace"]).unwrap(), vec![BuiltIn::Namespace]);
         assert_eq!(names(&["-namespace", "namespace", "*"]).unwrap().len(), 4);
         assert!(names(&["bogus"]).is_err());
     }

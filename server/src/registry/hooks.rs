@@ -282,6 +282,13 @@ impl Hooks {
         self
     }
 
+    /// Adds `other`'s hooks, which replace these for the same resource.
+    pub fn merged(mut self, other: Hooks) -> Hooks {
+        self.rest.extend(other.rest);
+        self.actions.extend(other.actions);
+        self
+    }
+
     /// The REST hooks of `info`'s kind, if it has any.
     pub fn rest(&self, info: &ResourceInfo) -> Option<&dyn KindRest> {
         self.rest

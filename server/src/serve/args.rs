@@ -52,7 +52,8 @@ pub struct ServeArgs {
     /// (`first-last`).
     #[arg(long, default_value = "30000-32767", value_parser = parse_port_range)]
     pub service_node_port_range: (u16, u16),
-    /// The built-in controllers to run, as kube-controller-manager's flag: `*`
+    /// The controllers to run (the built-in ones and any the binary adds), as
+    /// kube-controller-manager's flag: `*`
     /// enables all, `foo` enables `foo`, `-foo` disables it; `-*` runs none (for
     /// a real kube-controller-manager beside kapi). Names:
     /// namespace-controller, serviceaccount-controller,

@@ -28,6 +28,7 @@ use crate::authn::service_account::issuer::{IssuerError, IssuerFlags};
 use crate::authn::token_file::TokenFile;
 use crate::authn::x509::ClientCertificates;
 use crate::controllers::{self, ControllerOptions, UnknownController};
+use crate::extensions::Extensions;
 use crate::flowcontrol::max_in_flight::MaxInFlight;
 use crate::flowcontrol::{FlowControl, Limiter};
 use crate::kinds::ServiceRanges;
@@ -167,6 +168,16 @@ pub enum ServeError {
 
 /// Serves `scheme` from the configured backend until Ctrl-C or SIGTERM.
 pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
+    run_with(scheme, opts, Extensions::default()).await
+}
+
+/// [`run`], with the admission plugins, kind hooks and controllers a server
+/// binary adds beside Kubernetes' built-in ones.
+pub async fn run_with(
+    scheme: Scheme,
+    opts: ServeOptions,
+    extensions: Extensions,
+) -> Result<(), ServeError> {
     // Off loopback only when requests are authorized: TLS and
     // authentication are always on.
     if !opts.listen.ip().is_loopback()
@@ -184,7 +195,7 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
             service_ip: opts.service_ranges.first_ip(),
         },
     )?;
-    let controllers = controller_options(&opts, &certificates)?;
+    let controllers = controller_options(&opts, &certificates, &extensions.controllers)?;
     let issuer = Arc::new(Issuer::from_flags(&opts.service_accounts)?);
     let authenticator = Arc::new(authenticator(&opts, &certificates, issuer.clone())?);
     let auditor = match &opts.audit {
@@ -203,15 +214,18 @@ pub async fn run(scheme: Scheme, opts: ServeOptions) -> Result<(), ServeError> {
     let base = Arc::new(scheme);
     let registry = Registry::new(storage, base.clone())
         .with_storage_media_type(opts.storage_media_type)
-        .with_admission(crate::admission_plugins::builtin())
-        .with_hooks(crate::kinds::builtin(
-            opts.service_ranges.clone(),
-            crate::kinds::Security {
-                authenticator: authenticator.clone(),
-                authorizer: authorizer.clone(),
-                issuer: issuer.clone(),
-            },
-        ));
+        .with_admission(crate::admission_plugins::builtin().with_plugins(extensions.admission))
+        .with_hooks(
+            crate::kinds::builtin(
+                opts.service_ranges.clone(),
+                crate::kinds::Security {
+                    authenticator: authenticator.clone(),
+                    authorizer: authorizer.clone(),
+                    issuer: issuer.clone(),
+                },
+            )
+            .merged(extensions.hooks),
+        );
     metrics.register_cache(registry.cache_metrics());
     bootstrap_namespaces(&registry).await;
     bootstrap_admission(&registry).await;
@@ -348,13 +362,23 @@ pub async fn bootstrap_admission(registry: &Registry) {
 fn controller_options(
     opts: &ServeOptions,
     certificates: &pki::Certificates,
+    added: &[Arc<dyn controllers::Controller>],
 ) -> Result<ControllerOptions, ServeError> {
-    let enabled = controllers::select(&opts.controllers)?;
+    let names: Vec<&str> = added.iter().map(|c| c.name()).collect();
+    let (enabled, chosen) = controllers::select_with(&opts.controllers, &names)?;
     let root_ca = match &opts.root_ca_file {
         Some(path) => pki::read_pem(path).map_err(ServeError::RootCa)?,
         None => certificates.cluster_ca_pem.clone(),
     };
-    Ok(ControllerOptions { enabled, root_ca })
+    let added = chosen
+        .into_iter()
+        .filter_map(|i| added.get(i).cloned())
+        .collect();
+    Ok(ControllerOptions {
+        enabled,
+        root_ca,
+        added,
+    })
 }
 
 /// Client certificates of the client CAs, `--token-auth-file`'s tokens, the

@@ -15,7 +15,7 @@ use axum::Router;
 use axum::http::{Method, Request};
 use kapi_runtime::scheme::Scheme;
 use kapi_server::controllers::client::{Client, ClientError, ListParams, Resource};
-use kapi_server::controllers::{Controller, ControllerOptions, run, select};
+use kapi_server::controllers::{BuiltIn, ControllerOptions, run, select};
 use kapi_server::registry::Registry;
 use kapi_server::{App, app};
 use kapi_storage::Storage;
@@ -77,11 +77,7 @@ struct Replica {
 
 impl Replica {
     /// Starts `enabled` on `router` as `serve` does.
-    fn start(
-        router: Router,
-        app_shutdown: watch::Sender<bool>,
-        enabled: Vec<Controller>,
-    ) -> Replica {
+    fn start(router: Router, app_shutdown: watch::Sender<bool>, enabled: Vec<BuiltIn>) -> Replica {
         let writes = Arc::new(AtomicUsize::new(0));
         let counter = writes.clone();
         let counted = router.clone().layer(tower::util::MapRequestLayer::new(
@@ -97,6 +93,7 @@ impl Replica {
         let options = ControllerOptions {
             enabled,
             root_ca: "-----BEGIN CERTIFICATE-----\ntest\n-----END CERTIFICATE-----\n".into(),
+            added: Vec::new(),
         };
         let task = tokio::spawn(run(counted, options, stopped));
         Replica {
@@ -163,7 +160,7 @@ async fn create_namespace(client: &Client, name: &str) {
 #[tokio::test]
 async fn default_service_account_and_root_ca_are_kept_in_every_namespace() {
     let (router, app, _h) = embedded().await;
-    let replica = Replica::start(router, app, Controller::ALL.to_vec());
+    let replica = Replica::start(router, app, BuiltIn::ALL.to_vec());
     let c = replica.client.clone();
     create_namespace(&c, "team-a").await;
     for ns in ["default", "kube-system", "team-a"] {
@@ -257,7 +254,7 @@ async fn gone(c: &Client, r: &Resource, name: &str) -> bool {
 #[tokio::test]
 async fn garbage_collector_follows_the_propagation_policy() {
     let (router, app, _h) = embedded().await;
-    let replica = Replica::start(router, app, vec![Controller::GarbageCollector]);
+    let replica = Replica::start(router, app, vec![BuiltIn::GarbageCollector]);
     let c = replica.client.clone();
     let cms = configmaps();
 
@@ -363,7 +360,7 @@ async fn garbage_collector_follows_the_propagation_policy() {
 #[tokio::test]
 async fn garbage_collector_deletes_the_pods_of_a_replicaset() {
     let (router, app, _h) = embedded().await;
-    let replica = Replica::start(router, app, vec![Controller::GarbageCollector]);
+    let replica = Replica::start(router, app, vec![BuiltIn::GarbageCollector]);
     let c = replica.client.clone();
     let replicasets = Resource::new("apps", "v1", "replicasets", true);
     let pods = Resource::new("", "v1", "pods", true);
@@ -428,7 +425,7 @@ async fn garbage_collector_deletes_the_pods_of_a_replicaset() {
 #[tokio::test]
 async fn namespace_deletion_empties_finalizes_and_removes() {
     let (router, app, _h) = embedded().await;
-    let replica = Replica::start(router, app, vec![Controller::Namespace]);
+    let replica = Replica::start(router, app, vec![BuiltIn::Namespace]);
     let c = replica.client.clone();
     let ns = json!({
         "apiVersion": "v1",
@@ -537,7 +534,7 @@ async fn two_replicas_on_one_etcd_hold_one_lease_and_one_acts() {
         for ns in ["default", "kube-system"] {
             create_namespace(&c, ns).await;
         }
-        replicas.push(Replica::start(router, app, Controller::ALL.to_vec()));
+        replicas.push(Replica::start(router, app, BuiltIn::ALL.to_vec()));
     }
     let c = replicas[0].client.clone();
     eventually("a leader", || async { lease(&c).await.is_ok() }).await;
@@ -609,7 +606,7 @@ async fn two_replicas_on_one_etcd_hold_one_lease_and_one_acts() {
 #[tokio::test]
 async fn a_leader_that_loses_the_lease_stops_until_it_is_back() {
     let (router, app, _h) = embedded().await;
-    let replica = Replica::start(router, app, vec![Controller::ServiceAccount]);
+    let replica = Replica::start(router, app, vec![BuiltIn::ServiceAccount]);
     let c = replica.client.clone();
     eventually("the lease taken", || async { lease(&c).await.is_ok() }).await;
     let mine = lease(&c).await.unwrap();

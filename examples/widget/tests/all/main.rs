@@ -4,5 +4,6 @@
 //! one binary with a module per topic links once instead of once per file.
 
 mod crd;
+mod extensions;
 mod kubectl;
 mod versions;

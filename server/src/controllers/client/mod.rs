@@ -204,6 +204,12 @@ impl Client {
         }
     }
 
+    /// The same router reached with the loopback identity
+    /// ([`Client::of_apiserver`]).
+    pub fn as_apiserver(&self) -> Client {
+        Client::of_apiserver(self.router.clone())
+    }
+
     /// A client of the controllers kube-apiserver itself runs upstream.
     pub fn of_apiserver(router: Router) -> Client {
         let user = std::sync::Arc::new(UserInfo::apiserver());
@@ -399,6 +405,25 @@ impl Client {
         patch: &Value,
     ) -> Result<Value, ClientError> {
         let uri = resource.path(namespace, Some(name));
+        self.request(
+            Method::PATCH,
+            &uri,
+            "application/merge-patch+json",
+            "application/json",
+            Some(patch),
+        )
+        .await
+    }
+
+    /// PATCH (JSON merge patch) of an object's `/status`.
+    pub async fn merge_patch_status(
+        &self,
+        resource: &Resource,
+        namespace: Option<&str>,
+        name: &str,
+        patch: &Value,
+    ) -> Result<Value, ClientError> {
+        let uri = format!("{}/status", resource.path(namespace, Some(name)));
         self.request(
             Method::PATCH,
             &uri,
