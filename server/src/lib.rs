@@ -1,9 +1,30 @@
-//! The thin kapi API server: one request path for every kind in the scheme.
+//! The kapi API server: one request path for every kind in the scheme.
 //!
-//! A request reads in one pass: [`request_info`] names it, [`endpoints`] has one
-//! handler per verb, the [`registry`] applies the kind's strategy and metadata
-//! rules, `kapi_storage` keeps the data, and [`api_error`] is the one place where
-//! failures become a Kubernetes `Status`.
+//! A request reads in one pass: the first of the [`filters`] parses it once
+//! into a [`request_info::RequestInfo`], [`endpoints`] has one handler per
+//! verb, the [`registry`] applies the kind's strategy, hooks and [`admission`]
+//! chain, the [`cache`] and [`stored`] keep the data in front of
+//! `kapi_storage`, and [`api_error`] is the one place where failures become a
+//! Kubernetes `Status`.
+//!
+//! The modules form layers; each imports only the ones below it (a test,
+//! `tests/all/layers.rs`, keeps it so):
+//!
+//! - **values**: [`user`], [`request_info`], [`options`], [`api_error`],
+//!   [`selectors`], [`body`], [`names`], [`go_duration`], [`loopback`] (the
+//!   server's client to itself), [`watch_signal`], [`pki`], and the wire
+//!   forms ([`negotiation`], [`protobuf`], [`table`], [`strategic_merge`]);
+//! - **storage**: [`stored`] (keys and codec), [`cache`] (the watch cache);
+//! - **registry**: [`admission`] (the generic chain), [`field_manager`],
+//!   [`registry`] (strategies and kind hooks), [`custom`] (kinds defined at
+//!   run time), [`controllers`] (the in-process client, informers, leases and
+//!   the built-in controllers);
+//! - **filters**: [`authn`], [`authz`], [`audit`], [`flowcontrol`] and
+//!   [`filters`] (each filter with its own state);
+//! - **Kubernetes' built-in behaviour**, on typed kinds: [`admission_plugins`]
+//!   and [`kinds`] (the kinds' hooks), which the generic layers never name;
+//! - **server**: [`endpoints`], [`discovery`], [`openapi`], [`health`],
+//!   [`metrics`], [`state`], [`app`], [`serve`], [`extensions`] and [`cli`].
 
 #![cfg_attr(
     not(test),

@@ -3,10 +3,13 @@
 //! [`builtin`] into one [`Chain`] in upstream's order (`AllOrderedPlugins`).
 //! The first refusal wins.
 //!
-//! Each plugin reads the objects it depends on (ServiceAccounts,
-//! PriorityClasses, StorageClasses, Namespaces...) through the
-//! [`Loopback`], as upstream's plugins read informers. The adapters below
-//! say which requests each plugin handles.
+//! Each plugin lives in its own module: the type implementing
+//! [`Plugin`](crate::admission::Plugin) says which requests it handles and
+//! works on the object, typed where it has been converted (as upstream's
+//! plugins assert `*api.Pod`), else on its JSON form. It reads the objects it
+//! depends on (ServiceAccounts, PriorityClasses, StorageClasses,
+//! Namespaces...) through the [`Loopback`](crate::loopback::Loopback), as
+//! upstream's plugins read informers.
 
 mod default_class;
 mod lifecycle;

@@ -9,6 +9,7 @@ mod admission;
 mod controllers;
 mod field_validation;
 mod http;
+mod layers;
 mod lifecycle;
 mod patch_edges;
 mod protobuf;
