@@ -2,7 +2,7 @@
 //! default) and etcd (several kapi replicas sharing one etcd cluster).
 //!
 //! [`Storage`] mirrors k8s.io/apiserver's `storage.Interface`, narrowed to bytes:
-//! values are opaque (the registry stores JSON), and every value carries the
+//! values are opaque bytes (the server writes each object in its storage encoding, JSON or protobuf), and every value carries the
 //! store-wide revision at which it was last written (`mod_revision`), exactly like
 //! etcd's mod revision. That revision is what Kubernetes calls `resourceVersion`.
 //! It is never stored inside the value.
