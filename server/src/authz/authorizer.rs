@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::Value;
 
 use super::node::NodeAuthorizer;
-use super::rbac::{Objects, Policy};
+use super::rbac::{Policy, RbacObjects};
 use super::{Attributes, Decision};
 use crate::registry::Registry;
 use crate::user::MASTERS;
@@ -186,7 +186,7 @@ impl RbacPolicy {
                 .collect()
         };
         let part = |i: usize| now.get(i).map(json).unwrap_or_default();
-        let policy = Arc::new(Policy::new(&Objects {
+        let policy = Arc::new(Policy::new(&RbacObjects {
             cluster_roles: part(0),
             roles: part(1),
             cluster_role_bindings: part(2),

@@ -29,7 +29,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where and how to reach a definition's conversion webhook.
 pub struct Webhook {
-    target: Result<Target, String>,
+    target: Result<WebhookTarget, String>,
 }
 
 /// Where the webhook listens.
@@ -46,7 +46,7 @@ enum Address {
     },
 }
 
-struct Target {
+struct WebhookTarget {
     address: Address,
     /// The name the webhook's certificate must carry.
     server_name: String,
@@ -66,7 +66,7 @@ impl Webhook {
         }
         let config = &conversion["webhook"]["clientConfig"];
         Some(Webhook {
-            target: Target::of(config, client),
+            target: WebhookTarget::of(config, client),
         })
     }
 
@@ -134,8 +134,8 @@ impl Webhook {
     }
 }
 
-impl Target {
-    fn of(config: &Value, client: Option<&Client>) -> Result<Target, String> {
+impl WebhookTarget {
+    fn of(config: &Value, client: Option<&Client>) -> Result<WebhookTarget, String> {
         let (address, server_name, path, url) = if let Some(url) = config["url"].as_str() {
             let uri: hyper::Uri = url
                 .parse()
@@ -197,7 +197,7 @@ impl Target {
             .map_err(|e| e.to_string())?
             .with_root_certificates(roots)
             .with_no_client_auth();
-        Ok(Target {
+        Ok(WebhookTarget {
             address,
             server_name,
             url,

@@ -11,12 +11,12 @@ pub struct Descriptor<'a> {
     /// Who sends it.
     pub user: &'a UserInfo,
     /// A resource request, or the path of a non-resource one.
-    pub target: Target<'a>,
+    pub target: Requested<'a>,
 }
 
 /// The resource or path a request is for.
 #[derive(Clone, Copy, Debug)]
-pub enum Target<'a> {
+pub enum Requested<'a> {
     /// `/api/...` or `/apis/...` addressing a resource.
     Resource {
         /// The verb (`get`, `list`, `watch`, `create`...).
@@ -166,8 +166,8 @@ impl FlowSchemaSpec {
         match self.distinguisher_method.as_ref().map(|d| d.kind.as_str()) {
             Some("ByUser") => &request.user.name,
             Some("ByNamespace") => match request.target {
-                Target::Resource { namespace, .. } => namespace.unwrap_or_default(),
-                Target::NonResource { .. } => "",
+                Requested::Resource { namespace, .. } => namespace.unwrap_or_default(),
+                Requested::NonResource { .. } => "",
             },
             _ => "",
         }
@@ -180,7 +180,7 @@ impl Rule {
             return false;
         }
         match request.target {
-            Target::Resource {
+            Requested::Resource {
                 verb,
                 group,
                 resource,
@@ -201,7 +201,7 @@ impl Rule {
                         Some(ns) => has(&rule.namespaces, ns),
                     }
             }),
-            Target::NonResource { verb, path } => self.non_resource_rules.iter().any(|rule| {
+            Requested::NonResource { verb, path } => self.non_resource_rules.iter().any(|rule| {
                 has(&rule.verbs, verb)
                     && rule
                         .non_resource_urls
@@ -269,7 +269,7 @@ mod tests {
     ) -> Descriptor<'a> {
         Descriptor {
             user,
-            target: Target::Resource {
+            target: Requested::Resource {
                 verb,
                 group: "",
                 resource,
@@ -303,7 +303,7 @@ mod tests {
         assert!(!fs.matches(&resource(&sa, "list", "pods", None)));
         let status = Descriptor {
             user: &sa,
-            target: Target::Resource {
+            target: Requested::Resource {
                 verb: "get",
                 group: "",
                 resource: "nodes",
@@ -333,7 +333,7 @@ mod tests {
         let anonymous = UserInfo::anonymous();
         let probe = |verb, path| Descriptor {
             user: &anonymous,
-            target: Target::NonResource { verb, path },
+            target: Requested::NonResource { verb, path },
         };
         assert!(fs.matches(&probe("get", "/readyz")));
         assert!(!fs.matches(&probe("post", "/readyz")));

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::classify::FlowSchemaSpec;
 use super::metrics::{FlowMetrics, SchemaMetrics};
-use super::queueset::{QueueSet, Shape};
+use super::queueset::{Dispatch, QueueSet};
 
 /// The mandatory levels and schemas: imagined when their objects are
 /// missing, so every request is classified.
@@ -29,7 +29,7 @@ pub struct Level {
     /// Its object's uid (empty for an imagined mandatory level).
     pub uid: Arc<str>,
     /// Exempt, Reject or Queue.
-    pub shape: Shape,
+    pub shape: Dispatch,
     /// Seats by its share (`NominalCL`).
     pub nominal: u32,
     /// The fewest seats borrowing leaves it: its nominal ones less those it
@@ -47,7 +47,7 @@ pub struct Level {
 impl Level {
     /// Whether flows are told apart (more than one queue).
     pub fn distinguishes_flows(&self) -> bool {
-        matches!(self.shape, Shape::Queue { queues, .. } if queues > 1)
+        matches!(self.shape, Dispatch::Queue { queues, .. } if queues > 1)
     }
 }
 
@@ -135,7 +135,7 @@ const DEFAULT_SHARES: u32 = 30;
 
 struct ParsedLevel {
     uid: Arc<str>,
-    shape: Shape,
+    shape: Dispatch,
     shares: u32,
     lendable_percent: u32,
     /// `None`: no limit.
@@ -148,7 +148,7 @@ fn parse_level(name: &str, uid: &str, spec: &Value) -> Option<ParsedLevel> {
         "Exempt" => {
             let exempt = spec.exempt.unwrap_or_default();
             (
-                Shape::Exempt,
+                Dispatch::Exempt,
                 exempt.nominal_concurrency_shares.unwrap_or(0),
                 exempt.lendable_percent.unwrap_or(0),
                 None,
@@ -157,10 +157,10 @@ fn parse_level(name: &str, uid: &str, spec: &Value) -> Option<ParsedLevel> {
         "Limited" => {
             let limited = spec.limited.unwrap_or_default();
             let shape = match limited.limit_response.kind.as_str() {
-                "Reject" => Shape::Reject,
+                "Reject" => Dispatch::Reject,
                 _ => {
                     let q = limited.limit_response.queuing.unwrap_or_default();
-                    Shape::Queue {
+                    Dispatch::Queue {
                         queues: if q.queues == 0 { 64 } else { q.queues },
                         hand_size: if q.hand_size == 0 { 8 } else { q.hand_size },
                         queue_length_limit: if q.queue_length_limit == 0 {
@@ -183,7 +183,7 @@ fn parse_level(name: &str, uid: &str, spec: &Value) -> Option<ParsedLevel> {
     };
     // `exempt` must be of type Exempt and nothing else may be: a level
     // whose name and type disagree is ignored, as upstream.
-    if (name == EXEMPT) != (shape == Shape::Exempt) {
+    if (name == EXEMPT) != (shape == Dispatch::Exempt) {
         return None;
     }
     Some(ParsedLevel {
@@ -242,7 +242,7 @@ pub fn digest(
             (u64::from(server_limit) * u64::from(level.shares)).div_ceil(share_sum) as u32
         };
         let max_seats = match level.shape {
-            Shape::Queue { hand_size, .. } => {
+            Dispatch::Queue { hand_size, .. } => {
                 let by_share = (f64::from(nominal) * 0.15).ceil() as u32;
                 let by_hand = nominal / hand_size.max(1) as u32;
                 by_share.min(by_hand).max(1)

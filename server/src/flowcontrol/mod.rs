@@ -40,7 +40,7 @@ use serde_json::Value;
 
 use crate::request_info::{RequestInfo, ResourceRef, Verb};
 use crate::watch_signal;
-use classify::{Descriptor, Target};
+use classify::{Descriptor, Requested};
 use config::{Config, Level, Schema};
 use metrics::FlowMetrics;
 use queueset::{Permit, QueueSet, Refusal};
@@ -169,7 +169,7 @@ impl FlowControl {
         let mut current = vec![0u32; levels.len()];
         let mut targets = vec![0.0; levels.len()];
         for (i, (level, stats)) in levels.iter().zip(&stats).enumerate() {
-            if level.shape == queueset::Shape::Exempt {
+            if level.shape == queueset::Dispatch::Exempt {
                 current[i] = level.min.max(stats.high_watermark);
                 targets[i] = f64::from(current[i]);
                 remaining -= i64::from(current[i]);
@@ -274,14 +274,14 @@ impl FlowControl {
         let descriptor = Descriptor {
             user: &user,
             target: match &resource {
-                Some(r) => Target::Resource {
+                Some(r) => Requested::Resource {
                     verb: r.verb.as_str(),
                     group: r.group,
                     resource: r.resource,
                     subresource: r.subresource,
                     namespace: r.namespace,
                 },
-                None => Target::NonResource {
+                None => Requested::NonResource {
                     verb: info.method.as_ref(),
                     path,
                 },
@@ -409,12 +409,12 @@ impl Schema {
             level: Arc::new(config::Level {
                 name: config::EXEMPT.into(),
                 uid: "".into(),
-                shape: queueset::Shape::Exempt,
+                shape: queueset::Dispatch::Exempt,
                 nominal: 0,
                 min: 0,
                 max: 0,
                 max_seats: config::MAX_SEATS_LIMIT,
-                set: QueueSet::new(queueset::Shape::Exempt, 0),
+                set: QueueSet::new(queueset::Dispatch::Exempt, 0),
             }),
             metrics: FlowMetrics::register(&mut Default::default()).of("exempt", "catch-all"),
         }
@@ -630,7 +630,7 @@ mod tests {
             let schema = FlowControl::classify(&config, &Descriptor { user, target });
             (schema.name.to_string(), schema.level.name.to_string())
         };
-        let pods = Target::Resource {
+        let pods = Requested::Resource {
             verb: "list",
             group: "",
             resource: "pods",
@@ -658,7 +658,7 @@ mod tests {
             class(&sa, pods),
             ("service-accounts".into(), "workload-low".into())
         );
-        let probe = Target::NonResource {
+        let probe = Requested::NonResource {
             verb: "get",
             path: "/readyz",
         };

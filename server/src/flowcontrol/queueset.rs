@@ -29,7 +29,7 @@ const ESTIMATED_SERVICE: f64 = 0.003;
 
 /// How a level answers requests it cannot serve at once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub enum Dispatch {
     /// Never limited.
     Exempt,
     /// Refused when the seats are taken.
@@ -93,7 +93,7 @@ pub struct QueueSet {
 }
 
 struct State {
-    shape: Shape,
+    shape: Dispatch,
     /// Seats that may be in use at once.
     limit: u32,
     queues: Vec<Queue>,
@@ -204,7 +204,7 @@ impl Drop for Waiting<'_> {
 
 impl QueueSet {
     /// A level of `shape` with `limit` seats.
-    pub fn new(shape: Shape, limit: u32) -> Arc<QueueSet> {
+    pub fn new(shape: Dispatch, limit: u32) -> Arc<QueueSet> {
         let queues = queue_count(&shape);
         Arc::new(QueueSet {
             state: Mutex::new(State {
@@ -234,7 +234,7 @@ impl QueueSet {
 
     /// Takes a new configuration: requests waiting are dealt onto the new
     /// queues in their order of arrival; those executing keep their seats.
-    pub fn reconfigure(&self, shape: Shape, limit: u32) {
+    pub fn reconfigure(&self, shape: Dispatch, limit: u32) {
         let mut state = self.lock();
         state.sync_time();
         state.limit = limit;
@@ -300,15 +300,15 @@ impl QueueSet {
             let mut state = self.lock();
             state.sync_time();
             match state.shape {
-                Shape::Exempt => return Ok(self.start(&mut state, None, seats)),
-                Shape::Reject => {
+                Dispatch::Exempt => return Ok(self.start(&mut state, None, seats)),
+                Dispatch::Reject => {
                     if state.can_accommodate(seats) {
                         return Ok(self.start(&mut state, None, seats));
                     }
                     state.counts.rejected += 1;
                     return Err(Refusal::ConcurrencyLimit);
                 }
-                Shape::Queue {
+                Dispatch::Queue {
                     queue_length_limit, ..
                 } => {
                     let Some(queue) = state.choose_queue(flow) else {
@@ -419,9 +419,9 @@ impl QueueSet {
     }
 }
 
-fn queue_count(shape: &Shape) -> usize {
+fn queue_count(shape: &Dispatch) -> usize {
     match shape {
-        Shape::Queue { queues, .. } => *queues,
+        Dispatch::Queue { queues, .. } => *queues,
         _ => 0,
     }
 }
@@ -448,7 +448,7 @@ impl State {
     }
 
     fn can_accommodate(&self, seats: u32) -> bool {
-        if self.shape == Shape::Exempt {
+        if self.shape == Dispatch::Exempt {
             return true;
         }
         if seats > self.limit {
@@ -460,7 +460,7 @@ impl State {
     /// The queue of `flow`'s hand with the least waiting work, the scan
     /// starting at a rotating offset.
     fn choose_queue(&mut self, flow: u64) -> Option<usize> {
-        let Shape::Queue {
+        let Dispatch::Queue {
             queues, hand_size, ..
         } = self.shape
         else {
@@ -638,8 +638,8 @@ pub fn deal(mut hash: u64, deck: usize, hand_size: usize) -> Option<Vec<usize>> 
 mod tests {
     use super::*;
 
-    fn queued(queues: usize, hand_size: usize, limit: usize) -> Shape {
-        Shape::Queue {
+    fn queued(queues: usize, hand_size: usize, limit: usize) -> Dispatch {
+        Dispatch::Queue {
             queues,
             hand_size,
             queue_length_limit: limit,
@@ -662,14 +662,14 @@ mod tests {
 
     #[tokio::test]
     async fn exempt_never_waits_and_reject_refuses() {
-        let exempt = QueueSet::new(Shape::Exempt, 0);
+        let exempt = QueueSet::new(Dispatch::Exempt, 0);
         let a = exempt.acquire(1, 3, Duration::ZERO).await.unwrap();
         let b = exempt.acquire(1, 3, Duration::ZERO).await.unwrap();
         assert_eq!(exempt.counts().seats_in_use, 6);
         drop((a, b));
         assert_eq!(exempt.counts().seats_in_use, 0);
 
-        let reject = QueueSet::new(Shape::Reject, 2);
+        let reject = QueueSet::new(Dispatch::Reject, 2);
         let a = reject.acquire(1, 2, Duration::ZERO).await.unwrap();
         let refused = reject.acquire(2, 1, Duration::ZERO).await;
         assert_eq!(refused.err(), Some(Refusal::ConcurrencyLimit));

@@ -73,7 +73,7 @@ struct Role {
 
 /// The four kinds' objects, as JSON.
 #[derive(Debug, Default)]
-pub struct Objects {
+pub struct RbacObjects {
     /// ClusterRoles.
     pub cluster_roles: Vec<Value>,
     /// Roles.
@@ -87,7 +87,7 @@ pub struct Objects {
 impl Policy {
     /// The policy of `objects` (objects that do not read as their kind are
     /// skipped: the API validated them).
-    pub fn new(objects: &Objects) -> Policy {
+    pub fn new(objects: &RbacObjects) -> Policy {
         let read = |value: &Value| serde_json::from_value::<Role>(value.clone()).ok();
         let bindings = |values: &[Value]| {
             let mut list: Vec<Binding> = values
@@ -381,7 +381,7 @@ mod tests {
     use serde_json::json;
 
     fn policy() -> Policy {
-        Policy::new(&Objects {
+        Policy::new(&RbacObjects {
             cluster_roles: vec![
                 json!({"metadata": {"name": "reader"}, "rules": [
                     {"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]}),

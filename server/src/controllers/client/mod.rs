@@ -12,7 +12,7 @@ use crate::user::UserInfo;
 
 mod watch;
 
-pub use watch::{WatchEvent, WatchStream};
+pub use watch::{ClientEvent, WatchStream};
 
 /// The largest response body the client reads (lists of a busy namespace fit).
 const MAX_BODY: usize = 512 * 1024 * 1024;

@@ -8,7 +8,7 @@ use super::ClientError;
 
 /// One watch event.
 #[derive(Debug)]
-pub struct WatchEvent {
+pub struct ClientEvent {
     /// ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
     pub kind: String,
     /// The object (a Status for ERROR).
@@ -30,7 +30,7 @@ impl WatchStream {
     }
 
     /// The next event, `None` when the watch ended.
-    pub async fn next(&mut self) -> Option<Result<WatchEvent, ClientError>> {
+    pub async fn next(&mut self) -> Option<Result<ClientEvent, ClientError>> {
         loop {
             if let Some(end) = self.buffer.iter().position(|b| *b == b'\n') {
                 let line: Vec<u8> = self.buffer.drain(..=end).collect();
@@ -47,7 +47,7 @@ impl WatchStream {
     }
 }
 
-fn parse_event(line: &[u8]) -> Result<WatchEvent, ClientError> {
+fn parse_event(line: &[u8]) -> Result<ClientEvent, ClientError> {
     let mut value: Value =
         serde_json::from_slice(line).map_err(|e| ClientError::Decode(e.to_string()))?;
     let kind = value["type"].as_str().unwrap_or_default().to_owned();
@@ -55,5 +55,5 @@ fn parse_event(line: &[u8]) -> Result<WatchEvent, ClientError> {
         .get_mut("object")
         .map(Value::take)
         .unwrap_or(Value::Null);
-    Ok(WatchEvent { kind, object })
+    Ok(ClientEvent { kind, object })
 }
