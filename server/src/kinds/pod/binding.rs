@@ -6,13 +6,19 @@
 
 use async_trait::async_trait;
 
+use std::collections::BTreeMap;
+
+use kapi_api_types::core::v1::Pod;
+use kapi_api_types::core::v1::binding::Binding;
+use kapi_api_types::core::v1::pod::status::PodCondition;
+use kapi_runtime::meta::Time;
+use serde_json::Value;
+
 use crate::user::UserInfo;
-use jiff::Timestamp;
-use serde_json::{Map, Value, json};
 
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::registry::hooks::{Action, ActionBody};
-use crate::registry::{Input, Object, Registry, Scope, check_namespace};
+use crate::registry::{Object, Registry, Scope, check_namespace};
 
 /// `ValidatePodBinding`: a node target with a name. Upstream reports these
 /// as a plain error (a 500 whose message joins the problems, as Go's
@@ -63,7 +69,6 @@ impl Action for Bind {
             Scope::new(bindings, scope.namespace),
             binding.metadata_mut(),
         )?;
-        let value = binding.to_value().map_err(ApiError::internal)?;
         let name = binding.metadata().name().to_owned();
         if pod.is_some_and(|pod| pod != name) {
             return Err(ApiError::bad_request(
@@ -74,12 +79,12 @@ impl Action for Bind {
         if !errors.is_empty() {
             return Err(ApiError::invalid("", "Binding", &name, &errors));
         }
-        let node = value["target"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        check_target(value["target"]["kind"].as_str().unwrap_or_default(), &node)?;
-        let annotations = value["metadata"]["annotations"].as_object().cloned();
+        let binding = binding
+            .downcast_ref::<Binding>()
+            .ok_or_else(|| ApiError::internal("a binding is decoded as a Binding"))?;
+        let node = binding.target.name.clone().unwrap_or_default();
+        check_target(binding.target.kind.as_deref().unwrap_or_default(), &node)?;
+        let annotations = binding.metadata.annotations.clone();
         let scheme = registry.scheme();
         let pods = scheme
             .get("", "v1", "pods")
@@ -92,7 +97,7 @@ impl Action for Bind {
         };
         registry
             .change_stored(pod_scope, &name, dry_run, &mut |pod| {
-                assign(pod_scope, pod, binding_target, &node, annotations.as_ref())
+                assign(pod, binding_target, &node, annotations.as_ref())
             })
             .await?;
         Ok(None)
@@ -102,73 +107,61 @@ impl Action for Bind {
 /// The pod bound to `node`: refused (a conflict on `binding`, the pod's
 /// `pods/binding`) when it is being deleted, already bound, or still gated.
 fn assign(
-    scope: Scope<'_>,
-    pod: Object,
+    mut object: Object,
     binding: Target<'_>,
     node: &str,
-    annotations: Option<&Map<String, Value>>,
+    annotations: Option<&BTreeMap<String, String>>,
 ) -> ApiResult<Object> {
     let name = binding.name;
-    let mut value = pod.to_value().map_err(ApiError::internal)?;
     let conflict = |why: String| ApiError::conflict(binding, &why);
-    if !value["metadata"]["deletionTimestamp"].is_null() {
+    let pod = object
+        .downcast_mut::<Pod>()
+        .ok_or_else(|| ApiError::internal("pods are decoded as a Pod"))?;
+    if pod.metadata.deletion_timestamp.is_some() {
         return Err(conflict(format!(
             "pod {name} is being deleted, cannot be assigned to a host"
         )));
     }
-    if let Some(bound) = value["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+    if let Some(bound) = pod.spec.node_name.as_deref().filter(|n| !n.is_empty()) {
         return Err(conflict(format!(
             "pod {name} is already assigned to node {bound:?}"
         )));
     }
-    if value["spec"]["schedulingGates"]
-        .as_array()
+    if pod
+        .spec
+        .scheduling_gates
+        .as_ref()
         .is_some_and(|g| !g.is_empty())
     {
         return Err(conflict(format!(
             "pod {name} has non-empty .spec.schedulingGates"
         )));
     }
-    value["spec"]["nodeName"] = Value::String(node.to_owned());
+    pod.spec.node_name = Some(node.to_owned());
     if let Some(annotations) = annotations.filter(|a| !a.is_empty()) {
-        let meta = &mut value["metadata"];
-        if !meta["annotations"].is_object() {
-            meta["annotations"] = Value::Object(Map::new());
-        }
-        if let Some(existing) = meta["annotations"].as_object_mut() {
-            existing.extend(annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
-        }
+        let existing = pod.metadata.annotations.get_or_insert_with(BTreeMap::new);
+        existing.extend(annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
-    mark_scheduled(&mut value["status"]);
-    let input = Input::from_value(scope.entry, value)?;
-    Ok(input.object)
+    mark_scheduled(pod);
+    Ok(object)
 }
 
 /// Sets the `PodScheduled` condition to True (a new transition time only when
 /// it changes), as upstream's UpdatePodCondition.
-fn mark_scheduled(status: &mut Value) {
-    if !status.is_object() {
-        *status = Value::Object(Map::new());
-    }
-    let now = Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let conditions = &mut status["conditions"];
-    if !conditions.is_array() {
-        *conditions = Value::Array(Vec::new());
-    }
-    let Some(list) = conditions.as_array_mut() else {
-        return;
-    };
-    match list.iter_mut().find(|c| c["type"] == "PodScheduled") {
-        Some(c) if c["status"] == "True" => {}
+fn mark_scheduled(pod: &mut Pod) {
+    let now = Time::now();
+    let conditions = pod.status.conditions.get_or_insert_with(Vec::new);
+    match conditions.iter_mut().find(|c| c.type_ == "PodScheduled") {
+        Some(c) if c.status == "True" => {}
         Some(c) => {
-            c["status"] = json!("True");
-            c["lastTransitionTime"] = json!(now);
+            c.status = "True".to_owned();
+            c.last_transition_time = Some(now);
         }
-        None => list.push(json!({
-            "type": "PodScheduled",
-            "status": "True",
-            "lastProbeTime": null,
-            "lastTransitionTime": now,
-        })),
+        None => conditions.push(PodCondition {
+            type_: "PodScheduled".to_owned(),
+            status: "True".to_owned(),
+            last_transition_time: Some(now),
+            ..PodCondition::default()
+        }),
     }
 }
