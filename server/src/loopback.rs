@@ -8,7 +8,10 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::api_error::ApiResult;
+use kapi_runtime::Resource as Kind;
+
+use crate::api_error::{ApiError, ApiResult};
+use crate::body::Object;
 
 /// A resource as `(group, version, plural)`, e.g. `("", "v1", "pods")`.
 pub type Resource<'a> = (&'a str, &'a str, &'a str);
@@ -29,7 +32,30 @@ pub trait Loopback: Send + Sync {
         resource: Resource<'_>,
         namespace: Option<&str>,
         name: &str,
-    ) -> ApiResult<Option<Value>>;
+    ) -> ApiResult<Option<Value>> {
+        let object = self.read_object(resource, namespace, name).await?;
+        object
+            .map(|o| o.to_value().map_err(ApiError::internal))
+            .transpose()
+    }
+
+    /// One object as its kind's Rust value (the version `resource` names):
+    /// None when it does not exist, or when the server does not serve the
+    /// kind. What [`get`] reads for a typed caller.
+    async fn read_object(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> ApiResult<Option<Object>>;
+
+    /// Every object of a kind as its Rust value, in `namespace` or
+    /// cluster-wide; none when the server does not serve the kind.
+    async fn read_all_objects(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+    ) -> ApiResult<Vec<Object>>;
 
     /// Every object of a kind, in `namespace` or cluster-wide; none when the
     /// server does not serve the kind.
@@ -37,7 +63,13 @@ pub trait Loopback: Send + Sync {
         &self,
         resource: Resource<'_>,
         namespace: Option<&str>,
-    ) -> ApiResult<Vec<Value>>;
+    ) -> ApiResult<Vec<Value>> {
+        let objects = self.read_all_objects(resource, namespace).await?;
+        objects
+            .iter()
+            .map(|o| o.to_value().map_err(ApiError::internal))
+            .collect()
+    }
 
     /// Changes an object's status (through its `/status` endpoint, retried on
     /// conflict): how the quota plugin charges usage. A missing object is a
@@ -61,4 +93,44 @@ pub trait Loopback: Send + Sync {
         name: &str,
         change: Change<'_>,
     ) -> ApiResult<()>;
+}
+
+/// The resource of the kind `K` in `K`'s own version.
+fn resource_of<K: Kind>() -> Resource<'static> {
+    let info = K::INFO;
+    (info.group, info.version, info.plural)
+}
+
+/// The object `K` value out of a typed read.
+fn typed<K: Kind>(object: Object) -> ApiResult<K> {
+    object
+        .into_typed()
+        .into_any()
+        .downcast::<K>()
+        .map(|k| *k)
+        .map_err(|_| ApiError::internal(format!("a {} read as another type", K::INFO.kind)))
+}
+
+/// The object `name` of the kind `K`, typed: the resource is the kind's own
+/// (no group or plural written by hand), the object its Rust value.
+pub async fn get<K: Kind>(
+    objects: &dyn Loopback,
+    namespace: Option<&str>,
+    name: &str,
+) -> ApiResult<Option<K>> {
+    match objects
+        .read_object(resource_of::<K>(), namespace, name)
+        .await?
+    {
+        Some(object) => typed(object).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Every object of the kind `K`, typed, in `namespace` or cluster-wide.
+pub async fn list<K: Kind>(objects: &dyn Loopback, namespace: Option<&str>) -> ApiResult<Vec<K>> {
+    let all = objects
+        .read_all_objects(resource_of::<K>(), namespace)
+        .await?;
+    all.into_iter().map(typed).collect()
 }

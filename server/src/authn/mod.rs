@@ -316,10 +316,10 @@ fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::api_error::ApiResult;
+    use crate::body::Object;
     use crate::loopback::{Change, Resource};
     use axum::http::{HeaderMap, HeaderValue};
     use kapi_storage::embedded::EmbeddedStore;
-    use serde_json::Value;
 
     /// A server without objects.
     struct NoObjects;
@@ -329,15 +329,19 @@ mod tests {
         fn serves(&self, _: Resource<'_>) -> bool {
             false
         }
-        async fn read(
+        async fn read_object(
             &self,
             _: Resource<'_>,
             _: Option<&str>,
             _: &str,
-        ) -> ApiResult<Option<Value>> {
+        ) -> ApiResult<Option<Object>> {
             Ok(None)
         }
-        async fn read_all(&self, _: Resource<'_>, _: Option<&str>) -> ApiResult<Vec<Value>> {
+        async fn read_all_objects(
+            &self,
+            _: Resource<'_>,
+            _: Option<&str>,
+        ) -> ApiResult<Vec<Object>> {
             Ok(Vec::new())
         }
         async fn edit_status(

@@ -1,8 +1,7 @@
-//! The registry as admission's [`Objects`]: reads of the current objects,
-//! and status edits retried on conflict.
+//! The registry as the server's [`Loopback`]: reads of the current objects
+//! (typed, or as JSON), and edits retried on conflict.
 
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
@@ -14,30 +13,27 @@ impl Loopback for Registry {
         self.scheme().get(group, version, plural).is_some()
     }
 
-    async fn read(
+    async fn read_object(
         &self,
         (group, version, plural): Resource<'_>,
         namespace: Option<&str>,
         name: &str,
-    ) -> ApiResult<Option<Value>> {
+    ) -> ApiResult<Option<Object>> {
         let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
             return Ok(None);
         };
         match self.get(Scope::new(&entry, namespace), name).await {
-            Ok(object) => without_managed_fields(object)
-                .to_value()
-                .map(Some)
-                .map_err(ApiError::internal),
+            Ok(object) => Ok(Some(without_managed_fields(object))),
             Err(e) if e.code() == 404 => Ok(None),
             Err(e) => Err(e),
         }
     }
 
-    async fn read_all(
+    async fn read_all_objects(
         &self,
         (group, version, plural): Resource<'_>,
         namespace: Option<&str>,
-    ) -> ApiResult<Vec<Value>> {
+    ) -> ApiResult<Vec<Object>> {
         let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
             return Ok(Vec::new());
         };
@@ -48,9 +44,7 @@ impl Loopback for Registry {
             .into_iter()
             .map(|object| {
                 let object = object.into_object().map_err(ApiError::internal)?;
-                without_managed_fields(object)
-                    .to_value()
-                    .map_err(ApiError::internal)
+                Ok(without_managed_fields(object))
             })
             .collect()
     }

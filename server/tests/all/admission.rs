@@ -1350,3 +1350,35 @@ async fn a_claim_being_deleted_may_lose_its_finalizers_whatever_the_ranges() {
     let (code, _) = h.call("GET", &format!("{claims}/c"), Value::Null).await;
     assert_eq!(code, 404);
 }
+
+/// The server's client to itself reads objects typed, by their kind alone:
+/// what built-in plugins and hooks read their neighbours with.
+#[tokio::test]
+async fn loopback_reads_are_typed_by_kind() {
+    use kapi_api_types::core::v1::{ConfigMap, ServiceAccount};
+    use kapi_server::loopback;
+    let h = with_namespace("typed-reads").await;
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "settings"}, "data": {"color": "blue"}});
+    let (code, body) = h
+        .call("POST", "/api/v1/namespaces/typed-reads/configmaps", cm)
+        .await;
+    assert_eq!(code, 201, "{body}");
+    let read: ConfigMap = loopback::get(&h.registry, Some("typed-reads"), "settings")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.data.unwrap()["color"], "blue");
+    assert!(
+        read.metadata.managed_fields.is_none(),
+        "read without managedFields"
+    );
+    let missing = loopback::get::<ConfigMap>(&h.registry, Some("typed-reads"), "nope").await;
+    assert!(missing.unwrap().is_none());
+    let all: Vec<ConfigMap> = loopback::list(&h.registry, Some("typed-reads"))
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 1);
+    let accounts: Vec<ServiceAccount> = loopback::list(&h.registry, Some("default")).await.unwrap();
+    assert!(accounts.iter().any(|a| a.metadata.name() == "default"));
+}

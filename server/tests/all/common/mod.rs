@@ -20,6 +20,8 @@ use tower::ServiceExt;
 pub struct Harness {
     pub router: Router,
     pub store: Arc<EmbeddedStore>,
+    /// The registry behind the router (its loopback reads).
+    pub registry: Registry,
     _shutdown: tokio::sync::watch::Sender<bool>,
     _dir: tempfile::TempDir,
 }
@@ -64,7 +66,7 @@ pub async fn harness_on(
     kapi_server::serve::bootstrap_admission(&registry).await;
     let (tx, rx) = tokio::sync::watch::channel(false);
     let router = app(Arc::new(App {
-        registry,
+        registry: registry.clone(),
         shutdown: rx,
         address: "127.0.0.1:0".into(),
         metrics: Default::default(),
@@ -77,6 +79,7 @@ pub async fn harness_on(
     let h = Harness {
         router,
         store,
+        registry,
         _shutdown: tx,
         _dir: dir,
     };
