@@ -72,6 +72,7 @@ impl Operation for DeleteConfigMap {
 /// Runs the scenario.
 pub async fn run(cx: &Context) -> Result<Report> {
     let operation = Arc::new(CreateConfigMap::new(cx, false));
+    let cpu_before = cx.server_cpu_seconds();
     let mut totals = workload::run(
         &cx.target,
         cx.clients,
@@ -79,6 +80,7 @@ pub async fn run(cx: &Context) -> Result<Report> {
         operation,
     )
     .await;
+    let create_cpu_ms = cx.cpu_ms_per_op(cpu_before, totals.ops);
     // Every index below this was claimed by a client; the claims that ended a
     // client's loop were never sent, so some of these were not created.
     let claimed = totals.ops + totals.errors + cx.clients as u64;
@@ -99,6 +101,7 @@ pub async fn run(cx: &Context) -> Result<Report> {
     let rate = totals.rate();
     let mut json = totals.base_json();
     json["creates_per_s"] = json!(round3(rate));
+    json["server_cpu_ms_per_create"] = json!(create_cpu_ms);
     json["latency"] = totals.all_latencies().summary();
     let line = format!(
         "{:.0} creates/s ({} created, {} errors; p99 {} ms)",

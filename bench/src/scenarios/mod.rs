@@ -122,6 +122,21 @@ pub struct Context {
     pub working_set_ready: AtomicBool,
 }
 
+impl Context {
+    /// The server's CPU time so far, when its PID is known.
+    pub fn server_cpu_seconds(&self) -> Option<f64> {
+        self.server.as_ref().and_then(|p| p.cpu_seconds())
+    }
+
+    /// The server's CPU milliseconds per operation since `before` (read with
+    /// [`Context::server_cpu_seconds`]), over `ops` operations: what one
+    /// create costs the server, the rest of the scenario left out.
+    pub fn cpu_ms_per_op(&self, before: Option<f64>, ops: u64) -> Option<f64> {
+        let spent = self.server_cpu_seconds()? - before?;
+        (ops > 0).then(|| (spent * 1000.0 / ops as f64 * 1000.0).round() / 1000.0)
+    }
+}
+
 /// Runs one scenario.
 pub async fn run(scenario: Scenario, cx: &Context) -> Result<Report> {
     if scenario.needs_working_set() && !cx.working_set_ready.load(Ordering::Relaxed) {

@@ -50,7 +50,9 @@ pub async fn run(cx: &Context) -> Result<Report> {
 
     let creators = cx.clients.max(MIN_CREATORS);
     let operation = Arc::new(CreatePod { path: path.clone() });
+    let cpu_before = cx.server_cpu_seconds();
     let mut created = workload::run(&cx.target, creators, Until::Count(cx.pods), operation).await;
+    let create_cpu_ms = cx.cpu_ms_per_op(cpu_before, created.ops);
     let rss_after_creates = rss(cx);
 
     if let Some(probe) = &cx.server {
@@ -76,6 +78,7 @@ pub async fn run(cx: &Context) -> Result<Report> {
             "create_seconds": round3(created.elapsed.as_secs_f64()),
             "creates_per_s": round3(created.rate()),
             "create_latency": created.all_latencies().summary(),
+            "server_cpu_ms_per_create": create_cpu_ms,
             "rss_mib_before": rss_before,
             "rss_mib_after_creates": rss_after_creates,
             "rss_mib_peak_during_list": rss_peak_list,
