@@ -9,6 +9,7 @@ use kapi_server::admission::{Operation, Plugin, Request, View};
 use kapi_server::api_error::ApiResult;
 use kapi_server::body::Object;
 use kapi_server::controllers::Controller;
+use kapi_server::controllers::client::typed;
 use kapi_server::controllers::client::{Client, Resource};
 use kapi_server::controllers::informer::{self, Event, Source};
 use kapi_server::extensions::Extensions;
@@ -109,7 +110,7 @@ impl Controller for WidgetPhase {
     }
 
     async fn run(&self, client: Client) {
-        let widgets = Resource::new("example.kapi.dev", "v1", "widgets", true);
+        let widgets = Resource::of::<Widget>();
         let (tx, mut events) = mpsc::channel(64);
         let mut tasks = JoinSet::new();
         informer::spawn(
@@ -134,7 +135,7 @@ impl Controller for WidgetPhase {
 
 /// Writes the phase `widget` should have, when it has another.
 async fn set_phase(client: &Client, widgets: &Resource, widget: &Value) {
-    let Ok(typed) = serde_json::from_value::<Widget>(widget.clone()) else {
+    let Ok(typed) = typed::decode::<Widget>(widget.clone()) else {
         return;
     };
     let has_factory = typed.spec.factory.as_deref().is_some_and(|f| !f.is_empty());

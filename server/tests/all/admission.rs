@@ -1382,3 +1382,31 @@ async fn loopback_reads_are_typed_by_kind() {
     let accounts: Vec<ServiceAccount> = loopback::list(&h.registry, Some("default")).await.unwrap();
     assert!(accounts.iter().any(|a| a.metadata.name() == "default"));
 }
+
+/// The in-process client reads a compiled kind typed, its resource taken
+/// from the kind.
+#[tokio::test]
+async fn the_in_process_client_reads_typed_by_kind() {
+    use kapi_api_types::core::v1::ConfigMap;
+    use kapi_server::controllers::client::{Client, ListParams};
+    let h = with_namespace("typed-client").await;
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "one"}, "data": {"k": "v"}});
+    let (code, body) = h
+        .call("POST", "/api/v1/namespaces/typed-client/configmaps", cm)
+        .await;
+    assert_eq!(code, 201, "{body}");
+    let client = Client::of_apiserver(h.router.clone());
+    let one: ConfigMap = client.get_typed(Some("typed-client"), "one").await.unwrap();
+    assert_eq!(one.data.unwrap()["k"], "v");
+    let all: Vec<ConfigMap> = client
+        .list_typed(Some("typed-client"), &ListParams::default())
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].metadata.name(), "one");
+    let missing = client
+        .get_typed::<ConfigMap>(Some("typed-client"), "two")
+        .await;
+    assert!(missing.unwrap_err().is_not_found());
+}

@@ -10,6 +10,7 @@ use tower::ServiceExt;
 
 use crate::user::UserInfo;
 
+pub mod typed;
 mod watch;
 
 pub use watch::{ClientEvent, WatchStream};
