@@ -6,15 +6,20 @@
 
 use std::collections::BTreeMap;
 
+use kapi_api_types::core::v1::{LimitRange, PersistentVolumeClaim, Pod};
+use kapi_runtime::Quantity;
 use kapi_runtime::quantity::{canonical, nano_value};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
-use crate::api_error::ApiResult;
+use crate::api_error::{ApiError, ApiResult};
 use crate::loopback::Loopback;
 use async_trait::async_trait;
 
 const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
+
+/// A resource list (`requests`, `limits`, a range's `default`...).
+type Resources = BTreeMap<String, Quantity>;
 
 /// The annotation listing what the plugin set.
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
@@ -28,26 +33,24 @@ pub async fn limit_ranges(objects: &dyn Loopback, attrs: &Attributes<'_>) -> Api
 }
 
 /// Defaults the resources of a pod being created from each LimitRange.
-pub async fn admit_pod(
-    objects: &dyn Loopback,
-    attrs: &Attributes<'_>,
-    pod: &mut Value,
-) -> ApiResult<()> {
-    for range in limit_ranges(objects, attrs).await? {
-        let (requests, limits) = container_defaults(&range);
+pub fn admit_pod(ranges: &[LimitRange], pod: &mut Pod) {
+    for range in ranges {
+        let (requests, limits) = container_defaults(range);
         let mut set = Vec::new();
-        for (list, what) in [
-            ("containers", "container"),
-            ("initContainers", "init container"),
-        ] {
-            let Some(containers) = pod["spec"][list].as_array_mut() else {
-                continue;
-            };
+        let spec = &mut pod.spec;
+        let lists = [
+            (spec.containers.as_mut_slice(), "container"),
+            (
+                spec.init_containers.as_deref_mut().unwrap_or_default(),
+                "init container",
+            ),
+        ];
+        for (containers, what) in lists {
             for container in containers {
-                let name = container["name"].as_str().unwrap_or_default().to_owned();
-                let resources = &mut container["resources"];
-                let set_requests = fill(resources, "requests", &requests);
-                let set_limits = fill(resources, "limits", &limits);
+                let name = &container.name;
+                let resources = &mut container.resources;
+                let set_requests = fill(&mut resources.requests, &requests);
+                let set_limits = fill(&mut resources.limits, &limits);
                 if !set_requests.is_empty() {
                     set.push(format!(
                         "{} request for {what} {name}",
@@ -60,25 +63,24 @@ pub async fn admit_pod(
             }
         }
         if !set.is_empty() {
-            let meta = &mut pod["metadata"];
-            if !meta["annotations"].is_object() {
-                meta["annotations"] = json!({});
-            }
-            meta["annotations"][ANNOTATION] =
-                json!(format!("LimitRanger plugin set: {}", set.join("; ")));
+            let annotations = pod.metadata.annotations.get_or_insert_with(BTreeMap::new);
+            annotations.insert(
+                ANNOTATION.to_owned(),
+                format!("LimitRanger plugin set: {}", set.join("; ")),
+            );
         }
     }
-    Ok(())
 }
 
 /// The default requests and limits of containers a LimitRange gives.
-fn container_defaults(range: &Value) -> (Map<String, Value>, Map<String, Value>) {
-    let (mut requests, mut limits) = (Map::new(), Map::new());
-    for item in items(range).filter(|item| item["type"] == "Container") {
-        if let Some(given) = item["defaultRequest"].as_object() {
+fn container_defaults(range: &LimitRange) -> (Resources, Resources) {
+    let (mut requests, mut limits) = (Resources::new(), Resources::new());
+    let items = range.spec.limits.iter();
+    for item in items.filter(|item| item.type_ == "Container") {
+        if let Some(given) = &item.default_request {
             requests.extend(given.clone());
         }
-        if let Some(given) = item["default"].as_object() {
+        if let Some(given) = &item.default {
             limits.extend(given.clone());
         }
     }
@@ -86,20 +88,15 @@ fn container_defaults(range: &Value) -> (Map<String, Value>, Map<String, Value>)
 }
 
 /// Adds the defaults a resource list lacks; the names added, sorted.
-fn fill(resources: &mut Value, list: &str, defaults: &Map<String, Value>) -> Vec<String> {
+fn fill(list: &mut Option<Resources>, defaults: &Resources) -> Vec<String> {
     if defaults.is_empty() {
         return Vec::new();
     }
-    if !resources.is_object() {
-        *resources = json!({});
-    }
-    if !resources[list].is_object() {
-        resources[list] = json!({});
-    }
+    let list = list.get_or_insert_with(Resources::new);
     let mut added = Vec::new();
     for (name, value) in defaults {
-        if resources[list].get(name).is_none() {
-            resources[list][name] = value.clone();
+        if !list.contains_key(name) {
+            list.insert(name.clone(), value.clone());
             added.push(name.clone());
         }
     }
@@ -109,16 +106,6 @@ fn fill(resources: &mut Value, list: &str, defaults: &Map<String, Value>) -> Vec
 
 fn items(range: &Value) -> impl Iterator<Item = &Value> {
     range["spec"]["limits"].as_array().into_iter().flatten()
-}
-
-/// Checks a pod or claim being created against each LimitRange.
-pub async fn validate(
-    objects: &dyn Loopback,
-    attrs: &Attributes<'_>,
-    object: &Value,
-) -> ApiResult<()> {
-    let ranges = limit_ranges(objects, attrs).await?;
-    check(attrs, &ranges, object)
 }
 
 /// Checks a pod or claim against the LimitRanges of its namespace.
@@ -378,13 +365,13 @@ impl Plugin for LimitRanger {
     }
 
     fn mutates(&self, request: &Request<'_>) -> bool {
-        request.operation == Operation::Create && request.is("", "pods")
+        request.operation == Operation::Create && request.is_kind::<Pod>()
     }
 
     fn validates(&self, request: &Request<'_>) -> bool {
-        let claims = request.is("", "persistentvolumeclaims");
+        let claims = request.is_kind::<PersistentVolumeClaim>();
         match request.operation {
-            Operation::Create => request.is("", "pods") || claims,
+            Operation::Create => request.is_kind::<Pod>() || claims,
             Operation::Update => request.main_update() && claims,
             Operation::Delete => false,
         }
@@ -397,8 +384,21 @@ impl Plugin for LimitRanger {
         _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        admit_pod(objects, &request.attrs, object).await
+        // No range, nothing to default: the pod is not even looked at.
+        let ranges = limit_ranges(objects, &request.attrs).await?;
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        let Some(pod) = object.downcast_mut::<Pod>()? else {
+            return Ok(());
+        };
+        let ranges = ranges
+            .into_iter()
+            .map(serde_json::from_value)
+            .collect::<Result<Vec<LimitRange>, _>>()
+            .map_err(ApiError::internal)?;
+        admit_pod(&ranges, pod);
+        Ok(())
     }
 
     async fn validate(
@@ -409,13 +409,15 @@ impl Plugin for LimitRanger {
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
-        let object = object.json()?;
-        let old = old.map(View::json).transpose()?;
         // Objects being deleted are left alone (a range made since must not
         // keep a claim from losing its finalizers).
-        if old.is_some_and(|old| !old["metadata"]["deletionTimestamp"].is_null()) {
+        if old.is_some_and(|old| old.object().metadata().deletion_timestamp.is_some()) {
             return Ok(());
         }
-        validate(objects, &request.attrs, object).await
+        let ranges = limit_ranges(objects, &request.attrs).await?;
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        check(&request.attrs, &ranges, object.json()?)
     }
 }
