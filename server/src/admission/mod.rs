@@ -16,6 +16,8 @@ mod chain;
 mod subject;
 
 pub use chain::{Chain, Operation, Plugin, Quota, QuotaCharge, Request};
+#[cfg(test)]
+pub(crate) use subject::json_forms_made;
 pub use subject::{Subject, View};
 
 use crate::api_error::{ApiError, Target};

@@ -4,6 +4,8 @@
 //! made once and shared by the plugins after it, until one asks for the
 //! type again; a request whose plugins all work typed never converts.
 
+#[cfg(test)]
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use kapi_runtime::Resource;
@@ -12,6 +14,25 @@ use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::{Input, Object};
+
+#[cfg(test)]
+thread_local! {
+    /// How many JSON forms of admitted objects this thread made.
+    static JSON_FORMS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// How many JSON forms of admitted objects the current thread has made: a
+/// test's way to see that a request's plugins all worked typed.
+#[cfg(test)]
+pub(crate) fn json_forms_made() -> usize {
+    JSON_FORMS.with(Cell::get)
+}
+
+/// Counts one JSON form made (in tests; nothing otherwise).
+fn count_json_form() {
+    #[cfg(test)]
+    JSON_FORMS.with(|n| n.set(n.get() + 1));
+}
 
 /// The object being admitted, changeable.
 pub struct Subject<'o> {
@@ -49,6 +70,7 @@ impl<'o> Subject<'o> {
     /// plugin that works on JSON.
     pub fn json_mut(&mut self) -> ApiResult<&mut Value> {
         if self.json.is_none() {
+            count_json_form();
             self.json = Some(self.object.to_value().map_err(ApiError::internal)?);
         }
         match &mut self.json {
@@ -92,7 +114,10 @@ impl<'o> View<'o> {
     /// The object's JSON form, made on first use.
     pub fn json(&self) -> ApiResult<&Value> {
         self.json
-            .get_or_init(|| self.object.to_value())
+            .get_or_init(|| {
+                count_json_form();
+                self.object.to_value()
+            })
             .as_ref()
             .map_err(ApiError::internal)
     }

@@ -22,6 +22,8 @@ mod protection;
 mod resource_quota;
 mod runtime_class;
 mod service_account;
+#[cfg(test)]
+mod tests;
 mod toleration_seconds;
 mod update;
 

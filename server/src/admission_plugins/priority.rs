@@ -6,6 +6,8 @@
 
 use serde_json::{Value, json};
 
+use kapi_api_types::core::v1::Pod;
+
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::loopback::{Loopback, Resource};
@@ -36,16 +38,13 @@ const DEFAULT_PREEMPTION_POLICY: &str = "PreemptLowerPriority";
 pub async fn admit_pod(
     objects: &dyn Loopback,
     attrs: &Attributes<'_>,
-    pod: &mut Value,
+    pod: &mut Pod,
 ) -> ApiResult<()> {
     if !objects.serves(CLASSES) {
         return Ok(());
     }
-    let spec = &mut pod["spec"];
-    let named = spec["priorityClassName"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let spec = &mut pod.spec;
+    let named = spec.priority_class_name.clone().unwrap_or_default();
     let (class_name, priority, policy) = if named.is_empty() {
         match default_class(objects).await? {
             Some(class) => (
@@ -66,18 +65,24 @@ pub async fn admit_pod(
         (named, class["value"].as_i64().unwrap_or(0), policy)
     };
     if !class_name.is_empty() {
-        spec["priorityClassName"] = json!(class_name);
+        spec.priority_class_name = Some(class_name);
     }
-    if let Some(given) = spec["priority"].as_i64().filter(|given| *given != priority) {
+    if let Some(given) = spec
+        .priority
+        .map(i64::from)
+        .filter(|given| *given != priority)
+    {
         return Err(attrs.forbidden(&format!(
             "the integer value of priority ({given}) must not be provided in pod spec; \
              priority admission controller computed {priority} from the given PriorityClass name"
         )));
     }
-    spec["priority"] = json!(priority);
+    // A class's value is an int32 (validated so when the class was written).
+    spec.priority = Some(i32::try_from(priority).map_err(ApiError::internal)?);
     if let Some(policy) = policy {
-        if let Some(given) = spec["preemptionPolicy"]
-            .as_str()
+        if let Some(given) = spec
+            .preemption_policy
+            .as_deref()
             .filter(|given| *given != policy)
         {
             return Err(attrs.forbidden(&format!(
@@ -85,7 +90,7 @@ pub async fn admit_pod(
                  priority admission controller computed {policy} from the given PriorityClass name"
             )));
         }
-        spec["preemptionPolicy"] = json!(policy);
+        spec.preemption_policy = Some(policy);
     }
     Ok(())
 }
@@ -154,7 +159,8 @@ impl Plugin for Priority {
     }
 
     fn mutates(&self, request: &Request<'_>) -> bool {
-        request.is("", "pods") && (request.operation == Operation::Create || request.main_update())
+        request.is_kind::<Pod>()
+            && (request.operation == Operation::Create || request.main_update())
     }
 
     fn judges(&self, request: &Request<'_>) -> bool {
@@ -177,13 +183,16 @@ impl Plugin for Priority {
         old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        let old = old.map(View::json).transpose()?;
+        let Some(pod) = object.downcast_mut::<Pod>()? else {
+            return Ok(());
+        };
         match old {
-            None => admit_pod(objects, &request.attrs, object).await,
+            None => admit_pod(objects, &request.attrs, pod).await,
             // An update keeps the priority admission gave the pod.
             Some(old) => {
-                super::update::keep_priority(old, object);
+                if let Some(old) = old.downcast_ref::<Pod>() {
+                    super::update::keep_priority(old, pod);
+                }
                 Ok(())
             }
         }

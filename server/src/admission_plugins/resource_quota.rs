@@ -24,8 +24,7 @@ use serde_json::{Value, json};
 mod usage;
 
 use super::limit_ranger::Amount;
-use crate::admission::{Attributes, Quota, QuotaCharge};
-use crate::api_error::ApiError;
+use crate::admission::{Attributes, Quota, QuotaCharge, View};
 use crate::api_error::ApiResult;
 use crate::body::Object;
 use crate::loopback::{Change, Loopback};
@@ -55,21 +54,14 @@ pub struct Charge<'a> {
     quotas: Vec<String>,
 }
 
-/// Checks a create against the namespace's quotas; answers what to charge
-/// (nothing on a dry run or when no quota counts the object).
-pub async fn admit<'a>(
-    objects: &dyn Loopback,
+/// Checks a create against the namespace's `quotas` (as stored); answers
+/// what to charge (nothing on a dry run or when no quota counts the object).
+pub fn admit<'a>(
     attrs: &Attributes<'a>,
+    quotas: &[Value],
     object: &Value,
     dry_run: bool,
 ) -> ApiResult<Option<Charge<'a>>> {
-    let Some(ns) = attrs.namespace.as_deref() else {
-        return Ok(None);
-    };
-    let quotas = objects.read_all(QUOTAS, Some(ns)).await?;
-    if quotas.is_empty() {
-        return Ok(None);
-    }
     let is_pod = (attrs.scope.info().group, attrs.scope.info().plural) == ("", "pods");
     let quotas: Vec<&Value> = quotas
         .iter()
@@ -298,11 +290,16 @@ impl Quota for ResourceQuota {
             name: object.metadata().name().to_owned(),
             namespace: object.metadata().namespace.clone(),
         };
-        if attrs.namespace.is_none() {
+        let Some(ns) = attrs.namespace.as_deref() else {
+            return Ok(None);
+        };
+        // Most namespaces have no quota: the object is not looked at then.
+        let quotas = objects.read_all(QUOTAS, Some(ns)).await?;
+        if quotas.is_empty() {
             return Ok(None);
         }
-        let doc = object.to_value().map_err(ApiError::internal)?;
-        let charge = admit(objects, &attrs, &doc, dry_run).await?;
+        let object = View::new(object);
+        let charge = admit(&attrs, &quotas, object.json()?, dry_run)?;
         Ok(charge.map(|c| Box::new(c) as Box<dyn QuotaCharge + 'a>))
     }
 }

@@ -6,11 +6,19 @@
 //! [`TOKEN_MOUNT_PATH`]. The account's image pull secrets become the pod's
 //! when it names none.
 
-use serde_json::{Value, json};
+use kapi_api_types::core::v1::Pod;
+use kapi_api_types::core::v1::ServiceAccount as Account;
+use kapi_api_types::core::v1::pod::container::VolumeMount;
+use kapi_api_types::core::v1::pod::env::ObjectFieldSelector;
+use kapi_api_types::core::v1::pod::projected::{
+    ConfigMapProjection, DownwardAPIProjection, DownwardAPIVolumeFile, ProjectedVolumeSource,
+    ServiceAccountTokenProjection, VolumeProjection,
+};
+use kapi_api_types::core::v1::pod::spec::PodSpec;
+use kapi_api_types::core::v1::pod::volume::{KeyToPath, Volume};
 
-use super::array_at;
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
-use crate::api_error::ApiResult;
+use crate::api_error::{ApiError, ApiResult};
 use crate::loopback::Loopback;
 use crate::names::random_suffix;
 use async_trait::async_trait;
@@ -35,46 +43,68 @@ const SERVICE_ACCOUNTS: (&str, &str, &str) = ("", "v1", "serviceaccounts");
 /// the account lists.
 const ENFORCE_MOUNTABLE_SECRETS: &str = "kubernetes.io/enforce-mountable-secrets";
 
+/// A name Go leaves out when empty (`omitempty`): `None` when empty.
+fn named(name: Option<&String>) -> Option<&str> {
+    name.map(String::as_str).filter(|name| !name.is_empty())
+}
+
 /// Why a pod of `account` may not use a secret it names: the first secret
 /// volume, env variable, envFrom or image pull secret the account does not
 /// list.
-fn unlisted_secret(account: &Value, spec: &Value) -> Option<String> {
-    let listed = |key: &str, name: &str| {
-        account[key]
-            .as_array()
-            .is_some_and(|secrets| secrets.iter().any(|s| s["name"] == name))
+fn unlisted_secret(account: &Account, spec: &PodSpec) -> Option<String> {
+    let listed_secret = |name: &str| {
+        account
+            .secrets
+            .iter()
+            .flatten()
+            .any(|s| s.name.as_deref() == Some(name))
     };
-    let sa = account["metadata"]["name"].as_str().unwrap_or_default();
+    let listed_pull_secret = |name: &str| {
+        account
+            .image_pull_secrets
+            .iter()
+            .flatten()
+            .any(|s| s.name.as_deref() == Some(name))
+    };
+    let sa = account.metadata.name();
     let refused = |what: String| {
         format!("{what} is not allowed because service account {sa} does not reference that secret")
     };
-    let items = |value: &Value| value.as_array().cloned().unwrap_or_default();
-    for volume in items(&spec["volumes"]) {
-        if let Some(name) = volume["secret"]["secretName"].as_str()
-            && !listed("secrets", name)
+    for volume in spec.volumes.iter().flatten() {
+        let secret = volume.secret.as_ref();
+        if let Some(name) = named(secret.and_then(|s| s.secret_name.as_ref()))
+            && !listed_secret(name)
         {
             return Some(refused(format!("volume with secret.secretName=\"{name}\"")));
         }
     }
-    for (list, what) in [
-        ("initContainers", "init container"),
-        ("containers", "container"),
+    for (containers, what) in [
+        (
+            spec.init_containers.as_deref().unwrap_or_default(),
+            "init container",
+        ),
+        (spec.containers.as_slice(), "container"),
     ] {
-        for container in items(&spec[list]) {
-            let container_name = container["name"].as_str().unwrap_or_default();
-            for env in items(&container["env"]) {
-                if let Some(name) = env["valueFrom"]["secretKeyRef"]["name"].as_str()
-                    && !listed("secrets", name)
+        for container in containers {
+            let container_name = &container.name;
+            for env in container.env.iter().flatten() {
+                let secret = env
+                    .value_from
+                    .as_ref()
+                    .and_then(|v| v.secret_key_ref.as_ref());
+                if let Some(name) = named(secret.and_then(|s| s.name.as_ref()))
+                    && !listed_secret(name)
                 {
-                    let env_name = env["name"].as_str().unwrap_or_default();
+                    let env_name = &env.name;
                     return Some(refused(format!(
                         "{what} {container_name} with envVar {env_name} referencing secret.secretName=\"{name}\""
                     )));
                 }
             }
-            for env_from in items(&container["envFrom"]) {
-                if let Some(name) = env_from["secretRef"]["name"].as_str()
-                    && !listed("secrets", name)
+            for env_from in container.env_from.iter().flatten() {
+                let secret = env_from.secret_ref.as_ref();
+                if let Some(name) = named(secret.and_then(|s| s.name.as_ref()))
+                    && !listed_secret(name)
                 {
                     return Some(refused(format!(
                         "{what} {container_name} with envFrom referencing secret.secretName=\"{name}\""
@@ -83,9 +113,9 @@ fn unlisted_secret(account: &Value, spec: &Value) -> Option<String> {
             }
         }
     }
-    for (i, secret) in items(&spec["imagePullSecrets"]).iter().enumerate() {
-        let name = secret["name"].as_str().unwrap_or_default();
-        if !listed("imagePullSecrets", name) {
+    for (i, secret) in spec.image_pull_secrets.iter().flatten().enumerate() {
+        let name = secret.name.as_deref().unwrap_or_default();
+        if !listed_pull_secret(name) {
             return Some(format!(
                 "imagePullSecrets[{i}].name=\"{name}\" is not allowed because service account {sa} does not reference that imagePullSecret"
             ));
@@ -98,90 +128,92 @@ fn unlisted_secret(account: &Value, spec: &Value) -> Option<String> {
 pub async fn admit_pod(
     objects: &dyn Loopback,
     attrs: &Attributes<'_>,
-    pod: &mut Value,
+    pod: &mut Pod,
 ) -> ApiResult<()> {
     if !objects.serves(SERVICE_ACCOUNTS) {
         return Ok(());
     }
-    if !pod["metadata"]["annotations"][MIRROR_ANNOTATION].is_null() {
-        return check_mirror_pod(attrs, pod);
+    let annotations = pod.metadata.annotations.as_ref();
+    if annotations.is_some_and(|a| a.contains_key(MIRROR_ANNOTATION)) {
+        return check_mirror_pod(attrs, &pod.spec);
     }
     let ns = attrs.namespace.as_deref().unwrap_or_default();
-    let spec = &mut pod["spec"];
-    let name = match spec["serviceAccountName"].as_str() {
-        Some(name) if !name.is_empty() => name.to_owned(),
-        _ => "default".to_owned(),
-    };
-    spec["serviceAccountName"] = json!(name);
-    spec["serviceAccount"] = json!(name);
+    let spec = &mut pod.spec;
+    let name = named(spec.service_account_name.as_ref())
+        .unwrap_or("default")
+        .to_owned();
+    spec.service_account_name = Some(name.clone());
+    spec.service_account = Some(name.clone());
     let Some(account) = objects.read(SERVICE_ACCOUNTS, Some(ns), &name).await? else {
         return Err(attrs.forbidden(&format!(
             "error looking up service account {ns}/{name}: serviceaccount {name:?} not found"
         )));
     };
-    if account["metadata"]["annotations"][ENFORCE_MOUNTABLE_SECRETS] == "true"
-        && let Some(why) = unlisted_secret(&account, spec)
-    {
+    let account: Account = serde_json::from_value(account).map_err(ApiError::internal)?;
+    let enforced = account
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(ENFORCE_MOUNTABLE_SECRETS))
+        .is_some_and(|value| value == "true");
+    if enforced && let Some(why) = unlisted_secret(&account, spec) {
         return Err(attrs.forbidden(&why));
     }
     if should_automount(&account, spec) {
         mount_token(spec);
     }
-    let pull_secrets = &account["imagePullSecrets"];
-    let pod_has_none = spec["imagePullSecrets"]
-        .as_array()
-        .is_none_or(|secrets| secrets.is_empty());
-    if pod_has_none && pull_secrets.as_array().is_some_and(|s| !s.is_empty()) {
-        spec["imagePullSecrets"] = pull_secrets.clone();
+    let pod_has_none = spec.image_pull_secrets.as_ref().is_none_or(Vec::is_empty);
+    if let Some(pull_secrets) = account.image_pull_secrets.filter(|s| !s.is_empty())
+        && pod_has_none
+    {
+        spec.image_pull_secrets = Some(pull_secrets);
     }
     Ok(())
 }
 
 /// The pod's preference wins, then the account's; mounting is the default.
-fn should_automount(account: &Value, spec: &Value) -> bool {
-    spec["automountServiceAccountToken"]
-        .as_bool()
-        .or_else(|| account["automountServiceAccountToken"].as_bool())
+fn should_automount(account: &Account, spec: &PodSpec) -> bool {
+    spec.automount_service_account_token
+        .or(account.automount_service_account_token)
         .unwrap_or(true)
 }
 
 /// Mounts the token volume in every container and init container that has
 /// nothing at [`TOKEN_MOUNT_PATH`] yet, adding the volume if one needs it
 /// (a pod that already has a `kube-api-access-` volume keeps it).
-fn mount_token(spec: &mut Value) {
-    let existing = spec["volumes"].as_array().and_then(|volumes| {
-        volumes
-            .iter()
-            .filter_map(|v| v["name"].as_str())
-            .find(|name| name.starts_with(VOLUME_PREFIX))
-            .map(str::to_owned)
-    });
+fn mount_token(spec: &mut PodSpec) {
+    let existing = spec
+        .volumes
+        .iter()
+        .flatten()
+        .map(|v| v.name.as_str())
+        .find(|name| name.starts_with(VOLUME_PREFIX))
+        .map(str::to_owned);
     let volume_name = existing
         .clone()
         .unwrap_or_else(|| format!("{VOLUME_PREFIX}{}", random_suffix()));
-    let mount = json!({ "name": volume_name, "readOnly": true, "mountPath": TOKEN_MOUNT_PATH });
+    let mount = VolumeMount {
+        name: volume_name.clone(),
+        read_only: Some(true),
+        mount_path: TOKEN_MOUNT_PATH.to_owned(),
+        ..VolumeMount::default()
+    };
     let mut mounted = false;
-    for list in ["initContainers", "containers"] {
-        let Some(containers) = spec[list].as_array_mut() else {
+    let containers = spec
+        .init_containers
+        .iter_mut()
+        .flatten()
+        .chain(spec.containers.iter_mut());
+    for container in containers {
+        let mounts = container.volume_mounts.get_or_insert_with(Vec::new);
+        if mounts.iter().any(|m| m.mount_path == TOKEN_MOUNT_PATH) {
             continue;
-        };
-        for container in containers {
-            let has_mount = container["volumeMounts"]
-                .as_array()
-                .is_some_and(|mounts| mounts.iter().any(|m| m["mountPath"] == TOKEN_MOUNT_PATH));
-            if has_mount {
-                continue;
-            }
-            if let Some(mounts) = array_at(container, "volumeMounts") {
-                mounts.push(mount.clone());
-                mounted = true;
-            }
         }
+        mounts.push(mount.clone());
+        mounted = true;
     }
-    if existing.is_none()
-        && mounted
-        && let Some(volumes) = array_at(spec, "volumes")
-    {
+    if existing.is_none() && mounted {
+        let volumes = spec.volumes.get_or_insert_with(Vec::new);
         volumes.push(token_volume(&volume_name));
     }
 }
@@ -189,31 +221,59 @@ fn mount_token(spec: &mut Value) {
 /// The projected volume of a pod's token: the token itself, the cluster's CA
 /// bundle (the `kube-root-ca.crt` ConfigMap every namespace gets) and the
 /// pod's namespace.
-fn token_volume(name: &str) -> Value {
-    json!({
-        "name": name,
-        "projected": {
-            "sources": [
-                { "serviceAccountToken": { "expirationSeconds": TOKEN_EXPIRATION_SECONDS, "path": "token" } },
-                { "configMap": { "name": "kube-root-ca.crt", "items": [{ "key": "ca.crt", "path": "ca.crt" }] } },
-                { "downwardAPI": { "items": [{
-                    "path": "namespace",
-                    "fieldRef": { "apiVersion": "v1", "fieldPath": "metadata.namespace" }
-                }] } }
-            ],
-            "defaultMode": 420
-        }
-    })
+fn token_volume(name: &str) -> Volume {
+    let token = ServiceAccountTokenProjection {
+        expiration_seconds: Some(TOKEN_EXPIRATION_SECONDS),
+        path: "token".to_owned(),
+        ..ServiceAccountTokenProjection::default()
+    };
+    let ca = ConfigMapProjection {
+        name: Some("kube-root-ca.crt".to_owned()),
+        items: Some(vec![KeyToPath {
+            key: "ca.crt".to_owned(),
+            path: "ca.crt".to_owned(),
+            ..KeyToPath::default()
+        }]),
+        ..ConfigMapProjection::default()
+    };
+    let namespace = DownwardAPIProjection {
+        items: Some(vec![DownwardAPIVolumeFile {
+            path: "namespace".to_owned(),
+            field_ref: Some(ObjectFieldSelector {
+                api_version: Some("v1".to_owned()),
+                field_path: "metadata.namespace".to_owned(),
+            }),
+            ..DownwardAPIVolumeFile::default()
+        }]),
+    };
+    let sources = vec![
+        VolumeProjection {
+            service_account_token: Some(Box::new(token)),
+            ..VolumeProjection::default()
+        },
+        VolumeProjection {
+            config_map: Some(Box::new(ca)),
+            ..VolumeProjection::default()
+        },
+        VolumeProjection {
+            downward_api: Some(Box::new(namespace)),
+            ..VolumeProjection::default()
+        },
+    ];
+    Volume {
+        name: name.to_owned(),
+        projected: Some(Box::new(ProjectedVolumeSource {
+            sources,
+            default_mode: Some(420),
+        })),
+        ..Volume::default()
+    }
 }
 
 /// A mirror pod may not use a service account or secrets (its kubelet could
 /// not honour them); it is otherwise left alone.
-fn check_mirror_pod(attrs: &Attributes<'_>, pod: &Value) -> ApiResult<()> {
-    let spec = &pod["spec"];
-    if spec["serviceAccountName"]
-        .as_str()
-        .is_some_and(|name| !name.is_empty())
-    {
+fn check_mirror_pod(attrs: &Attributes<'_>, spec: &PodSpec) -> ApiResult<()> {
+    if named(spec.service_account_name.as_ref()).is_some() {
         return Err(attrs.forbidden("a mirror pod may not reference service accounts"));
     }
     if references_secrets(spec) {
@@ -224,37 +284,42 @@ fn check_mirror_pod(attrs: &Attributes<'_>, pod: &Value) -> ApiResult<()> {
 
 /// Whether a pod spec names a Secret: in a volume, a projection, an env
 /// variable or envFrom, or an image pull secret.
-fn references_secrets(spec: &Value) -> bool {
-    let non_empty = |v: &Value| v.as_array().is_some_and(|a| !a.is_empty());
-    if non_empty(&spec["imagePullSecrets"]) {
+fn references_secrets(spec: &PodSpec) -> bool {
+    if spec
+        .image_pull_secrets
+        .as_ref()
+        .is_some_and(|s| !s.is_empty())
+    {
         return true;
     }
-    let volumes = spec["volumes"].as_array().into_iter().flatten();
-    for volume in volumes {
-        if volume["secret"].is_object() {
+    for volume in spec.volumes.iter().flatten() {
+        if volume.secret.is_some() {
             return true;
         }
-        let sources = volume["projected"]["sources"]
-            .as_array()
-            .into_iter()
-            .flatten();
-        if sources.into_iter().any(|s| s["secret"].is_object()) {
+        let mut sources = volume.projected.iter().flat_map(|p| &p.sources);
+        if sources.any(|s| s.secret.is_some()) {
             return true;
         }
     }
-    let containers = ["initContainers", "containers", "ephemeralContainers"]
-        .into_iter()
-        .flat_map(|list| spec[list].as_array().into_iter().flatten());
-    for container in containers {
-        let env = container["env"].as_array().into_iter().flatten();
-        if env
-            .into_iter()
-            .any(|e| e["valueFrom"]["secretKeyRef"].is_object())
-        {
+    let containers = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .chain(&spec.containers);
+    let ephemeral = spec.ephemeral_containers.iter().flatten();
+    let envs = containers
+        .map(|c| (&c.env, &c.env_from))
+        .chain(ephemeral.map(|c| (&c.env, &c.env_from)));
+    for (env, env_from) in envs {
+        let mut env = env.iter().flatten();
+        if env.any(|e| {
+            e.value_from
+                .as_ref()
+                .is_some_and(|v| v.secret_key_ref.is_some())
+        }) {
             return true;
         }
-        let env_from = container["envFrom"].as_array().into_iter().flatten();
-        if env_from.into_iter().any(|e| e["secretRef"].is_object()) {
+        if env_from.iter().flatten().any(|e| e.secret_ref.is_some()) {
             return true;
         }
     }
@@ -272,7 +337,7 @@ impl Plugin for ServiceAccount {
     }
 
     fn mutates(&self, request: &Request<'_>) -> bool {
-        request.operation == Operation::Create && request.is("", "pods")
+        request.operation == Operation::Create && request.is_kind::<Pod>()
     }
 
     async fn admit(
@@ -282,7 +347,9 @@ impl Plugin for ServiceAccount {
         _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        admit_pod(objects, &request.attrs, object).await
+        match object.downcast_mut::<Pod>()? {
+            Some(pod) => admit_pod(objects, &request.attrs, pod).await,
+            None => Ok(()),
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! What the plugins do on updates beyond their create rules: a pod keeps
 //! its priority, a claim grows only as its class allows.
 
+use kapi_api_types::core::v1::Pod;
 use serde_json::{Value, json};
 
 use crate::admission::{Attributes, Plugin, Request, View};
@@ -12,11 +13,12 @@ const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storagecla
 
 /// A pod update keeps the priority admission gave the pod (a client that
 /// sends the spec it read before admission leaves them out).
-pub(super) fn keep_priority(old: &Value, new: &mut Value) {
-    for field in ["priority", "preemptionPolicy"] {
-        if new["spec"][field].is_null() && !old["spec"][field].is_null() {
-            new["spec"][field] = old["spec"][field].clone();
-        }
+pub(super) fn keep_priority(old: &Pod, new: &mut Pod) {
+    if new.spec.priority.is_none() {
+        new.spec.priority = old.spec.priority;
+    }
+    if new.spec.preemption_policy.is_none() {
+        new.spec.preemption_policy = old.spec.preemption_policy.clone();
     }
 }
 

@@ -9,6 +9,8 @@ mod baseline;
 mod checks;
 mod restricted;
 
+use kapi_api_types::core::v1::pod::container::Container;
+use kapi_api_types::core::v1::{Namespace, Pod};
 use serde_json::Value;
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
@@ -128,18 +130,21 @@ pub fn pod_template(object: &Value, path: &[&str]) -> Value {
     serde_json::json!({ "metadata": template["metadata"], "spec": template["spec"] })
 }
 
+/// Whether the levels the namespace's `labels` set check pods at all: a
+/// namespace that enforces and warns of nothing (privileged) lets every pod
+/// through unlooked at.
+fn checks_pods(labels: &Value) -> bool {
+    ["enforce", "warn"]
+        .iter()
+        .any(|mode| Policy::of(labels, mode).level != Level::Privileged)
+}
+
 /// Checks the pod template of a workload being created: violations of the
 /// enforced level and of the warned one are warnings (the workload's pods
 /// are refused, not the workload).
-pub async fn admit_template(
-    objects: &dyn Loopback,
-    attrs: &Attributes<'_>,
-    pod: &Value,
-    warnings: &mut Vec<String>,
-) -> ApiResult<()> {
-    let labels = namespace_labels(objects, attrs).await?;
-    let enforce = Policy::of(&labels, "enforce");
-    let warn = Policy::of(&labels, "warn");
+fn template_warnings(labels: &Value, pod: &Value, warnings: &mut Vec<String>) {
+    let enforce = Policy::of(labels, "enforce");
+    let warn = Policy::of(labels, "warn");
     let mut policies = vec![enforce.clone()];
     if warn != enforce {
         policies.push(warn);
@@ -154,20 +159,6 @@ pub async fn admit_template(
             ));
         }
     }
-    Ok(())
-}
-
-/// Checks a pod being created against its namespace's standards: refuses
-/// it when it violates the enforced level, adds a warning when it violates
-/// the warned one.
-pub async fn admit_pod(
-    objects: &dyn Loopback,
-    attrs: &Attributes<'_>,
-    pod: &Value,
-    warnings: &mut Vec<String>,
-) -> ApiResult<()> {
-    let labels = namespace_labels(objects, attrs).await?;
-    check_pod(attrs, &labels, pod, warnings)
 }
 
 /// Checks a pod against the levels its namespace's `labels` set.
@@ -211,26 +202,50 @@ pub fn checks_update(endpoint: Endpoint) -> bool {
 /// Whether a pod update may change what the standards check: containers
 /// added or removed, an image or a seccomp annotation changed. Other pod
 /// updates (labels, tolerations...) are not checked again.
-pub fn significant_update(old: &Value, new: &Value) -> bool {
+pub fn significant_update(old: &Pod, new: &Pod) -> bool {
     const SECCOMP: &str = "seccomp.security.alpha.kubernetes.io/pod";
-    let annotation = |pod: &Value, key: &str| pod["metadata"]["annotations"][key].clone();
+    let annotation = |pod: &Pod, key: &str| {
+        let annotations = pod.metadata.annotations.as_ref();
+        annotations.and_then(|a| a.get(key)).cloned()
+    };
     if annotation(old, SECCOMP) != annotation(new, SECCOMP) {
         return true;
     }
-    ["containers", "initContainers", "ephemeralContainers"]
+    let (old_lists, new_lists) = (container_images(old), container_images(new));
+    old_lists
         .iter()
-        .any(|list| {
-            let items = |pod: &Value| pod["spec"][*list].as_array().cloned().unwrap_or_default();
-            let (old_items, new_items) = (items(old), items(new));
+        .zip(&new_lists)
+        .any(|(old_items, new_items)| {
             old_items.len() != new_items.len()
-                || old_items.iter().zip(&new_items).any(|(o, n)| {
-                    let key = format!(
-                        "container.seccomp.security.alpha.kubernetes.io/{}",
-                        n["name"].as_str().unwrap_or_default()
-                    );
-                    o["image"] != n["image"] || annotation(old, &key) != annotation(new, &key)
+                || old_items.iter().zip(new_items).any(|((_, o), (name, n))| {
+                    let key = format!("container.seccomp.security.alpha.kubernetes.io/{name}");
+                    o != n || annotation(old, &key) != annotation(new, &key)
                 })
         })
+}
+
+/// The name and image of each container, init container and ephemeral
+/// container of a pod.
+fn container_images(pod: &Pod) -> [Vec<(&str, Option<&str>)>; 3] {
+    let spec = &pod.spec;
+    let init = spec.init_containers.as_deref().unwrap_or_default();
+    let ephemeral = spec.ephemeral_containers.iter().flatten();
+    [
+        spec.containers.iter().map(name_and_image).collect(),
+        init.iter().map(name_and_image).collect(),
+        ephemeral
+            .map(|c| (c.name.as_str(), image(&c.image)))
+            .collect(),
+    ]
+}
+
+fn name_and_image(container: &Container) -> (&str, Option<&str>) {
+    (container.name.as_str(), image(&container.image))
+}
+
+/// A container's image; an empty one is none, as in the pod's JSON.
+fn image(image: &Option<String>) -> Option<&str> {
+    image.as_deref().filter(|i| !i.is_empty())
 }
 
 /// The modes a namespace may label, in the order upstream checks them.
@@ -365,13 +380,13 @@ impl Plugin for PodSecurity {
         let info = request.attrs.scope.info();
         match request.operation {
             Operation::Create => {
-                request.is("", "pods")
-                    || request.is("", "namespaces")
+                request.is_kind::<Pod>()
+                    || request.is_kind::<Namespace>()
                     || template_path(info.group, info.plural).is_some()
             }
             Operation::Update => {
-                (request.is("", "pods") && checks_update(request.endpoint))
-                    || (request.is("", "namespaces") && request.endpoint == Endpoint::Main)
+                (request.is_kind::<Pod>() && checks_update(request.endpoint))
+                    || (request.is_kind::<Namespace>() && request.endpoint == Endpoint::Main)
             }
             Operation::Delete => false,
         }
@@ -385,32 +400,41 @@ impl Plugin for PodSecurity {
         objects: &dyn Loopback,
         warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
-        let object = object.json()?;
-        let old = old.map(View::json).transpose()?;
         let attrs = &request.attrs;
-        if request.is("", "namespaces") {
+        if request.is_kind::<Namespace>() {
+            let object = object.json()?;
             validate_namespace(object)?;
             if let Some(old) = old {
-                let more = existing_pod_warnings(objects, old, object).await?;
+                let more = existing_pod_warnings(objects, old.json()?, object).await?;
                 warnings.extend(more);
             }
             return Ok(());
         }
-        if request.is("", "pods") {
-            return match old {
-                None => admit_pod(objects, attrs, object, warnings).await,
-                Some(old) if significant_update(old, object) => {
-                    let labels = namespace_labels(objects, attrs).await?;
-                    check_pod(attrs, &labels, object, warnings)
-                }
-                Some(_) => Ok(()),
-            };
+        if request.is_kind::<Pod>() {
+            // Only updates that change what the standards look at are
+            // checked again.
+            if let Some(old) = old
+                && let (Some(old), Some(new)) = (old.downcast_ref::<Pod>(), object.downcast_ref())
+                && !significant_update(old, new)
+            {
+                return Ok(());
+            }
+            let labels = namespace_labels(objects, attrs).await?;
+            if !checks_pods(&labels) {
+                return Ok(());
+            }
+            return check_pod(attrs, &labels, object.json()?, warnings);
         }
         let info = attrs.scope.info();
         match template_path(info.group, info.plural) {
             Some(path) => {
-                let pod = pod_template(object, path);
-                admit_template(objects, attrs, &pod, warnings).await
+                let labels = namespace_labels(objects, attrs).await?;
+                if !checks_pods(&labels) {
+                    return Ok(());
+                }
+                let pod = pod_template(object.json()?, path);
+                template_warnings(&labels, &pod, warnings);
+                Ok(())
             }
             None => Ok(()),
         }
