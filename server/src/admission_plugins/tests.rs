@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::admission::{Chain, Operation, Request, json_forms_made};
 use crate::api_error::ApiResult;
-use crate::body::Object;
+use crate::body::{Input, Object};
 use crate::loopback::{Change, Loopback, Resource};
 use crate::scope::{Endpoint, Scope};
 use crate::user::UserInfo;
@@ -57,6 +57,25 @@ impl Loopback for Objects {
         let all = self.0.iter().filter(|(r, _)| *r == resource);
         Ok(all.map(|(_, o)| o.clone()).collect())
     }
+    async fn read_object(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> ApiResult<Option<Object>> {
+        let found = self.read(resource, namespace, name).await?;
+        found.map(|value| typed(resource, value)).transpose()
+    }
+    async fn read_all_objects(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+    ) -> ApiResult<Vec<Object>> {
+        let all = self.read_all(resource, namespace).await?;
+        all.into_iter()
+            .map(|value| typed(resource, value))
+            .collect()
+    }
     async fn edit_status(
         &self,
         _: Resource<'_>,
@@ -75,6 +94,14 @@ impl Loopback for Objects {
     ) -> ApiResult<()> {
         Ok(())
     }
+}
+
+/// `value` as the Rust value of `resource`'s kind.
+fn typed((group, version, plural): Resource<'_>, value: Value) -> ApiResult<Object> {
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    let entry = scheme.get(group, version, plural).unwrap().clone();
+    Ok(Input::from_value(&entry, value)?.object)
 }
 
 fn pods() -> KindEntry {
