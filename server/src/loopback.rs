@@ -111,6 +111,11 @@ fn typed<K: Kind>(object: Object) -> ApiResult<K> {
         .map_err(|_| ApiError::internal(format!("a {} read as another type", K::INFO.kind)))
 }
 
+/// Whether the server serves the kind `K` (in `K`'s version).
+pub fn serves<K: Kind>(objects: &dyn Loopback) -> bool {
+    objects.serves(resource_of::<K>())
+}
+
 /// The object `name` of the kind `K`, typed: the resource is the kind's own
 /// (no group or plural written by hand), the object its Rust value.
 pub async fn get<K: Kind>(

@@ -12,11 +12,9 @@ use kapi_api_types::node::v1::runtimeclass::Scheduling;
 use kapi_runtime::Quantity;
 
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
-use crate::api_error::{ApiError, ApiResult};
-use crate::loopback::Loopback;
+use crate::api_error::ApiResult;
+use crate::loopback::{self, Loopback};
 use async_trait::async_trait;
-
-const RUNTIME_CLASSES: (&str, &str, &str) = ("node.k8s.io", "v1", "runtimeclasses");
 
 /// Applies the pod's RuntimeClass to a pod being created.
 pub async fn admit_pod(
@@ -26,14 +24,14 @@ pub async fn admit_pod(
 ) -> ApiResult<()> {
     let spec = &mut pod.spec;
     let class = match spec.runtime_class_name.as_deref() {
-        Some(name) if objects.serves(RUNTIME_CLASSES) => {
-            let class = objects.read(RUNTIME_CLASSES, None, name).await?;
+        Some(name) if loopback::serves::<Class>(objects) => {
+            let class = loopback::get::<Class>(objects, None, name).await?;
             let Some(class) = class else {
                 return Err(
                     attrs.forbidden(&format!("pod rejected: RuntimeClass {name:?} not found"))
                 );
             };
-            Some(serde_json::from_value::<Class>(class).map_err(ApiError::internal)?)
+            Some(class)
         }
         _ => None,
     };

@@ -18,8 +18,8 @@ use kapi_api_types::core::v1::pod::spec::PodSpec;
 use kapi_api_types::core::v1::pod::volume::{KeyToPath, Volume};
 
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
-use crate::api_error::{ApiError, ApiResult};
-use crate::loopback::Loopback;
+use crate::api_error::ApiResult;
+use crate::loopback::{self, Loopback};
 use crate::names::random_suffix;
 use async_trait::async_trait;
 
@@ -36,8 +36,6 @@ const TOKEN_EXPIRATION_SECONDS: i64 = 3607;
 /// The annotation of a static pod's mirror, which must stay as the kubelet
 /// wrote it.
 const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
-
-const SERVICE_ACCOUNTS: (&str, &str, &str) = ("", "v1", "serviceaccounts");
 
 /// The (deprecated) annotation that limits an account's pods to the secrets
 /// the account lists.
@@ -130,7 +128,7 @@ pub async fn admit_pod(
     attrs: &Attributes<'_>,
     pod: &mut Pod,
 ) -> ApiResult<()> {
-    if !objects.serves(SERVICE_ACCOUNTS) {
+    if !loopback::serves::<Account>(objects) {
         return Ok(());
     }
     let annotations = pod.metadata.annotations.as_ref();
@@ -144,12 +142,11 @@ pub async fn admit_pod(
         .to_owned();
     spec.service_account_name = Some(name.clone());
     spec.service_account = Some(name.clone());
-    let Some(account) = objects.read(SERVICE_ACCOUNTS, Some(ns), &name).await? else {
+    let Some(account) = loopback::get::<Account>(objects, Some(ns), &name).await? else {
         return Err(attrs.forbidden(&format!(
             "error looking up service account {ns}/{name}: serviceaccount {name:?} not found"
         )));
     };
-    let account: Account = serde_json::from_value(account).map_err(ApiError::internal)?;
     let enforced = account
         .metadata
         .annotations

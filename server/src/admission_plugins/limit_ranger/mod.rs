@@ -14,11 +14,9 @@ mod usage;
 pub(super) use usage::{Amount, Usage};
 
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
-use crate::api_error::{ApiError, ApiResult};
-use crate::loopback::Loopback;
+use crate::api_error::ApiResult;
+use crate::loopback::{self, Loopback};
 use async_trait::async_trait;
-
-const LIMIT_RANGES: (&str, &str, &str) = ("", "v1", "limitranges");
 
 /// A resource list (`requests`, `limits`, a range's `default`...).
 type Resources = BTreeMap<String, Quantity>;
@@ -34,12 +32,7 @@ pub async fn limit_ranges(
     let Some(ns) = attrs.namespace.as_deref() else {
         return Ok(Vec::new());
     };
-    let ranges = objects.read_all(LIMIT_RANGES, Some(ns)).await?;
-    ranges
-        .into_iter()
-        .map(serde_json::from_value)
-        .collect::<Result<_, _>>()
-        .map_err(ApiError::internal)
+    loopback::list::<LimitRange>(objects, Some(ns)).await
 }
 
 /// Defaults the resources of a pod being created from each LimitRange.
