@@ -20,6 +20,6 @@ pub struct Audit {
 }
 
 /// The filter.
-pub async fn audit(State(state): State<Audit>, request: Request, next: Next) -> Response {
+pub async fn audit(State(state): State<Arc<Audit>>, request: Request, next: Next) -> Response {
     crate::audit::serve(state.auditor.as_ref(), &state.registry, request, next).await
 }

@@ -28,7 +28,7 @@ pub struct Authentication {
 
 /// The filter.
 pub async fn authenticate(
-    State(state): State<Authentication>,
+    State(state): State<Arc<Authentication>>,
     mut request: Request,
     next: Next,
 ) -> Response {

@@ -27,7 +27,7 @@ pub struct Authorization {
 
 /// The filter.
 pub async fn authorize(
-    State(state): State<Authorization>,
+    State(state): State<Arc<Authorization>>,
     request: Request,
     next: Next,
 ) -> Response {

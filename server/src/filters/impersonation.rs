@@ -21,7 +21,7 @@ use crate::user::{AUTHENTICATED, UNAUTHENTICATED, UserInfo};
 /// The filter: replaces the request's user with the one its
 /// `Impersonate-*` headers name, once each part is allowed; 403 otherwise.
 pub async fn impersonate(
-    State(state): State<Authorization>,
+    State(state): State<Arc<Authorization>>,
     mut request: Request,
     next: Next,
 ) -> Response {

@@ -44,10 +44,13 @@ pub struct Filters {
 impl Filters {
     /// Puts the filters in front of `router`.
     pub fn wrap<S: Clone + Send + Sync + 'static>(self, router: Router<S>) -> Router<S> {
-        let authorization = authorization::Authorization {
+        // Each filter's state sits behind one Arc: axum clones a state for
+        // every request, and one count shared across threads is cheaper to
+        // touch than the several a registry holds.
+        let authorization = Arc::new(authorization::Authorization {
             authorizer: self.authorizer.clone(),
             registry: self.registry.clone(),
-        };
+        });
         // Layers run in the opposite order of their adding: the last added
         // sees the request first.
         router
@@ -56,10 +59,10 @@ impl Filters {
                 authorization::authorize,
             ))
             .layer(from_fn_with_state(
-                priority::Priority {
+                Arc::new(priority::Priority {
                     limiter: self.limiter,
                     registry: self.registry.clone(),
-                },
+                }),
                 priority::limit,
             ))
             .layer(from_fn_with_state(
@@ -67,18 +70,18 @@ impl Filters {
                 impersonation::impersonate,
             ))
             .layer(from_fn_with_state(
-                audit::Audit {
+                Arc::new(audit::Audit {
                     auditor: self.auditor.clone(),
                     registry: self.registry.clone(),
-                },
+                }),
                 audit::audit,
             ))
             .layer(from_fn_with_state(
-                authentication::Authentication {
+                Arc::new(authentication::Authentication {
                     authenticator: self.authenticator,
                     auditor: self.auditor,
                     registry: self.registry,
-                },
+                }),
                 authentication::authenticate,
             ))
             .layer(from_fn(deadline::check_timeout))

@@ -1,6 +1,8 @@
 //! Priority and fairness, or the in-flight limits (k8s.io/apiserver's
 //! WithPriorityAndFairness / WithMaxInFlightLimit).
 
+use std::sync::Arc;
+
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -18,7 +20,7 @@ pub struct Priority {
 }
 
 /// The filter.
-pub async fn limit(State(state): State<Priority>, request: Request, next: Next) -> Response {
+pub async fn limit(State(state): State<Arc<Priority>>, request: Request, next: Next) -> Response {
     let registry = &state.registry;
     let count = |group: &str, resource: &str| registry.object_count(group, resource);
     state.limiter.serve(request, next, &count).await
