@@ -2,6 +2,8 @@
 //!
 //! - `#[derive(ApiType)]` on every struct of an API: defaulting and declarative
 //!   validation from `#[api(...)]` field attributes.
+//! - `#[derive(Convert)]` between a version's struct and its hub's, field by
+//!   field, from `#[convert(...)]`.
 //! - `#[derive(Resource)]` on the top-level struct of a kind: identity, scope,
 //!   subresources, selectable fields, printer columns and hooks from
 //!   `#[resource(...)]`, plus its registration in the scheme.
@@ -16,35 +18,19 @@ mod parse;
 
 use proc_macro::TokenStream;
 
-/// Defaulting and validation from `#[api(...)]` field attributes.
-///
-/// Field attributes: `required`, `format = "dns1123-label" | "dns1123-subdomain"`,
-/// `one_of("A", "B")`, `minimum = N`, `maximum = N`, `default = <literal>`.
+#[doc = include_str!("../docs/api.md")]
 #[proc_macro_derive(ApiType, attributes(api))]
 pub fn derive_api_type(input: TokenStream) -> TokenStream {
     emit::api_type::expand(input.into()).into()
 }
 
-/// Conversion of a struct of one version to and from the same struct in its
-/// kind's hub version, field by field.
-///
-/// `#[convert(hub = path::to::Type)]` on the struct (required); on a field,
-/// `rename = "hub_field"` and `with = module` (`module::to_hub`/`from_hub`);
-/// on the struct, `with = module` for a conversion written by hand. Both
-/// structs are destructured completely, so an unmapped field fails to compile.
+#[doc = include_str!("../docs/convert.md")]
 #[proc_macro_derive(Convert, attributes(convert))]
 pub fn derive_convert(input: TokenStream) -> TokenStream {
     emit::convert::expand(input.into()).into()
 }
 
-/// A kind of the API, from a `#[resource(...)]` attribute on the struct.
-///
-/// Keys: `group`, `version`, `kind`, `plural`, `singular`, `short_names(..)`,
-/// `categories(..)`, `cluster_scoped`, `status`, `selectable_fields(..)`,
-/// `indexed_fields(..)` (selectable fields the watch cache indexes),
-/// `printer_column(name, type, json_path, priority, description, format)`,
-/// `return_deleted_object`, `orphan_dependents`,
-/// hooks `prepare`, `table_cells`, `grace_period`, `field_label`.
+#[doc = include_str!("../docs/resource.md")]
 #[proc_macro_derive(Resource, attributes(resource))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     emit::resource::expand(input.into()).into()
