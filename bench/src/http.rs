@@ -275,7 +275,7 @@ impl Client {
     }
 }
 
-/// "409 Conflict: <message>" from a Kubernetes `Status` body (or its first bytes).
+/// "409 Conflict: \<message>" from a Kubernetes `Status` body (or its first bytes).
 pub fn status_error(status: StatusCode, body: &[u8]) -> String {
     let message = serde_json::from_slice::<serde_json::Value>(body)
         .ok()

@@ -68,7 +68,7 @@ pub fn subresources(subresources: Vec<Subresource>) -> &'static [Subresource] {
     )
 }
 
-/// A kind's facts, `'static` (their texts interned first: [`str`], [`strs`]).
+/// A kind's facts, `'static` (their texts interned first: [`str`](fn@str), [`strs`]).
 pub fn info(info: ResourceInfo) -> &'static ResourceInfo {
     static SET: OnceLock<Mutex<HashSet<&'static ResourceInfo>>> = OnceLock::new();
     interned(&SET, &info, || -> &'static ResourceInfo {

@@ -24,7 +24,7 @@
 //! - **Kubernetes' built-in behaviour**, on typed kinds: [`admission_plugins`]
 //!   and [`kinds`] (the kinds' hooks), which the generic layers never name;
 //! - **server**: [`endpoints`], [`discovery`], [`openapi`], [`health`],
-//!   [`metrics`], [`state`], [`app`], [`serve`], [`extensions`] and [`cli`].
+//!   [`metrics`], [`state`], [`app`](mod@app), [`serve`], [`extensions`] and [`cli`].
 
 #![cfg_attr(
     not(test),

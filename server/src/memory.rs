@@ -15,7 +15,7 @@ const RELEASE_EVERY: Duration = Duration::from_secs(10);
 static RELEASES: Mutex<(Option<Instant>, bool)> = Mutex::new((None, false));
 
 /// Returns the allocator's free pages to the system, on the blocking pool:
-/// now, or, within [`RELEASE_EVERY`] of the last release, once that time is
+/// now, or, within `RELEASE_EVERY` of the last release, once that time is
 /// up. Call it after freeing much at once.
 pub fn release() {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {

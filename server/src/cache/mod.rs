@@ -313,7 +313,7 @@ impl ResourceCache {
     }
 
     /// Waits for the cache's first list of the store, for at most
-    /// [`FIRST_LIST_TIMEOUT`]; false when it has not listed by then, or when an
+    /// `FIRST_LIST_TIMEOUT`; false when it has not listed by then, or when an
     /// attempt at it failed. Until then the cache cannot tell whether it
     /// serves consistent reads.
     pub async fn listed(&self) -> bool {
@@ -333,7 +333,7 @@ impl ResourceCache {
 
     /// Waits until the cache has applied every change up to `revision` (and
     /// has listed the store at all, for `0`). False when it did not get there
-    /// within [`FRESHNESS_TIMEOUT`]: the read then goes to the store.
+    /// within `FRESHNESS_TIMEOUT`: the read then goes to the store.
     pub async fn wait_fresh(&self, revision: u64) -> bool {
         let mut reached = self.inner.revision.subscribe();
         let fresh = |r: &Option<u64>| r.is_some_and(|r| r >= revision);

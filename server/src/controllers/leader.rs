@@ -1,8 +1,8 @@
 //! Leader election on a coordination.k8s.io/v1 Lease, as client-go's
 //! leaderelection package does with its LeaseLock: the holder renews the lease
-//! every [`RETRY_PERIOD`]; another candidate takes it over once it saw no
+//! every `RETRY_PERIOD`; another candidate takes it over once it saw no
 //! renewal for `leaseDurationSeconds`; a leader that could not renew for
-//! [`RENEW_DEADLINE`] steps down. Controllers run only while leading, so several
+//! `RENEW_DEADLINE` steps down. Controllers run only while leading, so several
 //! replicas on one store run them once.
 
 use std::time::{Duration, Instant};

@@ -56,7 +56,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
     }
 
     /// Queues a key whose processing failed, after 200 ms doubling per failure
-    /// up to [`MAX_RETRY_DELAY`].
+    /// up to `MAX_RETRY_DELAY`.
     pub fn retry(&mut self, key: K) {
         let failures = self.failures.entry(key.clone()).or_insert(0);
         let delay = Duration::from_millis(200u64.saturating_mul(1 << (*failures).min(8)));

@@ -4,7 +4,7 @@
 //! Each admitted watch counts under its group, resource, namespace and name
 //! (`""` for all) while it runs. A create, update, patch or delete then costs
 //! one seat plus, when ten or more watches may see its event, one seat per
-//! ten of them (up to its level's maximum) held [`EVENT_COST`] longer after
+//! ten of them (up to its level's maximum) held `EVENT_COST` longer after
 //! it finishes: the work of sending the event to every watcher, which goes on
 //! after the answer.
 

@@ -72,7 +72,7 @@ pub struct ServeArgs {
     pub token_auth_file: Option<PathBuf>,
     /// The service account token issuer (`iss`), as kube-apiserver's flag:
     /// repeated, the first names the tokens kapi issues and tokens of every
-    /// one are accepted (default https://kubernetes.default.svc.cluster.local).
+    /// one are accepted (default `https://kubernetes.default.svc.cluster.local`).
     #[arg(long = "service-account-issuer")]
     pub service_account_issuer: Vec<String>,
     /// The private key (PEM: RSA, or EC on P-256 or P-384) service account

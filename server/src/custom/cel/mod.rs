@@ -38,7 +38,7 @@ pub const ESTIMATED_SCHEMA_LIMIT: u64 = 100_000_000;
 const COMPILE_STACK: usize = 256 << 20;
 
 /// The stack evaluating the rules of one object gets (see
-/// [`COMPILE_STACK`]; expressions are at most [`check`]'s depth limit).
+/// `COMPILE_STACK`; expressions are at most [`check`]'s depth limit).
 pub const EVAL_STACK: usize = 64 << 20;
 
 /// Runs `f` on a stack of `size` bytes.
