@@ -68,6 +68,7 @@ pub mod scope;
 pub mod selectors;
 pub mod serve;
 pub mod state;
+pub mod store;
 pub mod stored;
 pub mod strategic_merge;
 pub mod table;

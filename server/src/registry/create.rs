@@ -94,7 +94,7 @@ impl Registry {
             .await?;
         let namespace = object.metadata().namespace.clone();
         let name = object.metadata().name().to_owned();
-        let storage = self.storage.as_ref();
+        let storage = self.store.backend().as_ref();
         let held = match self.hooks.rest(scope.info()) {
             Some(rest) => {
                 rest.before_create(storage, scope, &mut object, opts.dry_run)
@@ -113,13 +113,12 @@ impl Registry {
             held.release(storage).await;
             return Err(e);
         }
-        let stored = match self.media_type.encode(scope.entry, &mut object) {
-            Ok(bytes) => self
-                .storage
+        let stored = match self.store.encode(scope.entry, &mut object) {
+            Ok(bytes) => storage
                 .create(&key, bytes)
                 .await
                 .map_err(|e| ApiError::from_storage(e, scope.target(&name))),
-            Err(e) => Err(ApiError::internal(e)),
+            Err(e) => Err(e),
         };
         let kv = match stored {
             Ok(kv) => kv,

@@ -56,11 +56,12 @@ impl Registry {
             .as_ref()
             .is_some_and(|d| d.iter().any(|v| v == "All"));
         let key = super::key(scope, name);
-        let media_type = self.media_type;
+        let media_type = self.store.media_type();
         let mut failure = None;
         let mut decision = None;
         let outcome = self
-            .storage
+            .store
+            .backend()
             .guaranteed_update(&key, &mut |current| match decide(
                 scope, rest, name, current, options,
             ) {
@@ -92,7 +93,7 @@ impl Registry {
             None => Err(ApiError::not_found(scope.target(name))),
             Some(Decision::Remove(object)) => {
                 if !dry_run && let Some(rest) = rest {
-                    rest.after_delete(self.storage.as_ref(), scope, &object)
+                    rest.after_delete(self.store.backend().as_ref(), scope, &object)
                         .await;
                 }
                 Ok(Deleted::Gone(scope.to_served(object)?))
@@ -110,7 +111,8 @@ impl Registry {
                 // not one made again under its name meanwhile.
                 let uid = object.metadata().uid.clone();
                 let removed = self
-                    .storage
+                    .store
+                    .backend()
                     .guaranteed_update(&key, &mut |current| {
                         let same = current
                             .and_then(|kv| decode(scope.entry, kv).ok())
@@ -123,7 +125,7 @@ impl Registry {
                     Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
                 }
                 if let Some(rest) = rest {
-                    rest.after_delete(self.storage.as_ref(), scope, &object)
+                    rest.after_delete(self.store.backend().as_ref(), scope, &object)
                         .await;
                 }
                 Ok(Deleted::Gone(scope.to_served(object)?))
@@ -153,7 +155,7 @@ impl Registry {
         let page = self.list(scope, list).await?;
         let mut deleted = Vec::with_capacity(page.items.len());
         for item in page.items {
-            // Read without decoding what the cache keeps encoded.
+            // Read without decoding what the store keeps encoded.
             let namespace = item.field_text("metadata.namespace");
             let name = item.field_text("metadata.name").unwrap_or_default();
             let item_scope = Scope {

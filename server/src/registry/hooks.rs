@@ -191,8 +191,8 @@ pub trait KindRest: Send + Sync {
     /// After `object` (its last state) was removed from storage.
     async fn after_delete(&self, _storage: &dyn Storage, _scope: Scope<'_>, _object: &Object) {}
 
-    /// Whether the kind's objects live in storage (and so in the watch
-    /// cache); false for one whose [`KindRest::read_all`] answers.
+    /// Whether the kind's objects live in storage (and so are kept in the
+    /// store's memory); false for one whose [`KindRest::read_all`] answers.
     fn is_stored(&self) -> bool {
         true
     }

@@ -12,7 +12,6 @@
 //! defaults, validation) -> metadata validation -> storage.
 
 mod create;
-mod current;
 mod delete;
 pub mod hooks;
 mod list;
@@ -26,23 +25,22 @@ use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use kapi_runtime::scheme::{KindEntry, Scheme};
-use kapi_storage::{KeyValue, Storage};
+use kapi_storage::Storage;
 
 pub use crate::body::{Input, Object};
 pub use crate::scope::{Endpoint, Scope};
-use crate::stored::{StorageMediaType, codec, keys};
+pub use crate::store::{ListOptions, ListPage, WatchOptions, WatchStart};
+use crate::store::{Cached, CachedStore, ListMetrics, ResourceCache, decode};
+use crate::stored::{StorageMediaType, keys};
 pub use delete::{Deleted, FOREGROUND, ORPHAN, write_gc_finalizers};
 pub use hooks::Hooks;
-pub use list::{ListOptions, ListPage};
 pub use scale::ScaleAnswer;
 pub use strategy::check_namespace;
 pub use update::{Edit, PatchKind};
-pub use watch::{WatchOptions, WatchStart};
 
 pub use crate::options::{FieldValidation, WriteOptions};
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::cache::{Cached, Caches};
 use crate::strategic_merge::PatchSchema;
 
 /// The result of a write: the object as stored, and warnings for the client.
@@ -68,14 +66,14 @@ impl Written {
     }
 }
 
-/// The generic registry over one storage backend.
+/// The generic registry over one store.
 #[derive(Clone)]
 pub struct Registry {
-    storage: Arc<dyn Storage>,
+    /// What objects are read from and written to.
+    store: CachedStore,
     /// The kinds served now: replaced whole when a kind defined at run time
     /// comes, changes or goes; a request keeps the one it started with.
     scheme: Arc<RwLock<Arc<Scheme>>>,
-    media_type: StorageMediaType,
     /// The schemas strategic merge patches follow, by `apiVersion/kind`, made
     /// on first use.
     patch_schemas: Arc<std::sync::Mutex<HashMap<String, Arc<PatchSchema>>>>,
@@ -85,8 +83,6 @@ pub struct Registry {
     admission: Arc<crate::admission::Chain>,
     /// The merge schemas of managedFields tracking, made on first use.
     merge_schemas: Arc<crate::field_manager::Schemas>,
-    /// What reads are served from.
-    caches: Arc<Caches>,
 }
 
 impl Registry {
@@ -94,10 +90,8 @@ impl Registry {
     /// [`StorageMediaType::default`].
     pub fn new(storage: Arc<dyn Storage>, scheme: Arc<Scheme>) -> Registry {
         Registry {
-            caches: Arc::new(Caches::new(storage.clone())),
-            storage,
+            store: CachedStore::new(storage),
             scheme: Arc::new(RwLock::new(scheme)),
-            media_type: StorageMediaType::default(),
             patch_schemas: Arc::default(),
             hooks: Arc::default(),
             admission: Arc::default(),
@@ -108,7 +102,13 @@ impl Registry {
     /// Calls `hooks` where kinds have their own behaviour (assembled at
     /// start-up: `crate::kinds::builtin` for the built-in kinds).
     pub fn with_hooks(mut self, hooks: Hooks) -> Registry {
-        self.hooks = Arc::new(hooks);
+        let hooks = Arc::new(hooks);
+        // A kind whose objects do not live in storage has nothing to cache.
+        let stored = hooks.clone();
+        self.store = self
+            .store
+            .with_uncached(move |info| !stored.is_stored(info));
+        self.hooks = hooks;
         self
     }
 
@@ -127,7 +127,7 @@ impl Registry {
     /// Writes objects in `media_type` from now on (objects already stored stay
     /// readable in whatever format they were written).
     pub fn with_storage_media_type(mut self, media_type: StorageMediaType) -> Registry {
-        self.media_type = media_type;
+        self.store = self.store.with_media_type(media_type);
         self
     }
 
@@ -162,11 +162,11 @@ impl Registry {
         key: String,
         schema: impl FnOnce(&mut kapi_runtime::openapi::Definitions) -> serde_json::Value,
     ) -> Arc<PatchSchema> {
-        let mut cache = self
+        let mut schemas = self
             .patch_schemas
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache
+        schemas
             .entry(key)
             .or_insert_with(|| Arc::new(PatchSchema::of(schema)))
             .clone()
@@ -182,51 +182,45 @@ impl Registry {
 
     /// Serves `scheme` from now on (requests already started keep theirs).
     pub fn set_scheme(&self, scheme: Arc<Scheme>) {
-        // The caches of kinds no longer served (a definition deleted or
-        // changed) stop; a kind served again starts a new one.
-        self.caches.retain(&scheme);
+        self.store.retain(&scheme);
         *self.scheme.write().unwrap_or_else(PoisonError::into_inner) = scheme;
+    }
+
+    /// The store objects are read from and written to.
+    pub fn store(&self) -> &CachedStore {
+        &self.store
     }
 
     /// The storage backend.
     pub fn storage(&self) -> &Arc<dyn Storage> {
-        &self.storage
+        self.store.backend()
     }
 
-    /// Whether reads of `scope`'s kind are served from the watch cache:
-    /// any stored kind, compiled or custom (whose cache follows its storage
-    /// version's entry, made again only when its definition changes).
-    /// The counters of what the watch caches served.
-    pub fn cache_metrics(&self) -> &crate::cache::ListMetrics {
-        &self.caches.metrics
+    /// The counters of the lists the store served from memory.
+    pub fn cache_metrics(&self) -> &ListMetrics {
+        self.store.metrics()
     }
 
-    fn cached(&self, scope: Scope<'_>) -> bool {
-        self.hooks.is_stored(scope.info())
-    }
-
-    /// The number of `group`'s `resource` objects, where its watch cache
-    /// knows it.
+    /// The number of `group`'s `resource` objects, where the store keeps
+    /// them in memory.
     pub fn object_count(&self, group: &str, resource: &str) -> Option<usize> {
-        self.caches.count(group, resource)
+        self.store.object_count(group, resource)
     }
 
-    /// Stops the watch caches' watches of the store (at shutdown).
+    /// Stops the store's watches of the backend (at shutdown).
     pub fn stop_caches(&self) {
-        self.caches.stop();
+        self.store.stop();
     }
 
-    /// The watch cache of `(group, version, plural)`, started on first use
-    /// and listed (or given up on) when this answers; `None` for a kind the
-    /// scheme does not serve.
+    /// What the store keeps of `(group, version, plural)` in memory, read
+    /// (or given up on) when this answers; `None` for a kind the scheme does
+    /// not serve.
     pub async fn listed_cache(
         &self,
         (group, version, plural): (&str, &str, &str),
-    ) -> Option<Arc<crate::cache::ResourceCache>> {
+    ) -> Option<Arc<ResourceCache>> {
         let entry = self.scheme().get(group, version, plural)?.clone();
-        let cache = self.caches.of(&entry);
-        cache.listed().await;
-        Some(cache)
+        Some(self.store.listed(&entry).await)
     }
 
     /// Reads one object (a consistent read).
@@ -235,11 +229,11 @@ impl Registry {
         cached.into_object().map_err(ApiError::internal)
     }
 
-    /// Reads one object (a consistent read), shared with the watch cache
-    /// when it comes from there.
+    /// Reads one object (a consistent read), shared with the store's other
+    /// readers when it keeps it in memory.
     pub async fn get_shared(&self, scope: Scope<'_>, name: &str) -> ApiResult<Arc<Cached>> {
         if let Some(rest) = self.hooks.rest(scope.info())
-            && let Some(all) = rest.read_all(self.storage.as_ref(), scope).await
+            && let Some(all) = rest.read_all(self.store.backend().as_ref(), scope).await
         {
             // A kind served from elsewhere than storage.
             return all?
@@ -251,44 +245,8 @@ impl Registry {
                         .unwrap_or_else(|| ApiError::not_found(scope.target(name)))
                 });
         }
-        let key = key(scope, name);
-        if let Some(found) = self.get_cached(scope, &key).await {
-            let cached = found.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-            return scope.to_served_cached(&cached);
-        }
-        let kv = self
-            .storage
-            .get(&key)
-            .await
-            .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
-        let kv = kv.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-        Ok(Cached::new(scope.to_served(decode(scope.entry, &kv)?)?))
+        self.store.get(scope, name).await
     }
-
-    /// A consistent read of one key from the watch cache, once it has
-    /// reached the store's current revision. Upstream reads a GET without
-    /// resourceVersion from etcd; the answer is the same, and on etcd the
-    /// revision costs less than the read: reads that arrive together share
-    /// one request for it. The outer `None` when the cache cannot answer.
-    async fn get_cached(&self, scope: Scope<'_>, key: &str) -> Option<Option<Arc<Cached>>> {
-        if !self.cached(scope) {
-            return None;
-        }
-        let cache = self.caches.of(scope.entry);
-        if !cache.serves_consistent_reads() {
-            return None;
-        }
-        let revision = self.current_revision().await.ok()?;
-        if !cache.wait_fresh(revision).await {
-            return None;
-        }
-        cache.get(key)
-    }
-}
-
-/// Decodes a stored object of `entry`'s kind; corrupt data is an internal error.
-fn decode(entry: &KindEntry, kv: &KeyValue) -> ApiResult<Object> {
-    codec::decode_stored(entry, kv).map_err(ApiError::internal)
 }
 
 /// The storage key of object `name` in `scope`.

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use kapi_storage::{StorageError, Update};
 use serde_json::Value;
 
-use super::current::Current;
 use super::hooks::Taken;
 use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
 use crate::admission::{Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
 use crate::field_manager::Writer;
+use crate::store::Current;
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
 /// The patch formats served.
@@ -168,20 +168,16 @@ impl Registry {
         dry_run: bool,
         change: &mut (dyn FnMut(Object) -> ApiResult<Object> + Send),
     ) -> ApiResult<()> {
-        let media_type = self.media_type;
+        let store = &self.store;
         let mut failure = None;
-        let outcome = self
-            .storage
+        let outcome = store
+            .backend()
             .guaranteed_update(&super::key(scope, name), &mut |current| {
                 let step = current
                     .ok_or_else(|| ApiError::not_found(scope.target(name)))
                     .and_then(|kv| decode(scope.entry, kv))
                     .and_then(&mut *change)
-                    .and_then(|mut object| {
-                        media_type
-                            .encode(scope.entry, &mut object)
-                            .map_err(ApiError::internal)
-                    });
+                    .and_then(|mut object| store.encode(scope.entry, &mut object));
                 match step {
                     Ok(_) if dry_run => Ok(Update::Keep),
                     Ok(bytes) => Ok(Update::Write(bytes)),
@@ -213,30 +209,29 @@ impl Registry {
         // it meets conflicts, as upstream: a conflict means another writer
         // succeeded, so the system as a whole progresses.
         let key = super::key(scope, name);
-        let storage = self.storage.as_ref();
+        let storage = self.store.backend().as_ref();
         let target = || scope.target(name);
-        // The first attempt starts from the cache's copy where there is one
+        // The first attempt starts from the store's guess where it has one
         // (not for a dry run, which writes nothing that would check it).
-        let mut hint = match self.cached(scope) && !opts.dry_run {
-            true => Current::from_cache(&self.caches, scope.entry, &key),
-            false => None,
+        let mut hint = match opts.dry_run {
+            false => self.store.current_hint(scope, &key),
+            true => None,
         };
-        // A body written from a newer state than the cache's copy (read from
-        // the store, or from another replica) needs the store's.
-        if let (Some(cached), Source::Body(body)) = (&hint, &source)
+        // A body written from a newer state than the guess (read from the
+        // backend, or from another replica) needs the backend's.
+        if let (Some(guess), Source::Body(body)) = (&hint, &source)
             && let Some(rv) = body.metadata().resource_version.as_deref()
-            && rv.parse::<u64>().is_ok_and(|rv| rv > cached.revision())
+            && rv.parse::<u64>().is_ok_and(|rv| rv > guess.revision())
         {
             hint = None;
         }
         loop {
             let current = match hint.take() {
-                Some(cached) => cached,
-                None => storage
-                    .get(&key)
-                    .await
-                    .map_err(|e| ApiError::from_storage(e, target()))?
-                    .map(Current::Stored)
+                Some(guess) => guess,
+                None => self
+                    .store
+                    .current(&key, target())
+                    .await?
                     .ok_or_else(|| ApiError::not_found(target()))?,
             };
             let mut warnings = Vec::new();
@@ -276,20 +271,20 @@ impl Registry {
                 }
                 None => (Taken::nothing(), Taken::nothing()),
             };
-            let bytes = match self.media_type.encode(scope.entry, &mut object) {
+            let bytes = match self.store.encode(scope.entry, &mut object) {
                 Ok(bytes) => bytes,
                 Err(e) => {
                     taken.release(storage).await;
-                    return Err(ApiError::internal(e));
+                    return Err(e);
                 }
             };
             if opts.dry_run {
                 let object = scope.to_served(object)?;
                 return Ok(Written::new(object, warnings));
             }
-            // A write that changes nothing writes nothing (what the store
-            // holds, not a cached copy, tells).
-            let unchanged = current.holds(&bytes, self.media_type, scope.entry);
+            // A write that changes nothing writes nothing (what the backend
+            // holds, not a guess, tells).
+            let unchanged = current.holds(&bytes, self.store.media_type(), scope.entry);
             let kv = if let (true, Current::Stored(kv)) = (unchanged, &current) {
                 kv.clone()
             } else if unchanged {

@@ -1,23 +1,25 @@
-//! The object an update attempt starts from: the store's, or the watch
-//! cache's copy (upstream's `cachedExistingObject` of GuaranteedUpdate),
-//! which saves the first read of the store and its decoding. A cached copy
-//! may be stale: anything it leads to short of a successful write (a
-//! conflict, a refusal, a write that would change nothing) sends the
-//! attempt back to the store, so the answer is the store's.
+//! The read side of a guaranteed update: the object an attempt starts from,
+//! the backend's, or the watch cache's copy (upstream's
+//! `cachedExistingObject` of GuaranteedUpdate), which saves the first read of
+//! the backend and its decoding. A cached copy may be stale: anything it
+//! leads to short of a successful write (a conflict, a refusal, a write that
+//! would change nothing) sends the attempt back to the backend, so the answer
+//! is the backend's.
 
 use std::sync::{Arc, OnceLock};
 
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
 
-use super::{Object, decode};
-use crate::api_error::{ApiError, ApiResult};
-use crate::cache::{Cached, Caches};
+use super::{Cached, CachedStore, decode};
+use crate::api_error::{ApiError, ApiResult, Target};
+use crate::body::Object;
+use crate::scope::Scope;
 use crate::stored::StorageMediaType;
 
 /// Where an attempt's current object comes from.
-pub(super) enum Current {
-    /// Read from the store now.
+pub enum Current {
+    /// Read from the backend now.
     Stored(KeyValue),
     /// The watch cache's copy, possibly behind the store (at this
     /// revision), and the object as the first read of it decoded it: the
@@ -25,22 +27,40 @@ pub(super) enum Current {
     Cached(Arc<Cached>, u64, OnceLock<Object>),
 }
 
-impl Current {
-    /// The cache's copy of `key`, when the kind's cache has started and
-    /// holds it (a cache is not started for an update alone).
-    pub(super) fn from_cache(caches: &Caches, entry: &KindEntry, key: &str) -> Option<Current> {
-        let cached = caches.started(entry)?.get(key)??;
+impl CachedStore {
+    /// A first guess at the object at `key` for a read-modify-write: the
+    /// cache's copy, when the kind's cache has started and holds it (a cache
+    /// is not started for an update alone). It may be behind the backend.
+    pub fn current_hint(&self, scope: Scope<'_>, key: &str) -> Option<Current> {
+        if !self.cached(scope) {
+            return None;
+        }
+        let cached = self.caches.started(scope.entry)?.get(key)??;
         let revision = cached.revision()?;
         Some(Current::Cached(cached, revision, OnceLock::new()))
     }
 
+    /// The object at `key` as the backend holds it now; `None` when there
+    /// is none.
+    pub async fn current(&self, key: &str, target: Target<'_>) -> ApiResult<Option<Current>> {
+        let kv = self
+            .backend
+            .get(key)
+            .await
+            .map_err(|e| ApiError::from_storage(e, target))?;
+        Ok(kv.map(Current::Stored))
+    }
+}
+
+impl Current {
+
     /// Whether the copy may be behind the store.
-    pub(super) fn may_be_stale(&self) -> bool {
+    pub fn may_be_stale(&self) -> bool {
         matches!(self, Current::Cached(..))
     }
 
     /// The object's revision (its resourceVersion).
-    pub(super) fn revision(&self) -> u64 {
+    pub fn revision(&self) -> u64 {
         match self {
             Current::Stored(kv) => kv.mod_revision,
             Current::Cached(_, revision, _) => *revision,
@@ -48,7 +68,7 @@ impl Current {
     }
 
     /// The object, decoded or copied.
-    pub(super) fn object(&self, entry: &KindEntry) -> ApiResult<Object> {
+    pub fn object(&self, entry: &KindEntry) -> ApiResult<Object> {
         match self {
             Current::Stored(kv) => decode(entry, kv),
             Current::Cached(cached, _, decoded) => {
@@ -62,8 +82,8 @@ impl Current {
     }
 
     /// Whether writing `bytes` would store what is stored already (a cached
-    /// copy is encoded as the store would hold it).
-    pub(super) fn holds(
+    /// copy is encoded as the backend would hold it).
+    pub fn holds(
         &self,
         bytes: &[u8],
         media_type: StorageMediaType,

@@ -1,0 +1,126 @@
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use kapi_api_types::core::v1::ConfigMap;
+use kapi_runtime::scheme::{KindEntry, Scheme};
+use kapi_storage::embedded::EmbeddedStore;
+use kapi_storage::{KeyValue, Storage};
+
+use super::predicate::{Decoding, matcher};
+use super::*;
+use crate::selectors::Selectable;
+use crate::selectors::label::LabelSelector;
+
+fn configmaps() -> KindEntry {
+    let mut scheme = Scheme::new();
+    kapi_api_types::install(&mut scheme);
+    scheme.get("", "v1", "configmaps").unwrap().clone()
+}
+
+fn configmap(name: &str, color: &str) -> Object {
+    let typed: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "namespace": "ns", "labels": {"color": color}},
+        "data": {"k": "v"}
+    }))
+    .unwrap();
+    Object::new(Box::new(typed))
+}
+
+fn blue() -> ListOptions {
+    ListOptions {
+        labels: Arc::new(LabelSelector::parse("color=blue").unwrap()),
+        ..ListOptions::default()
+    }
+}
+
+fn names(page: &ListPage) -> Vec<String> {
+    page.items
+        .iter()
+        .map(|c| c.field_text("metadata.name").unwrap())
+        .collect()
+}
+
+/// A store over a fresh embedded backend holding `objects` (name, color),
+/// and the directory the backend lives in.
+async fn store_with(objects: &[(&str, &str)]) -> (CachedStore, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    let store = CachedStore::new(backend.clone());
+    for (name, color) in objects {
+        let bytes = store
+            .encode(&configmaps(), &mut configmap(name, color))
+            .unwrap();
+        let key = format!("/registry/configmaps/ns/{name}");
+        backend.create(&key, bytes).await.unwrap();
+    }
+    (store, dir)
+}
+
+#[test]
+fn the_backend_filter_keeps_what_it_decoded_for_the_page() {
+    let entry = configmaps();
+    let scope = Scope::new(&entry, Some("ns"));
+    let opts = blue();
+    let filter = Decoding::new(&entry, matcher(scope, &opts.labels, &opts.fields).unwrap());
+    let predicate = filter.predicate();
+    let kv = |name: &str, color: &str| KeyValue {
+        key: format!("/registry/configmaps/ns/{name}"),
+        value: StorageMediaType::Json
+            .encode(&entry, &mut configmap(name, color))
+            .unwrap(),
+        create_revision: 3,
+        mod_revision: 4,
+    };
+    let (a, b) = (kv("a", "blue"), kv("b", "red"));
+    assert!(predicate(&a));
+    assert!(!predicate(&b));
+    let object = filter.take(&a).unwrap();
+    assert_eq!(object.metadata().resource_version.as_deref(), Some("4"));
+    // Taken once: the page owns it now; nothing kept for what did not pass.
+    assert!(filter.take(&a).is_none());
+    assert!(filter.take(&b).is_none());
+}
+
+#[tokio::test]
+async fn a_backend_list_with_selectors_pages_as_the_cache_does() {
+    let objects = [("a", "blue"), ("b", "red"), ("c", "blue"), ("d", "blue")];
+    let entry = configmaps();
+    let scope = Scope::new(&entry, Some("ns"));
+    let (cached, _dir) = store_with(&objects).await;
+    let uncached = cached.clone().with_uncached(|_| true);
+    for store in [&cached, &uncached] {
+        let first = store
+            .list(scope, ListOptions { limit: 2, ..blue() })
+            .await
+            .unwrap();
+        assert_eq!(names(&first), ["a", "c"]);
+        let next = ListOptions {
+            limit: 2,
+            continue_token: first.continue_token.clone(),
+            ..blue()
+        };
+        let second = store.list(scope, next).await.unwrap();
+        assert_eq!(names(&second), ["d"]);
+        assert_eq!(second.continue_token, None);
+        let all = store.list(scope, ListOptions::default()).await.unwrap();
+        assert_eq!(names(&all), ["a", "b", "c", "d"]);
+    }
+}
+
+#[tokio::test]
+async fn gets_and_update_hints_come_from_the_store() {
+    let entry = configmaps();
+    let scope = Scope::new(&entry, Some("ns"));
+    let (store, _dir) = store_with(&[("a", "blue")]).await;
+    let key = "/registry/configmaps/ns/a";
+    // No cache has started for a write alone.
+    assert!(store.current_hint(scope, key).is_none());
+    let got = store.get(scope, "a").await.unwrap();
+    assert_eq!(got.field_text("metadata.name").as_deref(), Some("a"));
+    assert!(store.get(scope, "missing").await.is_err());
+    let current = store.current(key, scope.target("a")).await.unwrap().unwrap();
+    assert!(!current.may_be_stale());
+    let uncached = store.clone().with_uncached(|_| true);
+    assert!(uncached.current_hint(scope, key).is_none());
+}
