@@ -3,7 +3,8 @@
 //! A request reads in one pass: the first of the [`filters`] parses it once
 //! into a [`request_info::RequestInfo`], [`endpoints`] has one handler per
 //! verb, the [`registry`] applies the kind's strategy, hooks and [`admission`]
-//! chain, the [`cache`] and [`stored`] keep the data in front of
+//! chain, the [`store`] (the watch cache as a storage layer, over [`cache`]
+//! and [`stored`]) keeps the data in front of
 //! `kapi_storage`, and [`api_error`] is the one place where failures become a
 //! Kubernetes `Status`.
 //!
@@ -14,7 +15,9 @@
 //!   [`selectors`], [`body`], [`names`], [`go_duration`], [`loopback`] (the
 //!   server's client to itself), [`watch_signal`], [`pki`], and the wire
 //!   forms ([`negotiation`], [`protobuf`], [`table`], [`strategic_merge`]);
-//! - **storage**: [`stored`] (keys and codec), [`cache`] (the watch cache);
+//! - **storage**: [`stored`] (keys and codec), [`cache`] (the watch cache),
+//!   [`store`] (`CachedStore`: get, list, watch and an update's reads, from the
+//!   cache or the backend);
 //! - **registry**: [`admission`] (the generic chain), [`field_manager`],
 //!   [`registry`] (strategies and kind hooks), [`custom`] (kinds defined at
 //!   run time), [`controllers`] (the in-process client, informers, leases and
