@@ -53,4 +53,3 @@ pub fn check_fields(scope: Scope<'_>, fields: &FieldSelector) -> ApiResult<()> {
     }
     Ok(())
 }
-

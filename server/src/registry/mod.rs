@@ -29,8 +29,8 @@ use kapi_storage::Storage;
 
 pub use crate::body::{Input, Object};
 pub use crate::scope::{Endpoint, Scope};
-pub use crate::store::{ListOptions, ListPage, WatchOptions, WatchStart};
 use crate::store::{Cached, CachedStore, ListMetrics, ResourceCache, decode};
+pub use crate::store::{ListOptions, ListPage, WatchOptions, WatchStart};
 use crate::stored::{StorageMediaType, keys};
 pub use delete::{Deleted, FOREGROUND, ORPHAN, write_gc_finalizers};
 pub use hooks::Hooks;

@@ -53,7 +53,6 @@ impl CachedStore {
 }
 
 impl Current {
-
     /// Whether the copy may be behind the store.
     pub fn may_be_stale(&self) -> bool {
         matches!(self, Current::Cached(..))
@@ -83,12 +82,7 @@ impl Current {
 
     /// Whether writing `bytes` would store what is stored already (a cached
     /// copy is encoded as the backend would hold it).
-    pub fn holds(
-        &self,
-        bytes: &[u8],
-        media_type: StorageMediaType,
-        entry: &KindEntry,
-    ) -> bool {
+    pub fn holds(&self, bytes: &[u8], media_type: StorageMediaType, entry: &KindEntry) -> bool {
         match self {
             Current::Stored(kv) => kv.value == bytes,
             Current::Cached(..) => {

@@ -119,7 +119,11 @@ async fn gets_and_update_hints_come_from_the_store() {
     let got = store.get(scope, "a").await.unwrap();
     assert_eq!(got.field_text("metadata.name").as_deref(), Some("a"));
     assert!(store.get(scope, "missing").await.is_err());
-    let current = store.current(key, scope.target("a")).await.unwrap().unwrap();
+    let current = store
+        .current(key, scope.target("a"))
+        .await
+        .unwrap()
+        .unwrap();
     assert!(!current.may_be_stale());
     let uncached = store.clone().with_uncached(|_| true);
     assert!(uncached.current_hint(scope, key).is_none());

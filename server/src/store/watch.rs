@@ -188,4 +188,3 @@ impl CachedStore {
         Ok(cache.subscribe(None, narrow))
     }
 }
-
