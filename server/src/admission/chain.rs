@@ -242,7 +242,7 @@ impl Chain {
     }
 
     /// The mutating phase: every plugin that mutates the request shapes the
-    /// object (with its defaults, as upstream decodes), typed, or through
+    /// object (already defaulted), typed, or through
     /// its JSON form made once for the plugins that work on JSON.
     pub async fn admit(
         &self,
@@ -260,7 +260,8 @@ impl Chain {
         if plugins.is_empty() {
             return Ok(());
         }
-        object.typed_mut().apply_defaults();
+        // The object is defaulted already: a body as it was decoded (as
+        // upstream's decoder defaults it), a stored object as it was read.
         let old = old.map(View::new);
         let mut subject = Subject::new(object, request.attrs.scope.entry);
         for plugin in plugins {

@@ -29,7 +29,6 @@ pub fn body<T: serde::Serialize>(
     Ok(with_headers(code, bytes, content_type, warnings))
 }
 
-/// A response already encoded as protobuf.
 /// A body of a kind that is no resource (a Scale, a TokenRequest), given as
 /// its JSON, in the format the client asked for.
 pub fn body_of(
@@ -49,6 +48,7 @@ pub fn body_of(
     }
 }
 
+/// A response already encoded as protobuf.
 pub fn protobuf(code: StatusCode, bytes: Vec<u8>, warnings: &[String]) -> Response {
     with_headers(code, bytes, envelope::MEDIA_TYPE, warnings)
 }
