@@ -22,10 +22,11 @@
 //!   [`registry`] (strategies and kind hooks), [`custom`] (kinds defined at
 //!   run time), [`controllers`] (the in-process client, informers, leases and
 //!   the built-in controllers);
-//! - **filters**: [`authn`], [`authz`], [`audit`], [`flowcontrol`] and
-//!   [`filters`] (each filter with its own state);
-//! - **Kubernetes' built-in behaviour**, on typed kinds: [`admission_plugins`]
-//!   and [`kinds`] (the kinds' hooks), which the generic layers never name;
+//! - **filters**: [`authn`], [`authz`] (the authorizer chain), [`audit`],
+//!   [`flowcontrol`] and [`filters`] (each filter with its own state);
+//! - **Kubernetes' built-in behaviour**, on typed kinds: [`admission_plugins`],
+//!   [`kinds`] (the kinds' hooks) and [`authorizers`] (Node and RBAC, with
+//!   the bootstrap policy), which the generic layers never name;
 //! - **server**: [`endpoints`], [`discovery`], [`openapi`], [`health`],
 //!   [`metrics`], [`state`], [`app`](mod@app), [`serve`], [`extensions`] and [`cli`].
 
@@ -40,6 +41,7 @@ pub mod api_error;
 pub mod app;
 pub mod audit;
 pub mod authn;
+pub mod authorizers;
 pub mod authz;
 pub mod body;
 pub mod cache;

@@ -203,10 +203,10 @@ fn check(
             _ => refuse("may only update PVC status".to_owned()),
         },
         ("coordination.k8s.io", "leases") => {
-            if attrs.namespace.as_deref() != Some(crate::authz::node::NODE_LEASE_NAMESPACE) {
+            if attrs.namespace.as_deref() != Some(crate::authorizers::node::NODE_LEASE_NAMESPACE) {
                 return refuse(format!(
                     "can only access leases in the {:?} system namespace",
-                    crate::authz::node::NODE_LEASE_NAMESPACE
+                    crate::authorizers::node::NODE_LEASE_NAMESPACE
                 ));
             }
             if attrs.name != node {
@@ -307,7 +307,7 @@ async fn admit_mirror_pod(
             "node {node:?} can not create pods that reference a service account"
         ));
     }
-    let relations = crate::authz::node::PodReferences::of(pod);
+    let relations = crate::authorizers::node::PodReferences::of(pod);
     if relations.has_secrets() {
         return refuse(format!(
             "node {node:?} can not create pods that reference secrets"

@@ -3,53 +3,65 @@
 //! first to allow or deny decides; when none has an opinion the request is
 //! forbidden, with their reasons.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
-use serde_json::Value;
+use async_trait::async_trait;
 
-use super::node::NodeAuthorizer;
-use super::rbac::{Policy, RbacObjects};
-use super::{Attributes, Decision};
+use super::{Attributes, Decision, Rules};
 use crate::registry::Registry;
-use crate::user::MASTERS;
+use crate::user::{MASTERS, UserInfo};
 
-/// An authorization mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Everyone may do everything.
-    AlwaysAllow,
-    /// The roles and bindings of rbac.authorization.k8s.io.
-    Rbac,
-    /// What kubelets may do: their own node's objects.
-    Node,
+/// One authorizer of the chain (upstream's `authorizer.Authorizer` with its
+/// `RuleResolver`). It reads what it needs (roles, the pods of a node)
+/// through `registry`, from the watch caches.
+#[async_trait]
+pub trait Authorize: Send + Sync {
+    /// The decision on `request`, with the reason.
+    async fn authorize(&self, request: &Attributes<'_>, registry: &Registry) -> Decision;
+
+    /// Whether `request` is allowed: [`Authorize::authorize`]'s yes or no.
+    /// An authorizer that can answer without building its reasons does so
+    /// here (the request filter asks this of every request).
+    async fn allows(&self, request: &Attributes<'_>, registry: &Registry) -> bool {
+        matches!(self.authorize(request, registry).await, Decision::Allow(_))
+    }
+
+    /// What `user` may do in `namespace` as this authorizer sees it, for
+    /// the rules reviews.
+    async fn rules_for(&self, user: &UserInfo, namespace: &str, registry: &Registry) -> Rules;
 }
 
-impl std::str::FromStr for Mode {
-    type Err = String;
+/// Everyone may do everything (`--authorization-mode=AlwaysAllow`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AlwaysAllow;
 
-    fn from_str(text: &str) -> Result<Mode, String> {
-        match text {
-            "AlwaysAllow" => Ok(Mode::AlwaysAllow),
-            "RBAC" => Ok(Mode::Rbac),
-            "Node" => Ok(Mode::Node),
-            other => Err(format!(
-                "unknown authorization mode {other:?} (supported: AlwaysAllow, Node, RBAC)"
-            )),
+#[async_trait]
+impl Authorize for AlwaysAllow {
+    async fn authorize(&self, _request: &Attributes<'_>, _registry: &Registry) -> Decision {
+        Decision::Allow(String::new())
+    }
+
+    async fn allows(&self, _request: &Attributes<'_>, _registry: &Registry) -> bool {
+        true
+    }
+
+    async fn rules_for(&self, _user: &UserInfo, _namespace: &str, _registry: &Registry) -> Rules {
+        Rules {
+            everything: true,
+            ..Rules::default()
         }
     }
 }
 
-/// The configured authorizers.
+/// The configured authorizers, asked in order.
 pub struct Authorizer {
-    modes: Vec<Mode>,
-    rbac: RbacPolicy,
-    node: NodeAuthorizer,
+    chain: Vec<Arc<dyn Authorize>>,
 }
 
 impl std::fmt::Debug for Authorizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Authorizer")
-            .field("modes", &self.modes)
+            .field("authorizers", &self.chain.len())
             .finish_non_exhaustive()
     }
 }
@@ -57,40 +69,26 @@ impl std::fmt::Debug for Authorizer {
 impl Default for Authorizer {
     /// Everyone may do everything.
     fn default() -> Authorizer {
-        Authorizer::new(vec![Mode::AlwaysAllow])
+        Authorizer::new(vec![Arc::new(AlwaysAllow)])
     }
 }
 
 impl Authorizer {
-    /// The authorizers of `modes`, in that order.
-    pub fn new(modes: Vec<Mode>) -> Authorizer {
-        Authorizer {
-            modes,
-            rbac: RbacPolicy::default(),
-            node: NodeAuthorizer::default(),
-        }
+    /// The authorizers of `chain`, asked in that order.
+    pub fn new(chain: Vec<Arc<dyn Authorize>>) -> Authorizer {
+        Authorizer { chain }
     }
 
-    /// The modes, in order.
-    pub fn modes(&self) -> &[Mode] {
-        &self.modes
-    }
-
-    /// The decision on `request`, reading RBAC's objects from `registry`'s
-    /// watch caches.
+    /// The decision on `request`, each authorizer reading what it needs
+    /// from `registry`'s watch caches.
     pub async fn authorize(&self, request: &Attributes<'_>, registry: &Registry) -> Decision {
-        // system:masters may do anything, before any mode is asked.
+        // system:masters may do anything, before any authorizer is asked.
         if request.user.in_group(MASTERS) {
             return Decision::Allow(String::new());
         }
         let mut reasons = Vec::new();
-        for mode in &self.modes {
-            let decision = match mode {
-                Mode::AlwaysAllow => Decision::Allow(String::new()),
-                Mode::Rbac => self.rbac.current(registry).await.authorize(request),
-                Mode::Node => self.node.authorize(request, registry).await,
-            };
-            match decision {
+        for authorizer in &self.chain {
+            match authorizer.authorize(request, registry).await {
                 Decision::NoOpinion(reason) => {
                     if !reason.is_empty() {
                         reasons.push(reason);
@@ -109,90 +107,32 @@ impl Authorizer {
         if request.user.in_group(MASTERS) {
             return true;
         }
-        for mode in &self.modes {
-            let allowed = match mode {
-                Mode::AlwaysAllow => true,
-                Mode::Rbac => self.rbac.current(registry).await.allows(request),
-                Mode::Node => matches!(
-                    self.node.authorize(request, registry).await,
-                    Decision::Allow(_)
-                ),
-            };
-            if allowed {
+        for authorizer in &self.chain {
+            if authorizer.allows(request, registry).await {
                 return true;
             }
         }
         false
     }
 
-    /// RBAC's policy now (for the rules reviews).
-    pub async fn rbac_policy(&self, registry: &Registry) -> Arc<Policy> {
-        self.rbac.current(registry).await
-    }
-}
-
-/// The four RBAC resources.
-const RESOURCES: [(&str, &str, &str); 4] = [
-    ("rbac.authorization.k8s.io", "v1", "clusterroles"),
-    ("rbac.authorization.k8s.io", "v1", "roles"),
-    ("rbac.authorization.k8s.io", "v1", "clusterrolebindings"),
-    ("rbac.authorization.k8s.io", "v1", "rolebindings"),
-];
-
-/// RBAC's policy, built from the watch caches' objects and built again when
-/// any of the four resources' objects changed (the caches share unchanged
-/// maps, so a change is a pointer comparison). The caches are looked up
-/// once; each request then reads four map pointers.
-#[derive(Default)]
-struct RbacPolicy {
-    caches: tokio::sync::OnceCell<Vec<Arc<crate::cache::ResourceCache>>>,
-    built: Mutex<Option<(Vec<crate::cache::Objects>, Arc<Policy>)>>,
-}
-
-impl RbacPolicy {
-    async fn current(&self, registry: &Registry) -> Arc<Policy> {
-        let caches = self
-            .caches
-            .get_or_init(|| async {
-                let mut caches = Vec::with_capacity(RESOURCES.len());
-                for resource in RESOURCES {
-                    if let Some(cache) = registry.listed_cache(resource).await {
-                        caches.push(cache);
-                    }
-                }
-                caches
-            })
-            .await;
-        let now: Option<Vec<crate::cache::Objects>> =
-            caches.iter().map(|cache| cache.objects()).collect();
-        let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
-        // A cache listing again cannot answer for a moment: the last policy
-        // stands meanwhile rather than none.
-        let now = match (now, built.as_ref()) {
-            (Some(now), _) => now,
-            (None, Some((_, policy))) => return policy.clone(),
-            (None, None) => vec![Default::default(); caches.len()],
+    /// What `user` may do in `namespace`, as upstream's union of rule
+    /// resolvers tells it: everything for the privileged group, then each
+    /// authorizer's rules and errors in order.
+    pub async fn rules_for(&self, user: &UserInfo, namespace: &str, registry: &Registry) -> Rules {
+        let mut all = Rules {
+            everything: user.in_group(MASTERS),
+            ..Rules::default()
         };
-        if let Some((seen, policy)) = built.as_ref()
-            && seen.iter().zip(&now).all(|(a, b)| a.ptr_eq(b))
-        {
-            return policy.clone();
+        for authorizer in &self.chain {
+            let Rules {
+                everything,
+                rules,
+                errors,
+            } = authorizer.rules_for(user, namespace, registry).await;
+            all.everything |= everything;
+            all.rules.extend(rules);
+            all.errors.extend(errors);
         }
-        let json = |objects: &crate::cache::Objects| -> Vec<Value> {
-            objects
-                .values()
-                .filter_map(|cached| cached.json().ok())
-                .filter_map(|bytes| serde_json::from_slice(bytes).ok())
-                .collect()
-        };
-        let part = |i: usize| now.get(i).map(json).unwrap_or_default();
-        let policy = Arc::new(Policy::new(&RbacObjects {
-            cluster_roles: part(0),
-            roles: part(1),
-            cluster_role_bindings: part(2),
-            role_bindings: part(3),
-        }));
-        *built = Some((now, policy.clone()));
-        policy
+        all
     }
 }

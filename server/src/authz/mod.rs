@@ -1,17 +1,13 @@
-//! Authorization: what a user may do, asked of every request after
-//! authentication, as kube-apiserver's authorizers answer it.
-//!
-//! [`Attributes`] describe a request as upstream's authorizer.Attributes
-//! (the verb, and the resource or the path); [`rbac`] evaluates the roles and
-//! bindings of the rbac.authorization.k8s.io API.
+//! Authorization, the generic part: what a request asks ([`Attributes`]),
+//! what an authorizer answers ([`Decision`], and for the rules reviews
+//! [`Rules`]), and the chain `--authorization-mode` names ([`Authorizer`]),
+//! asked after authentication, as k8s.io/apiserver's union authorizer asks
+//! its authorizers. Kubernetes' own authorizers (Node and RBAC) implement
+//! [`Authorize`] in `crate::authorizers`; a library user may add their own.
 
 pub mod authorizer;
-pub mod bootstrap;
-pub mod escalation;
-pub mod node;
-pub mod rbac;
 
-pub use authorizer::{Authorizer, Mode};
+pub use authorizer::{AlwaysAllow, Authorize, Authorizer};
 
 use crate::selectors::field::FieldSelector;
 use crate::user::UserInfo;
@@ -60,4 +56,35 @@ pub enum Decision {
     Deny(String),
     /// No opinion: the next authorizer decides.
     NoOpinion(String),
+}
+
+/// One rule of what a user may do, as the rules reviews list them
+/// (upstream's `authorizer.ResourceRuleInfo` and `NonResourceRuleInfo` in one):
+/// a resource rule when it names resources, else a rule on paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rule {
+    /// The verbs, or `*`.
+    pub verbs: Vec<String>,
+    /// The API groups, or `*`.
+    pub api_groups: Vec<String>,
+    /// The resources (`<resource>/<subresource>` for a subresource), or `*`.
+    pub resources: Vec<String>,
+    /// The names the rule is limited to (none: every name).
+    pub resource_names: Vec<String>,
+    /// The paths, or prefixes ending in `*`.
+    pub non_resource_urls: Vec<String>,
+}
+
+/// What an authorizer can tell of a user's permissions in one namespace
+/// (upstream's `RuleResolver.RulesFor`): everything, or a list of rules,
+/// and why the list may be incomplete.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rules {
+    /// The user may do everything (`*` on every group, resource and path).
+    pub everything: bool,
+    /// The rules that apply.
+    pub rules: Vec<Rule>,
+    /// Why the rules may be incomplete (a role that is missing, an
+    /// authorizer whose permissions are no list of rules).
+    pub errors: Vec<String>,
 }

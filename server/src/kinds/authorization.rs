@@ -12,11 +12,11 @@ use serde_json::{Value, json};
 
 use super::authentication::answered;
 use crate::api_error::{ApiError, ApiResult};
-use crate::authz::{Attributes, Authorizer, Decision, Mode, Target};
+use crate::authz::{Attributes, Authorizer, Decision, Rules, Target};
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};
 use crate::selectors::field::FieldSelector;
-use crate::user::{MASTERS, UserInfo};
+use crate::user::UserInfo;
 
 /// Which review a hook answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,43 +195,31 @@ impl KindRest for RulesReviewRest {
     ) -> ApiResult<()> {
         let asked = object.to_value().map_err(ApiError::internal)?;
         let namespace = asked["spec"]["namespace"].as_str().unwrap_or_default();
+        let Rules {
+            everything,
+            rules,
+            errors,
+        } = self.authorizer.rules_for(caller, namespace, registry).await;
         let mut resource_rules = Vec::new();
         let mut path_rules = Vec::new();
-        let mut errors: Vec<String> = Vec::new();
-        // As upstream's union of rule resolvers: the privileged group's and
-        // AlwaysAllow's everything, then each mode's rules in order.
-        let everything =
-            caller.in_group(MASTERS) || self.authorizer.modes().contains(&Mode::AlwaysAllow);
         if everything {
             resource_rules.push(json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}));
             path_rules.push(json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
         }
-        for mode in self.authorizer.modes() {
-            if *mode == Mode::Node && caller.node_name().is_some() {
-                // A node's permissions are no list of rules.
-                errors.push("node authorizer does not support user rule resolution".to_owned());
-            }
-            if *mode != Mode::Rbac {
+        for rule in rules {
+            if rule.resources.is_empty() {
+                if !rule.non_resource_urls.is_empty() {
+                    path_rules.push(json!({"verbs": rule.verbs,
+                        "nonResourceURLs": rule.non_resource_urls}));
+                }
                 continue;
             }
-            let policy = self.authorizer.rbac_policy(registry).await;
-            let (rules, missing) = policy.rules_for(caller, namespace);
-            errors.extend(missing);
-            for rule in rules {
-                if rule.resources.is_empty() {
-                    if !rule.non_resource_urls.is_empty() {
-                        path_rules.push(json!({"verbs": rule.verbs,
-                            "nonResourceURLs": rule.non_resource_urls}));
-                    }
-                    continue;
-                }
-                let mut entry = json!({"verbs": rule.verbs, "apiGroups": rule.api_groups,
-                    "resources": rule.resources});
-                if !rule.resource_names.is_empty() {
-                    entry["resourceNames"] = json!(rule.resource_names);
-                }
-                resource_rules.push(entry);
+            let mut entry = json!({"verbs": rule.verbs, "apiGroups": rule.api_groups,
+                "resources": rule.resources});
+            if !rule.resource_names.is_empty() {
+                entry["resourceNames"] = json!(rule.resource_names);
             }
+            resource_rules.push(entry);
         }
         let mut status = json!({"resourceRules": resource_rules,
             "nonResourceRules": path_rules, "incomplete": !errors.is_empty()});

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use crate::authn::Authenticator;
 use crate::authn::service_account::Issuer;
+use crate::authorizers::rbac::RbacAuthorizer;
 use crate::authz::Authorizer;
 use crate::registry::Hooks;
 
@@ -32,6 +33,9 @@ pub struct Security {
     pub authenticator: Arc<Authenticator>,
     /// Answers the authorization reviews.
     pub authorizer: Arc<Authorizer>,
+    /// The RBAC policy role writes are checked against (whatever the
+    /// authorization modes).
+    pub rbac: Arc<RbacAuthorizer>,
     /// Issues service account tokens.
     pub issuer: Arc<Issuer>,
 }
@@ -42,6 +46,7 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
     let Security {
         authenticator,
         authorizer,
+        rbac,
         issuer,
     } = security;
     let bind = Arc::new(pod::binding::Bind);
@@ -53,6 +58,7 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
     let rbac = |kind| rbac::RbacRest {
         kind,
         authorizer: authorizer.clone(),
+        rbac: rbac.clone(),
     };
     let rbac_group = "rbac.authorization.k8s.io";
     Hooks::new()

@@ -10,8 +10,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult};
-use crate::authz::escalation::{describe_missing, uncovered};
-use crate::authz::rbac::rules::PolicyRule;
+use crate::authorizers::escalation::{describe_missing, uncovered};
+use crate::authorizers::rbac::RbacAuthorizer;
+use crate::authorizers::rbac::rules::PolicyRule;
 use crate::authz::{Attributes, Authorizer, Decision, Target};
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};
@@ -30,8 +31,10 @@ pub enum Kind {
 pub struct RbacRest {
     /// Which kind.
     pub kind: Kind,
-    /// Who decides `escalate` and `bind`, and whose rules users hold.
+    /// Who decides `escalate` and `bind`.
     pub authorizer: Arc<Authorizer>,
+    /// Whose rules users hold.
+    pub rbac: Arc<RbacAuthorizer>,
 }
 
 #[async_trait]
@@ -91,7 +94,7 @@ impl KindRest for RbacRest {
         if let Decision::Allow(_) = self.authorizer.authorize(&asked, registry).await {
             return Ok(());
         }
-        let policy = self.authorizer.rbac_policy(registry).await;
+        let policy = self.rbac.policy(registry).await;
         let (owned, errors) = policy.rules_for(user, namespace);
         let requested: Vec<PolicyRule> = match self.kind {
             Kind::Role => {

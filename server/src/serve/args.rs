@@ -94,7 +94,7 @@ pub struct ServeArgs {
     /// rbac.authorization.k8s.io), AlwaysAllow. Members of system:masters
     /// may do anything whatever the modes.
     #[arg(long, value_delimiter = ',', default_value = "Node,RBAC")]
-    pub authorization_mode: Vec<crate::authz::Mode>,
+    pub authorization_mode: Vec<crate::authorizers::Mode>,
     /// Authenticate bootstrap tokens (`<id>.<secret>`, checked against the
     /// kube-system Secret `bootstrap-token-<id>`), as kube-apiserver's flag.
     #[arg(long)]

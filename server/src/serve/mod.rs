@@ -68,7 +68,7 @@ pub struct ServeOptions {
     /// `--enable-bootstrap-token-auth`.
     pub bootstrap_tokens: bool,
     /// `--authorization-mode`.
-    pub authorization_modes: Vec<crate::authz::Mode>,
+    pub authorization_modes: Vec<crate::authorizers::Mode>,
     /// `--audit-policy-file` and the log, when both are given.
     pub audit: Option<AuditFlags>,
     /// The serving certificate and client CAs, when not kapi's own.
@@ -183,7 +183,7 @@ pub async fn run_with(
     if !opts.listen.ip().is_loopback()
         && opts
             .authorization_modes
-            .contains(&crate::authz::Mode::AlwaysAllow)
+            .contains(&crate::authorizers::Mode::AlwaysAllow)
     {
         return Err(ServeError::NotLoopback(opts.listen));
     }
@@ -203,9 +203,8 @@ pub async fn run_with(
         None => None,
     };
     let tls = tls::server_config(&certificates, authenticator.client_certificates())?;
-    let authorizer = Arc::new(crate::authz::Authorizer::new(
-        opts.authorization_modes.clone(),
-    ));
+    let rbac = Arc::new(crate::authorizers::rbac::RbacAuthorizer::default());
+    let authorizer = Arc::new(crate::authorizers::chain(&opts.authorization_modes, &rbac));
     let mut metrics = Metrics::default();
     let limiter = limiter(opts.limits, &metrics)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
@@ -221,6 +220,7 @@ pub async fn run_with(
                 crate::kinds::Security {
                     authenticator: authenticator.clone(),
                     authorizer: authorizer.clone(),
+                    rbac,
                     issuer: issuer.clone(),
                 },
             )
@@ -229,8 +229,11 @@ pub async fn run_with(
     metrics.register_cache(registry.cache_metrics());
     bootstrap_namespaces(&registry).await;
     bootstrap_admission(&registry).await;
-    if opts.authorization_modes.contains(&crate::authz::Mode::Rbac) {
-        crate::authz::bootstrap::ensure(&registry).await;
+    if opts
+        .authorization_modes
+        .contains(&crate::authorizers::Mode::Rbac)
+    {
+        crate::authorizers::bootstrap::ensure(&registry).await;
     }
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
     write_service_account_key(&opts.data_dir, &issuer, registry.storage().as_ref()).await?;

@@ -9,7 +9,7 @@
 # out: system:openshift:public-info-viewer and
 # system:controller:service-ca-cert-publisher.
 #
-#     server/src/authz/capture-bootstrap-policy.sh KUBECONFIG
+#     server/src/authorizers/capture-bootstrap-policy.sh KUBECONFIG
 #
 # KUBECONFIG reaches a kube-apiserver 1.32 you run yourself (nothing in this
 # repository provides or starts one) as a user who may list RBAC objects in

@@ -16,9 +16,10 @@ pub use relations::PodReferences;
 use relations::{Caches, Vertex};
 
 use super::rbac::rules::PolicyRule;
-use super::{Attributes, Decision, Target};
+use crate::authz::{Attributes, Authorize, Decision, Rules, Target};
 use crate::registry::Registry;
 use crate::selectors::field::FieldSelector;
+use crate::user::UserInfo;
 
 /// The namespace of the nodes' Leases.
 pub const NODE_LEASE_NAMESPACE: &str = "kube-node-lease";
@@ -45,6 +46,25 @@ fn no(reason: impl Into<String>) -> Decision {
 
 fn yes() -> Decision {
     Decision::Allow(String::new())
+}
+
+#[async_trait::async_trait]
+impl Authorize for NodeAuthorizer {
+    async fn authorize(&self, request: &Attributes<'_>, registry: &Registry) -> Decision {
+        NodeAuthorizer::authorize(self, request, registry).await
+    }
+
+    async fn rules_for(&self, user: &UserInfo, _namespace: &str, _registry: &Registry) -> Rules {
+        // A node's permissions depend on its pods: no list of rules.
+        let errors = match user.node_name() {
+            Some(_) => vec!["node authorizer does not support user rule resolution".to_owned()],
+            None => Vec::new(),
+        };
+        Rules {
+            errors,
+            ..Rules::default()
+        }
+    }
 }
 
 impl NodeAuthorizer {

@@ -8,14 +8,17 @@
 //! it. Nothing is ever denied outright: with no such rule RBAC has no
 //! opinion, and the reason lists the roles it could not find.
 
+mod authorizer;
 pub mod rules;
+
+pub use authorizer::RbacAuthorizer;
 
 use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Attributes, Decision, Target};
+use crate::authz::{Attributes, Decision, Target};
 use crate::user::UserInfo;
 use rules::PolicyRule;
 
