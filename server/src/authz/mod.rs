@@ -3,7 +3,7 @@
 //! [`Rules`]), and the chain `--authorization-mode` names ([`Authorizer`]),
 //! asked after authentication, as k8s.io/apiserver's union authorizer asks
 //! its authorizers. Kubernetes' own authorizers (Node and RBAC) implement
-//! [`Authorize`] in `crate::authorizers`; a library user may add their own.
+//! [`Authorize`] in `crate::authorizers`.
 
 pub mod authorizer;
 
