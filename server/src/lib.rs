@@ -20,13 +20,14 @@
 //!   cache or the backend);
 //! - **registry**: [`admission`] (the generic chain), [`field_manager`],
 //!   [`registry`] (strategies and kind hooks), [`custom`] (kinds defined at
-//!   run time), [`controllers`] (the in-process client, informers, leases and
-//!   the built-in controllers);
+//!   run time), [`controllers`] (the in-process client, informers, the work
+//!   queue, the leader lease, and the runner of controllers);
 //! - **filters**: [`authn`], [`authz`] (the authorizer chain), [`audit`],
 //!   [`flowcontrol`] and [`filters`] (each filter with its own state);
 //! - **Kubernetes' built-in behaviour**, on typed kinds: [`admission_plugins`],
-//!   [`kinds`] (the kinds' hooks) and [`authorizers`] (Node and RBAC, with
-//!   the bootstrap policy), which the generic layers never name;
+//!   [`kinds`] (the kinds' hooks), [`authorizers`] (Node and RBAC, with the
+//!   bootstrap policy) and [`builtin_controllers`], which the generic layers
+//!   never name;
 //! - **server**: [`endpoints`], [`discovery`], [`openapi`], [`health`],
 //!   [`metrics`], [`state`], [`app`](mod@app), [`serve`], [`extensions`] and [`cli`].
 
@@ -44,6 +45,7 @@ pub mod authn;
 pub mod authorizers;
 pub mod authz;
 pub mod body;
+pub mod builtin_controllers;
 pub mod cache;
 pub mod cli;
 pub mod controllers;

@@ -27,7 +27,8 @@ use crate::authn::service_account::Issuer;
 use crate::authn::service_account::issuer::{IssuerError, IssuerFlags};
 use crate::authn::token_file::TokenFile;
 use crate::authn::x509::ClientCertificates;
-use crate::controllers::{self, ControllerOptions, UnknownController};
+use crate::builtin_controllers::{self, UnknownController};
+use crate::controllers::{self, Controller};
 use crate::extensions::Extensions;
 use crate::flowcontrol::max_in_flight::MaxInFlight;
 use crate::flowcontrol::{FlowControl, Limiter};
@@ -195,7 +196,11 @@ pub async fn run_with(
             service_ip: opts.service_ranges.first_ip(),
         },
     )?;
-    let controllers = controller_options(&opts, &certificates, &extensions.controllers)?;
+    let root_ca = match &opts.root_ca_file {
+        Some(path) => pki::read_pem(path).map_err(ServeError::RootCa)?,
+        None => certificates.cluster_ca_pem.clone(),
+    };
+    let controllers = controller_options(&opts, &root_ca, &extensions.controllers)?;
     let issuer = Arc::new(Issuer::from_flags(&opts.service_accounts)?);
     let authenticator = Arc::new(authenticator(&opts, &certificates, issuer.clone())?);
     let auditor = match &opts.audit {
@@ -239,11 +244,10 @@ pub async fn run_with(
     write_service_account_key(&opts.data_dir, &issuer, registry.storage().as_ref()).await?;
     // The kubeconfig trusts the serving certificate's CA; with an operator's
     // certificate that names none, the published root CA is the best guess.
-    let serving_ca = certificates.serving_ca_pem.clone().or_else(|| {
-        opts.root_ca_file
-            .is_some()
-            .then(|| controllers.root_ca.clone())
-    });
+    let serving_ca = certificates
+        .serving_ca_pem
+        .clone()
+        .or_else(|| opts.root_ca_file.is_some().then(|| root_ca.clone()));
     let kubeconfig = write_kubeconfig(
         &opts.data_dir.join("kubeconfig"),
         address,
@@ -360,28 +364,18 @@ pub async fn bootstrap_admission(registry: &Registry) {
     }
 }
 
-/// The controllers `--controllers` selects and the CA certificate they publish
-/// (`--root-ca-file`, else kapi's own CA).
+/// The controllers `--controllers` selects, built-in and added, the root CA
+/// publisher publishing `root_ca` (`--root-ca-file`, else kapi's own CA).
 fn controller_options(
     opts: &ServeOptions,
-    certificates: &pki::Certificates,
-    added: &[Arc<dyn controllers::Controller>],
-) -> Result<ControllerOptions, ServeError> {
+    root_ca: &str,
+    added: &[Arc<dyn Controller>],
+) -> Result<Vec<Arc<dyn Controller>>, ServeError> {
     let names: Vec<&str> = added.iter().map(|c| c.name()).collect();
-    let (enabled, chosen) = controllers::select_with(&opts.controllers, &names)?;
-    let root_ca = match &opts.root_ca_file {
-        Some(path) => pki::read_pem(path).map_err(ServeError::RootCa)?,
-        None => certificates.cluster_ca_pem.clone(),
-    };
-    let added = chosen
-        .into_iter()
-        .filter_map(|i| added.get(i).cloned())
-        .collect();
-    Ok(ControllerOptions {
-        enabled,
-        root_ca,
-        added,
-    })
+    let (enabled, chosen) = builtin_controllers::select_with(&opts.controllers, &names)?;
+    let mut controllers = builtin_controllers::controllers(&enabled, root_ca);
+    controllers.extend(chosen.into_iter().filter_map(|i| added.get(i).cloned()));
+    Ok(controllers)
 }
 
 /// Client certificates of the client CAs, `--token-auth-file`'s tokens, the

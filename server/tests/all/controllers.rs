@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::http::{Method, Request};
 use kapi_runtime::scheme::Scheme;
+use kapi_server::builtin_controllers::{BuiltIn, controllers, select};
 use kapi_server::controllers::client::{Client, ClientError, ListParams, Resource};
-use kapi_server::controllers::{BuiltIn, ControllerOptions, run, select};
+use kapi_server::controllers::run;
 use kapi_server::registry::Registry;
 use kapi_server::{App, app};
 use kapi_storage::Storage;
@@ -90,12 +91,8 @@ impl Replica {
             },
         ));
         let (stop, stopped) = watch::channel(false);
-        let options = ControllerOptions {
-            enabled,
-            root_ca: "-----BEGIN CERTIFICATE-----\ntest\n-----END CERTIFICATE-----\n".into(),
-            added: Vec::new(),
-        };
-        let task = tokio::spawn(run(counted, options, stopped));
+        let root_ca = "-----BEGIN CERTIFICATE-----\ntest\n-----END CERTIFICATE-----\n";
+        let task = tokio::spawn(run(counted, controllers(&enabled, root_ca), stopped));
         Replica {
             client: Client::new(router),
             writes,

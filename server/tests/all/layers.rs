@@ -1,8 +1,8 @@
 //! The import direction of the server's crates, read from their sources as a
 //! reviewer reads them: the `crate::x` imports of each top-level module
 //! outside its tests. No two modules may reach each other, and Kubernetes'
-//! built-in behaviour (the admission plugins, the kinds' hooks, the authorizers)
-//! stays above the generic layers, which name no kind.
+//! built-in behaviour (the admission plugins, the kinds' hooks, the authorizers,
+//! the controllers) stays above the generic layers, which name no kind.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -228,11 +228,22 @@ fn the_reader_sees_a_circle_where_there_is_one() {
 
 #[test]
 fn kubernetes_built_in_behaviour_sits_above_the_generic_layers() {
-    let builtin = ["admission_plugins", "kinds", "authorizers"];
+    let builtin = [
+        "admission_plugins",
+        "kinds",
+        "authorizers",
+        "builtin_controllers",
+    ];
     // Only the server's start-up assembles them; among themselves they may
     // use each other (the kinds' hooks use the plugins' node checks and
     // RBAC's policy, NodeRestriction the Node authorizer's relations).
-    let assemblers = ["serve", "kinds", "admission_plugins", "authorizers"];
+    let assemblers = [
+        "serve",
+        "kinds",
+        "admission_plugins",
+        "authorizers",
+        "builtin_controllers",
+    ];
     let src = workspace().join("server/src");
     for (module, imported) in imports(&src) {
         if assemblers.contains(&module.as_str()) {

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::client::{Client, Resource};
-use super::informer::{self, Event, Source};
+use crate::controllers::client::{Client, Resource};
+use crate::controllers::informer::{self, Event, Source};
 use crate::selectors::label::LabelSelector;
 
 fn cluster_roles() -> Resource {

@@ -20,11 +20,11 @@ use tokio::task::JoinSet;
 
 mod conditions;
 
-use super::client::{Client, ClientError, ListParams, Resource};
-use super::discovery::preferred_resources;
-use super::informer::{self, Event, Source};
-use super::queue::WorkQueue;
 use super::{is_terminating, namespaces};
+use crate::controllers::client::{Client, ClientError, ListParams, Resource};
+use crate::controllers::discovery::preferred_resources;
+use crate::controllers::informer::{self, Event, Source};
+use crate::controllers::queue::WorkQueue;
 
 /// The finalizer this controller removes.
 const KUBERNETES_FINALIZER: &str = "kubernetes";

@@ -22,10 +22,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::client::{Client, ClientError, ListParams};
-use super::discovery::{Discovered, preferred_resources};
-use super::informer::{self, Backoff, Event, Source};
-use super::queue::WorkQueue;
+use crate::controllers::client::{Client, ClientError, ListParams};
+use crate::controllers::discovery::{Discovered, preferred_resources};
+use crate::controllers::informer::{self, Backoff, Event, Source};
+use crate::controllers::queue::WorkQueue;
 use graph::{FOREGROUND, Graph, Node, ORPHAN, OwnerRef};
 
 /// Runs the collector until aborted.

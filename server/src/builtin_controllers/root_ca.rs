@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::client::Resource;
 use super::per_namespace::Kept;
+use crate::controllers::client::Resource;
 
 /// The ConfigMap's name.
 pub const ROOT_CA_CONFIG_MAP: &str = "kube-root-ca.crt";

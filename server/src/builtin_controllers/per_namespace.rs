@@ -9,10 +9,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::client::{Client, ClientError, ListParams, Resource};
-use super::informer::{self, Event, Source};
-use super::queue::WorkQueue;
 use super::{is_terminating, namespaces};
+use crate::controllers::client::{Client, ClientError, ListParams, Resource};
+use crate::controllers::informer::{self, Event, Source};
+use crate::controllers::queue::WorkQueue;
 
 /// The cause a create in a terminating namespace fails with.
 const NAMESPACE_TERMINATING: &str = "NamespaceTerminating";

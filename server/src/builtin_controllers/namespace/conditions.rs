@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use kapi_runtime::meta::Time;
 use serde_json::{Value, json};
 
-use super::super::client::{Client, ClientError};
 use super::super::namespaces;
 use super::ContentReport;
+use crate::controllers::client::{Client, ClientError};
 
 /// One deletion condition: true with what went wrong, else false with
 /// upstream's "ok" reason and message.

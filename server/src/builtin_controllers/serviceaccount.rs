@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::client::Resource;
 use super::per_namespace::Kept;
+use crate::controllers::client::Resource;
 
 /// The service account every namespace has.
 pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
