@@ -4,11 +4,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use serde_json::Value;
 
 use super::{Policy, RbacObjects};
 use crate::authz::{Attributes, Authorize, Decision, Rule, Rules};
-use crate::cache::{Objects, ResourceCache};
+use crate::cache::{ObjectRef, Objects, ResourceCache};
 use crate::registry::Registry;
 use crate::user::UserInfo;
 
@@ -59,19 +58,20 @@ impl RbacAuthorizer {
         {
             return policy.clone();
         }
-        let json = |objects: &Objects| -> Vec<Value> {
-            objects
-                .values()
-                .filter_map(|cached| cached.json().ok())
-                .filter_map(|bytes| serde_json::from_slice(bytes).ok())
+        // Each object decoded once (the cache keeps their JSON), read typed.
+        let decoded = |i: usize| -> Vec<ObjectRef<'_>> {
+            now.get(i)
+                .into_iter()
+                .flat_map(|objects| objects.values())
+                .filter_map(|cached| cached.object().ok())
                 .collect()
         };
-        let part = |i: usize| now.get(i).map(json).unwrap_or_default();
+        let parts = [decoded(0), decoded(1), decoded(2), decoded(3)];
         let policy = Arc::new(Policy::new(&RbacObjects {
-            cluster_roles: part(0),
-            roles: part(1),
-            cluster_role_bindings: part(2),
-            role_bindings: part(3),
+            cluster_roles: parts[0].iter().filter_map(|o| o.downcast_ref()).collect(),
+            roles: parts[1].iter().filter_map(|o| o.downcast_ref()).collect(),
+            cluster_role_bindings: parts[2].iter().filter_map(|o| o.downcast_ref()).collect(),
+            role_bindings: parts[3].iter().filter_map(|o| o.downcast_ref()).collect(),
         }));
         *built = Some((now, policy.clone()));
         policy

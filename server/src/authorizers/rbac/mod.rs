@@ -15,8 +15,8 @@ pub use authorizer::RbacAuthorizer;
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
-use serde_json::Value;
+use kapi_api_types::rbac::v1;
+use kapi_runtime::meta::ObjectMeta;
 
 use crate::authz::{Attributes, Decision, Target};
 use crate::user::UserInfo;
@@ -36,78 +36,113 @@ pub struct Policy {
     by_service_account: HashMap<String, Vec<usize>>,
 }
 
-/// A RoleBinding or ClusterRoleBinding.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+/// A RoleBinding or ClusterRoleBinding, as the policy reads it.
+#[derive(Clone, Debug, Default)]
 struct Binding {
     metadata: Meta,
     role_ref: RoleRef,
     subjects: Vec<Subject>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, Default)]
 struct Meta {
     name: String,
     namespace: String,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, Default)]
 struct RoleRef {
     kind: String,
     name: String,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, Default)]
 struct Subject {
     kind: String,
     name: String,
     namespace: String,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Role {
-    metadata: Meta,
-    rules: Vec<PolicyRule>,
+impl Binding {
+    fn new(
+        metadata: &ObjectMeta,
+        role_ref: &v1::rolebinding::RoleRef,
+        subjects: &[v1::rolebinding::Subject],
+    ) -> Binding {
+        Binding {
+            metadata: Meta::of(metadata),
+            role_ref: RoleRef {
+                kind: role_ref.kind.clone(),
+                name: role_ref.name.clone(),
+            },
+            subjects: subjects
+                .iter()
+                .map(|s| Subject {
+                    kind: s.kind.clone(),
+                    name: s.name.clone(),
+                    namespace: s.namespace.clone().unwrap_or_default(),
+                })
+                .collect(),
+        }
+    }
 }
 
-/// The four kinds' objects, as JSON.
+impl Meta {
+    fn of(metadata: &ObjectMeta) -> Meta {
+        Meta {
+            name: metadata.name.clone().unwrap_or_default(),
+            namespace: metadata.namespace.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// The four kinds' objects at one moment.
 #[derive(Debug, Default)]
-pub struct RbacObjects {
+pub struct RbacObjects<'a> {
     /// ClusterRoles.
-    pub cluster_roles: Vec<Value>,
+    pub cluster_roles: Vec<&'a v1::ClusterRole>,
     /// Roles.
-    pub roles: Vec<Value>,
+    pub roles: Vec<&'a v1::Role>,
     /// ClusterRoleBindings.
-    pub cluster_role_bindings: Vec<Value>,
+    pub cluster_role_bindings: Vec<&'a v1::ClusterRoleBinding>,
     /// RoleBindings.
-    pub role_bindings: Vec<Value>,
+    pub role_bindings: Vec<&'a v1::RoleBinding>,
 }
 
 impl Policy {
-    /// The policy of `objects` (objects that do not read as their kind are
-    /// skipped: the API validated them).
-    pub fn new(objects: &RbacObjects) -> Policy {
-        let read = |value: &Value| serde_json::from_value::<Role>(value.clone()).ok();
-        let bindings = |values: &[Value]| {
-            let mut list: Vec<Binding> = values
-                .iter()
-                .filter_map(|v| serde_json::from_value(v.clone()).ok())
-                .collect();
+    /// The policy of `objects`.
+    pub fn new(objects: &RbacObjects<'_>) -> Policy {
+        let sorted = |mut list: Vec<Binding>| {
             list.sort_by(|a: &Binding, b| a.metadata.name.cmp(&b.metadata.name));
             list
         };
         let mut role_bindings: HashMap<String, Vec<Binding>> = HashMap::new();
-        for binding in bindings(&objects.role_bindings) {
+        let namespaced = objects.role_bindings.iter().map(|b| {
+            Binding::new(
+                &b.metadata,
+                &b.role_ref,
+                b.subjects.as_deref().unwrap_or_default(),
+            )
+        });
+        for binding in sorted(namespaced.collect()) {
             role_bindings
                 .entry(binding.metadata.namespace.clone())
                 .or_default()
                 .push(binding);
         }
-        let cluster_role_bindings = bindings(&objects.cluster_role_bindings);
+        let cluster_role_bindings = sorted(
+            objects
+                .cluster_role_bindings
+                .iter()
+                .map(|b| {
+                    Binding::new(
+                        &b.metadata,
+                        &b.role_ref,
+                        b.subjects.as_deref().unwrap_or_default(),
+                    )
+                })
+                .collect(),
+        );
         let mut by_user: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_group: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_service_account: HashMap<String, Vec<usize>> = HashMap::new();
@@ -135,14 +170,15 @@ impl Policy {
             cluster_roles: objects
                 .cluster_roles
                 .iter()
-                .filter_map(read)
-                .map(|r| (r.metadata.name, r.rules))
+                .map(|r| (Meta::of(&r.metadata).name, rules(&r.rules)))
                 .collect(),
             roles: objects
                 .roles
                 .iter()
-                .filter_map(read)
-                .map(|r| ((r.metadata.namespace, r.metadata.name), r.rules))
+                .map(|r| {
+                    let Meta { name, namespace } = Meta::of(&r.metadata);
+                    ((namespace, name), rules(&r.rules))
+                })
                 .collect(),
             cluster_role_bindings,
             role_bindings,
@@ -367,6 +403,11 @@ fn applies(subject: &Subject, user: &UserInfo, namespace: &str) -> bool {
     }
 }
 
+/// A role's rules, as the policy evaluates them.
+fn rules(rules: &[v1::role::PolicyRule]) -> Vec<PolicyRule> {
+    rules.iter().map(PolicyRule::from).collect()
+}
+
 fn namespace_of<'a>(request: &Attributes<'a>) -> &'a str {
     match request.target {
         Target::Resource { namespace, .. } => namespace,
@@ -383,37 +424,55 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn typed<T: serde::de::DeserializeOwned>(values: Vec<serde_json::Value>) -> Vec<T> {
+        values
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect()
+    }
+
     fn policy() -> Policy {
-        Policy::new(&RbacObjects {
-            cluster_roles: vec![
+        let (cluster_roles, roles, cluster_role_bindings, role_bindings): (
+            Vec<v1::ClusterRole>,
+            Vec<v1::Role>,
+            Vec<v1::ClusterRoleBinding>,
+            Vec<v1::RoleBinding>,
+        ) = (
+            typed(vec![
                 json!({"metadata": {"name": "reader"}, "rules": [
                     {"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]}),
                 json!({"metadata": {"name": "health"}, "rules": [
                     {"verbs": ["get"], "nonResourceURLs": ["/healthz*"]}]}),
-            ],
-            roles: vec![
+            ]),
+            typed(vec![
                 json!({"metadata": {"name": "cm-writer", "namespace": "team"}, "rules": [
                 {"verbs": ["create"], "apiGroups": [""], "resources": ["configmaps"]}]}),
-            ],
-            cluster_role_bindings: vec![
+            ]),
+            typed(vec![
                 json!({"metadata": {"name": "readers"},
-                    "roleRef": {"kind": "ClusterRole", "name": "reader"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "reader"},
                     "subjects": [{"kind": "Group", "name": "devs"}]}),
                 json!({"metadata": {"name": "everyone-health"},
-                    "roleRef": {"kind": "ClusterRole", "name": "health"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "health"},
                     "subjects": [{"kind": "Group", "name": "system:authenticated"}]}),
                 json!({"metadata": {"name": "dangling"},
-                    "roleRef": {"kind": "ClusterRole", "name": "gone"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "gone"},
                     "subjects": [{"kind": "User", "name": "carol"}]}),
-            ],
-            role_bindings: vec![
+            ]),
+            typed(vec![
                 json!({"metadata": {"name": "writers", "namespace": "team"},
-                    "roleRef": {"kind": "Role", "name": "cm-writer"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "cm-writer"},
                     "subjects": [{"kind": "ServiceAccount", "name": "bot"}]}),
                 json!({"metadata": {"name": "team-readers", "namespace": "team"},
-                    "roleRef": {"kind": "ClusterRole", "name": "reader"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "reader"},
                     "subjects": [{"kind": "User", "name": "carol"}]}),
-            ],
+            ]),
+        );
+        Policy::new(&RbacObjects {
+            cluster_roles: cluster_roles.iter().collect(),
+            roles: roles.iter().collect(),
+            cluster_role_bindings: cluster_role_bindings.iter().collect(),
+            role_bindings: role_bindings.iter().collect(),
         })
     }
 

@@ -25,6 +25,19 @@ pub struct PolicyRule {
     pub non_resource_urls: Vec<String>,
 }
 
+impl From<&kapi_api_types::rbac::v1::role::PolicyRule> for PolicyRule {
+    fn from(rule: &kapi_api_types::rbac::v1::role::PolicyRule) -> PolicyRule {
+        let list = |l: &Option<Vec<String>>| l.clone().unwrap_or_default();
+        PolicyRule {
+            verbs: rule.verbs.clone(),
+            api_groups: list(&rule.api_groups),
+            resources: list(&rule.resources),
+            resource_names: list(&rule.resource_names),
+            non_resource_urls: list(&rule.non_resource_urls),
+        }
+    }
+}
+
 impl PolicyRule {
     /// Whether the rule allows `request`.
     pub fn allows(&self, request: &Attributes<'_>) -> bool {
