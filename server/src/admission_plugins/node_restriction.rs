@@ -6,15 +6,21 @@
 //! bound to its pods. Anyone who is not a node passes untouched.
 //!
 //! kube-apiserver leaves the plugin off unless asked; kapi turns it on, as
-//! kubeadm does, since the Node authorizer is on by default.
+//! kubeadm does, since the Node authorizer is on by default. The objects are
+//! read typed, as upstream's plugin asserts `*api.Pod` and `*api.Node`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kapi_api_types::coordination::v1::Lease;
+use kapi_api_types::core::v1::{Node, PersistentVolumeClaim, Pod};
+use kapi_api_types::storage::v1::CSINode;
+use kapi_runtime::meta::ObjectMeta;
 use serde_json::Value;
 
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::loopback::Loopback;
+use crate::body::Object;
+use crate::loopback::{self, Loopback};
 use crate::scope::Endpoint;
 use async_trait::async_trait;
 
@@ -37,19 +43,17 @@ fn subresource(request: &Request<'_>) -> &'static str {
 }
 
 /// Whether the plugin looks at `request` (a node's write of a restricted
-/// resource).
+/// kind).
 pub fn applies(request: &Request<'_>) -> bool {
     let Some(node) = request.user.node_name() else {
         return false;
     };
-    let info = request.attrs.scope.info();
     node.is_empty()
-        || matches!(
-            (info.group, info.plural),
-            ("", "pods" | "nodes" | "persistentvolumeclaims")
-                | ("coordination.k8s.io", "leases")
-                | ("storage.k8s.io", "csinodes")
-        )
+        || request.is_kind::<Pod>()
+        || request.is_kind::<Node>()
+        || request.is_kind::<PersistentVolumeClaim>()
+        || request.is_kind::<Lease>()
+        || request.is_kind::<CSINode>()
 }
 
 /// A delete: the node's own pods, Lease and CSINode only (judged on the
@@ -57,35 +61,31 @@ pub fn applies(request: &Request<'_>) -> bool {
 pub async fn judge(request: &Request<'_>, objects: &dyn Loopback) -> ApiResult<()> {
     let node = node_of(request)?;
     let attrs = &request.attrs;
-    let info = attrs.scope.info();
-    match (info.group, info.plural) {
-        ("", "pods") => {
-            let pod = existing_pod(objects, attrs, &attrs.name).await?;
-            if pod["spec"]["nodeName"].as_str().unwrap_or_default() != node {
-                return Err(attrs.forbidden(&format!(
-                    "node {node:?} can only delete pods with spec.nodeName set to itself"
-                )));
-            }
-            Ok(())
+    if request.is_kind::<Pod>() {
+        let pod = existing_pod(objects, attrs, &attrs.name).await?;
+        if node_name(&pod) != node {
+            return Err(attrs.forbidden(&format!(
+                "node {node:?} can only delete pods with spec.nodeName set to itself"
+            )));
         }
-        _ => check(request, node, None, None),
+        return Ok(());
     }
+    check(request, node, None, None)
 }
 
 /// A create or update of `object` (`old` the stored object on an update).
 pub async fn admit(
     request: &Request<'_>,
-    object: &Value,
-    old: Option<&Value>,
+    object: &Object,
+    old: Option<&Object>,
     objects: &dyn Loopback,
 ) -> ApiResult<()> {
     let node = node_of(request)?;
-    let info = request.attrs.scope.info();
-    if (info.group, info.plural) == ("", "pods")
+    if let Some(pod) = object.downcast_ref::<Pod>()
         && request.operation == Operation::Create
         && subresource(request).is_empty()
     {
-        return admit_mirror_pod(&request.attrs, node, object, objects).await;
+        return admit_mirror_pod(&request.attrs, node, pod, objects).await;
     }
     check(request, node, Some(object), old)
 }
@@ -105,29 +105,28 @@ fn node_of<'r>(request: &Request<'r>) -> ApiResult<&'r str> {
 fn check(
     request: &Request<'_>,
     node: &str,
-    object: Option<&Value>,
-    old: Option<&Value>,
+    object: Option<&Object>,
+    old: Option<&Object>,
 ) -> ApiResult<()> {
     let attrs = &request.attrs;
     let refuse = |why: String| Err(attrs.forbidden(&why));
-    let info = attrs.scope.info();
     let sub = subresource(request);
-    match (info.group, info.plural) {
-        ("", "pods") => match (sub, request.operation) {
+    if request.is_kind::<Pod>() {
+        return match (sub, request.operation) {
             ("", _) => refuse(format!(
                 "unexpected operation {:?}, node {node:?} can only create and delete mirror pods",
                 operation(request)
             )),
             ("status", Operation::Update) => {
-                let (Some(new), Some(old)) = (object, old) else {
+                let (Some(new), Some(old)) = (typed::<Pod>(object), typed::<Pod>(old)) else {
                     return Ok(());
                 };
-                if old["spec"]["nodeName"].as_str().unwrap_or_default() != node {
+                if node_name(old) != node {
                     return refuse(format!(
                         "node {node:?} can only update pod status for pods with spec.nodeName set to itself"
                     ));
                 }
-                if labels(old) != labels(new) {
+                if labels(&old.metadata) != labels(&new.metadata) {
                     return refuse(format!(
                         "node {node:?} cannot update labels through pod status"
                     ));
@@ -143,54 +142,59 @@ fn check(
             (other, _) => refuse(format!(
                 "unexpected pod subresource {other:?}, only 'status' and 'eviction' are allowed"
             )),
-        },
-        ("", "nodes") => {
-            if attrs.name != node {
-                return refuse(format!(
-                    "node {node:?} is not allowed to modify node {:?}",
-                    attrs.name
-                ));
-            }
-            let Some(new) = object else {
-                return Ok(());
-            };
-            match old {
-                None => {
-                    if !new["spec"]["configSource"].is_null() {
-                        return refuse(format!(
-                            "node {node:?} is not allowed to create pods with a non-nil configSource"
-                        ));
-                    }
-                    let forbidden = forbidden_labels(&labels(new), &BTreeMap::new());
-                    if !forbidden.is_empty() {
-                        return refuse(format!(
-                            "node {node:?} is not allowed to set the following labels: {}",
-                            forbidden.join(", ")
-                        ));
-                    }
-                }
-                Some(old) => {
-                    let source = &new["spec"]["configSource"];
-                    if !source.is_null() && *source != old["spec"]["configSource"] {
-                        return refuse(format!(
-                            "node {node:?} is not allowed to update configSource to a new non-nil configSource"
-                        ));
-                    }
-                    if taints(new) != taints(old) {
-                        return refuse(format!("node {node:?} is not allowed to modify taints"));
-                    }
-                    let forbidden = forbidden_labels(&labels(new), &labels(old));
-                    if !forbidden.is_empty() {
-                        return refuse(format!(
-                            "is not allowed to modify labels: {}",
-                            forbidden.join(", ")
-                        ));
-                    }
-                }
-            }
-            Ok(())
+        };
+    }
+    if request.is_kind::<Node>() {
+        if attrs.name != node {
+            return refuse(format!(
+                "node {node:?} is not allowed to modify node {:?}",
+                attrs.name
+            ));
         }
-        ("", "persistentvolumeclaims") => match (sub, request.operation, object, old) {
+        let Some(new) = object.and_then(|o| o.downcast_ref::<Node>()) else {
+            return Ok(());
+        };
+        match old.and_then(|o| o.downcast_ref::<Node>()) {
+            None => {
+                if new.spec.config_source.is_some() {
+                    return refuse(format!(
+                        "node {node:?} is not allowed to create pods with a non-nil configSource"
+                    ));
+                }
+                let forbidden = forbidden_labels(&labels(&new.metadata), &BTreeMap::new());
+                if !forbidden.is_empty() {
+                    return refuse(format!(
+                        "node {node:?} is not allowed to set the following labels: {}",
+                        forbidden.join(", ")
+                    ));
+                }
+            }
+            Some(old) => {
+                let source = &new.spec.config_source;
+                if source.is_some() && *source != old.spec.config_source {
+                    return refuse(format!(
+                        "node {node:?} is not allowed to update configSource to a new non-nil configSource"
+                    ));
+                }
+                // An empty list of taints is the same as none.
+                let taints = |n: &Node| n.spec.taints.clone().unwrap_or_default();
+                if taints(new) != taints(old) {
+                    return refuse(format!("node {node:?} is not allowed to modify taints"));
+                }
+                let forbidden = forbidden_labels(&labels(&new.metadata), &labels(&old.metadata));
+                if !forbidden.is_empty() {
+                    return refuse(format!(
+                        "is not allowed to modify labels: {}",
+                        forbidden.join(", ")
+                    ));
+                }
+            }
+        }
+        return Ok(());
+    }
+    if request.is_kind::<PersistentVolumeClaim>() {
+        let claim = typed::<PersistentVolumeClaim>;
+        return match (sub, request.operation, claim(object), claim(old)) {
             ("status", Operation::Update, Some(new), Some(old)) => {
                 if beyond_claim_status(old) != beyond_claim_status(new) {
                     return refuse(format!(
@@ -201,32 +205,28 @@ fn check(
             }
             ("status", ..) => refuse(format!("unexpected operation {:?}", operation(request))),
             _ => refuse("may only update PVC status".to_owned()),
-        },
-        ("coordination.k8s.io", "leases") => {
-            if attrs.namespace.as_deref() != Some(crate::authorizers::node::NODE_LEASE_NAMESPACE) {
-                return refuse(format!(
-                    "can only access leases in the {:?} system namespace",
-                    crate::authorizers::node::NODE_LEASE_NAMESPACE
-                ));
-            }
-            if attrs.name != node {
-                return refuse(
-                    "can only access node lease with the same name as the requesting node"
-                        .to_owned(),
-                );
-            }
-            Ok(())
-        }
-        ("storage.k8s.io", "csinodes") => {
-            if attrs.name != node {
-                return refuse(
-                    "can only access CSINode with the same name as the requesting node".to_owned(),
-                );
-            }
-            Ok(())
-        }
-        _ => Ok(()),
+        };
     }
+    if request.is_kind::<Lease>() {
+        if attrs.namespace.as_deref() != Some(crate::authorizers::node::NODE_LEASE_NAMESPACE) {
+            return refuse(format!(
+                "can only access leases in the {:?} system namespace",
+                crate::authorizers::node::NODE_LEASE_NAMESPACE
+            ));
+        }
+        if attrs.name != node {
+            return refuse(
+                "can only access node lease with the same name as the requesting node".to_owned(),
+            );
+        }
+        return Ok(());
+    }
+    if request.is_kind::<CSINode>() && attrs.name != node {
+        return refuse(
+            "can only access CSINode with the same name as the requesting node".to_owned(),
+        );
+    }
+    Ok(())
 }
 
 /// A node may create only a mirror pod of its own: bound to it, owned by
@@ -236,25 +236,27 @@ fn check(
 async fn admit_mirror_pod(
     attrs: &Attributes<'_>,
     node: &str,
-    pod: &Value,
+    pod: &Pod,
     objects: &dyn Loopback,
 ) -> ApiResult<()> {
     let refuse = |why: String| Err(attrs.forbidden(&why));
     const MIRROR: &str = "kubernetes.io/config.mirror";
-    if pod["metadata"]["annotations"].get(MIRROR).is_none() {
+    let annotated = pod
+        .metadata
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(MIRROR));
+    if !annotated {
         return refuse(format!(
             "pod does not have {MIRROR:?} annotation, node {node:?} can only create mirror pods"
         ));
     }
-    if pod["spec"]["nodeName"].as_str().unwrap_or_default() != node {
+    if node_name(pod) != node {
         return refuse(format!(
             "node {node:?} can only create pods with spec.nodeName set to itself"
         ));
     }
-    let owners = pod["metadata"]["ownerReferences"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
-    let owner = match owners {
+    let owner = match pod.metadata.owner_references.as_deref().unwrap_or_default() {
         [] => {
             return refuse(format!(
                 "node {node:?} can only create pods with an owner reference set to itself"
@@ -267,39 +269,39 @@ async fn admit_mirror_pod(
             ));
         }
     };
-    if owner["apiVersion"] != "v1" || owner["kind"] != "Node" || owner["name"] != node {
+    if owner.api_version != "v1" || owner.kind != "Node" || owner.name != node {
         return refuse(format!(
             "node {node:?} can only create pods with an owner reference set to itself"
         ));
     }
-    if owner["controller"] != true {
+    if owner.controller != Some(true) {
         return refuse(format!(
             "node {node:?} can only create pods with a controller owner reference set to itself"
         ));
     }
-    if owner["blockOwnerDeletion"] == true {
+    if owner.block_owner_deletion == Some(true) {
         return refuse(format!(
             "node {node:?} must not set blockOwnerDeletion on an owner reference"
         ));
     }
-    let Some(node_object) = objects.read(("", "v1", "nodes"), None, node).await? else {
+    let Some(node_object) = loopback::get::<Node>(objects, None, node).await? else {
         return Err(ApiError::not_found(Target {
             group: "",
             resource: "node",
             name: node,
         }));
     };
-    let (expected, got) = (&owner["uid"], &node_object["metadata"]["uid"]);
-    if expected != got {
+    let got = node_object.metadata.uid.as_deref().unwrap_or_default();
+    if owner.uid != got {
         return refuse(format!(
-            "node {node} UID mismatch: expected {} got {}",
-            expected.as_str().unwrap_or_default(),
-            got.as_str().unwrap_or_default()
+            "node {node} UID mismatch: expected {} got {got}",
+            owner.uid
         ));
     }
-    let spec = &pod["spec"];
-    if !spec["serviceAccountName"]
-        .as_str()
+    if !pod
+        .spec
+        .service_account_name
+        .as_deref()
         .unwrap_or_default()
         .is_empty()
     {
@@ -318,11 +320,14 @@ async fn admit_mirror_pod(
             "node {node:?} can not create pods that reference configmaps"
         ));
     }
-    let volumes = spec["volumes"].as_array().map_or(&[][..], Vec::as_slice);
+    let volumes = pod.spec.volumes.as_deref().unwrap_or_default();
     let bundles = volumes.iter().any(|volume| {
-        volume["projected"]["sources"]
-            .as_array()
-            .is_some_and(|sources| sources.iter().any(|s| !s["clusterTrustBundle"].is_null()))
+        volume.projected.as_ref().is_some_and(|projected| {
+            projected
+                .sources
+                .iter()
+                .any(|s| s.cluster_trust_bundle.is_some())
+        })
     });
     if bundles {
         return refuse(format!(
@@ -331,7 +336,7 @@ async fn admit_mirror_pod(
     }
     if volumes
         .iter()
-        .any(|volume| !volume["persistentVolumeClaim"].is_null())
+        .any(|volume| volume.persistent_volume_claim.is_some())
     {
         return refuse(format!(
             "node {node:?} can not create pods that reference persistentvolumeclaims"
@@ -345,9 +350,9 @@ async fn existing_pod(
     objects: &dyn Loopback,
     attrs: &Attributes<'_>,
     name: &str,
-) -> ApiResult<Value> {
+) -> ApiResult<Pod> {
     let namespace = attrs.namespace.as_deref();
-    match objects.read(("", "v1", "pods"), namespace, name).await? {
+    match loopback::get::<Pod>(objects, namespace, name).await? {
         Some(pod) => Ok(pod),
         // Read through a lister upstream, whose 404 names the kind in the
         // singular.
@@ -368,7 +373,7 @@ pub async fn admit_eviction(
     objects: &dyn Loopback,
 ) -> ApiResult<()> {
     let pod = existing_pod(objects, attrs, pod).await?;
-    if pod["spec"]["nodeName"].as_str().unwrap_or_default() != node {
+    if node_name(&pod) != node {
         return Err(attrs.forbidden(&format!(
             "node {node} can only evict pods with spec.nodeName set to itself"
         )));
@@ -377,7 +382,7 @@ pub async fn admit_eviction(
 }
 
 /// A node's refusal of a service account token: one bound to a pod of the
-/// node only (`admitServiceAccount`).
+/// node only (`admitServiceAccount`). `request` is the TokenRequest's JSON.
 pub async fn admit_token(
     attrs: &Attributes<'_>,
     node: &str,
@@ -394,12 +399,12 @@ pub async fn admit_token(
         return Err(attrs.forbidden("node requested token with a pod binding without a uid"));
     }
     let pod = existing_pod(objects, attrs, name).await?;
-    if pod["metadata"]["uid"] != uid {
+    if pod.metadata.uid.as_deref() != Some(uid) {
         return Err(attrs.forbidden(&format!(
             "the UID in the bound object reference ({uid}) does not match the UID in record. The object might have been deleted and then recreated"
         )));
     }
-    if pod["spec"]["nodeName"].as_str().unwrap_or_default() != node {
+    if node_name(&pod) != node {
         return Err(
             attrs.forbidden("node requested token bound to a pod scheduled on a different node")
         );
@@ -407,49 +412,45 @@ pub async fn admit_token(
     Ok(())
 }
 
-fn labels(object: &Value) -> BTreeMap<&str, &str> {
-    object["metadata"]["labels"]
-        .as_object()
-        .into_iter()
+/// `object` as the kind `K`, if it is one.
+fn typed<K: kapi_runtime::Resource>(object: Option<&Object>) -> Option<&K> {
+    object?.downcast_ref::<K>()
+}
+
+fn node_name(pod: &Pod) -> &str {
+    pod.spec.node_name.as_deref().unwrap_or_default()
+}
+
+fn labels(meta: &ObjectMeta) -> BTreeMap<&str, &str> {
+    meta.labels
+        .iter()
         .flatten()
-        .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()))
+        .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect()
 }
 
-/// A node's taints, with an empty list the same as none.
-fn taints(node: &Value) -> &[Value] {
-    node["spec"]["taints"].as_array().map_or(&[], Vec::as_slice)
-}
-
 /// A pod's resource claim statuses: name and claim name, in order.
-fn claim_statuses(pod: &Value) -> Vec<(&Value, &Value)> {
-    pod["status"]["resourceClaimStatuses"]
-        .as_array()
-        .into_iter()
+fn claim_statuses(pod: &Pod) -> Vec<(&str, Option<&str>)> {
+    pod.status
+        .resource_claim_statuses
+        .iter()
         .flatten()
-        .map(|status| (&status["name"], &status["resourceClaimName"]))
+        .map(|status| (status.name.as_str(), status.resource_claim_name.as_deref()))
         .collect()
 }
 
 /// A claim without what a node may change in it: its resource version,
 /// managed fields, and the status' capacity, conditions and allocated
 /// resources (and their statuses).
-fn beyond_claim_status(claim: &Value) -> Value {
+fn beyond_claim_status(claim: &PersistentVolumeClaim) -> PersistentVolumeClaim {
     let mut claim = claim.clone();
-    if let Some(meta) = claim["metadata"].as_object_mut() {
-        meta.remove("resourceVersion");
-        meta.remove("managedFields");
-    }
-    if let Some(status) = claim["status"].as_object_mut() {
-        for field in [
-            "capacity",
-            "conditions",
-            "allocatedResources",
-            "allocatedResourceStatuses",
-        ] {
-            status.remove(field);
-        }
-    }
+    claim.metadata.resource_version = None;
+    claim.metadata.managed_fields = None;
+    let status = &mut claim.status;
+    status.capacity = None;
+    status.conditions = None;
+    status.allocated_resources = None;
+    status.allocated_resource_statuses = None;
     claim
 }
 
@@ -525,9 +526,8 @@ impl Plugin for NodeRestriction {
         old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        let old = old.map(View::json).transpose()?;
-        admit(request, object, old, objects).await
+        let object: &Object = object.object()?;
+        admit(request, object, old.map(View::object), objects).await
     }
 }
 

@@ -10,10 +10,17 @@
 
 use std::sync::Arc;
 
+use kapi_api_types::core::v1::pod::env::{EnvFromSource, EnvVar};
+use kapi_api_types::core::v1::pod::projected::VolumeProjection;
+use kapi_api_types::core::v1::pod::volume::Volume as PodVolume;
+use kapi_api_types::core::v1::reference::LocalObjectReference;
+use kapi_api_types::core::v1::secret_reference::SecretReference;
+use kapi_api_types::core::v1::{PersistentVolume, Pod};
+use kapi_api_types::storage::v1::VolumeAttachment;
 use serde::Deserialize;
-use serde_json::Value;
 
-use crate::cache::{Cached, ResourceCache};
+use crate::body::Object;
+use crate::cache::{Cached, ObjectRef, ResourceCache};
 use crate::registry::Registry;
 use crate::stored::keys;
 
@@ -83,74 +90,97 @@ impl Caches {
     ) -> bool {
         let found = self.get(registry).await;
         match vertex {
-            Vertex::Pod => {
-                let pod = read::<Pod>(found.pods.as_ref(), Some(namespace), name);
-                pod.is_some_and(|pod| pod.spec.node_name == node)
-            }
-            Vertex::VolumeAttachment | Vertex::ResourceSlice => {
-                let cache = match vertex {
-                    Vertex::VolumeAttachment => found.attachments.as_ref(),
-                    _ => found.slices.as_ref(),
-                };
-                let object = read::<NodeNamed>(cache, None, name);
-                object.is_some_and(|object| object.spec.node_name == node)
+            Vertex::Pod => read(found.pods.as_ref(), Some(namespace), name)
+                .as_ref()
+                .and_then(|object| object.downcast_ref::<Pod>())
+                .is_some_and(|pod| node_name(pod) == node),
+            Vertex::VolumeAttachment => read(found.attachments.as_ref(), None, name)
+                .as_ref()
+                .and_then(|object| object.downcast_ref::<VolumeAttachment>())
+                .is_some_and(|attachment| attachment.spec.node_name == node),
+            Vertex::ResourceSlice => {
+                let slice = found.slices.as_ref().and_then(|cache| {
+                    let key = keys::object(cache.entry().info, None, name);
+                    let cached = cache.get(&key)??;
+                    serde_json::from_slice::<NodeNamed>(cached.json().ok()?).ok()
+                });
+                slice.is_some_and(|slice| slice.spec.node_name == node)
             }
             Vertex::Volume => {
-                let Some(volume) = read::<Volume>(found.volumes.as_ref(), None, name) else {
+                let Some(object) = read(found.volumes.as_ref(), None, name) else {
                     return false;
                 };
-                let Some(claim) = volume.spec.claim_ref else {
+                let Some(claim) = object
+                    .downcast_ref::<PersistentVolume>()
+                    .and_then(|volume| volume.spec.claim_ref.as_ref())
+                else {
                     return false;
                 };
+                let (claim_namespace, claim_name) = (
+                    claim.namespace.as_deref().unwrap_or_default(),
+                    claim.name.as_deref().unwrap_or_default(),
+                );
                 pods_on(found, node)
                     .iter()
-                    .any(|pod| pod.namespace() == claim.namespace && pod.uses_claim(&claim.name))
+                    .filter_map(|o| o.downcast_ref::<Pod>())
+                    .any(|pod| namespace_of(pod) == claim_namespace && uses_claim(pod, claim_name))
             }
             Vertex::Secret => {
-                let pods = pods_on(found, node);
-                let in_namespace = |pod: &&Pod| pod.namespace() == namespace;
+                let objects = pods_on(found, node);
+                let pods: Vec<&Pod> = objects
+                    .iter()
+                    .filter_map(|o| o.downcast_ref::<Pod>())
+                    .collect();
                 if pods
                     .iter()
-                    .filter(in_namespace)
-                    .any(|pod| pod.uses(vertex, name))
+                    .filter(|pod| namespace_of(pod) == namespace)
+                    .any(|pod| uses(pod, vertex, name))
                 {
                     return true;
                 }
                 // A secret of a volume bound to a claim one of the pods uses.
                 let claims: Vec<(&str, String)> = pods
                     .iter()
-                    .flat_map(|pod| pod.claims().map(move |claim| (pod.namespace(), claim)))
+                    .flat_map(|pod| claims(pod).map(move |claim| (namespace_of(pod), claim)))
                     .collect();
                 !claims.is_empty() && volume_secret_used(found, &claims, namespace, name)
             }
             Vertex::ConfigMap | Vertex::Claim | Vertex::ServiceAccount | Vertex::ResourceClaim => {
                 pods_on(found, node)
                     .iter()
-                    .any(|pod| pod.namespace() == namespace && pod.uses(vertex, name))
+                    .filter_map(|o| o.downcast_ref::<Pod>())
+                    .any(|pod| namespace_of(pod) == namespace && uses(pod, vertex, name))
             }
         }
     }
 }
 
-/// The object `namespace/name` of `cache`, read as `T`.
-fn read<T: for<'de> Deserialize<'de>>(
+/// The object `namespace/name` of `cache`, decoded (shared with the
+/// cache's other readers while held).
+fn read(
     cache: Option<&Arc<ResourceCache>>,
     namespace: Option<&str>,
     name: &str,
-) -> Option<T> {
+) -> Option<Decoded> {
     let cache = cache?;
     let key = keys::object(cache.entry().info, namespace, name);
     let cached = cache.get(&key)??;
-    parse(&cached)
+    decoded(&cached)
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(cached: &Cached) -> Option<T> {
-    serde_json::from_slice(cached.json().ok()?).ok()
+/// A cached object, decoded.
+type Decoded = Arc<Object>;
+
+fn decoded(cached: &Cached) -> Option<Decoded> {
+    match cached.object().ok()? {
+        ObjectRef::Decoded(object) => Some(object),
+        ObjectRef::Kept(object) => Some(Arc::new(object.clone())),
+    }
 }
 
 /// The pods bound to `node`, through the pods cache's `spec.nodeName`
 /// index.
-fn pods_on(found: &Found, node: &str) -> Vec<Pod> {
+fn pods_on(found: &Found, node: &str) -> Vec<Decoded> {
     let Some(snapshot) = found.pods.as_ref().and_then(|cache| cache.snapshot()) else {
         return Vec::new();
     };
@@ -158,7 +188,8 @@ fn pods_on(found: &Found, node: &str) -> Vec<Pod> {
         return Vec::new();
     };
     keys.filter_map(|key| snapshot.objects.get(key))
-        .filter_map(|cached| parse::<Pod>(cached))
+        .filter_map(|cached| decoded(cached))
+        .filter(|object| object.downcast_ref::<Pod>().is_some())
         .collect()
 }
 
@@ -175,313 +206,251 @@ fn volume_secret_used(
     };
     objects
         .values()
-        .filter_map(|cached| parse::<Volume>(cached))
-        .filter(|volume| {
-            volume.spec.claim_ref.as_ref().is_some_and(|claim| {
-                claims
-                    .iter()
-                    .any(|(ns, claimed)| *ns == claim.namespace && *claimed == claim.name)
-            })
-        })
-        .any(|volume| {
-            volume
-                .secrets()
-                .any(|(ns, secret)| ns == namespace && secret == name)
+        .filter_map(|cached| decoded(cached))
+        .any(|object| {
+            let Some(volume) = object.downcast_ref::<PersistentVolume>() else {
+                return false;
+            };
+            let bound = volume.spec.claim_ref.as_ref().is_some_and(|claim| {
+                claims.iter().any(|(ns, claimed)| {
+                    claim.namespace.as_deref() == Some(*ns)
+                        && claim.name.as_deref() == Some(claimed)
+                })
+            });
+            bound && volume_secrets(volume).any(|(ns, secret)| ns == namespace && secret == name)
         })
 }
 
-/// What a pod's spec names, read from its JSON.
-pub struct PodReferences(Pod);
+/// What a pod's spec names.
+pub struct PodReferences<'p>(&'p Pod);
 
-impl PodReferences {
+impl<'p> PodReferences<'p> {
     /// The references of `pod`.
-    pub fn of(pod: &Value) -> PodReferences {
-        PodReferences(Pod::deserialize(pod).unwrap_or_default())
+    pub fn of(pod: &'p Pod) -> PodReferences<'p> {
+        PodReferences(pod)
     }
 
     /// Whether the pod names a secret.
     pub fn has_secrets(&self) -> bool {
-        self.0.secrets().next().is_some()
+        secrets(self.0).next().is_some()
     }
 
     /// Whether the pod names a config map.
     pub fn has_config_maps(&self) -> bool {
-        self.0.config_maps().next().is_some()
+        config_maps(self.0).next().is_some()
     }
 }
 
-/// What a pod references, as its JSON reads.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Pod {
-    metadata: Meta,
-    spec: PodSpec,
-    status: PodStatus,
+fn namespace_of(pod: &Pod) -> &str {
+    pod.metadata.namespace.as_deref().unwrap_or_default()
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Meta {
-    name: String,
-    namespace: String,
+fn node_name(pod: &Pod) -> &str {
+    pod.spec.node_name.as_deref().unwrap_or_default()
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct PodSpec {
-    node_name: String,
-    service_account_name: String,
-    image_pull_secrets: Vec<Named>,
-    containers: Vec<Container>,
-    init_containers: Vec<Container>,
-    ephemeral_containers: Vec<Container>,
-    volumes: Vec<Value>,
-    resource_claims: Vec<PodClaim>,
+/// Every container's environment (init, regular, ephemeral): its `env` and
+/// `envFrom`.
+fn environments(pod: &Pod) -> impl Iterator<Item = (&[EnvVar], &[EnvFromSource])> {
+    let spec = &pod.spec;
+    let regular = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .chain(&spec.containers)
+        .map(|c| (c.env.as_deref(), c.env_from.as_deref()));
+    let ephemeral = spec
+        .ephemeral_containers
+        .iter()
+        .flatten()
+        .map(|c| (c.env.as_deref(), c.env_from.as_deref()));
+    regular
+        .chain(ephemeral)
+        .map(|(env, from)| (env.unwrap_or_default(), from.unwrap_or_default()))
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct PodStatus {
-    resource_claim_statuses: Vec<PodClaim>,
+fn volumes(pod: &Pod) -> impl Iterator<Item = &PodVolume> {
+    pod.spec.volumes.iter().flatten()
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct PodClaim {
-    resource_claim_name: Option<String>,
+/// The sources of a pod volume's projection.
+fn projections(volume: &PodVolume) -> impl Iterator<Item = &VolumeProjection> {
+    volume.projected.iter().flat_map(|p| &p.sources)
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct Container {
-    env: Vec<Env>,
-    env_from: Vec<EnvFrom>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct Env {
-    value_from: Option<EnvSource>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct EnvSource {
-    secret_key_ref: Option<Named>,
-    config_map_key_ref: Option<Named>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct EnvFrom {
-    secret_ref: Option<Named>,
-    config_map_ref: Option<Named>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Named {
-    name: String,
-}
-
-/// The volume sources that name a secret through a `secretRef`.
-const SECRET_REF_SOURCES: [&str; 7] = [
-    "cephfs",
-    "cinder",
-    "flexVolume",
-    "rbd",
-    "iscsi",
-    "scaleIO",
-    "storageos",
-];
-
-impl Pod {
-    fn namespace(&self) -> &str {
-        &self.metadata.namespace
-    }
-
-    fn containers(&self) -> impl Iterator<Item = &Container> {
-        let spec = &self.spec;
-        spec.containers
-            .iter()
-            .chain(&spec.init_containers)
-            .chain(&spec.ephemeral_containers)
-    }
-
-    /// Whether the pod uses the `vertex` object `name` of its namespace.
-    fn uses(&self, vertex: Vertex, name: &str) -> bool {
-        match vertex {
-            Vertex::Secret => self.secrets().any(|secret| secret == name),
-            Vertex::ConfigMap => self.config_maps().any(|map| map == name),
-            Vertex::Claim => self.uses_claim(name),
-            Vertex::ServiceAccount => self.spec.service_account_name == name,
-            Vertex::ResourceClaim => self
+/// Whether the pod uses the `vertex` object `name` of its namespace.
+fn uses(pod: &Pod, vertex: Vertex, name: &str) -> bool {
+    match vertex {
+        Vertex::Secret => secrets(pod).any(|secret| secret == name),
+        Vertex::ConfigMap => config_maps(pod).any(|map| map == name),
+        Vertex::Claim => uses_claim(pod, name),
+        Vertex::ServiceAccount => pod.spec.service_account_name.as_deref() == Some(name),
+        Vertex::ResourceClaim => {
+            let named = pod
                 .spec
                 .resource_claims
                 .iter()
-                .chain(&self.status.resource_claim_statuses)
-                .any(|claim| claim.resource_claim_name.as_deref() == Some(name)),
-            _ => false,
+                .flatten()
+                .map(|c| &c.resource_claim_name);
+            let statuses = pod
+                .status
+                .resource_claim_statuses
+                .iter()
+                .flatten()
+                .map(|c| &c.resource_claim_name);
+            named
+                .chain(statuses)
+                .any(|claim| claim.as_deref() == Some(name))
         }
-    }
-
-    /// The secrets the pod names (upstream's `VisitPodSecretNames`).
-    fn secrets(&self) -> impl Iterator<Item = &str> {
-        let pulls = self.spec.image_pull_secrets.iter().map(|s| s.name.as_str());
-        let env = self.containers().flat_map(|c| {
-            let values = c.env.iter().filter_map(|e| {
-                let named = e.value_from.as_ref()?.secret_key_ref.as_ref()?;
-                Some(named.name.as_str())
-            });
-            let from = c
-                .env_from
-                .iter()
-                .filter_map(|e| Some(e.secret_ref.as_ref()?.name.as_str()));
-            values.chain(from)
-        });
-        let volumes = self.spec.volumes.iter().flat_map(|volume| {
-            let direct = [
-                &volume["secret"]["secretName"],
-                &volume["azureFile"]["secretName"],
-                &volume["csi"]["nodePublishSecretRef"]["name"],
-            ];
-            let refs = SECRET_REF_SOURCES
-                .iter()
-                .map(move |source| &volume[*source]["secretRef"]["name"]);
-            let projected = projected(volume, "secret");
-            direct
-                .into_iter()
-                .chain(refs)
-                .chain(projected)
-                .filter_map(Value::as_str)
-        });
-        pulls.chain(env).chain(volumes)
-    }
-
-    /// The config maps the pod names (upstream's `VisitPodConfigmapNames`).
-    fn config_maps(&self) -> impl Iterator<Item = &str> {
-        let env = self.containers().flat_map(|c| {
-            let values = c.env.iter().filter_map(|e| {
-                let named = e.value_from.as_ref()?.config_map_key_ref.as_ref()?;
-                Some(named.name.as_str())
-            });
-            let from = c
-                .env_from
-                .iter()
-                .filter_map(|e| Some(e.config_map_ref.as_ref()?.name.as_str()));
-            values.chain(from)
-        });
-        let volumes = self.spec.volumes.iter().flat_map(|volume| {
-            std::iter::once(&volume["configMap"]["name"])
-                .chain(projected(volume, "configMap"))
-                .filter_map(Value::as_str)
-        });
-        env.chain(volumes)
-    }
-
-    /// The claims the pod's volumes use: named ones, and the claim an
-    /// ephemeral volume makes (`<pod>-<volume>`).
-    fn claims(&self) -> impl Iterator<Item = String> + '_ {
-        self.spec.volumes.iter().filter_map(|volume| {
-            if let Some(claim) = volume["persistentVolumeClaim"]["claimName"].as_str() {
-                return Some(claim.to_owned());
-            }
-            if volume["ephemeral"].is_object() {
-                let name = volume["name"].as_str()?;
-                return Some(format!("{}-{name}", self.metadata.name));
-            }
-            None
-        })
-    }
-
-    fn uses_claim(&self, name: &str) -> bool {
-        self.claims().any(|claim| claim == name)
+        _ => false,
     }
 }
 
-/// The `kind` names of a projected volume's sources.
-fn projected<'v>(volume: &'v Value, kind: &'v str) -> impl Iterator<Item = &'v Value> + 'v {
-    volume["projected"]["sources"]
-        .as_array()
-        .into_iter()
+/// The secrets the pod names (upstream's `VisitPodSecretNames`).
+fn secrets(pod: &Pod) -> impl Iterator<Item = &str> {
+    let pulls = pod
+        .spec
+        .image_pull_secrets
+        .iter()
         .flatten()
-        .map(move |source| &source[kind]["name"])
-}
-
-/// A persistent volume's claim and the secrets it names.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Volume {
-    spec: VolumeSpec,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-struct VolumeSpec {
-    claim_ref: Option<ClaimRef>,
-    #[serde(flatten)]
-    sources: serde_json::Map<String, Value>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct ClaimRef {
-    name: String,
-    namespace: String,
-}
-
-/// The secret references of a persistent volume's sources that carry their
-/// namespace (upstream's `VisitPVSecretNames`).
-const VOLUME_SECRET_REFS: [(&str, &str); 12] = [
-    ("cephfs", "secretRef"),
-    ("cinder", "secretRef"),
-    ("flexVolume", "secretRef"),
-    ("rbd", "secretRef"),
-    ("iscsi", "secretRef"),
-    ("scaleIO", "secretRef"),
-    ("storageos", "secretRef"),
-    ("csi", "controllerPublishSecretRef"),
-    ("csi", "controllerExpandSecretRef"),
-    ("csi", "nodePublishSecretRef"),
-    ("csi", "nodeStageSecretRef"),
-    ("csi", "nodeExpandSecretRef"),
-];
-
-impl Volume {
-    /// The secrets the volume names, with their namespaces: a reference's
-    /// own, else its claim's.
-    fn secrets(&self) -> impl Iterator<Item = (&str, &str)> {
-        let claim_namespace = self
-            .spec
-            .claim_ref
-            .as_ref()
-            .map_or("", |claim| claim.namespace.as_str());
-        let sources = &self.spec.sources;
-        let refs = VOLUME_SECRET_REFS
-            .iter()
-            .filter_map(move |(source, field)| {
-                let reference = sources.get(*source)?.get(*field)?;
-                let name = reference["name"].as_str()?;
-                let namespace = reference["namespace"]
-                    .as_str()
-                    .filter(|ns| !ns.is_empty())
-                    .unwrap_or(claim_namespace);
-                Some((namespace, name))
-            });
-        let azure = sources.get("azureFile").and_then(|azure| {
-            let name = azure["secretName"].as_str()?;
-            let namespace = azure["secretNamespace"]
-                .as_str()
-                .filter(|ns| !ns.is_empty())
-                .unwrap_or(claim_namespace);
-            Some((namespace, name))
+        .filter_map(|s| s.name.as_deref());
+    let env = environments(pod).flat_map(|(env, from)| {
+        let values = env.iter().filter_map(|e| {
+            e.value_from
+                .as_ref()?
+                .secret_key_ref
+                .as_ref()?
+                .name
+                .as_deref()
         });
-        refs.chain(azure)
-    }
+        let from = from
+            .iter()
+            .filter_map(|e| e.secret_ref.as_ref()?.name.as_deref());
+        values.chain(from)
+    });
+    let volumes = volumes(pod).flat_map(|v| {
+        let direct = [
+            v.secret.as_ref().and_then(|s| s.secret_name.as_deref()),
+            v.azure_file.as_ref().map(|a| a.secret_name.as_str()),
+            v.csi
+                .as_ref()
+                .and_then(|c| local(&c.node_publish_secret_ref)),
+            v.cephfs.as_ref().and_then(|c| local(&c.secret_ref)),
+            v.cinder.as_ref().and_then(|c| local(&c.secret_ref)),
+            v.flex_volume.as_ref().and_then(|c| local(&c.secret_ref)),
+            v.rbd.as_ref().and_then(|c| local(&c.secret_ref)),
+            v.iscsi.as_ref().and_then(|c| local(&c.secret_ref)),
+            v.scale_io.as_ref().and_then(|c| local(&c.secret_ref)),
+            v.storageos.as_ref().and_then(|c| local(&c.secret_ref)),
+        ];
+        let projected = projections(v).filter_map(|p| p.secret.as_ref()?.name.as_deref());
+        direct.into_iter().flatten().chain(projected)
+    });
+    pulls.chain(env).chain(volumes)
 }
 
-/// An object that names a node in `spec.nodeName` (VolumeAttachment,
-/// ResourceSlice).
+/// The config maps the pod names (upstream's `VisitPodConfigmapNames`).
+fn config_maps(pod: &Pod) -> impl Iterator<Item = &str> {
+    let env = environments(pod).flat_map(|(env, from)| {
+        let values = env.iter().filter_map(|e| {
+            e.value_from
+                .as_ref()?
+                .config_map_key_ref
+                .as_ref()?
+                .name
+                .as_deref()
+        });
+        let from = from
+            .iter()
+            .filter_map(|e| e.config_map_ref.as_ref()?.name.as_deref());
+        values.chain(from)
+    });
+    let volumes = volumes(pod).flat_map(|v| {
+        let direct = v.config_map.as_ref().and_then(|m| m.name.as_deref());
+        let projected = projections(v).filter_map(|p| p.config_map.as_ref()?.name.as_deref());
+        direct.into_iter().chain(projected)
+    });
+    env.chain(volumes)
+}
+
+/// The claims the pod's volumes use: named ones, and the claim an
+/// ephemeral volume makes (`<pod>-<volume>`).
+fn claims(pod: &Pod) -> impl Iterator<Item = String> + '_ {
+    volumes(pod).filter_map(|volume| {
+        if let Some(claim) = &volume.persistent_volume_claim {
+            return Some(claim.claim_name.clone());
+        }
+        if volume.ephemeral.is_some() {
+            let pod_name = pod.metadata.name.as_deref().unwrap_or_default();
+            return Some(format!("{pod_name}-{}", volume.name));
+        }
+        None
+    })
+}
+
+fn uses_claim(pod: &Pod, name: &str) -> bool {
+    claims(pod).any(|claim| claim == name)
+}
+
+/// The secrets a persistent volume names, with their namespaces: a
+/// reference's own, else its claim's (upstream's `VisitPVSecretNames`).
+fn volume_secrets<'v>(volume: &'v PersistentVolume) -> impl Iterator<Item = (&'v str, &'v str)> {
+    let spec = &volume.spec;
+    let claim_namespace = spec
+        .claim_ref
+        .as_ref()
+        .and_then(|claim| claim.namespace.as_deref())
+        .unwrap_or_default();
+    let in_namespace = |name, namespace| in_namespace(name, namespace, claim_namespace);
+    let secret = |r: &'v Option<SecretReference>| {
+        let r = r.as_ref()?;
+        in_namespace(r.name.as_deref(), r.namespace.as_deref())
+    };
+    let csi = spec.csi.as_ref();
+    let refs = [
+        spec.cephfs.as_ref().and_then(|s| secret(&s.secret_ref)),
+        spec.cinder.as_ref().and_then(|s| secret(&s.secret_ref)),
+        spec.flex_volume
+            .as_ref()
+            .and_then(|s| secret(&s.secret_ref)),
+        spec.rbd.as_ref().and_then(|s| secret(&s.secret_ref)),
+        spec.iscsi.as_ref().and_then(|s| secret(&s.secret_ref)),
+        spec.scale_io.as_ref().and_then(|s| secret(&s.secret_ref)),
+        spec.storageos.as_ref().and_then(|s| {
+            let r = s.secret_ref.as_ref()?;
+            in_namespace(r.name.as_deref(), r.namespace.as_deref())
+        }),
+        csi.and_then(|c| secret(&c.controller_publish_secret_ref)),
+        csi.and_then(|c| secret(&c.controller_expand_secret_ref)),
+        csi.and_then(|c| secret(&c.node_publish_secret_ref)),
+        csi.and_then(|c| secret(&c.node_stage_secret_ref)),
+        csi.and_then(|c| secret(&c.node_expand_secret_ref)),
+        spec.azure_file.as_ref().and_then(|a| {
+            in_namespace(Some(a.secret_name.as_str()), a.secret_namespace.as_deref())
+        }),
+    ];
+    refs.into_iter().flatten()
+}
+
+/// A reference's name with its namespace, else the claim's.
+fn in_namespace<'v>(
+    name: Option<&'v str>,
+    namespace: Option<&'v str>,
+    claim_namespace: &'v str,
+) -> Option<(&'v str, &'v str)> {
+    let namespace = namespace
+        .filter(|ns| !ns.is_empty())
+        .unwrap_or(claim_namespace);
+    Some((namespace, name?))
+}
+
+/// The name a pod volume's secret reference gives.
+fn local(reference: &Option<LocalObjectReference>) -> Option<&str> {
+    reference.as_ref()?.name.as_deref()
+}
+
+/// A ResourceSlice's node (`spec.nodeName`): resource.k8s.io is no
+/// compiled kind, so its JSON is read for this one field.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct NodeNamed {
@@ -497,7 +466,7 @@ struct NodeNamedSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn pod(value: Value) -> Pod {
         serde_json::from_value(value).unwrap()
@@ -540,31 +509,31 @@ mod tests {
             "rbd-secret",
             "csi-secret",
         ] {
-            assert!(pod.uses(Vertex::Secret, secret), "{secret}");
+            assert!(uses(&pod, Vertex::Secret, secret), "{secret}");
         }
-        assert!(!pod.uses(Vertex::Secret, "env-map"));
+        assert!(!uses(&pod, Vertex::Secret, "env-map"));
         for map in ["env-map", "from-map", "vol-map", "proj-map"] {
-            assert!(pod.uses(Vertex::ConfigMap, map), "{map}");
+            assert!(uses(&pod, Vertex::ConfigMap, map), "{map}");
         }
-        assert!(pod.uses(Vertex::Claim, "data-claim"));
-        assert!(pod.uses(Vertex::Claim, "web-scratch"));
-        assert!(!pod.uses(Vertex::Claim, "scratch"));
-        assert!(pod.uses(Vertex::ServiceAccount, "runner"));
-        assert!(pod.uses(Vertex::ResourceClaim, "gpu-claim"));
-        assert!(pod.uses(Vertex::ResourceClaim, "web-t-x"));
-        assert!(!pod.uses(Vertex::ResourceClaim, "other"));
+        assert!(uses(&pod, Vertex::Claim, "data-claim"));
+        assert!(uses(&pod, Vertex::Claim, "web-scratch"));
+        assert!(!uses(&pod, Vertex::Claim, "scratch"));
+        assert!(uses(&pod, Vertex::ServiceAccount, "runner"));
+        assert!(uses(&pod, Vertex::ResourceClaim, "gpu-claim"));
+        assert!(uses(&pod, Vertex::ResourceClaim, "web-t-x"));
+        assert!(!uses(&pod, Vertex::ResourceClaim, "other"));
     }
 
     #[test]
     fn a_volume_names_secrets_in_their_namespace_or_its_claims() {
-        let volume: Volume = serde_json::from_value(json!({"spec": {
+        let volume: PersistentVolume = serde_json::from_value(json!({"spec": {
             "claimRef": {"namespace": "apps", "name": "data"},
-            "csi": {"driver": "d", "nodeStageSecretRef": {"name": "stage", "namespace": "storage"},
+            "csi": {"driver": "d", "volumeHandle": "h", "nodeStageSecretRef": {"name": "stage", "namespace": "storage"},
                 "nodePublishSecretRef": {"name": "publish"}},
             "azureFile": {"secretName": "azure", "shareName": "s"}
         }}))
         .unwrap();
-        let mut secrets: Vec<(&str, &str)> = volume.secrets().collect();
+        let mut secrets: Vec<(&str, &str)> = volume_secrets(&volume).collect();
         secrets.sort();
         assert_eq!(
             secrets,
