@@ -214,16 +214,21 @@ async fn limit_ranges_default_and_bound_the_typed_pod() {
 }
 
 #[tokio::test]
-async fn quotas_and_pod_security_levels_look_at_the_pod_as_json() {
+async fn quotas_look_at_the_pod_as_json() {
     let quota = json!({
         "metadata": {"name": "q", "namespace": "ns"},
         "status": {"hard": {"count/configmaps": "1"}, "used": {"count/configmaps": "0"}}
     });
     let (_, made) = create_pod(&Objects::with(vec![(("", "v1", "resourcequotas"), quota)])).await;
     assert_eq!(made, 1);
+}
 
-    let mut objects = Objects::with(Vec::new());
-    objects.0[0].1["metadata"]["labels"] = json!({"pod-security.kubernetes.io/warn": "baseline"});
-    let (_, made) = create_pod(&objects).await;
-    assert_eq!(made, 1);
+#[tokio::test]
+async fn pod_security_levels_check_the_typed_pod() {
+    for level in ["baseline", "restricted"] {
+        let mut objects = Objects::with(Vec::new());
+        objects.0[0].1["metadata"]["labels"] = json!({"pod-security.kubernetes.io/warn": level});
+        let (_, made) = create_pod(&objects).await;
+        assert_eq!(made, 0, "{level}");
+    }
 }

@@ -2,11 +2,11 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use kapi_api_types::core::v1::pod::security::SELinuxOptions;
 
 use super::checks::{
-    added_beyond, bad_seccomp, containers, containers_phrase, found, join_quote, plural, seccomp,
-    volumes,
+    PodShape, added_beyond, bad_seccomp, containers, containers_phrase, found, join_quote, plural,
+    seccomp, volumes,
 };
 
 /// The capabilities the baseline level lets containers add.
@@ -53,33 +53,30 @@ pub(super) const SAFE_SYSCTLS: &[&str] = &[
 
 pub(super) const APPARMOR_ANNOTATION: &str = "container.apparmor.security.beta.kubernetes.io/";
 
-pub(super) fn app_armor(pod: &Value) -> Option<(String, String)> {
-    let allowed = |t: &Value| t.is_null() || t == "RuntimeDefault" || t == "Localhost";
+pub(super) fn app_armor(pod: PodShape<'_>) -> Option<(String, String)> {
+    let allowed = |t: &str| t == "RuntimeDefault" || t == "Localhost";
     let mut setters = Vec::new();
     let mut values = BTreeSet::new();
-    let pod_type = &pod["spec"]["securityContext"]["appArmorProfile"]["type"];
-    if !allowed(pod_type) {
+    if let Some(profile) = pod.security().and_then(|s| s.app_armor_profile.as_ref())
+        && !allowed(&profile.type_)
+    {
         setters.push("pod".to_owned());
-        values.insert(pod_type.as_str().unwrap_or_default().to_owned());
+        values.insert(profile.type_.clone());
     }
     let mut bad = Vec::new();
-    for (name, c) in containers(pod) {
-        let t = &c["securityContext"]["appArmorProfile"]["type"];
-        if !allowed(t) {
-            bad.push(name);
-            values.insert(t.as_str().unwrap_or_default().to_owned());
+    for c in containers(pod) {
+        if let Some(profile) = c.security.and_then(|s| s.app_armor_profile.as_ref())
+            && !allowed(&profile.type_)
+        {
+            bad.push(c.name);
+            values.insert(profile.type_.clone());
         }
     }
     if !bad.is_empty() {
         setters.push(containers_phrase(&bad));
     }
     let mut annotations = 0;
-    for (key, value) in pod["metadata"]["annotations"]
-        .as_object()
-        .into_iter()
-        .flatten()
-    {
-        let value = value.as_str().unwrap_or_default();
+    for (key, value) in pod.metadata.annotations.iter().flatten() {
         if key.starts_with(APPARMOR_ANNOTATION)
             && !(value.is_empty() || value == "runtime/default" || value.starts_with("localhost/"))
         {
@@ -109,7 +106,7 @@ pub(super) fn app_armor(pod: &Value) -> Option<(String, String)> {
     )
 }
 
-pub(super) fn capabilities_baseline(pod: &Value) -> Option<(String, String)> {
+pub(super) fn capabilities_baseline(pod: PodShape<'_>) -> Option<(String, String)> {
     let (bad, capabilities) = added_beyond(pod, BASELINE_CAPABILITIES);
     if bad.is_empty() {
         return None;
@@ -124,22 +121,27 @@ pub(super) fn capabilities_baseline(pod: &Value) -> Option<(String, String)> {
     )
 }
 
-pub(super) fn host_namespaces(pod: &Value) -> Option<(String, String)> {
-    let set: Vec<String> = ["hostNetwork", "hostPID", "hostIPC"]
-        .into_iter()
-        .filter(|field| pod["spec"][field] == true)
-        .map(|field| format!("{field}=true"))
-        .collect();
+pub(super) fn host_namespaces(pod: PodShape<'_>) -> Option<(String, String)> {
+    let spec = pod.spec;
+    let set: Vec<String> = [
+        ("hostNetwork", spec.host_network),
+        ("hostPID", spec.host_pid),
+        ("hostIPC", spec.host_ipc),
+    ]
+    .into_iter()
+    .filter(|(_, on)| *on == Some(true))
+    .map(|(field, _)| format!("{field}=true"))
+    .collect();
     if set.is_empty() {
         return None;
     }
     found("host namespaces", set.join(", "))
 }
 
-pub(super) fn host_path_volumes(pod: &Value) -> Option<(String, String)> {
+pub(super) fn host_path_volumes(pod: PodShape<'_>) -> Option<(String, String)> {
     let names: Vec<&str> = volumes(pod)
-        .filter(|v| v["hostPath"].is_object())
-        .map(|v| v["name"].as_str().unwrap_or_default())
+        .filter(|v| v.host_path.is_some())
+        .map(|v| v.name.as_str())
         .collect();
     if names.is_empty() {
         return None;
@@ -154,20 +156,20 @@ pub(super) fn host_path_volumes(pod: &Value) -> Option<(String, String)> {
     )
 }
 
-pub(super) fn host_ports(pod: &Value) -> Option<(String, String)> {
+pub(super) fn host_ports(pod: PodShape<'_>) -> Option<(String, String)> {
     let mut details = Vec::new();
-    for (name, c) in containers(pod) {
-        let ports: Vec<String> = c["ports"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|p| p["hostPort"].as_i64())
+    for c in containers(pod) {
+        let ports: Vec<String> = c
+            .ports
+            .iter()
+            .filter_map(|p| p.host_port)
             .filter(|port| *port != 0)
             .map(|port| port.to_string())
             .collect();
         if !ports.is_empty() {
             details.push(format!(
-                "container \"{name}\" uses {} {}",
+                "container \"{}\" uses {} {}",
+                c.name,
                 plural("hostPort", "hostPorts", ports.len()),
                 ports.join(", ")
             ));
@@ -179,10 +181,10 @@ pub(super) fn host_ports(pod: &Value) -> Option<(String, String)> {
     found("hostPort", details.join("; "))
 }
 
-pub(super) fn privileged(pod: &Value) -> Option<(String, String)> {
+pub(super) fn privileged(pod: PodShape<'_>) -> Option<(String, String)> {
     let bad: Vec<&str> = containers(pod)
-        .filter(|(_, c)| c["securityContext"]["privileged"] == true)
-        .map(|(name, _)| name)
+        .filter(|c| c.security.and_then(|s| s.privileged) == Some(true))
+        .map(|c| c.name)
         .collect();
     if bad.is_empty() {
         return None;
@@ -196,36 +198,36 @@ pub(super) fn privileged(pod: &Value) -> Option<(String, String)> {
     )
 }
 
-pub(super) fn selinux(pod: &Value) -> Option<(String, String)> {
+pub(super) fn selinux(pod: PodShape<'_>) -> Option<(String, String)> {
     let mut types = BTreeSet::new();
     let (mut user, mut role) = (false, false);
-    let mut inspect = |options: &Value| -> bool {
-        if !options.is_object() {
+    let mut inspect = |options: Option<&SELinuxOptions>| -> bool {
+        let Some(options) = options else {
             return false;
-        }
+        };
         let mut bad = false;
-        let t = options["type"].as_str().unwrap_or_default();
+        let t = options.type_.as_deref().unwrap_or_default();
         if !SELINUX_TYPES.contains(&t) {
             types.insert(t.to_owned());
             bad = true;
         }
-        if options["user"].as_str().is_some_and(|u| !u.is_empty()) {
+        if options.user.as_deref().is_some_and(|u| !u.is_empty()) {
             user = true;
             bad = true;
         }
-        if options["role"].as_str().is_some_and(|r| !r.is_empty()) {
+        if options.role.as_deref().is_some_and(|r| !r.is_empty()) {
             role = true;
             bad = true;
         }
         bad
     };
     let mut setters = Vec::new();
-    if inspect(&pod["spec"]["securityContext"]["seLinuxOptions"]) {
+    if inspect(pod.security().and_then(|s| s.se_linux_options.as_ref())) {
         setters.push("pod".to_owned());
     }
     let bad: Vec<&str> = containers(pod)
-        .filter(|(_, c)| inspect(&c["securityContext"]["seLinuxOptions"]))
-        .map(|(name, _)| name)
+        .filter(|c| inspect(c.security.and_then(|s| s.se_linux_options.as_ref())))
+        .map(|c| c.name)
         .collect();
     if !bad.is_empty() {
         setters.push(containers_phrase(&bad));
@@ -258,7 +260,7 @@ pub(super) fn selinux(pod: &Value) -> Option<(String, String)> {
     )
 }
 
-pub(super) fn seccomp_baseline(pod: &Value) -> Option<(String, String)> {
+pub(super) fn seccomp_baseline(pod: PodShape<'_>) -> Option<(String, String)> {
     let (setters, values, _) = seccomp(pod, |t| t != "Unconfined");
     if setters.is_empty() {
         return None;
@@ -266,12 +268,13 @@ pub(super) fn seccomp_baseline(pod: &Value) -> Option<(String, String)> {
     bad_seccomp(&setters, &values)
 }
 
-pub(super) fn sysctls(pod: &Value) -> Option<(String, String)> {
-    let forbidden: Vec<&str> = pod["spec"]["securityContext"]["sysctls"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s["name"].as_str())
+pub(super) fn sysctls(pod: PodShape<'_>) -> Option<(String, String)> {
+    let forbidden: Vec<&str> = pod
+        .security()
+        .and_then(|s| s.sysctls.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .map(|s| s.name.as_str())
         .filter(|name| !SAFE_SYSCTLS.contains(name))
         .collect();
     if forbidden.is_empty() {

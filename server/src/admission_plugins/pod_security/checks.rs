@@ -4,15 +4,42 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use kapi_api_types::core::v1::pod::container::ContainerPort;
+use kapi_api_types::core::v1::pod::security::{PodSecurityContext, SecurityContext};
+use kapi_api_types::core::v1::pod::spec::PodSpec;
+use kapi_api_types::core::v1::pod::volume::Volume;
+use kapi_runtime::meta::ObjectMeta;
 
 use super::{baseline, restricted};
 
-type Check = fn(&Value) -> Option<(String, String)>;
+/// What the standards look at: a pod, or the pod template of a workload.
+#[derive(Clone, Copy)]
+pub struct PodShape<'a> {
+    /// Its metadata (the AppArmor annotations).
+    pub metadata: &'a ObjectMeta,
+    /// Its spec.
+    pub spec: &'a PodSpec,
+}
+
+impl<'a> PodShape<'a> {
+    /// The pod's security context, if it has one.
+    pub(super) fn security(self) -> Option<&'a PodSecurityContext> {
+        self.spec.security_context.as_deref()
+    }
+}
+
+/// One container of any list: its name, security context and ports.
+pub(super) struct ContainerShape<'a> {
+    pub name: &'a str,
+    pub security: Option<&'a SecurityContext>,
+    pub ports: &'a [ContainerPort],
+}
+
+type Check = fn(PodShape<'_>) -> Option<(String, String)>;
 
 /// The violations of a pod at the baseline level (or the restricted one):
 /// reason and detail of each.
-pub fn evaluate(restricted: bool, pod: &Value) -> Vec<(String, String)> {
+pub fn evaluate(restricted: bool, pod: PodShape<'_>) -> Vec<(String, String)> {
     let baseline: [(&str, Check); 9] = [
         ("appArmorProfile", baseline::app_armor),
         ("capabilities_baseline", baseline::capabilities_baseline),
@@ -47,12 +74,29 @@ pub fn evaluate(restricted: bool, pod: &Value) -> Vec<(String, String)> {
     checks.filter_map(|(_, check)| check(pod)).collect()
 }
 
-/// Every container (init, regular, ephemeral, in that order) with its name.
-pub(super) fn containers(pod: &Value) -> impl Iterator<Item = (&str, &Value)> {
-    ["initContainers", "containers", "ephemeralContainers"]
-        .into_iter()
-        .flat_map(move |list| pod["spec"][list].as_array().into_iter().flatten())
-        .map(|c| (c["name"].as_str().unwrap_or_default(), c))
+/// Every container (init, regular, ephemeral, in that order).
+pub(super) fn containers(pod: PodShape<'_>) -> impl Iterator<Item = ContainerShape<'_>> {
+    let spec = pod.spec;
+    let regular = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .chain(&spec.containers)
+        .map(|c| ContainerShape {
+            name: &c.name,
+            security: c.security_context.as_deref(),
+            ports: c.ports.as_deref().unwrap_or_default(),
+        });
+    let ephemeral = spec
+        .ephemeral_containers
+        .iter()
+        .flatten()
+        .map(|c| ContainerShape {
+            name: &c.name,
+            security: c.security_context.as_deref(),
+            ports: c.ports.as_deref().unwrap_or_default(),
+        });
+    regular.chain(ephemeral)
 }
 
 /// `"a", "b"`: Go's joinQuote (no escaping inside).
@@ -77,8 +121,8 @@ pub(super) fn containers_phrase(names: &[&str]) -> String {
     )
 }
 
-pub(super) fn is_windows(pod: &Value) -> bool {
-    pod["spec"]["os"]["name"] == "windows"
+pub(super) fn is_windows(pod: PodShape<'_>) -> bool {
+    pod.spec.os.as_ref().is_some_and(|os| os.name == "windows")
 }
 
 pub(super) fn found(reason: &str, detail: String) -> Option<(String, String)> {
@@ -87,60 +131,64 @@ pub(super) fn found(reason: &str, detail: String) -> Option<(String, String)> {
 
 /// The capabilities containers add beyond `allowed`: the containers and the
 /// capabilities, sorted.
-pub(super) fn added_beyond<'p>(pod: &'p Value, allowed: &[&str]) -> (Vec<&'p str>, Vec<&'p str>) {
+pub(super) fn added_beyond<'p>(
+    pod: PodShape<'p>,
+    allowed: &[&str],
+) -> (Vec<&'p str>, Vec<&'p str>) {
     let mut bad = Vec::new();
     let mut capabilities = BTreeSet::new();
-    for (name, c) in containers(pod) {
-        let added = c["securityContext"]["capabilities"]["add"].as_array();
+    for c in containers(pod) {
+        let added = c
+            .security
+            .and_then(|s| s.capabilities.as_ref())
+            .and_then(|c| c.add.as_deref())
+            .unwrap_or_default();
         let extra: Vec<&str> = added
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
+            .iter()
+            .map(String::as_str)
             .filter(|cap| !allowed.contains(cap))
             .collect();
         if !extra.is_empty() {
-            bad.push(name);
+            bad.push(c.name);
             capabilities.extend(extra);
         }
     }
     (bad, capabilities.into_iter().collect())
 }
 
-pub(super) fn volumes(pod: &Value) -> impl Iterator<Item = &Value> {
-    pod["spec"]["volumes"].as_array().into_iter().flatten()
+pub(super) fn volumes(pod: PodShape<'_>) -> impl Iterator<Item = &Volume> {
+    pod.spec.volumes.iter().flatten()
 }
 
 /// The seccomp profiles set against `valid`: who set a bad one (pod,
 /// containers), the bad types, and the containers that set none while the
 /// pod sets no valid one.
 pub(super) fn seccomp(
-    pod: &Value,
+    pod: PodShape<'_>,
     valid: fn(&str) -> bool,
 ) -> (Vec<String>, Vec<String>, Vec<&str>) {
     let mut setters = Vec::new();
     let mut values = BTreeSet::new();
-    let pod_profile = &pod["spec"]["securityContext"]["seccompProfile"];
     let mut pod_valid = false;
-    if pod_profile.is_object() {
-        let t = pod_profile["type"].as_str().unwrap_or_default();
-        if valid(t) {
+    if let Some(profile) = pod.security().and_then(|s| s.seccomp_profile.as_ref()) {
+        if valid(&profile.type_) {
             pod_valid = true;
         } else {
             setters.push("pod".to_owned());
-            values.insert(t.to_owned());
+            values.insert(profile.type_.clone());
         }
     }
     let (mut explicit, mut implicit) = (Vec::new(), Vec::new());
-    for (name, c) in containers(pod) {
-        let profile = &c["securityContext"]["seccompProfile"];
-        if profile.is_object() {
-            let t = profile["type"].as_str().unwrap_or_default();
-            if !valid(t) {
-                explicit.push(name);
-                values.insert(t.to_owned());
+    for c in containers(pod) {
+        match c.security.and_then(|s| s.seccomp_profile.as_ref()) {
+            Some(profile) => {
+                if !valid(&profile.type_) {
+                    explicit.push(c.name);
+                    values.insert(profile.type_.clone());
+                }
             }
-        } else if !pod_valid {
-            implicit.push(name);
+            None if !pod_valid => implicit.push(c.name),
+            None => {}
         }
     }
     if !explicit.is_empty() {

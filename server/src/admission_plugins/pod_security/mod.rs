@@ -9,20 +9,28 @@ mod baseline;
 mod checks;
 mod restricted;
 
+use std::collections::BTreeMap;
+
+use kapi_api_types::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use kapi_api_types::batch::v1::{CronJob, Job};
 use kapi_api_types::core::v1::pod::container::Container;
-use kapi_api_types::core::v1::{Namespace, Pod};
-use serde_json::Value;
+use kapi_api_types::core::v1::pod::spec::PodTemplateSpec;
+use kapi_api_types::core::v1::{Namespace, Pod, PodTemplate, ReplicationController};
 
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use crate::admission::{Attributes, Operation, Plugin, Request, View};
 use crate::api_error::{ApiError, ApiResult};
-use crate::loopback::Loopback;
+use crate::body::Object;
+use crate::loopback::{self, Loopback};
 use crate::scope::Endpoint;
 use async_trait::async_trait;
+pub use checks::PodShape;
 
 const LABEL_PREFIX: &str = "pod-security.kubernetes.io/";
-const PODS: (&str, &str, &str) = ("", "v1", "pods");
+
+/// A namespace's labels (none: no labels).
+type Labels = Option<BTreeMap<String, String>>;
 
 /// The levels of the Pod Security Standards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -61,13 +69,17 @@ struct Policy {
 impl Policy {
     /// The policy the namespace's labels set for `mode`: privileged unless
     /// they name a level.
-    fn of(labels: &Value, mode: &str) -> Policy {
-        let level = labels[format!("{LABEL_PREFIX}{mode}")]
-            .as_str()
+    fn of(labels: &Labels, mode: &str) -> Policy {
+        let label = |key: String| {
+            labels
+                .as_ref()
+                .and_then(|l| l.get(&key))
+                .map(String::as_str)
+        };
+        let level = label(format!("{LABEL_PREFIX}{mode}"))
             .and_then(Level::parse)
             .unwrap_or(Level::Privileged);
-        let version = labels[format!("{LABEL_PREFIX}{mode}-version")]
-            .as_str()
+        let version = label(format!("{LABEL_PREFIX}{mode}-version"))
             .filter(|v| *v == "latest" || is_version(v))
             .unwrap_or("latest")
             .to_owned();
@@ -75,7 +87,7 @@ impl Policy {
     }
 
     /// The violations of `pod`, as `reason (detail)` texts.
-    fn violations(&self, pod: &Value) -> Vec<String> {
+    fn violations(&self, pod: PodShape<'_>) -> Vec<String> {
         if self.level == Level::Privileged {
             return Vec::new();
         }
@@ -96,44 +108,69 @@ fn is_version(text: &str) -> bool {
         .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The labels of the namespace written to.
 /// The labels of the namespace the request writes in (its Pod Security
 /// levels).
 pub(super) async fn namespace_labels(
     objects: &dyn Loopback,
     attrs: &Attributes<'_>,
-) -> ApiResult<Value> {
+) -> ApiResult<Labels> {
     let Some(ns) = attrs.namespace.as_deref() else {
-        return Ok(Value::Null);
+        return Ok(None);
     };
-    let namespace = objects.read(("", "v1", "namespaces"), None, ns).await?;
-    Ok(namespace.map_or(Value::Null, |mut ns| ns["metadata"]["labels"].take()))
+    let namespace = loopback::get::<Namespace>(objects, None, ns).await?;
+    Ok(namespace.and_then(|ns| ns.metadata.labels))
 }
 
-/// Where the pod template of a kind that makes pods lies (`None` for other
-/// kinds).
-pub fn template_path(group: &str, plural: &str) -> Option<&'static [&'static str]> {
-    match (group, plural) {
-        ("apps", "deployments" | "replicasets" | "statefulsets" | "daemonsets")
-        | ("batch", "jobs")
-        | ("", "replicationcontrollers") => Some(&["spec", "template"]),
-        ("batch", "cronjobs") => Some(&["spec", "jobTemplate", "spec", "template"]),
-        ("", "podtemplates") => Some(&["template"]),
-        _ => None,
+/// Whether the request writes a kind that makes pods from a template.
+fn makes_pods(request: &Request<'_>) -> bool {
+    request.is_kind::<Deployment>()
+        || request.is_kind::<ReplicaSet>()
+        || request.is_kind::<StatefulSet>()
+        || request.is_kind::<DaemonSet>()
+        || request.is_kind::<Job>()
+        || request.is_kind::<CronJob>()
+        || request.is_kind::<ReplicationController>()
+        || request.is_kind::<PodTemplate>()
+}
+
+/// The pod template of a kind that makes pods (`None` for other kinds, and
+/// for a ReplicationController without one).
+pub fn pod_template(object: &Object) -> Option<PodShape<'_>> {
+    let template: &PodTemplateSpec = if let Some(d) = object.downcast_ref::<Deployment>() {
+        &d.spec.template
+    } else if let Some(r) = object.downcast_ref::<ReplicaSet>() {
+        &r.spec.template
+    } else if let Some(s) = object.downcast_ref::<StatefulSet>() {
+        &s.spec.template
+    } else if let Some(d) = object.downcast_ref::<DaemonSet>() {
+        &d.spec.template
+    } else if let Some(j) = object.downcast_ref::<Job>() {
+        &j.spec.template
+    } else if let Some(c) = object.downcast_ref::<CronJob>() {
+        &c.spec.job_template.spec.template
+    } else if let Some(r) = object.downcast_ref::<ReplicationController>() {
+        r.spec.template.as_ref()?
+    } else {
+        &object.downcast_ref::<PodTemplate>()?.template
+    };
+    Some(PodShape {
+        metadata: &template.metadata,
+        spec: &template.spec,
+    })
+}
+
+/// A pod as the standards look at it.
+pub fn pod_shape(pod: &Pod) -> PodShape<'_> {
+    PodShape {
+        metadata: &pod.metadata,
+        spec: &pod.spec,
     }
-}
-
-/// The pod template at `path` of a workload, as a pod's JSON (`metadata`
-/// and `spec`).
-pub fn pod_template(object: &Value, path: &[&str]) -> Value {
-    let template = path.iter().fold(object, |value, key| &value[key]);
-    serde_json::json!({ "metadata": template["metadata"], "spec": template["spec"] })
 }
 
 /// Whether the levels the namespace's `labels` set check pods at all: a
 /// namespace that enforces and warns of nothing (privileged) lets every pod
 /// through unlooked at.
-fn checks_pods(labels: &Value) -> bool {
+fn checks_pods(labels: &Labels) -> bool {
     ["enforce", "warn"]
         .iter()
         .any(|mode| Policy::of(labels, mode).level != Level::Privileged)
@@ -142,7 +179,7 @@ fn checks_pods(labels: &Value) -> bool {
 /// Checks the pod template of a workload being created: violations of the
 /// enforced level and of the warned one are warnings (the workload's pods
 /// are refused, not the workload).
-fn template_warnings(labels: &Value, pod: &Value, warnings: &mut Vec<String>) {
+fn template_warnings(labels: &Labels, pod: PodShape<'_>, warnings: &mut Vec<String>) {
     let enforce = Policy::of(labels, "enforce");
     let warn = Policy::of(labels, "warn");
     let mut policies = vec![enforce.clone()];
@@ -164,8 +201,8 @@ fn template_warnings(labels: &Value, pod: &Value, warnings: &mut Vec<String>) {
 /// Checks a pod against the levels its namespace's `labels` set.
 pub fn check_pod(
     attrs: &Attributes<'_>,
-    labels: &Value,
-    pod: &Value,
+    labels: &Labels,
+    pod: PodShape<'_>,
     warnings: &mut Vec<String>,
 ) -> ApiResult<()> {
     let enforce = Policy::of(labels, "enforce");
@@ -252,13 +289,14 @@ fn image(image: &Option<String>) -> Option<&str> {
 const MODES: [&str; 3] = ["enforce", "audit", "warn"];
 
 /// Refuses a namespace whose Pod Security labels name no level or version.
-pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
-    let labels = &namespace["metadata"]["labels"];
+pub fn validate_namespace(namespace: &Namespace) -> ApiResult<()> {
+    let labels = namespace.metadata.labels.as_ref();
+    let label = |key: &str| labels.and_then(|l| l.get(key)).map(String::as_str);
     let mut errors = FieldErrors::default();
     let path = FieldPath::new("metadata").child("labels");
     for mode in MODES {
         let key = format!("{LABEL_PREFIX}{mode}");
-        if let Some(level) = labels[&key].as_str().filter(|l| Level::parse(l).is_none()) {
+        if let Some(level) = label(&key).filter(|l| Level::parse(l).is_none()) {
             errors.invalid(
                 path.key(&key),
                 level,
@@ -266,17 +304,14 @@ pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
             );
         }
         let key = format!("{key}-version");
-        if let Some(version) = labels[&key]
-            .as_str()
-            .filter(|v| *v != "latest" && !is_version(v))
-        {
+        if let Some(version) = label(&key).filter(|v| *v != "latest" && !is_version(v)) {
             errors.invalid(path.key(&key), version, "must be \"latest\" or \"v1.x\"");
         }
     }
     if errors.is_empty() {
         return Ok(());
     }
-    let name = namespace["metadata"]["name"].as_str().unwrap_or_default();
+    let name = namespace.metadata.name.as_deref().unwrap_or_default();
     Err(ApiError::invalid("", "Namespace", name, &errors))
 }
 
@@ -286,33 +321,34 @@ pub fn validate_namespace(namespace: &Value) -> ApiResult<()> {
 /// The namespace's pods are read only when its enforced level changes.
 pub async fn existing_pod_warnings(
     objects: &dyn Loopback,
-    old: &Value,
-    new: &Value,
+    old: &Namespace,
+    new: &Namespace,
 ) -> ApiResult<Vec<String>> {
-    let new_policy = Policy::of(&new["metadata"]["labels"], "enforce");
-    let old_policy = Policy::of(&old["metadata"]["labels"], "enforce");
+    let new_policy = Policy::of(&new.metadata.labels, "enforce");
+    let old_policy = Policy::of(&old.metadata.labels, "enforce");
     if new_policy == old_policy || new_policy.level == Level::Privileged {
         return Ok(Vec::new());
     }
-    let ns = new["metadata"]["name"].as_str().unwrap_or_default();
-    let pods = objects.read_all(PODS, Some(ns)).await?;
+    let ns = new.metadata.name.as_deref().unwrap_or_default();
+    let pods = loopback::list::<Pod>(objects, Some(ns)).await?;
     Ok(pod_warnings(ns, &new_policy, &pods))
 }
 
 /// What [`existing_pod_warnings`] says about `pods` under `new_policy`.
-fn pod_warnings(ns: &str, new_policy: &Policy, pods: &[Value]) -> Vec<String> {
+fn pod_warnings(ns: &str, new_policy: &Policy, pods: &[Pod]) -> Vec<String> {
     // (violations, first pod by name, pods)
     let mut groups: Vec<(String, String, usize)> = Vec::new();
     for pod in prioritized(pods) {
-        let reasons: Vec<String> = checks::evaluate(new_policy.level == Level::Restricted, pod)
-            .into_iter()
-            .map(|(reason, _)| reason)
-            .collect();
+        let reasons: Vec<String> =
+            checks::evaluate(new_policy.level == Level::Restricted, pod_shape(pod))
+                .into_iter()
+                .map(|(reason, _)| reason)
+                .collect();
         if reasons.is_empty() {
             continue;
         }
         let reasons = reasons.join(", ");
-        let name = pod["metadata"]["name"].as_str().unwrap_or_default();
+        let name = pod.metadata.name.as_deref().unwrap_or_default();
         match groups.iter_mut().find(|(r, ..)| *r == reasons) {
             Some((_, first, count)) => {
                 if name < first.as_str() {
@@ -342,17 +378,18 @@ fn pod_warnings(ns: &str, new_policy: &Policy, pods: &[Value]) -> Vec<String> {
 
 /// Pods in upstream's order of evaluation: one per controller first, the
 /// other replicas after.
-fn prioritized(pods: &[Value]) -> Vec<&Value> {
+fn prioritized(pods: &[Pod]) -> Vec<&Pod> {
     let mut first = Vec::new();
     let mut replicas = Vec::new();
     let mut controllers: Vec<&str> = Vec::new();
     for pod in pods {
-        let controller = pod["metadata"]["ownerReferences"]
-            .as_array()
-            .into_iter()
+        let controller = pod
+            .metadata
+            .owner_references
+            .iter()
             .flatten()
-            .find(|owner| owner["controller"] == true)
-            .and_then(|owner| owner["uid"].as_str());
+            .find(|owner| owner.controller == Some(true))
+            .map(|owner| owner.uid.as_str());
         match controller {
             Some(uid) if controllers.contains(&uid) => replicas.push(pod),
             Some(uid) => {
@@ -377,12 +414,9 @@ impl Plugin for PodSecurity {
     }
 
     fn validates(&self, request: &Request<'_>) -> bool {
-        let info = request.attrs.scope.info();
         match request.operation {
             Operation::Create => {
-                request.is_kind::<Pod>()
-                    || request.is_kind::<Namespace>()
-                    || template_path(info.group, info.plural).is_some()
+                request.is_kind::<Pod>() || request.is_kind::<Namespace>() || makes_pods(request)
             }
             Operation::Update => {
                 (request.is_kind::<Pod>() && checks_update(request.endpoint))
@@ -401,21 +435,19 @@ impl Plugin for PodSecurity {
         warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         let attrs = &request.attrs;
-        if request.is_kind::<Namespace>() {
-            let object = object.json()?;
-            validate_namespace(object)?;
-            if let Some(old) = old {
-                let more = existing_pod_warnings(objects, old.json()?, object).await?;
+        if let Some(namespace) = object.downcast_ref::<Namespace>() {
+            validate_namespace(namespace)?;
+            if let Some(old) = old.and_then(|old| old.downcast_ref::<Namespace>()) {
+                let more = existing_pod_warnings(objects, old, namespace).await?;
                 warnings.extend(more);
             }
             return Ok(());
         }
-        if request.is_kind::<Pod>() {
+        if let Some(pod) = object.downcast_ref::<Pod>() {
             // Only updates that change what the standards look at are
             // checked again.
-            if let Some(old) = old
-                && let (Some(old), Some(new)) = (old.downcast_ref::<Pod>(), object.downcast_ref())
-                && !significant_update(old, new)
+            if let Some(old) = old.and_then(|old| old.downcast_ref::<Pod>())
+                && !significant_update(old, pod)
             {
                 return Ok(());
             }
@@ -423,20 +455,15 @@ impl Plugin for PodSecurity {
             if !checks_pods(&labels) {
                 return Ok(());
             }
-            return check_pod(attrs, &labels, object.json()?, warnings);
+            return check_pod(attrs, &labels, pod_shape(pod), warnings);
         }
-        let info = attrs.scope.info();
-        match template_path(info.group, info.plural) {
-            Some(path) => {
-                let labels = namespace_labels(objects, attrs).await?;
-                if !checks_pods(&labels) {
-                    return Ok(());
-                }
-                let pod = pod_template(object.json()?, path);
-                template_warnings(&labels, &pod, warnings);
-                Ok(())
-            }
-            None => Ok(()),
+        let Some(template) = pod_template(object.object()) else {
+            return Ok(());
+        };
+        let labels = namespace_labels(objects, attrs).await?;
+        if checks_pods(&labels) {
+            template_warnings(&labels, template, warnings);
         }
+        Ok(())
     }
 }
