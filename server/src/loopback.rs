@@ -19,6 +19,9 @@ pub type Resource<'a> = (&'a str, &'a str, &'a str);
 /// A change to an object's JSON form; an error refuses it.
 pub type Change<'a> = &'a (dyn Fn(&mut Value) -> ApiResult<()> + Sync);
 
+/// A change to an object as its kind's Rust value; an error refuses it.
+pub type ObjectChange<'a> = &'a (dyn Fn(&mut Object) -> ApiResult<()> + Sync);
+
 /// The objects admission plugins read.
 #[async_trait]
 pub trait Loopback: Send + Sync {
@@ -82,6 +85,16 @@ pub trait Loopback: Send + Sync {
         change: Change<'_>,
     ) -> ApiResult<()>;
 
+    /// [`Loopback::edit_status`] of the object as its kind's Rust value
+    /// (the version `resource` names); what [`edit_status`] makes typed.
+    async fn edit_object_status(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: ObjectChange<'_>,
+    ) -> ApiResult<()>;
+
     /// Changes an object (retried on conflict), as the API server's own
     /// client: how authentication records a legacy token's last use. A
     /// missing object is a 404; a kind the server does not serve changes
@@ -138,4 +151,25 @@ pub async fn list<K: Kind>(objects: &dyn Loopback, namespace: Option<&str>) -> A
         .read_all_objects(resource_of::<K>(), namespace)
         .await?;
     all.into_iter().map(typed).collect()
+}
+
+/// Changes the status of object `name` of the kind `K` as its Rust value
+/// (through `/status`, retried on conflict): a missing object is a 404; a
+/// kind the server does not serve changes nothing.
+pub async fn edit_status<K: Kind>(
+    objects: &dyn Loopback,
+    namespace: Option<&str>,
+    name: &str,
+    change: &(dyn Fn(&mut K) -> ApiResult<()> + Sync),
+) -> ApiResult<()> {
+    let change = |object: &mut Object| match object.downcast_mut::<K>() {
+        Some(typed) => change(typed),
+        None => Err(ApiError::internal(format!(
+            "a {} read as another type",
+            K::INFO.kind
+        ))),
+    };
+    objects
+        .edit_object_status(resource_of::<K>(), namespace, name, &change)
+        .await
 }

@@ -19,20 +19,22 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use kapi_api_types::core::v1::{Pod, ResourceQuota as Quota_};
+use kapi_runtime::intstr::Quantity;
 
 mod usage;
 
 use super::limit_ranger::Amount;
-use crate::admission::{Attributes, Quota, QuotaCharge, View};
+use crate::admission::{Attributes, Quota, QuotaCharge};
 use crate::api_error::ApiResult;
 use crate::body::Object;
-use crate::loopback::{Change, Loopback};
+use crate::loopback::{self, Loopback};
 use crate::scope::Scope;
 use async_trait::async_trait;
 use usage::{evaluated, usage_of};
 
-const QUOTAS: (&str, &str, &str) = ("", "v1", "resourcequotas");
+/// A quota's amounts by resource name.
+type Amounts = BTreeMap<String, Quantity>;
 
 /// The resources a pod must request (or limit) in every container when a
 /// quota constrains them: upstream's compatibility rule for cpu and memory.
@@ -58,24 +60,23 @@ pub struct Charge<'a> {
 /// what to charge (nothing on a dry run or when no quota counts the object).
 pub fn admit<'a>(
     attrs: &Attributes<'a>,
-    quotas: &[Value],
-    object: &Value,
+    quotas: &[Quota_],
+    object: &Object,
     dry_run: bool,
 ) -> ApiResult<Option<Charge<'a>>> {
-    let is_pod = (attrs.scope.info().group, attrs.scope.info().plural) == ("", "pods");
-    let quotas: Vec<&Value> = quotas
-        .iter()
-        .filter(|q| evaluated(q, is_pod.then_some(object)))
-        .collect();
+    let pod = object.downcast_ref::<Pod>();
+    let quotas: Vec<&Quota_> = quotas.iter().filter(|q| evaluated(q, pod)).collect();
     let usage = usage_of(attrs.scope, object);
     for quota in &quotas {
-        check_constraints(attrs, quota, object)?;
+        if let Some(pod) = pod {
+            check_constraints(attrs, quota, pod)?;
+        }
         check(attrs, quota, &usage)?;
     }
     let quotas: Vec<String> = quotas
         .into_iter()
         .filter(|quota| charged(quota, &usage))
-        .filter_map(|quota| quota["metadata"]["name"].as_str().map(str::to_owned))
+        .filter_map(|quota| quota.metadata.name.clone())
         .collect();
     if dry_run || quotas.is_empty() {
         return Ok(None);
@@ -95,9 +96,9 @@ impl QuotaCharge for Charge<'_> {
     /// A quota deleted meanwhile constrains nothing any more.
     async fn charge(&self, objects: &dyn Loopback) -> ApiResult<()> {
         for (i, name) in self.quotas.iter().enumerate() {
-            let charge = |current: &mut Value| {
+            let charge = |current: &mut Quota_| {
                 check(&self.attrs, current, &self.usage)?;
-                current["status"]["used"] = add_usage(current, &self.usage, 1);
+                current.status.used = Some(add_usage(current, &self.usage, 1));
                 Ok(())
             };
             match self.edit(objects, name, &charge).await {
@@ -121,8 +122,8 @@ impl QuotaCharge for Charge<'_> {
 impl Charge<'_> {
     async fn refund_quotas(&self, objects: &dyn Loopback, quotas: &[String]) {
         for name in quotas {
-            let refund = |current: &mut Value| {
-                current["status"]["used"] = add_usage(current, &self.usage, -1);
+            let refund = |current: &mut Quota_| {
+                current.status.used = Some(add_usage(current, &self.usage, -1));
                 Ok(())
             };
             if let Err(e) = self.edit(objects, name, &refund).await {
@@ -131,15 +132,24 @@ impl Charge<'_> {
         }
     }
 
-    async fn edit(&self, objects: &dyn Loopback, name: &str, change: Change<'_>) -> ApiResult<()> {
+    async fn edit(
+        &self,
+        objects: &dyn Loopback,
+        name: &str,
+        change: &(dyn Fn(&mut Quota_) -> ApiResult<()> + Sync),
+    ) -> ApiResult<()> {
         let namespace = self.attrs.namespace.as_deref();
-        objects.edit_status(QUOTAS, namespace, name, change).await
+        loopback::edit_status(objects, namespace, name, change).await
     }
 }
 
+fn hard(quota: &Quota_) -> Option<&Amounts> {
+    quota.status.hard.as_ref()
+}
+
 /// The resources of `usage` a quota constrains.
-fn constrained<'u>(quota: &Value, usage: &'u BTreeMap<String, Amount>) -> Vec<&'u String> {
-    let hard = quota["status"]["hard"].as_object();
+fn constrained<'u>(quota: &Quota_, usage: &'u BTreeMap<String, Amount>) -> Vec<&'u String> {
+    let hard = hard(quota);
     usage
         .keys()
         .filter(|name| hard.is_some_and(|h| h.contains_key(name.as_str())))
@@ -147,40 +157,39 @@ fn constrained<'u>(quota: &Value, usage: &'u BTreeMap<String, Amount>) -> Vec<&'
 }
 
 /// Whether a quota constrains anything of `usage`.
-fn charged(quota: &Value, usage: &BTreeMap<String, Amount>) -> bool {
+fn charged(quota: &Quota_, usage: &BTreeMap<String, Amount>) -> bool {
     !constrained(quota, usage).is_empty()
 }
 
 /// Every container of a pod must ask for the cpu and memory a quota
 /// constrains.
-fn check_constraints(attrs: &Attributes<'_>, quota: &Value, pod: &Value) -> ApiResult<()> {
-    if attrs.scope.info().plural != "pods" || !attrs.scope.info().group.is_empty() {
-        return Ok(());
-    }
-    let hard = quota["status"]["hard"].as_object();
+fn check_constraints(attrs: &Attributes<'_>, quota: &Quota_, pod: &Pod) -> ApiResult<()> {
+    let hard = hard(quota);
     let required: Vec<&str> = MUST_SPECIFY
         .iter()
         .copied()
         .filter(|name| hard.is_some_and(|h| h.contains_key(*name)))
         .collect();
     let mut missing: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    let containers = ["containers", "initContainers"]
-        .into_iter()
-        .flat_map(|list| pod["spec"][list].as_array().into_iter().flatten());
+    let spec = &pod.spec;
+    let containers = spec
+        .containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten());
     for container in containers {
-        let resources = &container["resources"];
+        let resources = &container.resources;
         let has = |name: &str| {
             let (list, resource) = match name.split_once('.') {
-                Some((list, resource)) => (list, resource),
-                None => ("requests", name),
+                Some(("limits", resource)) => (&resources.limits, resource),
+                Some((_, resource)) => (&resources.requests, resource),
+                None => (&resources.requests, name),
             };
-            !resources[list][resource].is_null()
+            list.as_ref().is_some_and(|l| l.contains_key(resource))
         };
         for name in required.iter().copied().filter(|name| !has(name)) {
             let names = missing.entry(name).or_default();
-            let container_name = container["name"].as_str().unwrap_or_default().to_owned();
-            if !names.contains(&container_name) {
-                names.push(container_name);
+            if !names.contains(&container.name) {
+                names.push(container.name.clone());
             }
         }
     }
@@ -194,7 +203,7 @@ fn check_constraints(attrs: &Attributes<'_>, quota: &Value, pod: &Value) -> ApiR
             format!("{name} for: {}", containers.join(","))
         })
         .collect();
-    let quota_name = quota["metadata"]["name"].as_str().unwrap_or_default();
+    let quota_name = quota.metadata.name.as_deref().unwrap_or_default();
     Err(attrs.forbidden(&format!(
         "failed quota: {quota_name}: must specify {}",
         list.join("; ")
@@ -202,28 +211,31 @@ fn check_constraints(attrs: &Attributes<'_>, quota: &Value, pod: &Value) -> ApiR
 }
 
 /// Refuses usage that would exceed a quota (given as the stored object).
-fn check(attrs: &Attributes<'_>, quota: &Value, usage: &BTreeMap<String, Amount>) -> ApiResult<()> {
-    let name = quota["metadata"]["name"].as_str().unwrap_or_default();
+fn check(
+    attrs: &Attributes<'_>,
+    quota: &Quota_,
+    usage: &BTreeMap<String, Amount>,
+) -> ApiResult<()> {
+    let name = quota.metadata.name.as_deref().unwrap_or_default();
     let resources = constrained(quota, usage);
     if resources.is_empty() {
         return Ok(());
     }
-    let used = &quota["status"]["used"];
-    if resources.iter().any(|r| used[r.as_str()].is_null()) {
+    let empty = Amounts::new();
+    let used = quota.status.used.as_ref().unwrap_or(&empty);
+    if resources.iter().any(|r| !used.contains_key(r.as_str())) {
         let names: Vec<&str> = resources.iter().map(|r| r.as_str()).collect();
         return Err(attrs.forbidden(&format!(
             "status unknown for quota: {name}, resources: {}",
             names.join(",")
         )));
     }
-    let hard = &quota["status"]["hard"];
+    let hard = hard(quota).unwrap_or(&empty);
+    let amount = |amounts: &Amounts, r: &str| Amount::of_text(&amounts.get(r)?.0);
     let exceeded: Vec<&String> = resources
         .into_iter()
         .filter(|r| {
-            let (Some(used), Some(hard)) = (
-                Amount::parse(&used[r.as_str()]),
-                Amount::parse(&hard[r.as_str()]),
-            ) else {
+            let (Some(used), Some(hard)) = (amount(used, r), amount(hard, r)) else {
                 return false;
             };
             used.milli + usage[*r].milli > hard.milli
@@ -239,24 +251,25 @@ fn check(attrs: &Attributes<'_>, quota: &Value, usage: &BTreeMap<String, Amount>
             .collect::<Vec<_>>()
             .join(",")
     };
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let text = |amounts: &Amounts, r: &str| amounts.get(r).map(|q| q.0.clone()).unwrap_or_default();
     Err(attrs.forbidden(&format!(
         "exceeded quota: {name}, requested: {}, used: {}, limited: {}",
         print(&|r| usage[r].text.clone()),
-        print(&|r| text(&used[r])),
-        print(&|r| text(&hard[r])),
+        print(&|r| text(used, r)),
+        print(&|r| text(hard, r)),
     )))
 }
 
-/// A quota's `status.used` with `usage` added to what it constrains (a sum
-/// is written in the suffixes of what was used, or of the usage when
-/// nothing was).
-/// `status.used` with `usage` added (`sign` 1) or taken back (-1, never
-/// below zero).
-fn add_usage(quota: &Value, usage: &BTreeMap<String, Amount>, sign: i128) -> Value {
-    let mut used = quota["status"]["used"].clone();
+/// A quota's `status.used` with `usage` added (`sign` 1) or taken back
+/// (-1, never below zero) to what it constrains: a sum is written in the
+/// suffixes of what was used, or of the usage when nothing was.
+fn add_usage(quota: &Quota_, usage: &BTreeMap<String, Amount>, sign: i128) -> Amounts {
+    let mut used = quota.status.used.clone().unwrap_or_default();
     for resource in constrained(quota, usage) {
-        let Some(before) = Amount::parse(&used[resource.as_str()]) else {
+        let Some(before) = used
+            .get(resource.as_str())
+            .and_then(|q| Amount::of_text(&q.0))
+        else {
             continue;
         };
         let added = &usage[resource];
@@ -266,7 +279,7 @@ fn add_usage(quota: &Value, usage: &BTreeMap<String, Amount>, sign: i128) -> Val
             before.text.ends_with('i')
         };
         let sum = Amount::from_milli((before.milli + sign * added.milli).max(0), binary);
-        used[resource.as_str()] = json!(sum.text);
+        used.insert(resource.clone(), Quantity(sum.text));
     }
     used
 }
@@ -294,12 +307,11 @@ impl Quota for ResourceQuota {
             return Ok(None);
         };
         // Most namespaces have no quota: the object is not looked at then.
-        let quotas = objects.read_all(QUOTAS, Some(ns)).await?;
+        let quotas = loopback::list::<Quota_>(objects, Some(ns)).await?;
         if quotas.is_empty() {
             return Ok(None);
         }
-        let object = View::new(object);
-        let charge = admit(&attrs, &quotas, object.json()?, dry_run)?;
+        let charge = admit(&attrs, &quotas, object, dry_run)?;
         Ok(charge.map(|c| Box::new(c) as Box<dyn QuotaCharge + 'a>))
     }
 }

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
-use crate::loopback::{Change, Loopback, Resource};
+use crate::loopback::{Change, Loopback, ObjectChange, Resource};
 
 #[async_trait]
 impl Loopback for Registry {
@@ -58,6 +58,26 @@ impl Loopback for Registry {
     ) -> ApiResult<()> {
         self.edit_as_apiserver(resource, namespace, name, Endpoint::Status, change)
             .await
+    }
+
+    async fn edit_object_status(
+        &self,
+        (group, version, plural): Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: ObjectChange<'_>,
+    ) -> ApiResult<()> {
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
+            return Ok(());
+        };
+        let scope = Scope::new(&entry, namespace);
+        let options = WriteOptions {
+            manager: "kube-apiserver",
+            ..WriteOptions::default()
+        };
+        self.edit_object(scope, name, Endpoint::Status, change, options)
+            .await
+            .map(drop)
     }
 
     async fn edit(

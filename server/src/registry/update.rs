@@ -36,11 +36,17 @@ pub enum PatchKind {
 /// status, for instance. Errors abort the update.
 pub type Edit<'a> = &'a (dyn Fn(&mut Value) -> ApiResult<()> + Sync);
 
+/// A change the server itself makes to an object of a compiled kind, as
+/// its Rust value in the served version (downcast by the caller): a
+/// quota's charge, for instance. Errors abort the update.
+pub type EditObject<'a> = &'a (dyn Fn(&mut Object) -> ApiResult<()> + Sync);
+
 /// Where the new object of an update comes from.
 enum Source<'a> {
     Body(&'a Object),
     Patch(PatchKind, &'a Value, Option<Arc<PatchSchema>>),
     Edit(Edit<'a>),
+    EditObject(EditObject<'a>),
 }
 
 impl Registry {
@@ -152,6 +158,20 @@ impl Registry {
         opts: WriteOptions<'_>,
     ) -> ApiResult<Written> {
         self.guaranteed_update(scope, name, Source::Edit(edit), endpoint, opts)
+            .await
+    }
+
+    /// [`Registry::edit`] of the object as its kind's Rust value, without
+    /// its JSON.
+    pub async fn edit_object(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        endpoint: Endpoint,
+        edit: EditObject<'_>,
+        opts: WriteOptions<'_>,
+    ) -> ApiResult<Written> {
+        self.guaranteed_update(scope, name, Source::EditObject(edit), endpoint, opts)
             .await
     }
 
@@ -371,6 +391,11 @@ impl Registry {
                 let input = Input::from_value(scope.served, doc)?;
                 scope.to_storage(input.object)?
             }
+            Source::EditObject(edit) => {
+                let mut served = scope.to_served(old.clone())?;
+                edit(&mut served)?;
+                scope.to_storage(served)?
+            }
         };
         if let Some(rv) = new
             .metadata()
@@ -400,7 +425,7 @@ impl Registry {
             Source::Body(_) => true,
             Source::Patch(PatchKind::Apply { .. }, ..) => false,
             Source::Patch(..) => true,
-            Source::Edit(_) => !opts.manager.is_empty(),
+            Source::Edit(_) | Source::EditObject(_) => !opts.manager.is_empty(),
         };
         if tracked {
             // Defaulted as upstream's decoder does; the writer owns what it

@@ -131,9 +131,7 @@ pub fn check(attrs: &Attributes<'_>, ranges: &[LimitRange], object: Bounded<'_>)
                     usage.check(kind, item, &mut errors);
                 }
             }
-            ("Pod", Bounded::Pod(pod)) => {
-                Usage::of_typed_pod(&pod.spec).check(kind, item, &mut errors)
-            }
+            ("Pod", Bounded::Pod(pod)) => Usage::of_pod(&pod.spec).check(kind, item, &mut errors),
             ("PersistentVolumeClaim", Bounded::Claim(claim)) => {
                 let usage = Usage::of(claim.spec.resources.requests.as_ref(), None);
                 usage.check_claim(kind, item, &mut errors);

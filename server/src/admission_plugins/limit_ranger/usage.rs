@@ -8,7 +8,6 @@ use kapi_api_types::core::v1::limitrange::LimitRangeItem;
 use kapi_api_types::core::v1::pod::container::ResourceRequirements;
 use kapi_api_types::core::v1::pod::spec::PodSpec;
 use kapi_runtime::quantity::{canonical, nano_value};
-use serde_json::Value;
 
 use super::Resources;
 
@@ -21,13 +20,8 @@ pub(in crate::admission_plugins) struct Amount {
 }
 
 impl Amount {
-    /// The amount a JSON quantity (a string) gives.
-    pub(in crate::admission_plugins) fn parse(value: &Value) -> Option<Amount> {
-        Amount::of_text(value.as_str()?)
-    }
-
     /// The amount of a quantity's text; none when it is no quantity.
-    fn of_text(text: &str) -> Option<Amount> {
+    pub(in crate::admission_plugins) fn of_text(text: &str) -> Option<Amount> {
         let nano = nano_value(text)?;
         Some(Amount {
             text: canonical(text).unwrap_or_else(|| text.to_owned()),
@@ -67,14 +61,6 @@ fn amounts(list: Option<&Resources>) -> BTreeMap<String, Amount> {
 }
 
 /// The amounts of a resource list's JSON form.
-fn json_amounts(list: &Value) -> BTreeMap<String, Amount> {
-    list.as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(name, value)| Some((name.clone(), Amount::parse(value)?)))
-        .collect()
-}
-
 impl Usage {
     /// The usage of a container (or of a claim, which has no limits).
     pub(super) fn of(requests: Option<&Resources>, limits: Option<&Resources>) -> Usage {
@@ -85,26 +71,8 @@ impl Usage {
     }
 
     /// The usage of a pod given as its spec's JSON form (see
-    /// [`Usage::of_typed_pod`]).
-    pub(in crate::admission_plugins) fn of_pod(spec: &Value) -> Usage {
-        let list = |key: &str| spec[key].as_array().into_iter().flatten();
-        let of = |container: &Value| {
-            let resources = &container["resources"];
-            Usage {
-                requests: json_amounts(&resources["requests"]),
-                limits: json_amounts(&resources["limits"]),
-            }
-        };
-        let containers: Vec<Usage> = list("containers").map(of).collect();
-        let init: Vec<(bool, Usage)> = list("initContainers")
-            .map(|c| (c["restartPolicy"] == "Always", of(c)))
-            .collect();
-        Usage::add_up(&containers, &init)
-    }
-
-    /// A pod's usage: its containers and sidecars add up; an init container
-    /// that runs alone counts when it needs more.
-    pub(super) fn of_typed_pod(spec: &PodSpec) -> Usage {
+    /// [`Usage::of_pod`]).
+    pub(in crate::admission_plugins) fn of_pod(spec: &PodSpec) -> Usage {
         let of = |resources: &ResourceRequirements| {
             Usage::of(resources.requests.as_ref(), resources.limits.as_ref())
         };

@@ -4,27 +4,28 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use kapi_api_types::core::v1::pod::affinity::PodAffinityTerm;
+use kapi_api_types::core::v1::{PersistentVolumeClaim, Pod, ResourceQuota, Service};
 
 use super::super::limit_ranger::{Amount, Usage};
+use crate::body::Object;
 use crate::scope::Scope;
 
 /// Whether a quota constrains this create: it has a status, and its scopes
 /// (all of them) match the object (`pod`; scoped quotas count only pods).
-pub(super) fn evaluated(quota: &Value, pod: Option<&Value>) -> bool {
-    let has_hard = quota["status"]["hard"]
-        .as_object()
-        .is_some_and(|h| !h.is_empty());
-    let scopes = quota["spec"]["scopes"].as_array().into_iter().flatten();
-    let selected = quota["spec"]["scopeSelector"]["matchExpressions"]
-        .as_array()
-        .into_iter()
-        .flatten();
+pub(super) fn evaluated(quota: &ResourceQuota, pod: Option<&Pod>) -> bool {
+    let has_hard = quota.status.hard.as_ref().is_some_and(|h| !h.is_empty());
+    let spec = &quota.spec;
+    let scopes = spec.scopes.iter().flatten();
+    let selected = spec
+        .scope_selector
+        .iter()
+        .flat_map(|s| s.match_expressions.iter().flatten());
     let mut requirements = scopes
-        .map(|scope| (scope.as_str().unwrap_or_default(), "Exists", &Value::Null))
+        .map(|scope| (scope.as_str(), "Exists", &[][..]))
         .chain(selected.map(|r| {
-            let text = |key: &str| r[key].as_str().unwrap_or_default();
-            (text("scopeName"), text("operator"), &r["values"])
+            let values = r.values.as_deref().unwrap_or_default();
+            (r.scope_name.as_str(), r.operator.as_str(), values)
         }))
         .peekable();
     if requirements.peek().is_none() {
@@ -38,39 +39,44 @@ pub(super) fn evaluated(quota: &Value, pod: Option<&Value>) -> bool {
 }
 
 /// Whether a pod matches one scope requirement.
-fn matches_scope(pod: &Value, scope: &str, operator: &str, values: &Value) -> bool {
-    let spec = &pod["spec"];
-    let terminating = spec["activeDeadlineSeconds"]
-        .as_i64()
-        .is_some_and(|s| s >= 0);
-    let best_effort = pod["status"]["qosClass"] == "BestEffort";
+fn matches_scope(pod: &Pod, scope: &str, operator: &str, values: &[String]) -> bool {
+    let spec = &pod.spec;
+    let terminating = spec.active_deadline_seconds.is_some_and(|s| s >= 0);
+    let best_effort = pod.status.qos_class.as_deref() == Some("BestEffort");
     match scope {
         "Terminating" => terminating,
         "NotTerminating" => !terminating,
         "BestEffort" => best_effort,
         "NotBestEffort" => !best_effort,
         // A pod affinity or anti-affinity term that reaches other namespaces.
-        "CrossNamespacePodAffinity" => ["podAffinity", "podAntiAffinity"].iter().any(|kind| {
-            let affinity = &spec["affinity"][kind];
-            let required = affinity["requiredDuringSchedulingIgnoredDuringExecution"]
-                .as_array()
+        "CrossNamespacePodAffinity" => spec.affinity.as_deref().is_some_and(|affinity| {
+            let pod_affinity = affinity.pod_affinity.as_ref().map(|a| {
+                (
+                    &a.required_during_scheduling_ignored_during_execution,
+                    &a.preferred_during_scheduling_ignored_during_execution,
+                )
+            });
+            let anti_affinity = affinity.pod_anti_affinity.as_ref().map(|a| {
+                (
+                    &a.required_during_scheduling_ignored_during_execution,
+                    &a.preferred_during_scheduling_ignored_during_execution,
+                )
+            });
+            pod_affinity
                 .into_iter()
-                .flatten();
-            let preferred = affinity["preferredDuringSchedulingIgnoredDuringExecution"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|weighted| &weighted["podAffinityTerm"]);
-            required.chain(preferred).any(|term| {
-                term["namespaces"].as_array().is_some_and(|n| !n.is_empty())
-                    || term["namespaceSelector"].is_object()
-            })
+                .chain(anti_affinity)
+                .any(|(required, preferred)| {
+                    let preferred = preferred.iter().flatten().map(|w| &w.pod_affinity_term);
+                    required
+                        .iter()
+                        .flatten()
+                        .chain(preferred)
+                        .any(reaches_other_namespaces)
+                })
         }),
         "PriorityClass" => {
-            let class = spec["priorityClassName"].as_str().unwrap_or_default();
-            let listed = values
-                .as_array()
-                .is_some_and(|values| values.iter().any(|v| v == class));
+            let class = spec.priority_class_name.as_deref().unwrap_or_default();
+            let listed = values.iter().any(|v| v == class);
             match operator {
                 "In" => listed,
                 "NotIn" => !listed,
@@ -83,8 +89,13 @@ fn matches_scope(pod: &Value, scope: &str, operator: &str, values: &Value) -> bo
     }
 }
 
+/// Whether an affinity term selects pods of other namespaces.
+fn reaches_other_namespaces(term: &PodAffinityTerm) -> bool {
+    term.namespaces.as_ref().is_some_and(|n| !n.is_empty()) || term.namespace_selector.is_some()
+}
+
 /// The usage a new object adds, by resource name.
-pub(super) fn usage_of(scope: Scope<'_>, object: &Value) -> BTreeMap<String, Amount> {
+pub(super) fn usage_of(scope: Scope<'_>, object: &Object) -> BTreeMap<String, Amount> {
     let info = scope.info();
     let one = || Amount::from_milli(1000, false);
     let mut usage = BTreeMap::new();
@@ -94,70 +105,69 @@ pub(super) fn usage_of(scope: Scope<'_>, object: &Value) -> BTreeMap<String, Amo
         format!("count/{}.{}", info.plural, info.group)
     };
     usage.insert(count, one());
-    match (info.group, info.plural) {
-        ("", "pods") => {
-            usage.insert("pods".to_owned(), one());
-            let pod = Usage::of_pod(&object["spec"]);
-            for resource in ["cpu", "memory", "ephemeral-storage"] {
-                if let Some(request) = pod.requests.get(resource) {
-                    usage.insert(resource.to_owned(), request.clone());
-                    usage.insert(format!("requests.{resource}"), request.clone());
-                }
-                if let Some(limit) = pod.limits.get(resource) {
-                    usage.insert(format!("limits.{resource}"), limit.clone());
-                }
+    if let Some(pod) = object.downcast_ref::<Pod>() {
+        usage.insert("pods".to_owned(), one());
+        let pod = Usage::of_pod(&pod.spec);
+        for resource in ["cpu", "memory", "ephemeral-storage"] {
+            if let Some(request) = pod.requests.get(resource) {
+                usage.insert(resource.to_owned(), request.clone());
+                usage.insert(format!("requests.{resource}"), request.clone());
             }
-            // Huge pages count under their name and as requests; extended
-            // resources (`example.com/dongle`) only as `requests.<name>`, the
-            // one form a quota may name them in (upstream's PodUsageFunc).
-            for (resource, request) in &pod.requests {
-                if resource.starts_with("hugepages-") {
-                    usage.insert(resource.clone(), request.clone());
-                    usage.insert(format!("requests.{resource}"), request.clone());
-                } else if is_extended_resource(resource) {
-                    usage.insert(format!("requests.{resource}"), request.clone());
-                }
+            if let Some(limit) = pod.limits.get(resource) {
+                usage.insert(format!("limits.{resource}"), limit.clone());
             }
         }
-        ("", "persistentvolumeclaims") => {
-            usage.insert("persistentvolumeclaims".to_owned(), one());
-            let class = object["spec"]["storageClassName"]
-                .as_str()
-                .unwrap_or_default();
-            let prefix = format!("{class}.storageclass.storage.k8s.io/");
+        // Huge pages count under their name and as requests; extended
+        // resources (`example.com/dongle`) only as `requests.<name>`, the
+        // one form a quota may name them in (upstream's PodUsageFunc).
+        for (resource, request) in &pod.requests {
+            if resource.starts_with("hugepages-") {
+                usage.insert(resource.clone(), request.clone());
+                usage.insert(format!("requests.{resource}"), request.clone());
+            } else if is_extended_resource(resource) {
+                usage.insert(format!("requests.{resource}"), request.clone());
+            }
+        }
+    } else if let Some(claim) = object.downcast_ref::<PersistentVolumeClaim>() {
+        usage.insert("persistentvolumeclaims".to_owned(), one());
+        let class = claim.spec.storage_class_name.as_deref().unwrap_or_default();
+        let prefix = format!("{class}.storageclass.storage.k8s.io/");
+        if !class.is_empty() {
+            usage.insert(format!("{prefix}persistentvolumeclaims"), one());
+        }
+        let requests = claim.spec.resources.requests.as_ref();
+        let storage = requests.and_then(|r| r.get("storage"));
+        if let Some(storage) = storage.and_then(|s| Amount::of_text(&s.0)) {
             if !class.is_empty() {
-                usage.insert(format!("{prefix}persistentvolumeclaims"), one());
+                usage.insert(format!("{prefix}requests.storage"), storage.clone());
             }
-            let storage = &object["spec"]["resources"]["requests"]["storage"];
-            if let Some(storage) = Amount::parse(storage) {
-                if !class.is_empty() {
-                    usage.insert(format!("{prefix}requests.storage"), storage.clone());
-                }
-                usage.insert("requests.storage".to_owned(), storage);
-            }
+            usage.insert("requests.storage".to_owned(), storage);
         }
-        ("", "services") => {
-            usage.insert("services".to_owned(), one());
-            let kind = object["spec"]["type"].as_str().unwrap_or_default();
-            let ports = object["spec"]["ports"].as_array().map_or(0, Vec::len) as i128;
-            let node_ports = match kind {
-                "NodePort" | "LoadBalancer" => ports,
-                _ => 0,
-            };
-            let balancers = i128::from(kind == "LoadBalancer");
-            usage.insert(
-                "services.nodeports".to_owned(),
-                Amount::from_milli(node_ports * 1000, false),
-            );
-            usage.insert(
-                "services.loadbalancers".to_owned(),
-                Amount::from_milli(balancers * 1000, false),
-            );
-        }
-        ("", legacy @ ("configmaps" | "secrets" | "replicationcontrollers" | "resourcequotas")) => {
-            usage.insert(legacy.to_owned(), one());
-        }
-        _ => {}
+    } else if let Some(service) = object.downcast_ref::<Service>() {
+        usage.insert("services".to_owned(), one());
+        let kind = service.spec.type_.as_deref().unwrap_or_default();
+        let ports = service.spec.ports.as_ref().map_or(0, Vec::len) as i128;
+        let node_ports = match kind {
+            "NodePort" | "LoadBalancer" => ports,
+            _ => 0,
+        };
+        let balancers = i128::from(kind == "LoadBalancer");
+        usage.insert(
+            "services.nodeports".to_owned(),
+            Amount::from_milli(node_ports * 1000, false),
+        );
+        usage.insert(
+            "services.loadbalancers".to_owned(),
+            Amount::from_milli(balancers * 1000, false),
+        );
+    } else if info.group.is_empty()
+        && matches!(
+            info.plural,
+            "configmaps" | "secrets" | "replicationcontrollers" | "resourcequotas"
+        )
+    {
+        // The object counts of the core kinds quotas knew before `count/`.
+        usage.insert(info.plural.to_owned(), one());
     }
     usage
 }
