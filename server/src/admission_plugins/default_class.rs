@@ -4,15 +4,16 @@
 //! one, the class annotated as default (the newest, of several; by name on a
 //! tie).
 
-use serde_json::{Value, json};
+use kapi_api_types::core::v1::PersistentVolumeClaim;
+use kapi_api_types::networking::v1::{Ingress, IngressClass};
+use kapi_api_types::storage::v1::StorageClass;
+use kapi_runtime::Resource as Kind;
+use kapi_runtime::meta::ObjectMeta;
 
 use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
-use crate::loopback::Loopback;
+use crate::loopback::{self, Loopback};
 use async_trait::async_trait;
-
-const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
-const INGRESS_CLASSES: (&str, &str, &str) = ("networking.k8s.io", "v1", "ingressclasses");
 
 /// The annotations that make a StorageClass the default (GA and beta).
 const DEFAULT_STORAGE_CLASS: &[&str] = &[
@@ -23,60 +24,75 @@ const DEFAULT_STORAGE_CLASS: &[&str] = &[
 /// The annotation that makes an IngressClass the default.
 const DEFAULT_INGRESS_CLASS: &[&str] = &["ingressclass.kubernetes.io/is-default-class"];
 
+/// Whether `meta` carries the annotation `key`.
+fn annotated(meta: &ObjectMeta, key: &str) -> bool {
+    meta.annotations
+        .as_ref()
+        .is_some_and(|a| a.contains_key(key))
+}
+
 /// Gives a claim being created the default StorageClass, unless it has a
 /// class (an empty `storageClassName` counts: it asks for none).
-pub async fn admit_claim(objects: &dyn Loopback, claim: &mut Value) -> ApiResult<()> {
-    let has_class = !claim["spec"]["storageClassName"].is_null()
-        || !claim["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].is_null();
-    if has_class || !claim["spec"].is_object() {
+pub async fn admit_claim(
+    objects: &dyn Loopback,
+    claim: &mut PersistentVolumeClaim,
+) -> ApiResult<()> {
+    let has_class = claim.spec.storage_class_name.is_some()
+        || annotated(&claim.metadata, "volume.beta.kubernetes.io/storage-class");
+    if has_class {
         return Ok(());
     }
-    if let Some(name) = default_class(objects, STORAGE_CLASSES, DEFAULT_STORAGE_CLASS).await? {
-        claim["spec"]["storageClassName"] = json!(name);
+    let classes = loopback::list::<StorageClass>(objects, None).await?;
+    let metas = classes.iter().map(|class| &class.metadata);
+    if let Some(name) = default_class(metas, DEFAULT_STORAGE_CLASS) {
+        claim.spec.storage_class_name = Some(name);
     }
     Ok(())
 }
 
 /// Gives an ingress being created the default IngressClass, unless it has a
 /// class (in its spec or its legacy annotation).
-pub async fn admit_ingress(objects: &dyn Loopback, ingress: &mut Value) -> ApiResult<()> {
-    let has_class = !ingress["spec"]["ingressClassName"].is_null()
-        || !ingress["metadata"]["annotations"]["kubernetes.io/ingress.class"].is_null();
-    if has_class || !ingress["spec"].is_object() {
+pub async fn admit_ingress(objects: &dyn Loopback, ingress: &mut Ingress) -> ApiResult<()> {
+    let has_class = ingress.spec.ingress_class_name.is_some()
+        || annotated(&ingress.metadata, "kubernetes.io/ingress.class");
+    if has_class {
         return Ok(());
     }
-    if let Some(name) = default_class(objects, INGRESS_CLASSES, DEFAULT_INGRESS_CLASS).await? {
-        ingress["spec"]["ingressClassName"] = json!(name);
+    let classes = loopback::list::<IngressClass>(objects, None).await?;
+    let metas = classes.iter().map(|class| &class.metadata);
+    if let Some(name) = default_class(metas, DEFAULT_INGRESS_CLASS) {
+        ingress.spec.ingress_class_name = Some(name);
     }
     Ok(())
 }
 
-/// The name of the default class of a kind: of those annotated `true`, the
-/// newest, then the first by name.
-async fn default_class(
-    objects: &dyn Loopback,
-    kind: (&str, &str, &str),
+/// The name of the default class among `classes`: of those annotated
+/// `true`, the newest, then the first by name.
+fn default_class<'c>(
+    classes: impl Iterator<Item = &'c ObjectMeta>,
     annotations: &[&str],
-) -> ApiResult<Option<String>> {
-    let classes = objects.read_all(kind, None).await?;
-    let mut defaults: Vec<(&str, &str)> = classes
-        .iter()
-        .filter(|class| {
-            annotations
-                .iter()
-                .any(|key| class["metadata"]["annotations"][key] == "true")
-        })
-        .map(|class| {
-            let meta = &class["metadata"];
-            (
-                meta["creationTimestamp"].as_str().unwrap_or_default(),
-                meta["name"].as_str().unwrap_or_default(),
-            )
+) -> Option<String> {
+    let mut defaults: Vec<&ObjectMeta> = classes
+        .filter(|meta| {
+            let values = meta.annotations.as_ref();
+            annotations.iter().any(|key| {
+                values
+                    .and_then(|a| a.get(*key))
+                    .is_some_and(|v| v == "true")
+            })
         })
         .collect();
-    // RFC 3339 times in UTC, to the second, order as text.
-    defaults.sort_by(|a, b| b.0.cmp(a.0).then(a.1.cmp(b.1)));
-    Ok(defaults.first().map(|(_, name)| (*name).to_owned()))
+    defaults.sort_by(|a, b| {
+        b.creation_timestamp
+            .cmp(&a.creation_timestamp)
+            .then(a.name.cmp(&b.name))
+    });
+    defaults.first().map(|meta| meta.name().to_owned())
+}
+
+/// Whether the request creates an object of the kind `K`.
+fn creates<K: Kind>(request: &Request<'_>) -> bool {
+    request.operation == Operation::Create && request.is_kind::<K>()
 }
 
 /// DefaultStorageClass: a claim without a class gets the default one.
@@ -89,7 +105,7 @@ impl Plugin for DefaultStorageClass {
     }
 
     fn mutates(&self, request: &Request<'_>) -> bool {
-        request.operation == Operation::Create && request.is("", "persistentvolumeclaims")
+        creates::<PersistentVolumeClaim>(request)
     }
 
     async fn admit(
@@ -99,8 +115,10 @@ impl Plugin for DefaultStorageClass {
         _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        admit_claim(objects, object).await
+        match object.downcast_mut::<PersistentVolumeClaim>()? {
+            Some(claim) => admit_claim(objects, claim).await,
+            None => Ok(()),
+        }
     }
 }
 
@@ -114,7 +132,7 @@ impl Plugin for DefaultIngressClass {
     }
 
     fn mutates(&self, request: &Request<'_>) -> bool {
-        request.operation == Operation::Create && request.is("networking.k8s.io", "ingresses")
+        creates::<Ingress>(request)
     }
 
     async fn admit(
@@ -124,7 +142,9 @@ impl Plugin for DefaultIngressClass {
         _old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        admit_ingress(objects, object).await
+        match object.downcast_mut::<Ingress>()? {
+            Some(ingress) => admit_ingress(objects, ingress).await,
+            None => Ok(()),
+        }
     }
 }

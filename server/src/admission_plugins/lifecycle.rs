@@ -4,14 +4,13 @@
 //! Namespaces themselves, and the immortal ones' deletion, are handled by the
 //! registry's namespace rules.
 
+use kapi_api_types::core::v1::Namespace;
 use kapi_runtime::meta::StatusCause;
 
 use crate::admission::{Attributes, Operation, Plugin, Request};
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::loopback::Loopback;
+use crate::loopback::{self, Loopback};
 use async_trait::async_trait;
-
-const NAMESPACES: (&str, &str, &str) = ("", "v1", "namespaces");
 
 /// Admits the create of an object in namespace `ns`.
 pub async fn admit_create(
@@ -19,19 +18,19 @@ pub async fn admit_create(
     attrs: &Attributes<'_>,
     ns: &str,
 ) -> ApiResult<()> {
-    if !objects.serves(NAMESPACES) {
+    if !loopback::serves::<Namespace>(objects) {
         // A server without namespaces has no namespace lifecycle to enforce.
         return Ok(());
     }
-    let Some(namespace) = objects.read(NAMESPACES, None, ns).await? else {
+    let Some(namespace) = loopback::get::<Namespace>(objects, None, ns).await? else {
         return Err(ApiError::not_found(Target {
             group: "",
             resource: "namespaces",
             name: ns,
         }));
     };
-    let terminating = !namespace["metadata"]["deletionTimestamp"].is_null()
-        || namespace["status"]["phase"] == "Terminating";
+    let terminating = namespace.metadata.deletion_timestamp.is_some()
+        || namespace.status.phase.as_deref() == Some("Terminating");
     if !terminating {
         return Ok(());
     }

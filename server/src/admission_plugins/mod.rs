@@ -60,15 +60,3 @@ pub fn builtin() -> Chain {
 pub fn bootstrap_objects() -> impl Iterator<Item = (Resource<'static>, Value)> {
     priority::system_classes()
 }
-
-/// The JSON array at `doc[key]`, made if absent.
-fn array_at<'v>(doc: &'v mut Value, key: &str) -> Option<&'v mut Vec<Value>> {
-    let object = doc.as_object_mut()?;
-    let slot = object
-        .entry(key.to_owned())
-        .or_insert_with(|| Value::Array(Vec::new()));
-    if slot.is_null() {
-        *slot = Value::Array(Vec::new());
-    }
-    slot.as_array_mut()
-}

@@ -3,9 +3,9 @@
 //! `node.kubernetes.io/not-ready:NoSchedule` taint (the node lifecycle
 //! controller removes it).
 
-use serde_json::{Value, json};
+use kapi_api_types::core::v1::Node;
+use kapi_api_types::core::v1::node::Taint;
 
-use super::array_at;
 use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
@@ -14,20 +14,17 @@ use async_trait::async_trait;
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
 
 /// Adds the not-ready taint to a node being created, unless it has it.
-pub fn admit_node(node: &mut Value) {
-    let has_taint = node["spec"]["taints"].as_array().is_some_and(|taints| {
-        taints
-            .iter()
-            .any(|t| t["key"] == NOT_READY && t["effect"] == "NoSchedule")
-    });
-    if has_taint {
-        return;
-    }
-    if node["spec"].is_null() {
-        node["spec"] = json!({});
-    }
-    if let Some(taints) = array_at(&mut node["spec"], "taints") {
-        taints.push(json!({ "key": NOT_READY, "effect": "NoSchedule" }));
+pub fn admit_node(node: &mut Node) {
+    let taints = node.spec.taints.get_or_insert_with(Vec::new);
+    let has_taint = taints
+        .iter()
+        .any(|t| t.key == NOT_READY && t.effect == "NoSchedule");
+    if !has_taint {
+        taints.push(Taint {
+            key: NOT_READY.to_owned(),
+            effect: "NoSchedule".to_owned(),
+            ..Taint::default()
+        });
     }
 }
 
@@ -41,7 +38,7 @@ impl Plugin for TaintNodesByCondition {
     }
 
     fn mutates(&self, request: &Request<'_>) -> bool {
-        request.operation == Operation::Create && request.is("", "nodes")
+        request.operation == Operation::Create && request.is_kind::<Node>()
     }
 
     async fn admit(
@@ -51,8 +48,9 @@ impl Plugin for TaintNodesByCondition {
         _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        admit_node(object);
+        if let Some(node) = object.downcast_mut::<Node>()? {
+            admit_node(node);
+        }
         Ok(())
     }
 }

@@ -7,10 +7,11 @@
 use serde_json::{Value, json};
 
 use kapi_api_types::core::v1::Pod;
+use kapi_api_types::scheduling::v1::PriorityClass;
 
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult, Target};
-use crate::loopback::{Loopback, Resource};
+use crate::loopback::{self, Loopback, Resource};
 use crate::scope::Scope;
 use async_trait::async_trait;
 
@@ -40,7 +41,7 @@ pub async fn admit_pod(
     attrs: &Attributes<'_>,
     pod: &mut Pod,
 ) -> ApiResult<()> {
-    if !objects.serves(CLASSES) {
+    if !loopback::serves::<PriorityClass>(objects) {
         return Ok(());
     }
     let spec = &mut pod.spec;
@@ -48,21 +49,17 @@ pub async fn admit_pod(
     let (class_name, priority, policy) = if named.is_empty() {
         match default_class(objects).await? {
             Some(class) => (
-                class["metadata"]["name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                class["value"].as_i64().unwrap_or(0),
-                class["preemptionPolicy"].as_str().map(str::to_owned),
+                class.metadata.name.unwrap_or_default(),
+                i64::from(class.value),
+                class.preemption_policy,
             ),
             None => (String::new(), 0, Some(DEFAULT_PREEMPTION_POLICY.to_owned())),
         }
     } else {
-        let Some(class) = objects.read(CLASSES, None, &named).await? else {
+        let Some(class) = loopback::get::<PriorityClass>(objects, None, &named).await? else {
             return Err(attrs.forbidden(&format!("no PriorityClass with name {named} was found")));
         };
-        let policy = class["preemptionPolicy"].as_str().map(str::to_owned);
-        (named, class["value"].as_i64().unwrap_or(0), policy)
+        (named, i64::from(class.value), class.preemption_policy)
     };
     if !class_name.is_empty() {
         spec.priority_class_name = Some(class_name);
@@ -96,18 +93,18 @@ pub async fn admit_pod(
 }
 
 /// The global default class: of several, the one with the lowest value.
-async fn default_class(objects: &dyn Loopback) -> ApiResult<Option<Value>> {
-    let classes = objects.read_all(CLASSES, None).await?;
+async fn default_class(objects: &dyn Loopback) -> ApiResult<Option<PriorityClass>> {
+    let classes = loopback::list::<PriorityClass>(objects, None).await?;
     Ok(classes
         .into_iter()
-        .filter(|class| class["globalDefault"] == true)
-        .min_by_key(|class| class["value"].as_i64().unwrap_or(0)))
+        .filter(|class| class.global_default == Some(true))
+        .min_by_key(|class| class.value))
 }
 
 /// The name of the global default class, if there is one.
 pub async fn default_class_name(objects: &dyn Loopback) -> ApiResult<Option<String>> {
     let class = default_class(objects).await?;
-    Ok(class.and_then(|c| c["metadata"]["name"].as_str().map(str::to_owned)))
+    Ok(class.and_then(|c| c.metadata.name))
 }
 
 /// The refusal of class `name` as global default while `present` is.
@@ -164,7 +161,7 @@ impl Plugin for Priority {
     }
 
     fn judges(&self, request: &Request<'_>) -> bool {
-        request.operation == Operation::Delete && request.is("scheduling.k8s.io", "priorityclasses")
+        request.operation == Operation::Delete && request.is_kind::<PriorityClass>()
     }
 
     async fn judge(&self, request: &Request<'_>, _objects: &dyn Loopback) -> ApiResult<()> {
@@ -172,7 +169,7 @@ impl Plugin for Priority {
     }
 
     fn validates(&self, request: &Request<'_>) -> bool {
-        request.is("scheduling.k8s.io", "priorityclasses")
+        request.is_kind::<PriorityClass>()
             && (request.operation == Operation::Create || request.main_update())
     }
 
@@ -206,9 +203,11 @@ impl Plugin for Priority {
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
-        let object = object.json()?;
         let attrs = &request.attrs;
-        if object["globalDefault"] != true {
+        let global_default = object
+            .downcast_ref::<PriorityClass>()
+            .is_some_and(|class| class.global_default == Some(true));
+        if !global_default {
             return Ok(());
         }
         // An update may keep the class that is the default already.

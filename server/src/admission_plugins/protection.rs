@@ -2,9 +2,9 @@
 //! claims and volumes get a finalizer on create, so that one in use by a pod
 //! (or bound to a claim) is only removed once its controller lets it go.
 
-use serde_json::{Value, json};
+use kapi_api_types::core::v1::{PersistentVolume, PersistentVolumeClaim};
+use kapi_runtime::meta::ObjectMeta;
 
-use super::array_at;
 use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::ApiResult;
 use crate::loopback::Loopback;
@@ -17,16 +17,10 @@ pub const CLAIM_FINALIZER: &str = "kubernetes.io/pvc-protection";
 pub const VOLUME_FINALIZER: &str = "kubernetes.io/pv-protection";
 
 /// Adds `finalizer` to an object being created, unless it has it.
-pub fn admit(object: &mut Value, finalizer: &str) {
-    let meta = &mut object["metadata"];
-    let present = meta["finalizers"]
-        .as_array()
-        .is_some_and(|list| list.iter().any(|f| f == finalizer));
-    if present || !meta.is_object() {
-        return;
-    }
-    if let Some(finalizers) = array_at(meta, "finalizers") {
-        finalizers.push(json!(finalizer));
+pub fn admit(meta: &mut ObjectMeta, finalizer: &str) {
+    let finalizers = meta.finalizers.get_or_insert_with(Vec::new);
+    if !finalizers.iter().any(|f| f == finalizer) {
+        finalizers.push(finalizer.to_owned());
     }
 }
 
@@ -42,23 +36,21 @@ impl Plugin for StorageObjectInUseProtection {
 
     fn mutates(&self, request: &Request<'_>) -> bool {
         request.operation == Operation::Create
-            && (request.is("", "persistentvolumeclaims") || request.is("", "persistentvolumes"))
+            && (request.is_kind::<PersistentVolumeClaim>() || request.is_kind::<PersistentVolume>())
     }
 
     async fn admit(
         &self,
-        request: &Request<'_>,
+        _request: &Request<'_>,
         object: &mut Subject<'_>,
         _old: Option<&View<'_>>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let object = object.json_mut()?;
-        let finalizer = if request.is("", "persistentvolumes") {
-            VOLUME_FINALIZER
-        } else {
-            CLAIM_FINALIZER
-        };
-        admit(object, finalizer);
+        if let Some(claim) = object.downcast_mut::<PersistentVolumeClaim>()? {
+            admit(&mut claim.metadata, CLAIM_FINALIZER);
+        } else if let Some(volume) = object.downcast_mut::<PersistentVolume>()? {
+            admit(&mut volume.metadata, VOLUME_FINALIZER);
+        }
         Ok(())
     }
 }

@@ -1,15 +1,13 @@
 //! What the plugins do on updates beyond their create rules: a pod keeps
 //! its priority, a claim grows only as its class allows.
 
-use kapi_api_types::core::v1::Pod;
-use serde_json::{Value, json};
+use kapi_api_types::core::v1::{PersistentVolumeClaim, Pod};
+use kapi_api_types::storage::v1::StorageClass;
 
 use crate::admission::{Attributes, Plugin, Request, View};
 use crate::api_error::ApiResult;
-use crate::loopback::Loopback;
+use crate::loopback::{self, Loopback};
 use async_trait::async_trait;
-
-const STORAGE_CLASSES: (&str, &str, &str) = ("storage.k8s.io", "v1", "storageclasses");
 
 /// A pod update keeps the priority admission gave the pod (a client that
 /// sends the spec it read before admission leaves them out).
@@ -26,28 +24,28 @@ pub(super) fn keep_priority(old: &Pod, new: &mut Pod) {
 pub(super) async fn check_resize(
     objects: &dyn Loopback,
     attrs: &Attributes<'_>,
-    old: &Value,
-    new: &Value,
+    old: &PersistentVolumeClaim,
+    new: &PersistentVolumeClaim,
 ) -> ApiResult<()> {
-    let size = |claim: &Value| {
-        let text = claim["spec"]["resources"]["requests"]["storage"]
-            .as_str()
-            .unwrap_or("0");
+    let size = |claim: &PersistentVolumeClaim| {
+        let requests = claim.spec.resources.requests.as_ref();
+        let text = requests
+            .and_then(|r| r.get("storage"))
+            .map_or("0", |q| q.0.as_str());
         kapi_runtime::quantity::nano_value(text).unwrap_or(0)
     };
     if size(new) <= size(old) {
         return Ok(());
     }
-    if old["status"]["phase"] != json!("Bound") {
+    if old.status.phase.as_deref() != Some("Bound") {
         return Err(attrs.forbidden("Only bound persistent volume claims can be expanded"));
     }
     let class = claim_class(new);
     let allowed = !class.is_empty()
         && class == claim_class(old)
-        && objects
-            .read(STORAGE_CLASSES, None, class)
+        && loopback::get::<StorageClass>(objects, None, class)
             .await?
-            .is_some_and(|sc| sc["allowVolumeExpansion"] == true);
+            .is_some_and(|sc| sc.allow_volume_expansion == Some(true));
     if !allowed {
         return Err(attrs.forbidden(
             "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize",
@@ -57,11 +55,12 @@ pub(super) async fn check_resize(
 }
 
 /// A claim's class: the beta annotation wins over `storageClassName`.
-fn claim_class(claim: &Value) -> &str {
-    claim["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"]
-        .as_str()
-        .or_else(|| claim["spec"]["storageClassName"].as_str())
-        .unwrap_or_default()
+fn claim_class(claim: &PersistentVolumeClaim) -> &str {
+    let annotations = claim.metadata.annotations.as_ref();
+    annotations
+        .and_then(|a| a.get("volume.beta.kubernetes.io/storage-class"))
+        .or(claim.spec.storage_class_name.as_ref())
+        .map_or("", String::as_str)
 }
 
 /// PersistentVolumeClaimResize: a claim grows only when bound and its class
@@ -75,7 +74,7 @@ impl Plugin for PersistentVolumeClaimResize {
     }
 
     fn validates(&self, request: &Request<'_>) -> bool {
-        request.main_update() && request.is("", "persistentvolumeclaims")
+        request.main_update() && request.is_kind::<PersistentVolumeClaim>()
     }
 
     async fn validate(
@@ -86,11 +85,10 @@ impl Plugin for PersistentVolumeClaimResize {
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
-        let object = object.json()?;
-        let old = old.map(View::json).transpose()?;
-        match old {
-            Some(old) => check_resize(objects, &request.attrs, old, object).await,
-            None => Ok(()),
+        let old = old.and_then(|view| view.downcast_ref::<PersistentVolumeClaim>());
+        match (old, object.downcast_ref::<PersistentVolumeClaim>()) {
+            (Some(old), Some(new)) => check_resize(objects, &request.attrs, old, new).await,
+            _ => Ok(()),
         }
     }
 }
