@@ -3,14 +3,20 @@
 //! user do this?), LocalSubjectAccessReview (the same, within the review's
 //! namespace), SelfSubjectAccessReview (may I? `kubectl auth can-i`), and
 //! SelfSubjectRulesReview (what may I do here? `kubectl auth can-i --list`).
+//! Each is read and answered as its compiled kind.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use kapi_api_types::authorization::v1::selfsubjectrulesreview::{NonResourceRule, ResourceRule};
+use kapi_api_types::authorization::v1::subjectaccessreview::{
+    FieldSelectorAttributes, NonResourceAttributes, ResourceAttributes, SubjectAccessReviewSpec,
+    SubjectAccessReviewStatus,
+};
+use kapi_api_types::authorization::v1::{
+    LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview,
+};
 
-use super::authentication::answered;
 use crate::api_error::{ApiError, ApiResult};
 use crate::authz::{Attributes, Authorizer, Decision, Rules, Target};
 use crate::registry::hooks::KindRest;
@@ -47,12 +53,12 @@ impl KindRest for AccessReviewRest {
         object: &mut Object,
         caller: &UserInfo,
     ) -> ApiResult<()> {
-        let asked = object.to_value().map_err(ApiError::internal)?;
-        let spec = &asked["spec"];
+        let (asked, status) = review_parts(object)?;
         if self.review == Review::Local {
             let namespace = scope.namespace.unwrap_or_default();
-            let wanted = spec["resourceAttributes"]["namespace"]
-                .as_str()
+            let wanted = asked
+                .resource
+                .and_then(|r| r.namespace.as_deref())
                 .unwrap_or_default();
             if namespace.is_empty() || wanted != namespace {
                 return Err(ApiError::bad_request(format!(
@@ -60,78 +66,110 @@ impl KindRest for AccessReviewRest {
                 )));
             }
         }
-        let user = match self.review {
-            Review::SelfSubject => caller.clone(),
-            Review::Subject | Review::Local => spec_user(spec),
+        let user = match (self.review, asked.subject) {
+            (Review::Subject | Review::Local, Some(spec)) => spec_user(spec),
+            _ => caller.clone(),
         };
-        let fields = field_selector(&spec["resourceAttributes"]["fieldSelector"]);
-        let status = match attributes_of(spec, &user, fields.as_ref()) {
-            Some(request) => {
-                let decision = self.authorizer.authorize(&request, registry).await;
-                status_of(decision)
-            }
-            None => json!({"allowed": false}),
+        let fields = asked
+            .resource
+            .and_then(|r| r.field_selector.as_ref())
+            .and_then(field_selector);
+        let answer = match attributes_of(&asked, &user, fields.as_ref()) {
+            Some(request) => status_of(self.authorizer.authorize(&request, registry).await),
+            None => SubjectAccessReviewStatus::default(),
         };
-        answered(scope, object, json!({"status": status}))
+        *status = answer;
+        Ok(())
     }
 }
 
-/// The user a (Local)SubjectAccessReview asks about.
-fn spec_user(spec: &Value) -> UserInfo {
-    let strings = |v: &Value| -> Vec<String> {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
+/// What an access review asks, whichever of the three it is.
+struct Asked<'o> {
+    /// The spec naming a user (not of a SelfSubjectAccessReview).
+    subject: Option<&'o SubjectAccessReviewSpec>,
+    resource: Option<&'o ResourceAttributes>,
+    path: Option<&'o NonResourceAttributes>,
+}
+
+/// The question of the access review `object` and the status to answer in.
+fn review_parts(object: &mut Object) -> ApiResult<(Asked<'_>, &mut SubjectAccessReviewStatus)> {
+    let typed = object.typed_mut().as_any_mut();
+    if typed.is::<SubjectAccessReview>() {
+        let review = typed
+            .downcast_mut::<SubjectAccessReview>()
+            .ok_or_else(not_a_review)?;
+        return Ok((asked_of(&review.spec), &mut review.status));
+    }
+    if typed.is::<LocalSubjectAccessReview>() {
+        let review = typed
+            .downcast_mut::<LocalSubjectAccessReview>()
+            .ok_or_else(not_a_review)?;
+        return Ok((asked_of(&review.spec), &mut review.status));
+    }
+    let review = typed
+        .downcast_mut::<SelfSubjectAccessReview>()
+        .ok_or_else(not_a_review)?;
+    let asked = Asked {
+        subject: None,
+        resource: review.spec.resource_attributes.as_ref(),
+        path: review.spec.non_resource_attributes.as_ref(),
     };
-    let extra: BTreeMap<String, Vec<String>> = spec["extra"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| (k.clone(), strings(v)))
-        .collect();
+    Ok((asked, &mut review.status))
+}
+
+/// What a spec naming a user asks.
+fn asked_of(spec: &SubjectAccessReviewSpec) -> Asked<'_> {
+    Asked {
+        subject: Some(spec),
+        resource: spec.resource_attributes.as_ref(),
+        path: spec.non_resource_attributes.as_ref(),
+    }
+}
+
+fn not_a_review() -> ApiError {
+    ApiError::internal("the object of an access review is no access review")
+}
+
+/// The user a (Local)SubjectAccessReview asks about.
+fn spec_user(spec: &SubjectAccessReviewSpec) -> UserInfo {
     UserInfo {
-        name: spec["user"].as_str().unwrap_or_default().to_owned(),
-        uid: spec["uid"].as_str().unwrap_or_default().to_owned(),
-        groups: strings(&spec["groups"]),
-        extra,
+        name: spec.user.clone().unwrap_or_default(),
+        uid: spec.uid.clone().unwrap_or_default(),
+        groups: spec.groups.clone().unwrap_or_default(),
+        extra: spec
+            .extra
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.items.clone()))
+            .collect(),
     }
 }
 
 /// The request a review's spec describes.
 fn attributes_of<'a>(
-    spec: &'a Value,
+    asked: &Asked<'a>,
     user: &'a UserInfo,
     fields: Option<&'a FieldSelector>,
 ) -> Option<Attributes<'a>> {
-    let text = |v: &'a Value| v.as_str().unwrap_or_default();
-    if let Some(resource) = spec["resourceAttributes"].as_object() {
-        let field = |name: &str| {
-            resource
-                .get(name)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-        };
+    let text = |v: &'a Option<String>| v.as_deref().unwrap_or_default();
+    if let Some(resource) = asked.resource {
         return Some(Attributes {
             user,
-            verb: field("verb"),
+            verb: text(&resource.verb),
             target: Target::Resource {
-                namespace: field("namespace"),
-                group: field("group"),
-                resource: field("resource"),
-                subresource: field("subresource"),
-                name: field("name"),
+                namespace: text(&resource.namespace),
+                group: text(&resource.group),
+                resource: text(&resource.resource),
+                subresource: text(&resource.subresource),
+                name: text(&resource.name),
                 fields,
             },
         });
     }
-    let path = &spec["nonResourceAttributes"];
-    path.is_object().then(|| Attributes {
+    asked.path.map(|path| Attributes {
         user,
-        verb: text(&path["verb"]),
-        target: Target::Path(text(&path["path"])),
+        verb: text(&path.verb),
+        target: Target::Path(text(&path.path)),
     })
 }
 
@@ -139,11 +177,11 @@ fn attributes_of<'a>(
 /// raw text, or requirements of one value each (`In` is `=`, `NotIn` is
 /// `!=`). One that does not convert is none, as upstream's authorizers see
 /// a selector with an error.
-fn field_selector(selector: &Value) -> Option<FieldSelector> {
-    if let Some(raw) = selector["rawSelector"].as_str() {
+fn field_selector(selector: &FieldSelectorAttributes) -> Option<FieldSelector> {
+    if let Some(raw) = &selector.raw_selector {
         return FieldSelector::parse(raw).ok();
     }
-    let requirements = selector["requirements"].as_array()?;
+    let requirements = selector.requirements.as_ref()?;
     let escape = |text: &str| {
         text.replace('\\', "\\\\")
             .replace(',', "\\,")
@@ -151,31 +189,32 @@ fn field_selector(selector: &Value) -> Option<FieldSelector> {
     };
     let mut terms = Vec::with_capacity(requirements.len());
     for requirement in requirements {
-        let key = requirement["key"].as_str()?;
-        let [value] = requirement["values"].as_array()?.as_slice() else {
+        let [value] = requirement.values.as_deref()? else {
             return None;
         };
-        let operator = match requirement["operator"].as_str()? {
+        let operator = match requirement.operator.as_str() {
             "In" => "=",
             "NotIn" => "!=",
             _ => return None,
         };
-        terms.push(format!("{key}{operator}{}", escape(value.as_str()?)));
+        terms.push(format!("{}{operator}{}", requirement.key, escape(value)));
     }
     FieldSelector::parse(&terms.join(",")).ok()
 }
 
 /// A decision as a SubjectAccessReviewStatus.
-fn status_of(decision: Decision) -> Value {
-    let (mut status, reason) = match decision {
-        Decision::Allow(reason) => (json!({"allowed": true}), reason),
-        Decision::Deny(reason) => (json!({"allowed": false, "denied": true}), reason),
-        Decision::NoOpinion(reason) => (json!({"allowed": false}), reason),
+fn status_of(decision: Decision) -> SubjectAccessReviewStatus {
+    let (allowed, denied, reason) = match decision {
+        Decision::Allow(reason) => (true, None, reason),
+        Decision::Deny(reason) => (false, Some(true), reason),
+        Decision::NoOpinion(reason) => (false, None, reason),
     };
-    if !reason.is_empty() {
-        status["reason"] = json!(reason);
+    SubjectAccessReviewStatus {
+        allowed,
+        denied,
+        reason: (!reason.is_empty()).then_some(reason),
+        ..SubjectAccessReviewStatus::default()
     }
-    status
 }
 
 /// `selfsubjectrulesreviews`: the caller's rules in the spec's namespace.
@@ -189,46 +228,56 @@ impl KindRest for RulesReviewRest {
     async fn answer(
         &self,
         registry: &Registry,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
         object: &mut Object,
         caller: &UserInfo,
     ) -> ApiResult<()> {
-        let asked = object.to_value().map_err(ApiError::internal)?;
-        let namespace = asked["spec"]["namespace"].as_str().unwrap_or_default();
+        let review = object
+            .downcast_mut::<SelfSubjectRulesReview>()
+            .ok_or_else(not_a_review)?;
+        let namespace = review.spec.namespace.as_deref().unwrap_or_default();
         let Rules {
             everything,
             rules,
             errors,
         } = self.authorizer.rules_for(caller, namespace, registry).await;
-        let mut resource_rules = Vec::new();
-        let mut path_rules = Vec::new();
+        let status = &mut review.status;
+        let all = || Some(vec!["*".to_owned()]);
         if everything {
-            resource_rules.push(json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}));
-            path_rules.push(json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
+            status.resource_rules.push(ResourceRule {
+                verbs: vec!["*".to_owned()],
+                api_groups: all(),
+                resources: all(),
+                resource_names: None,
+            });
+            status.non_resource_rules.push(NonResourceRule {
+                verbs: vec!["*".to_owned()],
+                non_resource_urls: all(),
+            });
         }
         for rule in rules {
             if rule.resources.is_empty() {
                 if !rule.non_resource_urls.is_empty() {
-                    path_rules.push(json!({"verbs": rule.verbs,
-                        "nonResourceURLs": rule.non_resource_urls}));
+                    status.non_resource_rules.push(NonResourceRule {
+                        verbs: rule.verbs,
+                        non_resource_urls: Some(rule.non_resource_urls),
+                    });
                 }
                 continue;
             }
-            let mut entry = json!({"verbs": rule.verbs, "apiGroups": rule.api_groups,
-                "resources": rule.resources});
-            if !rule.resource_names.is_empty() {
-                entry["resourceNames"] = json!(rule.resource_names);
-            }
-            resource_rules.push(entry);
-        }
-        let mut status = json!({"resourceRules": resource_rules,
-            "nonResourceRules": path_rules, "incomplete": !errors.is_empty()});
-        if !errors.is_empty() {
-            status["evaluationError"] = json!(match errors.as_slice() {
-                [one] => one.clone(),
-                many => format!("[{}]", many.join(", ")),
+            status.resource_rules.push(ResourceRule {
+                verbs: rule.verbs,
+                api_groups: Some(rule.api_groups),
+                resources: Some(rule.resources),
+                resource_names: (!rule.resource_names.is_empty()).then_some(rule.resource_names),
             });
         }
-        answered(scope, object, json!({"status": status}))
+        status.incomplete = !errors.is_empty();
+        status.evaluation_error = match errors.as_slice() {
+            [] => None,
+            [one] => Some(one.clone()),
+            many => Some(format!("[{}]", many.join(", "))),
+        };
+        Ok(())
     }
 }
