@@ -6,11 +6,13 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use kapi_api_types::authentication::v1::user_info::UserInfo as ReviewedUser;
+use kapi_api_types::authentication::v1::{SelfSubjectReview, TokenReview};
+use kapi_api_types::certificates::v1::certificatesigningrequest::ExtraValue;
+use kapi_runtime::meta::Time;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::authn::{Authenticator, TokenVerdict};
-use crate::body::Input;
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Registry, Scope};
 use crate::user::UserInfo;
@@ -23,18 +25,16 @@ impl KindRest for SelfSubjectReviewRest {
     async fn answer(
         &self,
         _registry: &Registry,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
         object: &mut Object,
         user: &UserInfo,
     ) -> ApiResult<()> {
-        let now = jiff::Timestamp::now()
-            .strftime("%Y-%m-%dT%H:%M:%SZ")
-            .to_string();
-        let answer = json!({
-            "metadata": {"creationTimestamp": now},
-            "status": {"userInfo": user_info(user)},
-        });
-        answered(scope, object, answer)
+        let review = object
+            .downcast_mut::<SelfSubjectReview>()
+            .ok_or_else(|| not_a("SelfSubjectReview"))?;
+        review.metadata.creation_timestamp = Some(Time::now());
+        review.status.user_info = user_info(user);
+        Ok(())
     }
 }
 
@@ -49,76 +49,53 @@ impl KindRest for TokenReviewRest {
     async fn answer(
         &self,
         registry: &Registry,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
         object: &mut Object,
         _user: &UserInfo,
     ) -> ApiResult<()> {
-        let asked = object.to_value().map_err(ApiError::internal)?;
-        let token = asked
-            .pointer("/spec/token")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let review = object
+            .downcast_mut::<TokenReview>()
+            .ok_or_else(|| not_a("TokenReview"))?;
+        let token = review.spec.token.as_deref().unwrap_or_default();
         if token.is_empty() {
             return Err(ApiError::bad_request(
                 "token is required for TokenReview in authentication",
             ));
         }
-        let audiences: Vec<String> = asked
-            .pointer("/spec/audiences")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let audiences = review.spec.audiences.clone().unwrap_or_default();
         let verdict = self
             .authenticator
             .review_token(token, &audiences, registry.storage().as_ref(), registry)
             .await;
-        let status = match verdict {
-            TokenVerdict::User(user, audiences, _) => json!({
-                "authenticated": true,
-                "user": user_info(&user),
-                "audiences": audiences,
-            }),
-            TokenVerdict::Refused(error) => json!({"user": {}, "error": error}),
-        };
-        answered(scope, object, json!({"status": status}))
+        let status = &mut review.status;
+        match verdict {
+            TokenVerdict::User(user, audiences, _) => {
+                status.authenticated = Some(true);
+                status.user = user_info(&user);
+                status.audiences = Some(audiences);
+            }
+            TokenVerdict::Refused(error) => status.error = Some(error),
+        }
+        Ok(())
     }
+}
+
+fn not_a(kind: &str) -> ApiError {
+    ApiError::internal(format!("the object of a review is no {kind}"))
 }
 
 /// A user as authentication.k8s.io's UserInfo (empty fields left out).
-pub(super) fn user_info(user: &UserInfo) -> Value {
-    let mut info = json!({"username": user.name});
-    if !user.uid.is_empty() {
-        info["uid"] = json!(user.uid);
+pub(super) fn user_info(user: &UserInfo) -> ReviewedUser {
+    let some = |list: &Vec<String>| (!list.is_empty()).then(|| list.clone());
+    ReviewedUser {
+        username: Some(user.name.clone()),
+        uid: (!user.uid.is_empty()).then(|| user.uid.clone()),
+        groups: some(&user.groups),
+        extra: (!user.extra.is_empty()).then(|| {
+            let extra = user.extra.iter();
+            extra
+                .map(|(k, v)| (k.clone(), ExtraValue { items: v.clone() }))
+                .collect()
+        }),
     }
-    if !user.groups.is_empty() {
-        info["groups"] = json!(user.groups);
-    }
-    if !user.extra.is_empty() {
-        info["extra"] = json!(user.extra);
-    }
-    info
-}
-
-/// `object` with the fields of `answer` (its metadata merged) set.
-pub(super) fn answered(scope: Scope<'_>, object: &mut Object, answer: Value) -> ApiResult<()> {
-    let mut value = object.to_value().map_err(ApiError::internal)?;
-    if let (Some(fields), Value::Object(answer)) = (value.as_object_mut(), answer) {
-        for (field, part) in answer {
-            match (fields.get_mut(&field), part) {
-                (Some(Value::Object(kept)), Value::Object(part)) if field == "metadata" => {
-                    kept.extend(part);
-                }
-                (_, part) => {
-                    fields.insert(field, part);
-                }
-            }
-        }
-    }
-    *object = Input::from_value(scope.entry, value)?.object;
-    Ok(())
 }
