@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::Value;
+use kapi_api_types::rbac::v1::{self, ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use kapi_runtime::Resource;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::authorizers::escalation::{describe_missing, uncovered};
@@ -50,9 +51,9 @@ impl KindRest for RbacRest {
         if user.in_group(MASTERS) {
             return Ok(());
         }
-        let new = object.to_value().map_err(ApiError::internal)?;
+        let new = Written::of(object)?;
         let namespace = scope.namespace.unwrap_or_default();
-        let name = new["metadata"]["name"].as_str().unwrap_or_default();
+        let name = object.metadata().name();
         let info = scope.info();
         let verb = match self.kind {
             Kind::Role => "escalate",
@@ -61,22 +62,20 @@ impl KindRest for RbacRest {
         // An update that changes only what the garbage collector changes
         // (owner references, finalizers) is not checked, as upstream's
         // IsOnlyMutatingGCFields; any other change is, labels too.
-        if let Some(old) = old {
-            let old = old.to_value().map_err(ApiError::internal)?;
-            if without_gc_fields(&old) == without_gc_fields(&new) {
-                return Ok(());
-            }
+        if let Some(old) = old
+            && same_but_gc_fields(old, object)
+        {
+            return Ok(());
         }
-        let (group, resource, target_name) = match self.kind {
-            Kind::Role => (info.group, info.plural, name),
-            Kind::Binding => {
-                let plural = if new["roleRef"]["kind"] == "Role" {
+        let (group, resource, target_name) = match &new {
+            Written::Role { .. } => (info.group, info.plural, name),
+            Written::Binding(role) => {
+                let plural = if role.kind == "Role" {
                     "roles"
                 } else {
                     "clusterroles"
                 };
-                let role = new["roleRef"]["name"].as_str().unwrap_or_default();
-                ("rbac.authorization.k8s.io", plural, role)
+                ("rbac.authorization.k8s.io", plural, role.name.as_str())
             }
         };
         let asked = Attributes {
@@ -96,9 +95,9 @@ impl KindRest for RbacRest {
         }
         let policy = self.rbac.policy(registry).await;
         let (owned, errors) = policy.rules_for(user, namespace);
-        let requested: Vec<PolicyRule> = match self.kind {
-            Kind::Role => {
-                if !new["aggregationRule"].is_null() {
+        let requested: Vec<PolicyRule> = match new {
+            Written::Role { rules, aggregated } => {
+                if aggregated {
                     let all = || vec!["*".to_owned()];
                     let everything = [
                         PolicyRule {
@@ -122,32 +121,26 @@ impl KindRest for RbacRest {
                         ));
                     }
                 }
-                rules_of(&new["rules"])?
+                rules.iter().map(PolicyRule::from).collect()
             }
-            Kind::Binding => {
-                let role = &new["roleRef"];
-                let role_name = role["name"].as_str().unwrap_or_default();
-                let (role_plural, role_namespace) = if role["kind"] == "Role" {
-                    ("roles", Some(namespace))
+            Written::Binding(role) => {
+                let role_name = role.name.as_str();
+                let found = if role.kind == "Role" {
+                    let role = get::<Role>(registry, Some(namespace), role_name).await?;
+                    role.map(|r| r.rules)
                 } else {
-                    ("clusterroles", None)
+                    let role = get::<ClusterRole>(registry, None, role_name).await?;
+                    role.map(|r| r.rules)
                 };
-                let found = crate::loopback::Loopback::read(
-                    registry,
-                    ("rbac.authorization.k8s.io", "v1", role_plural),
-                    role_namespace,
-                    role_name,
-                )
-                .await?;
                 // Upstream names the binding's resource with the role's name.
-                let Some(found) = found else {
+                let Some(rules) = found else {
                     return Err(ApiError::not_found(crate::api_error::Target {
                         group: info.group,
                         resource: info.plural,
                         name: role_name,
                     }));
                 };
-                rules_of(&found["rules"])?
+                rules.iter().map(PolicyRule::from).collect()
             }
         };
         let missing = uncovered(&owned, &requested);
@@ -167,33 +160,72 @@ impl KindRest for RbacRest {
     }
 }
 
-/// A role's rules; rules that do not read are an error, never "none" (which
-/// would pass every check).
-/// An object less what the garbage collector changes and what the server
-/// keeps for itself (versions, ownership, times), for comparing two of its
-/// versions.
-fn without_gc_fields(object: &Value) -> Value {
-    let mut object = object.clone();
-    if let Some(meta) = object["metadata"].as_object_mut() {
-        for field in [
-            "ownerReferences",
-            "finalizers",
-            "resourceVersion",
-            "managedFields",
-            "generation",
-            "creationTimestamp",
-            "uid",
-        ] {
-            meta.remove(field);
-        }
-    }
-    object
+/// What a write of one of the four RBAC kinds asks for.
+enum Written<'o> {
+    /// A Role or ClusterRole: its rules, and whether it aggregates others.
+    Role {
+        rules: &'o [v1::role::PolicyRule],
+        aggregated: bool,
+    },
+    /// A RoleBinding or ClusterRoleBinding: the role it binds.
+    Binding(&'o v1::rolebinding::RoleRef),
 }
 
-fn rules_of(value: &Value) -> ApiResult<Vec<PolicyRule>> {
-    if value.is_null() {
-        return Ok(Vec::new());
+impl Written<'_> {
+    fn of(object: &Object) -> ApiResult<Written<'_>> {
+        if let Some(role) = object.downcast_ref::<Role>() {
+            return Ok(Written::Role {
+                rules: &role.rules,
+                aggregated: false,
+            });
+        }
+        if let Some(role) = object.downcast_ref::<ClusterRole>() {
+            return Ok(Written::Role {
+                rules: &role.rules,
+                aggregated: role.aggregation_rule.is_some(),
+            });
+        }
+        if let Some(binding) = object.downcast_ref::<RoleBinding>() {
+            return Ok(Written::Binding(&binding.role_ref));
+        }
+        match object.downcast_ref::<ClusterRoleBinding>() {
+            Some(binding) => Ok(Written::Binding(&binding.role_ref)),
+            None => Err(ApiError::internal("an RBAC write of another kind")),
+        }
     }
-    serde_json::from_value(value.clone())
-        .map_err(|e| ApiError::internal(format!("reading a role's rules: {e}")))
+}
+
+/// The role `name`, read as the kind `K`.
+async fn get<K: Resource>(
+    registry: &Registry,
+    namespace: Option<&str>,
+    name: &str,
+) -> ApiResult<Option<K>> {
+    crate::loopback::get::<K>(registry, namespace, name).await
+}
+
+/// Whether two versions of an object differ only in what the garbage
+/// collector changes and what the server keeps for itself (versions,
+/// ownership, times).
+fn same_but_gc_fields(old: &Object, new: &Object) -> bool {
+    fn same<K: Resource + Clone + PartialEq>(old: &Object, new: &Object) -> Option<bool> {
+        let strip = |object: &K| {
+            let mut object = object.clone();
+            let meta = object.metadata_mut();
+            meta.owner_references = None;
+            meta.finalizers = None;
+            meta.resource_version = None;
+            meta.managed_fields = None;
+            meta.generation = None;
+            meta.creation_timestamp = None;
+            meta.uid = None;
+            object
+        };
+        Some(strip(old.downcast_ref::<K>()?) == strip(new.downcast_ref::<K>()?))
+    }
+    same::<Role>(old, new)
+        .or_else(|| same::<ClusterRole>(old, new))
+        .or_else(|| same::<RoleBinding>(old, new))
+        .or_else(|| same::<ClusterRoleBinding>(old, new))
+        .unwrap_or(false)
 }
