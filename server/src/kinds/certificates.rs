@@ -2,12 +2,13 @@
 //! groups and extras replace whatever the client put in the spec, as
 //! upstream's CSR strategy injects them from the request's user.
 
+use kapi_api_types::certificates::v1::CertificateSigningRequest;
+use kapi_api_types::certificates::v1::certificatesigningrequest::ExtraValue;
+
 use crate::api_error::{ApiError, ApiResult};
-use crate::body::Input;
 use crate::registry::hooks::KindRest;
 use crate::registry::{Object, Scope};
 use crate::user::UserInfo;
-use serde_json::json;
 
 /// `certificatesigningrequests`.
 pub struct CsrRest;
@@ -16,25 +17,23 @@ pub struct CsrRest;
 impl KindRest for CsrRest {
     fn prepare_create_for(
         &self,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
         object: &mut Object,
         user: &UserInfo,
     ) -> ApiResult<()> {
-        let mut value = object.to_value().map_err(ApiError::internal)?;
-        let spec = &mut value["spec"];
-        spec["username"] = json!(user.name);
-        spec["uid"] = if user.uid.is_empty() {
-            serde_json::Value::Null
-        } else {
-            json!(user.uid)
-        };
-        spec["groups"] = json!(user.groups);
-        spec["extra"] = if user.extra.is_empty() {
-            serde_json::Value::Null
-        } else {
-            json!(user.extra)
-        };
-        *object = Input::from_value(scope.entry, value)?.object;
+        let request = object
+            .downcast_mut::<CertificateSigningRequest>()
+            .ok_or_else(|| ApiError::internal("a CertificateSigningRequest of another type"))?;
+        let spec = &mut request.spec;
+        spec.username = Some(user.name.clone());
+        spec.uid = (!user.uid.is_empty()).then(|| user.uid.clone());
+        spec.groups = Some(user.groups.clone());
+        spec.extra = (!user.extra.is_empty()).then(|| {
+            let extra = user.extra.iter();
+            extra
+                .map(|(k, v)| (k.clone(), ExtraValue { items: v.clone() }))
+                .collect()
+        });
         Ok(())
     }
 }

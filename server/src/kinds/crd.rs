@@ -4,14 +4,15 @@
 //! custom-resource controller has deleted its objects and removed the
 //! finalizer (`crate::custom::controller`).
 
+use kapi_api_types::apiextensions::v1::CustomResourceDefinition;
+use kapi_api_types::apiextensions::v1::customresourcedefinition::CustomResourceDefinitionCondition;
 use kapi_runtime::meta::{DeleteOptions, Time};
 use kapi_runtime::validation::FieldErrors;
-use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::custom::controller::CLEANUP_FINALIZER;
 use crate::registry::hooks::{DeleteStep, KindRest};
-use crate::registry::{Input, Object, Scope};
+use crate::registry::{Object, Scope};
 
 /// The deletion of `customresourcedefinitions`.
 pub struct CrdRest;
@@ -21,20 +22,22 @@ impl KindRest for CrdRest {
     /// their cost budget (checked again only when the spec changes: the
     /// rules a stored definition has stay valid).
     fn validate(&self, object: &Object, old: Option<&Object>, errs: &mut FieldErrors) {
-        let Ok(value) = object.to_value() else { return };
+        let spec = |o| Some(&Object::downcast_ref::<CustomResourceDefinition>(o)?.spec);
         if let Some(old) = old
-            && old
-                .to_value()
-                .is_ok_and(|old| old.get("spec") == value.get("spec"))
+            && spec(old).is_some()
+            && spec(old) == spec(object)
         {
             return;
         }
+        // The rules are compiled from the schemas' JSON, whose shape is the
+        // definition author's.
+        let Ok(value) = object.to_value() else { return };
         crate::custom::cel::crd::validate(&value, errs);
     }
 
     fn delete_step(
         &self,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
         object: Object,
         _options: &DeleteOptions,
     ) -> ApiResult<DeleteStep> {
@@ -57,28 +60,21 @@ impl KindRest for CrdRest {
         if !finalizers.iter().any(|f| f == CLEANUP_FINALIZER) {
             finalizers.push(CLEANUP_FINALIZER.to_owned());
         }
-        let mut value = object.to_value().map_err(ApiError::internal)?;
-        let condition = json!({
-            "type": "Terminating",
-            "status": "True",
-            "lastTransitionTime": Time::now(),
-            "reason": "InstanceDeletionPending",
-            "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+        let definition = object
+            .downcast_mut::<CustomResourceDefinition>()
+            .ok_or_else(|| ApiError::internal("a CustomResourceDefinition of another type"))?;
+        let conditions = definition.status.conditions.get_or_insert_with(Vec::new);
+        conditions.retain(|c| c.type_ != "Terminating");
+        conditions.push(CustomResourceDefinitionCondition {
+            type_: "Terminating".to_owned(),
+            status: "True".to_owned(),
+            last_transition_time: Some(Time::now()),
+            reason: Some("InstanceDeletionPending".to_owned()),
+            message: Some(
+                "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
+                    .to_owned(),
+            ),
         });
-        if let Some(status) = value.get_mut("status").and_then(Value::as_object_mut) {
-            let conditions = status
-                .entry("conditions")
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if !conditions.is_array() {
-                *conditions = Value::Array(Vec::new());
-            }
-            if let Some(conditions) = conditions.as_array_mut() {
-                conditions.retain(|c| c["type"] != "Terminating");
-                conditions.push(condition);
-            }
-        }
-        Ok(DeleteStep::Keep(
-            Input::from_value(scope.entry, value)?.object,
-        ))
+        Ok(DeleteStep::Keep(object))
     }
 }

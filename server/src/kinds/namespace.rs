@@ -3,17 +3,14 @@
 //! which removes `kubernetes` from `spec.finalizers` through `/finalize` when it
 //! is done; only then does the namespace go (on that update, or on the next
 //! DELETE).
-//!
-//! The registry is generic over schemes, so the namespace's spec and status are
-//! reached through its JSON form; namespace deletions are rare.
 
 use jiff::Timestamp;
+use kapi_api_types::core::v1::Namespace;
 use kapi_runtime::meta::{DeleteOptions, Time};
-use serde_json::Value;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::hooks::{DeleteStep, KindRest};
-use crate::registry::{FOREGROUND, Input, ORPHAN, Object, Scope, write_gc_finalizers};
+use crate::registry::{FOREGROUND, ORPHAN, Object, Scope, write_gc_finalizers};
 
 /// The phase of a namespace being emptied.
 const TERMINATING: &str = "Terminating";
@@ -63,10 +60,13 @@ impl KindRest for NamespaceRest {
 /// Whether components still have to clean the namespace up
 /// (`spec.finalizers` is not empty).
 fn has_spec_finalizers(object: &Object) -> ApiResult<bool> {
-    let value = object.to_value().map_err(ApiError::internal)?;
-    Ok(value
-        .pointer("/spec/finalizers")
-        .and_then(Value::as_array)
+    let namespace = object
+        .downcast_ref::<Namespace>()
+        .ok_or_else(|| ApiError::internal("a namespace of another type"))?;
+    Ok(namespace
+        .spec
+        .finalizers
+        .as_ref()
         .is_some_and(|finalizers| !finalizers.is_empty()))
 }
 
@@ -75,7 +75,7 @@ fn has_spec_finalizers(object: &Object) -> ApiResult<bool> {
 /// (namespaces have no default policy: the current finalizers stay unless the
 /// options say otherwise).
 fn mark_terminating(
-    scope: Scope<'_>,
+    _scope: Scope<'_>,
     object: Object,
     options: &DeleteOptions,
     now: Timestamp,
@@ -97,14 +97,9 @@ fn mark_terminating(
         (None, None) => (has(ORPHAN), has(FOREGROUND)),
     };
     write_gc_finalizers(meta, wanted);
-    let mut value = object.to_value().map_err(ApiError::internal)?;
-    if let Some(fields) = value.as_object_mut() {
-        let status = fields
-            .entry("status")
-            .or_insert_with(|| Value::Object(Default::default()));
-        if let Some(status) = status.as_object_mut() {
-            status.insert("phase".to_owned(), Value::String(TERMINATING.to_owned()));
-        }
-    }
-    Ok(Input::from_value(scope.entry, value)?.object)
+    let namespace = object
+        .downcast_mut::<Namespace>()
+        .ok_or_else(|| ApiError::internal("a namespace of another type"))?;
+    namespace.status.phase = Some(TERMINATING.to_owned());
+    Ok(object)
 }
