@@ -3,8 +3,10 @@
 //! kind is deprecated upstream (since 1.19) and still served, read-only.
 
 use async_trait::async_trait;
+use kapi_api_types::core::v1::ComponentStatus;
+use kapi_api_types::core::v1::componentstatus::ComponentCondition;
+use kapi_runtime::meta::ObjectMeta;
 use kapi_storage::Storage;
-use serde_json::json;
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::Object;
@@ -29,20 +31,26 @@ impl KindRest for ComponentStatusRest {
     async fn read_all(
         &self,
         storage: &dyn Storage,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
     ) -> Option<ApiResult<Vec<Object>>> {
         let name = format!("{}-0", storage.backend_name());
-        let condition = match storage.ready().await {
-            Ok(()) => json!({ "type": "Healthy", "status": "True", "message": "ok" }),
-            Err(e) => json!({ "type": "Healthy", "status": "False", "error": e.to_string() }),
+        let (status, message, error) = match storage.ready().await {
+            Ok(()) => ("True", Some("ok".to_owned()), None),
+            Err(e) => ("False", None, Some(e.to_string())),
         };
-        let value = json!({ "metadata": { "name": name }, "conditions": [condition] });
-        let decoded = scope
-            .entry
-            .ops
-            .decode_value(value)
-            .map_err(ApiError::internal);
-        Some(decoded.map(|d| vec![Object::new(d.object)]))
+        let component = ComponentStatus {
+            metadata: ObjectMeta {
+                name: Some(name),
+                ..ObjectMeta::default()
+            },
+            conditions: Some(vec![ComponentCondition {
+                type_: "Healthy".to_owned(),
+                status: status.to_owned(),
+                message,
+                error,
+            }]),
+        };
+        Some(Ok(vec![Object::new(Box::new(component))]))
     }
 
     /// An unknown component is upstream's plain 500.
