@@ -11,11 +11,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kapi_api_types::authentication::v1::TokenRequest;
 use kapi_api_types::coordination::v1::Lease;
 use kapi_api_types::core::v1::{Node, PersistentVolumeClaim, Pod};
 use kapi_api_types::storage::v1::CSINode;
 use kapi_runtime::meta::ObjectMeta;
-use serde_json::Value;
 
 use crate::admission::{Attributes, Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult, Target};
@@ -382,19 +382,23 @@ pub async fn admit_eviction(
 }
 
 /// A node's refusal of a service account token: one bound to a pod of the
-/// node only (`admitServiceAccount`). `request` is the TokenRequest's JSON.
+/// node only (`admitServiceAccount`).
 pub async fn admit_token(
     attrs: &Attributes<'_>,
     node: &str,
-    request: &Value,
+    request: &TokenRequest,
     objects: &dyn Loopback,
 ) -> ApiResult<()> {
-    let reference = &request["spec"]["boundObjectRef"];
-    let name = reference["name"].as_str().unwrap_or_default();
-    if reference["apiVersion"] != "v1" || reference["kind"] != "Pod" || name.is_empty() {
+    let default = Default::default();
+    let reference = request.spec.bound_object_ref.as_ref().unwrap_or(&default);
+    let text = |field: &Option<String>| field.as_deref().unwrap_or_default().to_owned();
+    let name = text(&reference.name);
+    let name = name.as_str();
+    if text(&reference.api_version) != "v1" || text(&reference.kind) != "Pod" || name.is_empty() {
         return Err(attrs.forbidden("node requested token not bound to a pod"));
     }
-    let uid = reference["uid"].as_str().unwrap_or_default();
+    let uid = text(&reference.uid);
+    let uid = uid.as_str();
     if uid.is_empty() {
         return Err(attrs.forbidden("node requested token with a pod binding without a uid"));
     }

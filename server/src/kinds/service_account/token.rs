@@ -19,14 +19,17 @@ use async_trait::async_trait;
 use crate::admission;
 use crate::user::UserInfo;
 use jiff::{SignedDuration, Timestamp};
-use kapi_runtime::meta::Time;
+use kapi_api_types::authentication::v1::TokenRequest;
+use kapi_api_types::authentication::v1::tokenrequest::{BoundObjectReference, TokenRequestStatus};
+use kapi_api_types::core::v1::Pod;
+use kapi_runtime::meta::{ObjectMeta, Time};
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 use serde_json::{Value, json};
 
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::authn::service_account::Issuer;
 use crate::registry::hooks::{Action, ActionBody};
-use crate::registry::{Registry, Scope};
+use crate::registry::{Object, Registry, Scope};
 
 const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
 const MIN_EXPIRATION_SECONDS: i64 = 600;
@@ -67,6 +70,9 @@ impl Action for IssueToken {
         let (Some(name), ActionBody::Value(request)) = (name, body) else {
             return Err(ApiError::no_route());
         };
+        // The body arrives as the JSON its type wrote (normalized at the
+        // edge), read typed once here.
+        let request: TokenRequest = serde_json::from_value(request).map_err(ApiError::internal)?;
         // NodeRestriction: a node asks only for tokens bound to its pods.
         if let Some(node) = user.node_name() {
             let attrs = admission::Attributes {
@@ -79,27 +85,32 @@ impl Action for IssueToken {
             )
             .await?;
         }
-        self.issue(registry, accounts, name, request)
-            .await
+        let answer = self.issue(registry, accounts, name, request).await?;
+        serde_json::to_value(&answer)
             .map(Some)
+            .map_err(ApiError::internal)
     }
 }
 
 impl IssueToken {
-    /// Answers a TokenRequest (JSON) for service account `name` in
-    /// `accounts`' namespace: the request, completed, with the token.
+    /// Answers a TokenRequest for service account `name` in `accounts`'
+    /// namespace: the request, completed, with the token.
     async fn issue(
         &self,
         registry: &Registry,
         accounts: Scope<'_>,
         name: &str,
-        mut request: Value,
-    ) -> ApiResult<Value> {
+        mut request: TokenRequest,
+    ) -> ApiResult<TokenRequest> {
         let namespace = accounts.namespace.unwrap_or_default().to_owned();
         let mut errs = FieldErrors::default();
         let meta = FieldPath::new("metadata");
-        for (field, want) in [("name", name), ("namespace", namespace.as_str())] {
-            let given = request["metadata"][field].as_str().unwrap_or_default();
+        let given_meta = &request.metadata;
+        for (field, given, want) in [
+            ("name", &given_meta.name, name),
+            ("namespace", &given_meta.namespace, namespace.as_str()),
+        ] {
+            let given = given.as_deref().unwrap_or_default();
             if !given.is_empty() && given != want {
                 let detail = format!("must match the service account {field} if specified");
                 errs.invalid(meta.child(field), given, &detail);
@@ -113,26 +124,22 @@ impl IssueToken {
                 &errs,
             ));
         }
-        let account = registry
-            .get(accounts, name)
-            .await?
-            .to_value()
-            .map_err(ApiError::internal)?;
-        let spec = &mut request["spec"];
-        if spec["audiences"].as_array().is_none_or(Vec::is_empty) {
-            spec["audiences"] = json!(self.issuer.api_audiences());
+        let account = registry.get(accounts, name).await?;
+        let spec = &mut request.spec;
+        if spec.audiences.is_empty() {
+            spec.audiences = self.issuer.api_audiences().to_vec();
         }
-        if spec["expirationSeconds"].is_null() {
-            spec["expirationSeconds"] = json!(DEFAULT_EXPIRATION_SECONDS);
-        }
+        let expiration = *spec
+            .expiration_seconds
+            .get_or_insert(DEFAULT_EXPIRATION_SECONDS);
         let now = Time::now();
-        request["metadata"] = json!({
-            "name": name,
-            "namespace": namespace,
-            "creationTimestamp": now,
-        });
-        request["status"] = json!({});
-        let expiration = request["spec"]["expirationSeconds"].as_i64().unwrap_or(0);
+        request.metadata = ObjectMeta {
+            name: Some(name.to_owned()),
+            namespace: Some(namespace.clone()),
+            creation_timestamp: Some(now),
+            ..ObjectMeta::default()
+        };
+        request.status = TokenRequestStatus::default();
         let path = FieldPath::new("spec").child("expirationSeconds");
         if expiration < MIN_EXPIRATION_SECONDS {
             errs.invalid(
@@ -155,15 +162,9 @@ impl IssueToken {
                 &errs,
             ));
         }
-        let bound = Self::bound_objects(
-            registry,
-            &request["spec"]["boundObjectRef"],
-            name,
-            &namespace,
-        )
-        .await?;
-        let audiences: Vec<String> =
-            serde_json::from_value(request["spec"]["audiences"].clone()).unwrap_or_default();
+        let reference = request.spec.bound_object_ref.as_ref();
+        let bound = Self::bound_objects(registry, reference, name, &namespace).await?;
+        let audiences = &request.spec.audiences;
         let mut lifetime = expiration;
         let mut warn_after = None;
         let api = self.issuer.api_audiences();
@@ -177,17 +178,23 @@ impl IssueToken {
             lifetime,
             warn_after,
         };
-        let claims = claims(&account, &bound, &audiences, self.issuer.name(), times);
+        let claims = claims(
+            account.metadata(),
+            &bound,
+            audiences,
+            self.issuer.name(),
+            times,
+        );
         let token = self
             .issuer
             .signer(registry.storage().as_ref())
             .await?
             .sign(&claims)
             .map_err(|e| ApiError::internal(format!("failed to generate token: {e}")))?;
-        request["status"] = json!({
-            "token": token,
-            "expirationTimestamp": Time(after(now.0, expiration)),
-        });
+        request.status = TokenRequestStatus {
+            token,
+            expiration_timestamp: Some(Time(after(now.0, expiration))),
+        };
         Ok(request)
     }
 
@@ -196,17 +203,21 @@ impl IssueToken {
     /// uid given, if one is).
     async fn bound_objects(
         registry: &Registry,
-        reference: &Value,
+        reference: Option<&BoundObjectReference>,
         account: &str,
         namespace: &str,
     ) -> ApiResult<Bound> {
         let mut bound = Bound::default();
-        if reference.is_null() {
+        let Some(reference) = reference else {
             return Ok(bound);
-        }
-        let api_version = reference["apiVersion"].as_str().unwrap_or_default();
-        let kind = reference["kind"].as_str().unwrap_or_default();
-        let name = reference["name"].as_str().unwrap_or_default();
+        };
+        let text = |field: &Option<String>| field.as_deref().unwrap_or_default().to_owned();
+        let (api_version, kind, name) = (
+            text(&reference.api_version),
+            text(&reference.kind),
+            text(&reference.name),
+        );
+        let (api_version, kind, name) = (api_version.as_str(), kind.as_str(), name.as_str());
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         let scheme = registry.scheme();
         let core = |plural: &str| {
@@ -216,24 +227,22 @@ impl IssueToken {
         };
         let uid = match (group, kind) {
             ("", "Pod") => {
-                let pod = registry
+                let object = registry
                     .get(Scope::new(core("pods")?, Some(namespace)), name)
                     .await?;
-                let pod = pod.to_value().map_err(ApiError::internal)?;
-                if pod["spec"]["serviceAccountName"]
-                    .as_str()
-                    .unwrap_or_default()
-                    != account
-                {
+                let pod = object
+                    .downcast_ref::<Pod>()
+                    .ok_or_else(|| ApiError::internal("a pod of another type"))?;
+                if pod.spec.service_account_name.as_deref().unwrap_or_default() != account {
                     return Err(ApiError::bad_request(format!(
                         "cannot bind token for serviceaccount {account:?} to pod running with different serviceaccount name."
                     )));
                 }
-                let uid = uid_of(&pod);
+                let uid = uid_of(&object);
                 bound.pod = Some((name.to_owned(), uid.clone()));
-                if let Some(node) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+                if let Some(node) = pod.spec.node_name.as_deref().filter(|n| !n.is_empty()) {
                     let found = match registry.get(Scope::new(core("nodes")?, None), node).await {
-                        Ok(found) => Some(uid_of(&found.to_value().map_err(ApiError::internal)?)),
+                        Ok(found) => Some(uid_of(&found)),
                         Err(e) if e.code() == 404 => None,
                         Err(e) => return Err(e),
                     };
@@ -243,7 +252,7 @@ impl IssueToken {
             }
             ("", "Node") => {
                 let node = registry.get(Scope::new(core("nodes")?, None), name).await?;
-                let uid = uid_of(&node.to_value().map_err(ApiError::internal)?);
+                let uid = uid_of(&node);
                 bound.node = Some((name.to_owned(), Some(uid.clone())));
                 uid
             }
@@ -251,7 +260,7 @@ impl IssueToken {
                 let secret = registry
                     .get(Scope::new(core("secrets")?, Some(namespace)), name)
                     .await?;
-                let uid = uid_of(&secret.to_value().map_err(ApiError::internal)?);
+                let uid = uid_of(&secret);
                 bound.secret = Some((name.to_owned(), uid.clone()));
                 uid
             }
@@ -261,7 +270,7 @@ impl IssueToken {
                 )));
             }
         };
-        let wanted = reference["uid"].as_str().unwrap_or_default();
+        let wanted = reference.uid.as_deref().unwrap_or_default();
         if !wanted.is_empty() && wanted != uid {
             let target = Target {
                 group,
@@ -290,7 +299,7 @@ struct Times {
 /// The token's claims; every object's keys in order, as Go writes the merged
 /// claim maps.
 fn claims(
-    account: &Value,
+    account: &ObjectMeta,
     bound: &Bound,
     audiences: &[String],
     issuer: &str,
@@ -300,14 +309,13 @@ fn claims(
         warn_after,
     }: Times,
 ) -> Value {
-    let namespace = account["metadata"]["namespace"]
-        .as_str()
-        .unwrap_or_default();
-    let name = account["metadata"]["name"].as_str().unwrap_or_default();
+    let namespace = account.namespace.as_deref().unwrap_or_default();
+    let name = account.name.as_deref().unwrap_or_default();
     let reference = |name: &str, uid: &str| json!({ "name": name, "uid": uid });
     let mut kubernetes: BTreeMap<&str, Value> = BTreeMap::new();
     kubernetes.insert("namespace", json!(namespace));
-    kubernetes.insert("serviceaccount", reference(name, &uid_of(account)));
+    let uid = account.uid.as_deref().unwrap_or_default();
+    kubernetes.insert("serviceaccount", reference(name, uid));
     if let Some((name, uid)) = &bound.pod {
         kubernetes.insert("pod", reference(name, uid));
     }
@@ -341,11 +349,8 @@ fn claims(
     json!(claims)
 }
 
-fn uid_of(object: &Value) -> String {
-    object["metadata"]["uid"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+fn uid_of(object: &Object) -> String {
+    object.metadata().uid.clone().unwrap_or_default()
 }
 
 fn after(now: Timestamp, seconds: i64) -> Timestamp {
