@@ -10,20 +10,20 @@
 //! says so. The pod gets the `DisruptionTarget` condition before it is
 //! deleted with the eviction's DeleteOptions.
 
-use std::collections::BTreeMap;
-
 use async_trait::async_trait;
+use kapi_api_types::core::v1::Pod;
+use kapi_api_types::core::v1::pod::status::PodCondition;
+use kapi_api_types::policy::v1::{Eviction, PodDisruptionBudget};
+use kapi_runtime::meta::{Condition, DeleteOptions, Preconditions, StatusCause, Time};
+use kapi_runtime::scheme::Scheme;
+use serde_json::Value;
 
 use crate::admission;
-use crate::user::UserInfo;
-use kapi_runtime::meta::{DeleteOptions, Preconditions, StatusCause, Time};
-use kapi_runtime::scheme::Scheme;
-use serde_json::{Map, Value, json};
-
 use crate::api_error::{ApiError, ApiResult, Target};
 use crate::registry::hooks::{Action, ActionBody};
-use crate::registry::{Endpoint, ListOptions, Registry, Scope, WriteOptions};
+use crate::registry::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
 use crate::selectors::label::LabelSelector;
+use crate::user::UserInfo;
 
 /// Most disrupted pods a budget may have recorded before evictions covered
 /// by it are refused (the disruption controller has fallen behind).
@@ -51,6 +51,9 @@ impl Action for Evict {
         let (Some(name), ActionBody::Value(eviction)) = (name, body) else {
             return Err(ApiError::no_route());
         };
+        // The body arrives as the JSON its type wrote (normalized at the
+        // edge), read typed once here.
+        let eviction: Eviction = serde_json::from_value(eviction).map_err(ApiError::internal)?;
         // NodeRestriction: a node evicts only its own pods.
         if let Some(node) = user.node_name() {
             let attrs = admission::Attributes {
@@ -68,17 +71,17 @@ impl Action for Evict {
     }
 }
 
-/// Evicts pod `name` in `pods`' namespace as the Eviction body (JSON)
-/// asks; `dry_run` is the request's `dryRun=All`.
+/// Evicts pod `name` in `pods`' namespace as the Eviction body asks;
+/// `dry_run` is the request's `dryRun=All`.
 async fn evict(
     registry: &Registry,
     pods: Scope<'_>,
     name: &str,
-    eviction: &Value,
+    eviction: &Eviction,
     dry_run: bool,
     user: &UserInfo,
 ) -> ApiResult<()> {
-    if eviction["metadata"]["name"].as_str().unwrap_or_default() != name {
+    if eviction.metadata.name.as_deref().unwrap_or_default() != name {
         return Err(ApiError::bad_request(
             "name in URL does not match name in Eviction object",
         ));
@@ -94,8 +97,11 @@ async fn evict(
     let mut attempt = 0;
     let pod = loop {
         attempt += 1;
-        let pod = registry.get(pods, name).await?;
-        let pod = pod.to_value().map_err(ApiError::internal)?;
+        let object = registry.get(pods, name).await?;
+        let pod = object
+            .downcast_ref::<Pod>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("a pod of another type"))?;
         if !can_ignore_budgets(&pod) {
             break pod;
         }
@@ -121,16 +127,19 @@ async fn evict(
     };
     let mut guard = false;
     if let Some((budget_scope, budget)) = budget {
-        let budget_name = budget["metadata"]["name"].as_str().unwrap_or_default();
+        let budget_name = budget.metadata.name.as_deref().unwrap_or_default();
         guard = !is_ready(&pod) && spares_unhealthy(budget);
         if !guard {
             let dry = options.dry_run.as_ref().is_some_and(|d| !d.is_empty());
-            let decrement = |doc: &mut Value| check_and_decrement(doc, name, dry);
+            let decrement = |object: &mut Object| match object.downcast_mut() {
+                Some(budget) => check_and_decrement(budget, name, dry),
+                None => Err(ApiError::internal("a budget of another type")),
+            };
             if dry {
-                decrement(&mut budget.clone())?;
+                check_and_decrement(&mut budget.clone(), name, dry)?;
             } else {
                 registry
-                    .edit(
+                    .edit_object(
                         *budget_scope,
                         budget_name,
                         Endpoint::Status,
@@ -154,7 +163,7 @@ async fn evict(
     match delete_evicted(registry, pods, name, delete, user).await {
         Err(e) if e.code() == 409 && guard && !pinned => {
             let budget_name = budget
-                .and_then(|(_, b)| b["metadata"]["name"].as_str())
+                .and_then(|(_, b)| b.metadata.name.as_deref())
                 .unwrap_or_default();
             Err(still_processing(budget_name))
         }
@@ -169,23 +178,24 @@ async fn budgets_of<'s>(
     registry: &Registry,
     scheme: &'s Scheme,
     pods: Scope<'s>,
-    pod: &Value,
-) -> ApiResult<Vec<(Scope<'s>, Value)>> {
+    pod: &Pod,
+) -> ApiResult<Vec<(Scope<'s>, PodDisruptionBudget)>> {
     let Some(entry) = scheme.get("policy", "v1", "poddisruptionbudgets") else {
         return Ok(Vec::new());
     };
     let scope = Scope::new(entry, pods.namespace);
     let page = registry.list(scope, ListOptions::default()).await?;
-    let labels: Option<BTreeMap<String, String>> =
-        serde_json::from_value(pod["metadata"]["labels"].clone()).ok();
+    let labels = pod.metadata.labels.as_ref();
     let mut out = Vec::new();
     for item in page.items {
-        let budget = item.object().and_then(|o| o.to_value());
-        let budget = budget.map_err(ApiError::internal)?;
-        let selects = LabelSelector::from_json(&budget["spec"]["selector"])
-            .is_ok_and(|selector| selector.matches(labels.as_ref()));
+        let object = item.object().map_err(ApiError::internal)?;
+        let Some(budget) = object.downcast_ref::<PodDisruptionBudget>() else {
+            continue;
+        };
+        let selects = LabelSelector::from_meta(budget.spec.selector.as_ref())
+            .is_ok_and(|selector| selector.matches(labels));
         if selects {
-            out.push((scope, budget));
+            out.push((scope, budget.clone()));
         }
     }
     Ok(out)
@@ -203,13 +213,16 @@ async fn delete_evicted(
     let dry_run = options.dry_run.as_ref().is_some_and(|d| !d.is_empty());
     if !dry_run {
         let preconditions = options.preconditions.clone().unwrap_or_default();
-        let mark = |doc: &mut Value| {
-            check_preconditions(doc, name, &preconditions)?;
-            add_disruption_target(doc);
+        let mark = |object: &mut Object| {
+            check_preconditions(object, name, &preconditions)?;
+            let pod = object
+                .downcast_mut::<Pod>()
+                .ok_or_else(|| ApiError::internal("a pod of another type"))?;
+            add_disruption_target(pod);
             Ok(())
         };
         let written = registry
-            .edit(pods, name, Endpoint::Status, &mark, WriteOptions::default())
+            .edit_object(pods, name, Endpoint::Status, &mark, WriteOptions::default())
             .await?;
         if let Some(pre) = options
             .preconditions
@@ -227,12 +240,8 @@ async fn delete_evicted(
 
 /// The eviction's DeleteOptions, with the request's dry run: both may ask for
 /// one, but not for different ones.
-fn delete_options(eviction: &Value, dry_run: bool) -> ApiResult<DeleteOptions> {
-    let mut options: DeleteOptions = match eviction.get("deleteOptions") {
-        None | Some(Value::Null) => DeleteOptions::default(),
-        Some(value) => serde_json::from_value(value.clone())
-            .map_err(|e| ApiError::bad_request(format!("invalid deleteOptions: {e}")))?,
-    };
+fn delete_options(eviction: &Eviction, dry_run: bool) -> ApiResult<DeleteOptions> {
+    let mut options = eviction.delete_options.clone().unwrap_or_default();
     let requested: Vec<String> = if dry_run {
         vec!["All".to_owned()]
     } else {
@@ -253,63 +262,59 @@ fn delete_options(eviction: &Value, dry_run: bool) -> ApiResult<DeleteOptions> {
 
 /// Pending, finished and terminating pods disrupt nothing more: no budget is
 /// consulted.
-fn can_ignore_budgets(pod: &Value) -> bool {
+fn can_ignore_budgets(pod: &Pod) -> bool {
     matches!(
-        pod["status"]["phase"].as_str(),
+        pod.status.phase.as_deref(),
         Some("Succeeded" | "Failed" | "Pending")
-    ) || !pod["metadata"]["deletionTimestamp"].is_null()
+    ) || pod.metadata.deletion_timestamp.is_some()
 }
 
 /// Whether the delete of a pod that skips the budgets must be pinned to the
 /// version read (a pending pod could become ready meanwhile).
-fn enforces_resource_version(pod: &Value) -> bool {
-    !matches!(
-        pod["status"]["phase"].as_str(),
-        Some("Succeeded" | "Failed")
-    ) && pod["metadata"]["deletionTimestamp"].is_null()
+fn enforces_resource_version(pod: &Pod) -> bool {
+    !matches!(pod.status.phase.as_deref(), Some("Succeeded" | "Failed"))
+        && pod.metadata.deletion_timestamp.is_none()
 }
 
-fn pin_resource_version(options: &mut DeleteOptions, pod: &Value) {
-    let rv = pod["metadata"]["resourceVersion"]
-        .as_str()
-        .map(str::to_owned);
+fn pin_resource_version(options: &mut DeleteOptions, pod: &Pod) {
     options
         .preconditions
         .get_or_insert_with(Preconditions::default)
-        .resource_version = rv;
+        .resource_version
+        .clone_from(&pod.metadata.resource_version);
 }
 
 /// The pod's `Ready` condition is `True`.
-fn is_ready(pod: &Value) -> bool {
-    pod["status"]["conditions"]
-        .as_array()
-        .into_iter()
+fn is_ready(pod: &Pod) -> bool {
+    pod.status
+        .conditions
+        .iter()
         .flatten()
-        .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        .any(|c| c.type_ == "Ready" && c.status == "True")
 }
 
 /// Whether an unready pod may go without spending the budget: always under
 /// `unhealthyPodEvictionPolicy: AlwaysAllow`, else (`IfHealthyBudget`) while
 /// the budget has the healthy pods it wants.
-fn spares_unhealthy(budget: &Value) -> bool {
-    if budget["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow" {
+fn spares_unhealthy(budget: &PodDisruptionBudget) -> bool {
+    if budget.spec.unhealthy_pod_eviction_policy.as_deref() == Some("AlwaysAllow") {
         return true;
     }
-    let status = &budget["status"];
-    let desired = status["desiredHealthy"].as_i64().unwrap_or(0);
-    status["currentHealthy"].as_i64().unwrap_or(0) >= desired && desired > 0
+    let status = &budget.status;
+    status.current_healthy >= status.desired_healthy && status.desired_healthy > 0
 }
 
 /// The budget's verdict on one more disruption, spending it on `pod` when
 /// allowed (recorded among the disrupted pods unless this is a dry run).
-fn check_and_decrement(budget: &mut Value, pod: &str, dry_run: bool) -> ApiResult<()> {
-    let name = budget["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let generation = budget["metadata"]["generation"].as_i64().unwrap_or(0);
-    let status = &budget["status"];
-    if status["observedGeneration"].as_i64().unwrap_or(0) < generation {
+fn check_and_decrement(
+    budget: &mut PodDisruptionBudget,
+    pod: &str,
+    dry_run: bool,
+) -> ApiResult<()> {
+    let name = budget.metadata.name.clone().unwrap_or_default();
+    let generation = budget.metadata.generation.unwrap_or(0);
+    let status = &mut budget.status;
+    if status.observed_generation.unwrap_or(0) < generation {
         return Err(still_processing(&name));
     }
     let target = Target {
@@ -317,14 +322,14 @@ fn check_and_decrement(budget: &mut Value, pod: &str, dry_run: bool) -> ApiResul
         resource: "poddisruptionbudget",
         name: &name,
     };
-    let allowed = status["disruptionsAllowed"].as_i64().unwrap_or(0);
+    let allowed = status.disruptions_allowed;
     if allowed < 0 {
         return Err(ApiError::forbidden(
             target,
             "pdb disruptions allowed is negative",
         ));
     }
-    let disrupted = status["disruptedPods"].as_object().map_or(0, Map::len);
+    let disrupted = status.disrupted_pods.as_ref().map_or(0, |pods| pods.len());
     if disrupted > MAX_DISRUPTED_PODS {
         return Err(ApiError::forbidden(
             target,
@@ -334,8 +339,7 @@ fn check_and_decrement(budget: &mut Value, pod: &str, dry_run: bool) -> ApiResul
     if allowed == 0 {
         let cause = format!(
             "The disruption budget {name} needs {} healthy pods and has {} currently",
-            status["desiredHealthy"].as_i64().unwrap_or(0),
-            status["currentHealthy"].as_i64().unwrap_or(0)
+            status.desired_healthy, status.current_healthy
         );
         return Err(ApiError::too_many_requests(
             VIOLATION,
@@ -343,83 +347,59 @@ fn check_and_decrement(budget: &mut Value, pod: &str, dry_run: bool) -> ApiResul
             vec![budget_cause(cause)],
         ));
     }
-    let observed = status["observedGeneration"].clone();
-    let Some(status) = object_at(budget, "status") else {
-        return Err(ApiError::internal("a budget's status is not an object"));
-    };
-    status.insert("disruptionsAllowed".into(), json!(allowed - 1));
+    status.disruptions_allowed = allowed - 1;
     if allowed == 1 {
-        set_disruption_allowed_false(status, observed);
+        // The budget's `DisruptionAllowed` condition says no more
+        // disruptions (`InsufficientPods`).
+        let condition = Condition {
+            type_: "DisruptionAllowed".to_owned(),
+            status: "False".to_owned(),
+            observed_generation: status.observed_generation,
+            last_transition_time: Some(Time::now()),
+            reason: "InsufficientPods".to_owned(),
+            message: String::new(),
+        };
+        let conditions = status.conditions.get_or_insert_with(Vec::new);
+        match conditions.iter_mut().find(|c| c.type_ == condition.type_) {
+            None => conditions.push(condition),
+            Some(existing) => {
+                let kept = existing.last_transition_time;
+                let unchanged = existing.status == condition.status;
+                *existing = condition;
+                if unchanged {
+                    existing.last_transition_time = kept;
+                }
+            }
+        }
     }
     if !dry_run {
-        let now = now_value();
-        let disrupted = status
-            .entry("disruptedPods")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(map) = disrupted {
-            map.insert(pod.to_owned(), now);
-        } else {
-            *disrupted = json!({ pod: now });
-        }
+        status
+            .disrupted_pods
+            .get_or_insert_with(Default::default)
+            .insert(pod.to_owned(), Time::now());
     }
     Ok(())
 }
 
-/// The budget's `DisruptionAllowed` condition says no more disruptions
-/// (`InsufficientPods`).
-fn set_disruption_allowed_false(status: &mut Map<String, Value>, observed: Value) {
-    set_condition(
-        status,
-        json!({
-            "type": "DisruptionAllowed",
-            "status": "False",
-            "observedGeneration": observed,
-            "lastTransitionTime": now_value(),
-            "reason": "InsufficientPods",
-            "message": "",
-        }),
-    );
-}
-
 /// The pod's `DisruptionTarget` condition: evicted by the eviction API.
-fn add_disruption_target(pod: &mut Value) {
-    if let Some(status) = object_at(pod, "status") {
-        set_condition(
-            status,
-            json!({
-                "type": "DisruptionTarget",
-                "status": "True",
-                "lastTransitionTime": now_value(),
-                "reason": "EvictionByEvictionAPI",
-                "message": "Eviction API: evicting",
-            }),
-        );
-    }
-}
-
-/// Puts `condition` in `status.conditions` in place of the one of its type;
-/// the transition time stays when the condition's status does not change.
-fn set_condition(status: &mut Map<String, Value>, condition: Value) {
-    let conditions = status
-        .entry("conditions")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    if !conditions.is_array() {
-        *conditions = Value::Array(Vec::new());
-    }
-    let Value::Array(conditions) = conditions else {
-        return;
+fn add_disruption_target(pod: &mut Pod) {
+    let condition = PodCondition {
+        type_: "DisruptionTarget".to_owned(),
+        status: "True".to_owned(),
+        last_transition_time: Some(Time::now()),
+        reason: Some("EvictionByEvictionAPI".to_owned()),
+        message: Some("Eviction API: evicting".to_owned()),
+        ..PodCondition::default()
     };
-    match conditions
-        .iter_mut()
-        .find(|c| c["type"] == condition["type"])
-    {
+    let conditions = pod.status.conditions.get_or_insert_with(Vec::new);
+    match conditions.iter_mut().find(|c| c.type_ == condition.type_) {
         None => conditions.push(condition),
         Some(existing) => {
-            let unchanged = existing["status"] == condition["status"];
-            let transition = existing["lastTransitionTime"].clone();
+            let kept = existing.last_transition_time;
+            let unchanged = existing.status == condition.status;
             *existing = condition;
             if unchanged {
-                existing["lastTransitionTime"] = transition;
+                existing.last_transition_time = kept;
             }
         }
     }
@@ -427,13 +407,14 @@ fn set_condition(status: &mut Map<String, Value>, condition: Value) {
 
 /// The delete's preconditions hold for the current pod (checked before the
 /// pod is marked, with upstream's messages).
-fn check_preconditions(pod: &Value, name: &str, pre: &Preconditions) -> ApiResult<()> {
+fn check_preconditions(pod: &Object, name: &str, pre: &Preconditions) -> ApiResult<()> {
     let target = Target {
         group: "",
         resource: "Pod",
         name,
     };
-    let uid = pod["metadata"]["uid"].as_str().unwrap_or_default();
+    let meta = pod.metadata();
+    let uid = meta.uid.as_deref().unwrap_or_default();
     if let Some(want) = pre.uid.as_deref().filter(|u| !u.is_empty() && *u != uid) {
         return Err(ApiError::conflict(
             target,
@@ -442,9 +423,7 @@ fn check_preconditions(pod: &Value, name: &str, pre: &Preconditions) -> ApiResul
             ),
         ));
     }
-    let rv = pod["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap_or_default();
+    let rv = meta.resource_version.as_deref().unwrap_or_default();
     if let Some(want) = pre
         .resource_version
         .as_deref()
@@ -477,18 +456,4 @@ fn budget_cause(message: String) -> StatusCause {
         message: Some(message),
         field: None,
     }
-}
-
-/// `doc[key]` as a JSON object, created when absent or null.
-fn object_at<'v>(doc: &'v mut Value, key: &str) -> Option<&'v mut Map<String, Value>> {
-    let map = doc.as_object_mut()?;
-    let slot = map.entry(key).or_insert_with(|| Value::Object(Map::new()));
-    if slot.is_null() {
-        *slot = Value::Object(Map::new());
-    }
-    slot.as_object_mut()
-}
-
-fn now_value() -> Value {
-    serde_json::to_value(Time::now()).unwrap_or(Value::Null)
 }

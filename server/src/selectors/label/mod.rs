@@ -114,6 +114,33 @@ impl LabelSelector {
         Ok(Self::sorted(requirements))
     }
 
+    /// [`LabelSelector::from_json`] of a typed meta/v1 `LabelSelector`
+    /// (`None` selects nothing).
+    pub fn from_meta(
+        selector: Option<&kapi_runtime::meta::LabelSelector>,
+    ) -> Result<LabelSelector, String> {
+        let Some(selector) = selector else {
+            return Ok(Self::nothing());
+        };
+        let mut requirements = Vec::new();
+        for (key, value) in selector.match_labels.iter().flatten() {
+            let requirement = Requirement::new(key, Operator::Equals, vec![value.clone()])?;
+            requirements.push(requirement);
+        }
+        for expression in selector.match_expressions.iter().flatten() {
+            let operator = match expression.operator.as_str() {
+                "In" => Operator::In,
+                "NotIn" => Operator::NotIn,
+                "Exists" => Operator::Exists,
+                "DoesNotExist" => Operator::DoesNotExist,
+                other => return Err(format!("{other:?} is not a valid label selector operator")),
+            };
+            let values = expression.values.clone().unwrap_or_default();
+            requirements.push(Requirement::new(&expression.key, operator, values)?);
+        }
+        Ok(Self::sorted(requirements))
+    }
+
     fn sorted(mut requirements: Vec<Requirement>) -> LabelSelector {
         // Upstream sorts by key so that the text form is deterministic.
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
