@@ -18,6 +18,8 @@ use std::net::IpAddr;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
+use kapi_api_types::core::v1::Service;
+use kapi_api_types::core::v1::service::ServiceSpec;
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 use kapi_storage::{Storage, StorageError, Update};
 use serde_json::{Value, json};
@@ -261,18 +263,18 @@ impl ServiceAllocator {
         ServiceAllocator { ranges }
     }
 
-    /// Gives the new Service (JSON, defaulted and validated) its IP family
-    /// fields, ClusterIP, NodePorts and health check port, taking them in the
-    /// store (unless `dry_run`). Returns what was taken, to give back if the
+    /// Gives the new Service (defaulted and validated) its IP family fields,
+    /// ClusterIP, NodePorts and health check port, taking them in the store
+    /// (unless `dry_run`). Returns what was taken, to give back if the
     /// create fails.
     pub async fn allocate_create(
         &self,
         storage: &dyn Storage,
         name: &str,
-        service: &mut Value,
+        service: &mut Service,
         dry_run: bool,
     ) -> ApiResult<Held> {
-        let spec = spec_mut(service)?;
+        let spec = &mut service.spec;
         self.init_ip_families(name, spec, None)?;
         let ip_slot = self.wants_cluster_ip(spec)?;
         let health = needs_health_check(spec);
@@ -283,21 +285,21 @@ impl ServiceAllocator {
     }
 
     /// What a stored Service holds.
-    pub fn held(&self, service: &Value) -> Held {
-        let spec = &service["spec"];
-        let ips = spec["clusterIPs"]
-            .as_array()
-            .into_iter()
+    pub fn held(&self, service: &Service) -> Held {
+        let spec = &service.spec;
+        let ips = spec
+            .cluster_ips
+            .iter()
             .flatten()
-            .filter_map(|ip| ip.as_str()?.parse().ok())
+            .filter_map(|ip| ip.parse().ok())
             .filter(|ip| self.ranges.cluster_ips.offset(*ip).is_some())
             .collect();
-        let mut ports: Vec<u16> = spec["ports"]
-            .as_array()
-            .into_iter()
+        let mut ports: Vec<u16> = spec
+            .ports
+            .iter()
             .flatten()
-            .filter_map(|p| u16::try_from(p["nodePort"].as_i64()?).ok())
-            .chain(u16::try_from(spec["healthCheckNodePort"].as_i64().unwrap_or(0)).ok())
+            .filter_map(|p| u16::try_from(p.node_port?).ok())
+            .chain(u16::try_from(spec.health_check_node_port.unwrap_or(0)).ok())
             .filter(|p| *p != 0)
             .collect();
         ports.sort_unstable();
@@ -320,35 +322,34 @@ impl ServiceAllocator {
         }
     }
 
-    /// An update of `old` to `new` (JSON): the IP family fields, then what the
-    /// new Service needs that the old did not hold is taken, and what it no
+    /// An update of `old` to `new`: the IP family fields, then what the new
+    /// Service needs that the old did not hold is taken, and what it no
     /// longer holds is returned in the second [`Held`] (given back by the
     /// caller once the update is stored).
     pub async fn allocate_update(
         &self,
         storage: &dyn Storage,
         name: &str,
-        old: &Value,
-        new: &mut Value,
+        old: &Service,
+        new: &mut Service,
         dry_run: bool,
     ) -> ApiResult<(Held, Held)> {
-        let old_spec = old["spec"].as_object().cloned().unwrap_or_default();
-        let spec = spec_mut(new)?;
-        self.init_ip_families(name, spec, Some(&old_spec))?;
+        let old_spec = &old.spec;
+        self.init_ip_families(name, &mut new.spec, Some(old_spec))?;
         let old_held = self.held(old);
-        let old_type = service_type(&old_spec);
-        let new_type = service_type(spec);
+        let old_type = service_type(old_spec);
+        let new_type = service_type(&new.spec);
         let ip_slot = if old_type == "ExternalName" && new_type != "ExternalName" {
-            self.wants_cluster_ip(spec)?
+            self.wants_cluster_ip(&new.spec)?
         } else {
             None
         };
-        let health = needs_health_check(spec) && !needs_health_check(&old_spec);
+        let health = needs_health_check(&new.spec) && !needs_health_check(old_spec);
         let taken = self
             .take(
                 storage,
                 name,
-                spec,
+                &mut new.spec,
                 (ip_slot, Some(&old_held.ports), health),
                 dry_run,
             )
@@ -379,7 +380,7 @@ impl ServiceAllocator {
         &self,
         storage: &dyn Storage,
         name: &str,
-        spec: &mut serde_json::Map<String, Value>,
+        spec: &mut ServiceSpec,
         (ip, held, health): (Option<Option<IpAddr>>, Option<&[u16]>, bool),
         dry_run: bool,
     ) -> ApiResult<Held> {
@@ -392,7 +393,7 @@ impl ServiceAllocator {
         if health {
             wanted
                 .take_ports
-                .push(requested_port(spec, "healthCheckNodePort"));
+                .push(requested_port(spec.health_check_node_port));
         }
         let taken = self
             .apply(storage, name, &wanted, dry_run, &port_slots)
@@ -401,12 +402,12 @@ impl ServiceAllocator {
         if ip.is_some()
             && let Some(ip) = taken.ips.first()
         {
-            spec.insert("clusterIP".into(), json!(ip.to_string()));
-            spec.insert("clusterIPs".into(), json!([ip.to_string()]));
+            spec.cluster_ip = Some(ip.to_string());
+            spec.cluster_ips = Some(vec![ip.to_string()]);
         }
         fill_node_ports(spec, &port_slots, &mut ports);
         if health && let Some(port) = ports.next() {
-            spec.insert("healthCheckNodePort".into(), json!(port));
+            spec.health_check_node_port = Some(i32::from(port));
         }
         Ok(taken)
     }
@@ -415,35 +416,26 @@ impl ServiceAllocator {
     fn init_ip_families(
         &self,
         name: &str,
-        spec: &mut serde_json::Map<String, Value>,
-        old: Option<&serde_json::Map<String, Value>>,
+        spec: &mut ServiceSpec,
+        old: Option<&ServiceSpec>,
     ) -> ApiResult<()> {
         if service_type(spec) == "ExternalName" {
             return Ok(());
         }
         let cluster = self.ranges.cluster_ips.family();
-        let headless_selectorless = spec.get("clusterIP").and_then(Value::as_str) == Some("None")
-            && spec
-                .get("selector")
-                .and_then(Value::as_object)
-                .is_none_or(|s| s.is_empty());
-        if spec.get("ipFamilyPolicy").is_none_or(Value::is_null) {
-            let policy = match old
-                .and_then(|o| o.get("ipFamilyPolicy"))
-                .filter(|p| !p.is_null())
-            {
-                Some(policy) => policy.clone(),
-                None if headless_selectorless => json!("RequireDualStack"),
-                None => json!("SingleStack"),
+        let headless_selectorless = spec.cluster_ip.as_deref() == Some("None")
+            && spec.selector.as_ref().is_none_or(|s| s.is_empty());
+        if spec.ip_family_policy.is_none() {
+            let policy = match old.and_then(|o| o.ip_family_policy.clone()) {
+                Some(policy) => policy,
+                None if headless_selectorless => "RequireDualStack".to_owned(),
+                None => "SingleStack".to_owned(),
             };
-            spec.insert("ipFamilyPolicy".into(), policy);
+            spec.ip_family_policy = Some(policy);
         }
-        let policy = spec["ipFamilyPolicy"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let mut families: Vec<String> = strings(spec.get("ipFamilies"));
-        let cluster_ips = strings(spec.get("clusterIPs"));
+        let policy = spec.ip_family_policy.clone().unwrap_or_default();
+        let mut families: Vec<String> = spec.ip_families.clone().unwrap_or_default();
+        let cluster_ips = spec.cluster_ips.clone().unwrap_or_default();
         let mut errors = FieldErrors::default();
         let path = || FieldPath::new("spec");
         if policy == "SingleStack" {
@@ -498,7 +490,7 @@ impl ServiceAllocator {
                 };
                 families.push(other.to_owned());
             }
-            spec.insert("ipFamilies".into(), json!(families));
+            spec.ip_families = Some(families);
             return Ok(());
         }
         if policy == "RequireDualStack" {
@@ -523,24 +515,17 @@ impl ServiceAllocator {
         if families.is_empty() {
             families.push(cluster.to_owned());
         }
-        spec.insert("ipFamilies".into(), json!(families));
+        spec.ip_families = Some(families);
         Ok(())
     }
 
     /// `Some(requested)` when the Service needs a ClusterIP (`None` inside:
     /// any), `None` when it takes none (ExternalName, headless).
-    fn wants_cluster_ip(
-        &self,
-        spec: &serde_json::Map<String, Value>,
-    ) -> ApiResult<Option<Option<IpAddr>>> {
+    fn wants_cluster_ip(&self, spec: &ServiceSpec) -> ApiResult<Option<Option<IpAddr>>> {
         if service_type(spec) == "ExternalName" {
             return Ok(None);
         }
-        match spec
-            .get("clusterIP")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-        {
+        match spec.cluster_ip.as_deref().unwrap_or_default() {
             "None" => Ok(None),
             "" => Ok(Some(None)),
             ip => ip
@@ -804,44 +789,19 @@ impl fmt::Debug for GoInt {
     }
 }
 
-fn spec_mut(service: &mut Value) -> ApiResult<&mut serde_json::Map<String, Value>> {
-    let object = service
-        .as_object_mut()
-        .ok_or_else(|| ApiError::internal("a Service that is no JSON object"))?;
-    object
-        .entry("spec")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()
-        .ok_or_else(|| ApiError::internal("a Service spec that is no JSON object"))
+fn service_type(spec: &ServiceSpec) -> &str {
+    spec.type_.as_deref().unwrap_or("ClusterIP")
 }
 
-fn service_type(spec: &serde_json::Map<String, Value>) -> &str {
-    spec.get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("ClusterIP")
-}
-
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect()
-}
-
-/// A port number the Service asks for in `field`, if any.
-fn requested_port(spec: &serde_json::Map<String, Value>, field: &str) -> Option<u16> {
-    spec.get(field)
-        .and_then(Value::as_i64)
-        .filter(|p| *p != 0)
+/// A port number the Service asks for, if any.
+fn requested_port(port: Option<i32>) -> Option<u16> {
+    port.filter(|p| *p != 0)
         .map(|p| u16::try_from(p).unwrap_or(0))
 }
 
 /// LoadBalancers with `externalTrafficPolicy: Local` get a health check port.
-fn needs_health_check(spec: &serde_json::Map<String, Value>) -> bool {
-    service_type(spec) == "LoadBalancer"
-        && spec.get("externalTrafficPolicy").and_then(Value::as_str) == Some("Local")
+fn needs_health_check(spec: &ServiceSpec) -> bool {
+    service_type(spec) == "LoadBalancer" && spec.external_traffic_policy.as_deref() == Some("Local")
 }
 
 /// A port of the Service that takes a NodePort in this request.
@@ -857,26 +817,17 @@ struct PortSlot {
 /// (unless `allocateLoadBalancerNodePorts: false`, which still honours
 /// requested ones); one port number shared by the ports of one service port
 /// (TCP and UDP); ports already `held` are kept as they are.
-fn node_port_slots(spec: &serde_json::Map<String, Value>, held: Option<&[u16]>) -> Vec<PortSlot> {
+fn node_port_slots(spec: &ServiceSpec, held: Option<&[u16]>) -> Vec<PortSlot> {
     let type_ = service_type(spec);
     if type_ != "NodePort" && type_ != "LoadBalancer" {
         return Vec::new();
     }
-    let allocate = type_ == "NodePort"
-        || spec
-            .get("allocateLoadBalancerNodePorts")
-            .and_then(Value::as_bool)
-            != Some(false);
-    let ports = spec
-        .get("ports")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let allocate = type_ == "NodePort" || spec.allocate_load_balancer_node_ports != Some(false);
     let mut slots: Vec<PortSlot> = Vec::new();
-    let mut seen: Vec<(i64, Option<u16>)> = Vec::new();
-    for (index, port) in ports.iter().enumerate() {
-        let node_port = port["nodePort"].as_i64().unwrap_or(0);
-        let service_port = port["port"].as_i64().unwrap_or(0);
+    let mut seen: Vec<(i32, Option<u16>)> = Vec::new();
+    for (index, port) in spec.ports.iter().flatten().enumerate() {
+        let node_port = port.node_port.unwrap_or(0);
+        let service_port = port.port;
         if node_port == 0 && !allocate {
             continue;
         }
@@ -899,35 +850,33 @@ fn node_port_slots(spec: &serde_json::Map<String, Value>, held: Option<&[u16]>) 
 /// Writes the taken NodePorts into the ports that asked for any, and gives
 /// the other protocols of one service port the same number.
 fn fill_node_ports(
-    spec: &mut serde_json::Map<String, Value>,
+    spec: &mut ServiceSpec,
     slots: &[PortSlot],
     taken: &mut impl Iterator<Item = u16>,
 ) {
-    let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) else {
+    let Some(ports) = spec.ports.as_mut() else {
         return;
     };
-    let mut by_service_port: Vec<(i64, i64)> = Vec::new();
     for slot in slots {
         let number = taken.next();
         if let (None, Some(number)) = (slot.requested, number)
             && let Some(port) = ports.get_mut(slot.index)
         {
-            port["nodePort"] = json!(number);
+            port.node_port = Some(i32::from(number));
         }
     }
-    for port in ports.iter() {
-        let node_port = port["nodePort"].as_i64().unwrap_or(0);
-        if node_port != 0 {
-            by_service_port.push((port["port"].as_i64().unwrap_or(0), node_port));
-        }
-    }
+    let by_service_port: Vec<(i32, i32)> = ports
+        .iter()
+        .filter_map(|port| {
+            let node_port = port.node_port.filter(|p| *p != 0)?;
+            Some((port.port, node_port))
+        })
+        .collect();
     for port in ports.iter_mut() {
-        if port["nodePort"].as_i64().unwrap_or(0) == 0
-            && let Some((_, node_port)) = by_service_port
-                .iter()
-                .find(|(sp, _)| *sp == port["port"].as_i64().unwrap_or(0))
+        if port.node_port.unwrap_or(0) == 0
+            && let Some((_, node_port)) = by_service_port.iter().find(|(sp, _)| *sp == port.port)
         {
-            port["nodePort"] = json!(node_port);
+            port.node_port = Some(*node_port);
         }
     }
 }

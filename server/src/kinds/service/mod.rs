@@ -5,13 +5,14 @@
 mod alloc;
 
 use async_trait::async_trait;
+use kapi_api_types::core::v1::Service;
 use kapi_storage::Storage;
 
 pub use alloc::{IpRange, ServiceRanges};
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::hooks::{Held, KindRest, Taken};
-use crate::registry::{Input, Object, Scope};
+use crate::registry::{Object, Scope};
 
 /// Services' addresses and ports, from the ranges given at start-up.
 pub struct ServiceRest {
@@ -47,68 +48,59 @@ impl Held for Release {
     }
 }
 
+/// The Service an object of the hook's kind is.
+fn service(object: &Object) -> ApiResult<&Service> {
+    object
+        .downcast_ref::<Service>()
+        .ok_or_else(|| ApiError::internal("a Service of another type"))
+}
+
+fn service_mut(object: &mut Object) -> ApiResult<&mut Service> {
+    object
+        .downcast_mut::<Service>()
+        .ok_or_else(|| ApiError::internal("a Service of another type"))
+}
+
 #[async_trait]
 impl KindRest for ServiceRest {
     async fn before_create(
         &self,
         storage: &dyn Storage,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
         object: &mut Object,
         dry_run: bool,
     ) -> ApiResult<Taken> {
         let name = object.metadata().name().to_owned();
-        let mut value = object.to_value().map_err(ApiError::internal)?;
         let held = self
             .allocator
-            .allocate_create(storage, &name, &mut value, dry_run)
+            .allocate_create(storage, &name, service_mut(object)?, dry_run)
             .await?;
-        match Input::from_value(scope.entry, value) {
-            Ok(input) => {
-                *object = input.object;
-                Ok(self.taken(held))
-            }
-            Err(e) => {
-                self.allocator.release(storage, &held).await;
-                Err(e)
-            }
-        }
+        Ok(self.taken(held))
     }
 
     async fn before_update(
         &self,
         storage: &dyn Storage,
-        scope: Scope<'_>,
+        _scope: Scope<'_>,
         old: &Object,
         new: &mut Object,
         dry_run: bool,
     ) -> ApiResult<(Taken, Taken)> {
         let name = new.metadata().name().to_owned();
-        let old = old.to_value().map_err(ApiError::internal)?;
-        let mut value = new.to_value().map_err(ApiError::internal)?;
         let (taken, freed) = self
             .allocator
-            .allocate_update(storage, &name, &old, &mut value, dry_run)
+            .allocate_update(storage, &name, service(old)?, service_mut(new)?, dry_run)
             .await?;
-        match Input::from_value(scope.entry, value) {
-            Ok(input) => {
-                *new = input.object;
-                Ok((self.taken(taken), self.taken(freed)))
-            }
-            Err(e) => {
-                // What this attempt took goes back (nothing, for a dry run).
-                self.allocator.release(storage, &taken).await;
-                Err(e)
-            }
-        }
+        Ok((self.taken(taken), self.taken(freed)))
     }
 
     async fn after_delete(&self, storage: &dyn Storage, _scope: Scope<'_>, object: &Object) {
-        match object.to_value() {
-            Ok(value) => {
-                let held = self.allocator.held(&value);
+        match service(object) {
+            Ok(service) => {
+                let held = self.allocator.held(service);
                 self.allocator.release(storage, &held).await;
             }
-            Err(e) => tracing::warn!(error = %e, "could not read a deleted service"),
+            Err(e) => tracing::warn!(error = ?e.0.message, "could not read a deleted service"),
         }
     }
 }
