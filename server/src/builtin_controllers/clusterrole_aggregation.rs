@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use kapi_api_types::rbac::v1::ClusterRole;
+use kapi_api_types::rbac::v1::role::PolicyRule;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -14,22 +15,18 @@ use crate::controllers::client::{Client, Resource};
 use crate::controllers::informer::{self, Event, Source};
 use crate::selectors::label::LabelSelector;
 
-fn cluster_roles() -> Resource {
-    Resource::new("rbac.authorization.k8s.io", "v1", "clusterroles", false)
-}
-
 /// Runs the controller until aborted.
 pub async fn run(client: Client) {
     let mut tasks = JoinSet::new();
-    let (tx, mut rx) = mpsc::channel(256);
+    let (tx, mut rx) = mpsc::channel::<((), Event<ClusterRole>)>(256);
     informer::spawn(
         &mut tasks,
         client.clone(),
-        Source::all(cluster_roles()),
+        Source::all(Resource::of::<ClusterRole>()),
         (),
         tx,
     );
-    let mut roles: BTreeMap<String, Value> = BTreeMap::new();
+    let mut roles: BTreeMap<String, ClusterRole> = BTreeMap::new();
     while let Some(((), event)) = rx.recv().await {
         note(&mut roles, event);
         // Take what else arrived before syncing once.
@@ -41,11 +38,8 @@ pub async fn run(client: Client) {
                 continue;
             };
             let mut updated = role.clone();
-            updated["rules"] = json!(rules);
-            if let Err(e) = client
-                .update(&cluster_roles(), None, name, None, &updated)
-                .await
-            {
+            updated.rules = rules;
+            if let Err(e) = client.update_typed(None, name, None, &updated).await {
                 // A conflict means a newer state is on its way to the informer.
                 tracing::debug!(role = %name, error = %e, "could not aggregate");
             }
@@ -54,7 +48,7 @@ pub async fn run(client: Client) {
 }
 
 /// The roles after `event`.
-fn note(roles: &mut BTreeMap<String, Value>, event: Event) {
+fn note(roles: &mut BTreeMap<String, ClusterRole>, event: Event<ClusterRole>) {
     match event {
         Event::Listed(all) => *roles = all.into_iter().map(|r| (name(&r), r)).collect(),
         Event::Applied(role) => {
@@ -66,50 +60,58 @@ fn note(roles: &mut BTreeMap<String, Value>, event: Event) {
     }
 }
 
-fn name(role: &Value) -> String {
-    role["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
+fn name(role: &ClusterRole) -> String {
+    role.metadata.name.clone().unwrap_or_default()
 }
 
 /// The rules `role` should hold when it aggregates and they differ from its
 /// own; `None` when it does not aggregate or is current.
-fn aggregated(role: &Value, roles: &BTreeMap<String, Value>) -> Option<Vec<Value>> {
-    let selectors = role["aggregationRule"]["clusterRoleSelectors"].as_array()?;
+fn aggregated(
+    role: &ClusterRole,
+    roles: &BTreeMap<String, ClusterRole>,
+) -> Option<Vec<PolicyRule>> {
+    let selectors = role
+        .aggregation_rule
+        .as_ref()?
+        .cluster_role_selectors
+        .as_ref()?;
     let own = name(role);
-    let mut rules: Vec<Value> = Vec::new();
+    let mut rules: Vec<PolicyRule> = Vec::new();
     for selector in selectors {
-        let Ok(selector) = LabelSelector::from_json(selector) else {
+        let Ok(selector) = LabelSelector::from_meta(Some(selector)) else {
             continue;
         };
         for (other, picked) in roles {
             if *other == own {
                 continue;
             }
-            let labels = picked["metadata"]["labels"].as_object();
-            let label = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
-            if !selector.matches_by(label) {
+            if !selector.matches(picked.metadata.labels.as_ref()) {
                 continue;
             }
-            for rule in picked["rules"].as_array().into_iter().flatten() {
+            for rule in &picked.rules {
                 if !rules.contains(rule) {
                     rules.push(rule.clone());
                 }
             }
         }
     }
-    let current = role["rules"].as_array().cloned().unwrap_or_default();
-    (current != rules).then_some(rules)
+    (role.rules != rules).then_some(rules)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
+
+    fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
+        serde_json::from_value(value).unwrap()
+    }
 
     #[test]
     fn an_aggregated_role_holds_the_picked_roles_rules_once_by_name() {
-        let role = |name: &str, labels: Value, rules: Value| json!({"metadata": {"name": name, "labels": labels}, "rules": rules});
+        let role = |name: &str, labels: Value, rules: Value| -> ClusterRole {
+            typed(json!({"metadata": {"name": name, "labels": labels}, "rules": rules}))
+        };
         let get = json!({"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]});
         let list = json!({"verbs": ["list"], "apiGroups": [""], "resources": ["pods"]});
         let mut roles = BTreeMap::new();
@@ -125,13 +127,14 @@ mod tests {
             "c".to_owned(),
             role("c", json!({"agg": "no"}), json!([{"verbs": ["*"]}])),
         );
-        let mut view = json!({"metadata": {"name": "view"},
-            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"agg": "yes"}}]}});
+        let mut view: ClusterRole = typed(json!({"metadata": {"name": "view"},
+            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"agg": "yes"}}]}}));
+        let (get, list): (PolicyRule, PolicyRule) = (typed(get), typed(list));
         assert_eq!(
             aggregated(&view, &roles),
             Some(vec![get.clone(), list.clone()])
         );
-        view["rules"] = json!([get, list]);
+        view.rules = vec![get, list];
         assert_eq!(aggregated(&view, &roles), None, "current");
         assert_eq!(aggregated(&roles["a"], &roles), None, "aggregates nothing");
     }

@@ -15,7 +15,7 @@ mod serviceaccount;
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::Value;
+use kapi_api_types::core::v1::Namespace;
 
 use crate::controllers::Controller;
 use crate::controllers::client::{Client, Resource};
@@ -212,9 +212,9 @@ fn namespaces() -> Resource {
 }
 
 /// A namespace being deleted: a deletionTimestamp, or the phase Terminating.
-fn is_terminating(namespace: &Value) -> bool {
-    !namespace["metadata"]["deletionTimestamp"].is_null()
-        || namespace["status"]["phase"] == "Terminating"
+fn is_terminating(namespace: &Namespace) -> bool {
+    namespace.metadata.deletion_timestamp.is_some()
+        || namespace.status.phase.as_deref() == Some("Terminating")
 }
 
 #[cfg(test)]

@@ -5,12 +5,13 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use kapi_api_types::core::v1::Namespace;
+use kapi_runtime::Resource as Kind;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::{is_terminating, namespaces};
-use crate::controllers::client::{Client, ClientError, ListParams, Resource};
+use super::is_terminating;
+use crate::controllers::client::{Client, ClientError, ListParams, Resource, typed};
 use crate::controllers::informer::{self, Event, Source};
 use crate::controllers::queue::WorkQueue;
 
@@ -19,44 +20,39 @@ const NAMESPACE_TERMINATING: &str = "NamespaceTerminating";
 
 /// One object a controller keeps in every namespace.
 pub trait Kept: Send + 'static {
+    /// The object's kind.
+    type Object: Kind + Send + 'static;
     /// The controller's name, for logs.
     fn controller(&self) -> &'static str;
-    /// The object's resource.
-    fn resource(&self) -> Resource;
     /// The object's name.
     fn name(&self) -> &'static str;
     /// The object to create in `namespace`.
-    fn desired(&self, namespace: &str) -> Value;
+    fn desired(&self, namespace: &str) -> Self::Object;
     /// The object with what drifted put back, or `None` when it is as wanted.
-    fn repaired(&self, current: &Value) -> Option<Value>;
-}
-
-#[derive(Clone, Copy)]
-enum From {
-    Namespaces,
-    Objects,
+    fn repaired(&self, current: &Self::Object) -> Option<Self::Object>;
 }
 
 /// Runs the controller for `kept` until aborted.
-pub async fn run(client: Client, kept: impl Kept) {
+pub async fn run<K: Kept>(client: Client, kept: K) {
     let mut tasks = JoinSet::new();
-    let (tx, mut rx) = mpsc::channel(256);
+    let (namespaces_tx, mut namespaces_rx) = mpsc::channel::<((), Event<Namespace>)>(256);
     informer::spawn(
         &mut tasks,
         client.clone(),
-        Source::all(namespaces()),
-        From::Namespaces,
-        tx.clone(),
+        Source::all(Resource::of::<Namespace>()),
+        (),
+        namespaces_tx,
     );
+    let (objects_tx, mut objects_rx) = mpsc::channel::<((), Event<K::Object>)>(256);
     let objects = Source {
-        resource: kept.resource(),
+        resource: Resource::of::<K::Object>(),
         namespace: None,
         params: ListParams {
             field_selector: Some(format!("metadata.name={}", kept.name())),
             ..ListParams::default()
         },
     };
-    informer::spawn(&mut tasks, client.clone(), objects, From::Objects, tx);
+    informer::spawn(&mut tasks, client.clone(), objects, (), objects_tx);
     // Namespace name -> terminating.
     let mut known: HashMap<String, bool> = HashMap::new();
     let mut queue: WorkQueue<String> = WorkQueue::default();
@@ -76,13 +72,20 @@ pub async fn run(client: Client, kept: impl Kept) {
                     queue.retry(namespace);
                 }
             }
-            while let Ok(event) = rx.try_recv() {
-                note(&mut known, &mut queue, event);
+            while let Ok(((), event)) = namespaces_rx.try_recv() {
+                note_namespaces(&mut known, &mut queue, event);
+            }
+            while let Ok(((), event)) = objects_rx.try_recv() {
+                note_objects(&known, &mut queue, event);
             }
         }
         tokio::select! {
-            event = rx.recv() => match event {
-                Some(event) => note(&mut known, &mut queue, event),
+            event = namespaces_rx.recv() => match event {
+                Some(((), event)) => note_namespaces(&mut known, &mut queue, event),
+                None => return,
+            },
+            event = objects_rx.recv() => match event {
+                Some(((), event)) => note_objects(&known, &mut queue, event),
                 None => return,
             },
             () = queue.wait_due() => {}
@@ -90,55 +93,68 @@ pub async fn run(client: Client, kept: impl Kept) {
     }
 }
 
-fn note(known: &mut HashMap<String, bool>, queue: &mut WorkQueue<String>, event: (From, Event)) {
+fn note_namespaces(
+    known: &mut HashMap<String, bool>,
+    queue: &mut WorkQueue<String>,
+    event: Event<Namespace>,
+) {
     match event {
-        (From::Namespaces, Event::Listed(items)) => {
+        Event::Listed(items) => {
             known.clear();
             for ns in &items {
-                if let Some(name) = ns["metadata"]["name"].as_str() {
-                    known.insert(name.to_owned(), is_terminating(ns));
-                    queue.add(name.to_owned());
+                if let Some(name) = &ns.metadata.name {
+                    known.insert(name.clone(), is_terminating(ns));
+                    queue.add(name.clone());
                 }
             }
         }
-        (From::Namespaces, Event::Applied(ns)) => {
-            if let Some(name) = ns["metadata"]["name"].as_str() {
-                known.insert(name.to_owned(), is_terminating(&ns));
-                queue.add(name.to_owned());
+        Event::Applied(ns) => {
+            if let Some(name) = &ns.metadata.name {
+                known.insert(name.clone(), is_terminating(&ns));
+                queue.add(name.clone());
             }
         }
-        (From::Namespaces, Event::Deleted(ns)) => {
-            if let Some(name) = ns["metadata"]["name"].as_str() {
+        Event::Deleted(ns) => {
+            if let Some(name) = &ns.metadata.name {
                 known.remove(name);
             }
         }
-        (From::Objects, Event::Listed(_)) => {
+    }
+}
+
+fn note_objects<O: Kind>(
+    known: &HashMap<String, bool>,
+    queue: &mut WorkQueue<String>,
+    event: Event<O>,
+) {
+    match event {
+        Event::Listed(_) => {
             for name in known.keys() {
                 queue.add(name.clone());
             }
         }
-        (From::Objects, Event::Applied(object) | Event::Deleted(object)) => {
-            if let Some(namespace) = object["metadata"]["namespace"].as_str() {
-                queue.add(namespace.to_owned());
+        Event::Applied(object) | Event::Deleted(object) => {
+            if let Some(namespace) = &object.metadata().namespace {
+                queue.add(namespace.clone());
             }
         }
     }
 }
 
 /// Creates the object when missing, repairs it when it drifted.
-async fn sync(client: &Client, kept: &impl Kept, namespace: &str) -> Result<(), ClientError> {
-    let resource = kept.resource();
+async fn sync<K: Kept>(client: &Client, kept: &K, namespace: &str) -> Result<(), ClientError> {
+    let resource = Resource::of::<K::Object>();
     match client.read(&resource, Some(namespace), kept.name()).await {
-        Ok(current) => match kept.repaired(&current) {
+        Ok(current) => match kept.repaired(&typed::decode(current)?) {
             Some(repaired) => client
-                .update(&resource, Some(namespace), kept.name(), None, &repaired)
+                .update_typed(Some(namespace), kept.name(), None, &repaired)
                 .await
                 .map(drop),
             None => Ok(()),
         },
         Err(e) if e.is_not_found() => {
             match client
-                .create(&resource, Some(namespace), &kept.desired(namespace))
+                .create_typed(Some(namespace), &kept.desired(namespace))
                 .await
             {
                 Ok(_) => {

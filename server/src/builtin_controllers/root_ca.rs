@@ -3,10 +3,12 @@
 //! put back when its data or description annotation changes (upstream's
 //! root-ca-certificate-publisher-controller).
 
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+use kapi_api_types::core::v1::ConfigMap;
+use kapi_runtime::meta::ObjectMeta;
 
 use super::per_namespace::Kept;
-use crate::controllers::client::Resource;
 
 /// The ConfigMap's name.
 pub const ROOT_CA_CONFIG_MAP: &str = "kube-root-ca.crt";
@@ -25,48 +27,57 @@ pub struct RootCaPublisher {
     pub ca_pem: String,
 }
 
+impl RootCaPublisher {
+    /// The data the ConfigMap holds: the one key.
+    fn data(&self) -> BTreeMap<String, String> {
+        BTreeMap::from([(ROOT_CA_KEY.to_owned(), self.ca_pem.clone())])
+    }
+}
+
 impl Kept for RootCaPublisher {
+    type Object = ConfigMap;
+
     fn controller(&self) -> &'static str {
         "root-ca-certificate-publisher-controller"
-    }
-
-    fn resource(&self) -> Resource {
-        Resource::new("", "v1", "configmaps", true)
     }
 
     fn name(&self) -> &'static str {
         ROOT_CA_CONFIG_MAP
     }
 
-    fn desired(&self, namespace: &str) -> Value {
-        json!({
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {
-                "name": ROOT_CA_CONFIG_MAP,
-                "namespace": namespace,
-                "annotations": { DESCRIPTION_ANNOTATION: DESCRIPTION },
+    fn desired(&self, namespace: &str) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(ROOT_CA_CONFIG_MAP.to_owned()),
+                namespace: Some(namespace.to_owned()),
+                annotations: Some(BTreeMap::from([(
+                    DESCRIPTION_ANNOTATION.to_owned(),
+                    DESCRIPTION.to_owned(),
+                )])),
+                ..ObjectMeta::default()
             },
-            "data": { ROOT_CA_KEY: self.ca_pem },
-        })
+            data: Some(self.data()),
+            ..ConfigMap::default()
+        }
     }
 
     /// The data must be exactly the one key and the annotation non-empty.
-    fn repaired(&self, current: &Value) -> Option<Value> {
-        let data = json!({ ROOT_CA_KEY: self.ca_pem });
-        let described = current["metadata"]["annotations"][DESCRIPTION_ANNOTATION]
-            .as_str()
+    fn repaired(&self, current: &ConfigMap) -> Option<ConfigMap> {
+        let data = self.data();
+        let annotations = current.metadata.annotations.as_ref();
+        let described = annotations
+            .and_then(|a| a.get(DESCRIPTION_ANNOTATION))
             .is_some_and(|d| !d.is_empty());
-        if current["data"] == data && described {
+        if current.data.as_ref() == Some(&data) && described {
             return None;
         }
         let mut repaired = current.clone();
-        repaired["data"] = data;
-        let metadata = &mut repaired["metadata"];
-        if !metadata["annotations"].is_object() {
-            metadata["annotations"] = json!({});
-        }
-        metadata["annotations"][DESCRIPTION_ANNOTATION] = json!(DESCRIPTION);
+        repaired.data = Some(data);
+        repaired
+            .metadata
+            .annotations
+            .get_or_insert_with(BTreeMap::new)
+            .insert(DESCRIPTION_ANNOTATION.to_owned(), DESCRIPTION.to_owned());
         Some(repaired)
     }
 }

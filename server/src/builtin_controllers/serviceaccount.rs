@@ -2,10 +2,10 @@
 //! namespace, created again when deleted (upstream's serviceaccounts-controller
 //! with its default `ServiceAccountsControllerOptions`).
 
-use serde_json::{Value, json};
+use kapi_api_types::core::v1::ServiceAccount;
+use kapi_runtime::meta::ObjectMeta;
 
 use super::per_namespace::Kept;
-use crate::controllers::client::Resource;
 
 /// The service account every namespace has.
 pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
@@ -15,28 +15,29 @@ pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 pub struct DefaultServiceAccount;
 
 impl Kept for DefaultServiceAccount {
+    type Object = ServiceAccount;
+
     fn controller(&self) -> &'static str {
         "serviceaccount-controller"
-    }
-
-    fn resource(&self) -> Resource {
-        Resource::new("", "v1", "serviceaccounts", true)
     }
 
     fn name(&self) -> &'static str {
         DEFAULT_SERVICE_ACCOUNT
     }
 
-    fn desired(&self, namespace: &str) -> Value {
-        json!({
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": { "name": DEFAULT_SERVICE_ACCOUNT, "namespace": namespace },
-        })
+    fn desired(&self, namespace: &str) -> ServiceAccount {
+        ServiceAccount {
+            metadata: ObjectMeta {
+                name: Some(DEFAULT_SERVICE_ACCOUNT.to_owned()),
+                namespace: Some(namespace.to_owned()),
+                ..ObjectMeta::default()
+            },
+            ..ServiceAccount::default()
+        }
     }
 
     /// Upstream only creates the account; what users change in it stays.
-    fn repaired(&self, _current: &Value) -> Option<Value> {
+    fn repaired(&self, _current: &ServiceAccount) -> Option<ServiceAccount> {
         None
     }
 }

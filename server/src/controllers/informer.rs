@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -18,16 +19,18 @@ const WATCH_SECONDS: u64 = 300;
 /// A watch that ends sooner than this was not healthy: wait before the next.
 const SHORT_WATCH: Duration = Duration::from_secs(1);
 
-/// What an informer reports.
+/// What an informer reports, about objects as JSON or as a compiled kind
+/// `O` (decoded once, as they come off the wire; one that does not decode
+/// is skipped and logged).
 #[derive(Debug)]
-pub enum Event {
+pub enum Event<O = Value> {
     /// A (re)list: these are all the objects there are now; anything not among
     /// them is gone.
-    Listed(Vec<Value>),
+    Listed(Vec<O>),
     /// An object was added or changed.
-    Applied(Value),
+    Applied(O),
     /// An object was deleted (its last state).
-    Deleted(Value),
+    Deleted(O),
 }
 
 /// Exponential backoff between failed attempts: 200 ms doubling to 10 s.
@@ -80,15 +83,16 @@ impl Source {
 /// Spawns an informer on `tasks`; its events go to `events` tagged with `tag`.
 /// It ends when the receiver is dropped (or with `tasks`, or through the
 /// handle returned).
-pub fn spawn<T>(
+pub fn spawn<T, O>(
     tasks: &mut JoinSet<()>,
     client: Client,
     source: Source,
     tag: T,
-    events: mpsc::Sender<(T, Event)>,
+    events: mpsc::Sender<(T, Event<O>)>,
 ) -> tokio::task::AbortHandle
 where
     T: Clone + Send + Sync + 'static,
+    O: DeserializeOwned + Send + 'static,
 {
     tasks.spawn(async move {
         let mut informer = Informer {
@@ -101,11 +105,11 @@ where
     })
 }
 
-struct Informer<T> {
+struct Informer<T, O> {
     client: Client,
     source: Source,
     tag: T,
-    events: mpsc::Sender<(T, Event)>,
+    events: mpsc::Sender<(T, Event<O>)>,
 }
 
 /// Why a watch loop stopped.
@@ -116,7 +120,7 @@ enum Stop {
     Relist,
 }
 
-impl<T: Clone + Send + Sync + 'static> Informer<T> {
+impl<T: Clone + Send + Sync + 'static, O: DeserializeOwned + Send + 'static> Informer<T, O> {
     async fn run(&mut self) {
         let mut backoff = Backoff::default();
         // Lists again after a watch that ended at once wait too: a watch
@@ -146,6 +150,7 @@ impl<T: Clone + Send + Sync + 'static> Informer<T> {
                 Some(Value::Array(items)) => items,
                 _ => Vec::new(),
             };
+            let items = items.into_iter().filter_map(|o| self.decode(o)).collect();
             if !self.send(Event::Listed(items)).await {
                 return;
             }
@@ -191,9 +196,14 @@ impl<T: Clone + Send + Sync + 'static> Informer<T> {
                     version = v.to_owned();
                 }
                 let sent = match event.kind.as_str() {
-                    "ADDED" | "MODIFIED" => self.send(Event::Applied(event.object)).await,
-                    "DELETED" => self.send(Event::Deleted(event.object)).await,
                     "ERROR" => return stop_for(&event.object),
+                    kind @ ("ADDED" | "MODIFIED" | "DELETED") => match self.decode(event.object) {
+                        Some(object) if kind == "DELETED" => {
+                            self.send(Event::Deleted(object)).await
+                        }
+                        Some(object) => self.send(Event::Applied(object)).await,
+                        None => true,
+                    },
                     _ => true,
                 };
                 if !sent {
@@ -211,8 +221,19 @@ impl<T: Clone + Send + Sync + 'static> Informer<T> {
         }
     }
 
-    async fn send(&self, event: Event) -> bool {
+    async fn send(&self, event: Event<O>) -> bool {
         self.events.send((self.tag.clone(), event)).await.is_ok()
+    }
+
+    /// An object off the wire as `O`.
+    fn decode(&self, object: Value) -> Option<O> {
+        match serde_json::from_value(object) {
+            Ok(object) => Some(object),
+            Err(e) => {
+                tracing::warn!(resource = %self.source.resource.plural, error = %e, "informer cannot read an object");
+                None
+            }
+        }
     }
 }
 

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use kapi_api_types::core::v1::Namespace;
+use kapi_api_types::core::v1::namespace::NamespaceCondition;
 use kapi_runtime::meta::Time;
-use serde_json::{Value, json};
 
-use super::super::namespaces;
 use super::ContentReport;
 use crate::controllers::client::{Client, ClientError};
 
@@ -104,14 +104,11 @@ fn conditions(report: &ContentReport) -> Vec<Condition> {
 /// lastTransitionTime moves only when its status does.
 pub(super) async fn update(
     client: &Client,
-    mut namespace: Value,
+    mut namespace: Namespace,
     report: &ContentReport,
 ) -> Result<(), ClientError> {
-    let now = Time::now().to_string();
-    let mut list = match namespace["status"]["conditions"].take() {
-        Value::Array(list) => list,
-        _ => Vec::new(),
-    };
+    let now = Time::now();
+    let list = namespace.status.conditions.get_or_insert_with(Vec::new);
     let mut changed = false;
     for condition in conditions(report) {
         let kind = condition.kind;
@@ -123,29 +120,29 @@ pub(super) async fn update(
                 condition.ok_message.to_owned(),
             ),
         };
-        match list.iter_mut().find(|c| c["type"] == kind) {
+        match list.iter_mut().find(|c| c.type_ == kind) {
             Some(old) => {
-                if old["status"] != status
-                    || old["reason"] != reason
-                    || old["message"] != message.as_str()
+                if old.status != status
+                    || old.reason.as_deref() != Some(reason)
+                    || old.message.as_deref() != Some(message.as_str())
                 {
-                    if old["status"] != status {
-                        old["lastTransitionTime"] = json!(now);
+                    if old.status != status {
+                        old.last_transition_time = Some(now);
                     }
-                    old["status"] = json!(status);
-                    old["reason"] = json!(reason);
-                    old["message"] = json!(message);
+                    old.status = status.to_owned();
+                    old.reason = Some(reason.to_owned());
+                    old.message = Some(message);
                     changed = true;
                 }
             }
             None => {
-                list.push(json!({
-                    "type": kind,
-                    "status": status,
-                    "lastTransitionTime": now,
-                    "reason": reason,
-                    "message": message,
-                }));
+                list.push(NamespaceCondition {
+                    type_: kind.to_owned(),
+                    status: status.to_owned(),
+                    last_transition_time: Some(now),
+                    reason: Some(reason.to_owned()),
+                    message: Some(message),
+                });
                 changed = true;
             }
         }
@@ -153,13 +150,9 @@ pub(super) async fn update(
     if !changed {
         return Ok(());
     }
-    namespace["status"]["conditions"] = Value::Array(list);
-    let name = namespace["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let name = namespace.metadata.name.clone().unwrap_or_default();
     client
-        .update(&namespaces(), None, &name, Some("status"), &namespace)
+        .update_typed(None, &name, Some("status"), &namespace)
         .await
         .map(drop)
 }

@@ -14,6 +14,9 @@
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
+use kapi_api_types::core::v1::Namespace;
+use kapi_runtime::meta::ObjectMeta;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -43,7 +46,7 @@ enum Outcome {
 /// Runs the controller until aborted.
 pub async fn run(client: Client) {
     let mut tasks = JoinSet::new();
-    let (tx, mut rx) = mpsc::channel(256);
+    let (tx, mut rx) = mpsc::channel::<((), Event<Namespace>)>(256);
     informer::spawn(
         &mut tasks,
         client.clone(),
@@ -76,12 +79,12 @@ pub async fn run(client: Client) {
     }
 }
 
-fn note(queue: &mut WorkQueue<String>, event: Event) {
-    let mut add = |ns: &Value| {
+fn note(queue: &mut WorkQueue<String>, event: Event<Namespace>) {
+    let mut add = |ns: &Namespace| {
         if is_terminating(ns)
-            && let Some(name) = ns["metadata"]["name"].as_str()
+            && let Some(name) = &ns.metadata.name
         {
-            queue.add(name.to_owned());
+            queue.add(name.clone());
         }
     };
     match event {
@@ -101,12 +104,12 @@ enum SyncError {
 }
 
 async fn sync(client: &Client, name: &str) -> Result<Outcome, SyncError> {
-    let namespace = match client.get(&namespaces(), None, name).await {
+    let namespace = match client.get_typed::<Namespace>(None, name).await {
         Ok(ns) => ns,
         Err(e) if e.is_not_found() => return Ok(Outcome::Done),
         Err(e) => return Err(e.into()),
     };
-    if namespace["metadata"]["deletionTimestamp"].is_null() {
+    if namespace.metadata.deletion_timestamp.is_none() {
         return Ok(Outcome::Done);
     }
     let namespace = mark_terminating(client, namespace).await?;
@@ -129,24 +132,26 @@ async fn sync(client: &Client, name: &str) -> Result<Outcome, SyncError> {
     Ok(Outcome::Done)
 }
 
-fn finalized(namespace: &Value) -> bool {
-    namespace["spec"]["finalizers"]
-        .as_array()
-        .is_none_or(Vec::is_empty)
+fn finalized(namespace: &Namespace) -> bool {
+    namespace.spec.finalizers.as_ref().is_none_or(Vec::is_empty)
+}
+
+fn name_of(namespace: &Namespace) -> String {
+    namespace.metadata.name.clone().unwrap_or_default()
 }
 
 /// Sets the phase Terminating when it is not yet.
-async fn mark_terminating(client: &Client, mut namespace: Value) -> Result<Value, ClientError> {
-    if namespace["status"]["phase"] == "Terminating" {
+async fn mark_terminating(
+    client: &Client,
+    mut namespace: Namespace,
+) -> Result<Namespace, ClientError> {
+    if namespace.status.phase.as_deref() == Some("Terminating") {
         return Ok(namespace);
     }
-    namespace["status"]["phase"] = json!("Terminating");
-    let name = namespace["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    namespace.status.phase = Some("Terminating".to_owned());
+    let name = name_of(&namespace);
     client
-        .update(&namespaces(), None, &name, Some("status"), &namespace)
+        .update_typed(None, &name, Some("status"), &namespace)
         .await
 }
 
@@ -249,8 +254,8 @@ async fn empty(
     let list = client
         .list(resource, Some(namespace), &metadata_only())
         .await?;
-    for item in list["items"].as_array().into_iter().flatten() {
-        let Some(name) = item["metadata"]["name"].as_str() else {
+    for meta in metadata_of(&list) {
+        let Some(name) = meta.name.as_deref() else {
             continue;
         };
         match client
@@ -265,61 +270,58 @@ async fn empty(
     Ok(())
 }
 
-fn count_left(report: &mut ContentReport, resource: &Resource, list: &Value) {
+/// The metadata of a metadata-only list's items (of any resource: the one
+/// part every object has, read typed).
+fn metadata_of(list: &Value) -> Vec<ObjectMeta> {
     let items = list["items"].as_array().map_or(&[][..], Vec::as_slice);
+    items
+        .iter()
+        .filter_map(|item| ObjectMeta::deserialize(&item["metadata"]).ok())
+        .collect()
+}
+
+fn count_left(report: &mut ContentReport, resource: &Resource, list: &Value) {
+    let items = metadata_of(list);
     if items.is_empty() {
         return;
     }
     let key = format!("{}.{}", resource.plural, resource.group);
     *report.remaining.entry(key).or_default() += items.len();
-    for item in items {
-        for finalizer in item["metadata"]["finalizers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            if let Some(finalizer) = finalizer.as_str() {
-                *report.finalizers.entry(finalizer.to_owned()).or_default() += 1;
-            }
+    for meta in &items {
+        for finalizer in meta.finalizers() {
+            *report.finalizers.entry(finalizer.clone()).or_default() += 1;
         }
     }
 }
 
 /// Removes `kubernetes` from `spec.finalizers` through the finalize subresource,
 /// reading the namespace again when the write lost a race.
-async fn finalize(client: &Client, mut namespace: Value) -> Result<Value, ClientError> {
-    let name = namespace["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+async fn finalize(client: &Client, mut namespace: Namespace) -> Result<Namespace, ClientError> {
+    let name = name_of(&namespace);
     for _ in 0..3 {
-        let mut finalizers = match namespace["spec"]["finalizers"].take() {
-            Value::Array(list) => list,
-            _ => Vec::new(),
-        };
+        let finalizers = namespace.spec.finalizers.get_or_insert_with(Vec::new);
         finalizers.retain(|f| f != KUBERNETES_FINALIZER);
-        namespace["spec"]["finalizers"] = Value::Array(finalizers);
         match client
-            .update(&namespaces(), None, &name, Some("finalize"), &namespace)
+            .update_typed(None, &name, Some("finalize"), &namespace)
             .await
         {
             Ok(updated) => return Ok(updated),
-            Err(e) if e.is_conflict() => namespace = client.get(&namespaces(), None, &name).await?,
+            Err(e) if e.is_conflict() => namespace = client.get_typed(None, &name).await?,
             Err(e) => return Err(e),
         }
     }
-    client.get(&namespaces(), None, &name).await
+    client.get_typed(None, &name).await
 }
 
 /// Deletes the namespace once more, for this very namespace (UID precondition).
-async fn delete_namespace(client: &Client, namespace: &Value) -> Result<(), ClientError> {
-    let name = namespace["metadata"]["name"].as_str().unwrap_or_default();
+async fn delete_namespace(client: &Client, namespace: &Namespace) -> Result<(), ClientError> {
+    let name = name_of(namespace);
     let options = json!({
         "apiVersion": "v1",
         "kind": "DeleteOptions",
-        "preconditions": { "uid": namespace["metadata"]["uid"] },
+        "preconditions": { "uid": namespace.metadata.uid },
     });
-    match client.delete(&namespaces(), None, name, &options).await {
+    match client.delete(&namespaces(), None, &name, &options).await {
         Ok(_) => Ok(()),
         Err(e) if e.is_not_found() => Ok(()),
         Err(e) => Err(e),

@@ -44,3 +44,49 @@ impl Client {
         items.into_iter().map(decode).collect()
     }
 }
+
+impl Client {
+    /// CREATE of `object`, answered as the kind `K`.
+    pub async fn create_typed<K: Kind>(
+        &self,
+        namespace: Option<&str>,
+        object: &K,
+    ) -> Result<K, ClientError> {
+        let body = encode(object)?;
+        decode(self.create(&Resource::of::<K>(), namespace, &body).await?)
+    }
+
+    /// UPDATE (PUT) of `object` (of its `subresource` when given), answered
+    /// as the kind `K`.
+    pub async fn update_typed<K: Kind>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        object: &K,
+    ) -> Result<K, ClientError> {
+        let body = encode(object)?;
+        let resource = Resource::of::<K>();
+        decode(
+            self.update(&resource, namespace, name, subresource, &body)
+                .await?,
+        )
+    }
+}
+
+/// `object` as the JSON body of a request, with the kind's `apiVersion` and
+/// `kind`.
+fn encode<K: Kind>(object: &K) -> Result<Value, ClientError> {
+    let mut body = serde_json::to_value(object).map_err(|e| ClientError::Decode(e.to_string()))?;
+    if let Some(fields) = body.as_object_mut() {
+        let info = K::INFO;
+        let api_version = if info.group.is_empty() {
+            info.version.to_owned()
+        } else {
+            format!("{}/{}", info.group, info.version)
+        };
+        fields.insert("apiVersion".into(), Value::String(api_version));
+        fields.insert("kind".into(), Value::String(info.kind.to_owned()));
+    }
+    Ok(body)
+}
