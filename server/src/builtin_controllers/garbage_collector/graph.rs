@@ -5,7 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
+use kapi_runtime::meta::ObjectMeta;
+use serde::Deserialize;
 
 /// The finalizer of a foreground deletion.
 pub const FOREGROUND: &str = "foregroundDeletion";
@@ -29,22 +30,29 @@ pub struct OwnerRef {
 
 impl OwnerRef {
     /// The references of an object's metadata.
-    pub fn of(metadata: &Value) -> Vec<OwnerRef> {
-        metadata["ownerReferences"]
-            .as_array()
-            .into_iter()
+    pub fn of(metadata: &ObjectMeta) -> Vec<OwnerRef> {
+        metadata
+            .owner_references
+            .iter()
             .flatten()
-            .filter_map(|r| {
-                Some(OwnerRef {
-                    uid: r["uid"].as_str()?.to_owned(),
-                    api_version: r["apiVersion"].as_str().unwrap_or_default().to_owned(),
-                    kind: r["kind"].as_str().unwrap_or_default().to_owned(),
-                    name: r["name"].as_str().unwrap_or_default().to_owned(),
-                    block: r["blockOwnerDeletion"].as_bool().unwrap_or(false),
-                })
+            .map(|r| OwnerRef {
+                uid: r.uid.clone(),
+                api_version: r.api_version.clone(),
+                kind: r.kind.clone(),
+                name: r.name.clone(),
+                block: r.block_owner_deletion.unwrap_or(false),
             })
             .collect()
     }
+}
+
+/// An object of any resource as the collector reads it: its metadata only
+/// (upstream's PartialObjectMetadata), typed.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Partial {
+    /// The object's metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
 }
 
 /// One object.
@@ -68,20 +76,16 @@ pub struct Node {
 
 impl Node {
     /// The node an object's metadata describes, with its uid.
-    pub fn of(resource: usize, object: &Value) -> Option<(String, Node)> {
-        let metadata = &object["metadata"];
-        let uid = metadata["uid"].as_str()?.to_owned();
-        let has = |f: &str| {
-            metadata["finalizers"]
-                .as_array()
-                .is_some_and(|list| list.iter().any(|x| x == f))
-        };
+    pub fn of(resource: usize, object: &Partial) -> Option<(String, Node)> {
+        let metadata = &object.metadata;
+        let uid = metadata.uid.clone()?;
+        let has = |f: &str| metadata.finalizers().iter().any(|x| x == f);
         let node = Node {
             resource,
-            namespace: metadata["namespace"].as_str().map(str::to_owned),
-            name: metadata["name"].as_str().unwrap_or_default().to_owned(),
+            namespace: metadata.namespace.clone(),
+            name: metadata.name.clone().unwrap_or_default(),
             owners: OwnerRef::of(metadata),
-            deleting: !metadata["deletionTimestamp"].is_null(),
+            deleting: metadata.deletion_timestamp.is_some(),
             foreground: has(FOREGROUND),
             orphan: has(ORPHAN),
         };
@@ -192,18 +196,18 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn node(uid: &str, owners: &[&str]) -> (String, Node) {
         let refs: Vec<Value> = owners
             .iter()
             .map(|o| json!({"apiVersion": "v1", "kind": "ConfigMap", "name": o, "uid": o}))
             .collect();
-        Node::of(
-            0,
-            &json!({"metadata": {"uid": uid, "name": uid, "namespace": "a", "ownerReferences": refs}}),
+        let object: Partial = serde_json::from_value(
+            json!({"metadata": {"uid": uid, "name": uid, "namespace": "a", "ownerReferences": refs}}),
         )
-        .unwrap()
+        .unwrap();
+        Node::of(0, &object).unwrap()
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::controllers::client::{Client, ClientError, ListParams};
 use crate::controllers::discovery::{Discovered, preferred_resources};
 use crate::controllers::informer::{self, Backoff, Event, Source};
 use crate::controllers::queue::WorkQueue;
-use graph::{FOREGROUND, Graph, Node, ORPHAN, OwnerRef};
+use graph::{FOREGROUND, Graph, Node, ORPHAN, OwnerRef, Partial};
 
 /// Runs the collector until aborted.
 pub async fn run(client: Client) {
@@ -123,7 +123,7 @@ impl Collector {
     fn watch(
         &mut self,
         tasks: &mut JoinSet<()>,
-        tx: &mpsc::Sender<(usize, Event)>,
+        tx: &mpsc::Sender<(usize, Event<Partial>)>,
         found: Discovered,
     ) {
         let i = self.resources.len();
@@ -148,7 +148,7 @@ impl Collector {
     async fn rediscover(
         &mut self,
         tasks: &mut JoinSet<()>,
-        tx: &mpsc::Sender<(usize, Event)>,
+        tx: &mpsc::Sender<(usize, Event<Partial>)>,
         synced: &mut HashSet<usize>,
     ) {
         let Ok((found, failures)) = preferred_resources(&self.client).await else {
@@ -186,7 +186,7 @@ impl Collector {
         }
     }
 
-    fn note(&mut self, synced: &mut HashSet<usize>, (resource, event): (usize, Event)) {
+    fn note(&mut self, synced: &mut HashSet<usize>, (resource, event): (usize, Event<Partial>)) {
         let todo = match event {
             Event::Listed(items) => {
                 synced.insert(resource);
@@ -205,7 +205,7 @@ impl Collector {
                 Some((uid, node)) => self.graph.upsert(uid, node),
                 None => Vec::new(),
             },
-            Event::Deleted(object) => match object["metadata"]["uid"].as_str() {
+            Event::Deleted(object) => match object.metadata.uid.as_deref() {
                 Some(uid) => self.graph.remove(uid),
                 None => Vec::new(),
             },
@@ -232,7 +232,7 @@ impl Collector {
     }
 
     /// The live object of a node, if it is still the same object.
-    async fn live(&self, uid: &str, node: &Node) -> Result<Option<Value>, ClientError> {
+    async fn live(&self, uid: &str, node: &Node) -> Result<Option<Partial>, ClientError> {
         let Some(found) = self.resources.get(node.resource) else {
             return Ok(None);
         };
@@ -241,8 +241,10 @@ impl Collector {
             .get(&found.resource, node.namespace.as_deref(), &node.name)
             .await
         {
-            Ok(object) if object["metadata"]["uid"] == uid => Ok(Some(object)),
-            Ok(_) => Ok(None),
+            Ok(object) => {
+                let object = partial(object)?;
+                Ok((object.metadata.uid.as_deref() == Some(uid)).then_some(object))
+            }
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }
@@ -254,7 +256,7 @@ impl Collector {
         let Some(latest) = self.live(uid, node).await? else {
             return Ok(());
         };
-        let owners = OwnerRef::of(&latest["metadata"]);
+        let owners = OwnerRef::of(&latest.metadata);
         if owners.is_empty() {
             return Ok(());
         }
@@ -323,18 +325,18 @@ impl Collector {
             .get(&found.resource, namespace, &owner.name)
             .await
         {
-            Ok(object) if object["metadata"]["uid"] == owner.uid.as_str() => {
-                let metadata = &object["metadata"];
-                let foreground = metadata["finalizers"]
-                    .as_array()
-                    .is_some_and(|f| f.iter().any(|x| x == FOREGROUND));
-                if foreground && !metadata["deletionTimestamp"].is_null() {
+            Ok(object) => {
+                let metadata = partial(object)?.metadata;
+                if metadata.uid.as_deref() != Some(owner.uid.as_str()) {
+                    return Ok(OwnerState::Absent);
+                }
+                let foreground = metadata.finalizers().iter().any(|x| x == FOREGROUND);
+                if foreground && metadata.deletion_timestamp.is_some() {
                     Ok(OwnerState::DeletingDependents)
                 } else {
                     Ok(OwnerState::Present)
                 }
             }
-            Ok(_) => Ok(OwnerState::Absent),
             Err(e) if e.is_not_found() => Ok(OwnerState::Absent),
             Err(e) => Err(e),
         }
@@ -371,7 +373,7 @@ impl Collector {
             let Some(latest) = self.live(&dependent, &dep).await? else {
                 continue;
             };
-            let owners = OwnerRef::of(&latest["metadata"]);
+            let owners = OwnerRef::of(&latest.metadata);
             if owners.iter().all(|o| o.uid != uid) {
                 continue;
             }
@@ -380,6 +382,11 @@ impl Collector {
         }
         self.remove_finalizer(uid, node, ORPHAN).await
     }
+}
+
+/// An object read off the wire, as the collector reads it.
+fn partial(object: Value) -> Result<Partial, ClientError> {
+    serde_json::from_value(object).map_err(|e| ClientError::Decode(e.to_string()))
 }
 
 /// What a live GET says about an owner.

@@ -6,8 +6,10 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
+use kapi_runtime::meta::OwnerReference;
+
 use super::Collector;
-use super::graph::{Node, OwnerRef};
+use super::graph::{Node, OwnerRef, Partial};
 use crate::controllers::client::ClientError;
 
 impl Collector {
@@ -15,15 +17,16 @@ impl Collector {
     pub(super) async fn set_owner_references(
         &self,
         node: &Node,
-        latest: &Value,
+        latest: &Partial,
         keep: &[&OwnerRef],
     ) -> Result<(), ClientError> {
         let uids: HashSet<&str> = keep.iter().map(|o| o.uid.as_str()).collect();
-        let refs: Vec<Value> = latest["metadata"]["ownerReferences"]
-            .as_array()
-            .into_iter()
+        let refs: Vec<OwnerReference> = latest
+            .metadata
+            .owner_references
+            .iter()
             .flatten()
-            .filter(|r| r["uid"].as_str().is_some_and(|u| uids.contains(u)))
+            .filter(|r| uids.contains(r.uid.as_str()))
             .cloned()
             .collect();
         self.patch_owner_references(node, latest, refs).await
@@ -33,15 +36,14 @@ impl Collector {
     pub(super) async fn unblock_owner_references(
         &self,
         node: &Node,
-        latest: &Value,
+        latest: &Partial,
     ) -> Result<(), ClientError> {
-        let mut refs = match &latest["metadata"]["ownerReferences"] {
-            Value::Array(refs) => refs.clone(),
-            _ => return Ok(()),
+        let Some(mut refs) = latest.metadata.owner_references.clone() else {
+            return Ok(());
         };
         for r in &mut refs {
-            if r["blockOwnerDeletion"] == true {
-                r["blockOwnerDeletion"] = json!(false);
+            if r.block_owner_deletion == Some(true) {
+                r.block_owner_deletion = Some(false);
             }
         }
         self.patch_owner_references(node, latest, refs).await
@@ -52,16 +54,16 @@ impl Collector {
     async fn patch_owner_references(
         &self,
         node: &Node,
-        latest: &Value,
-        refs: Vec<Value>,
+        latest: &Partial,
+        refs: Vec<OwnerReference>,
     ) -> Result<(), ClientError> {
         let Some(found) = self.resources.get(node.resource) else {
             return Ok(());
         };
         let patch = json!({
             "metadata": {
-                "ownerReferences": if refs.is_empty() { Value::Null } else { Value::Array(refs) },
-                "resourceVersion": latest["metadata"]["resourceVersion"],
+                "ownerReferences": if refs.is_empty() { Value::Null } else { json!(refs) },
+                "resourceVersion": latest.metadata.resource_version,
             }
         });
         match self
@@ -92,17 +94,16 @@ impl Collector {
         let Some(latest) = self.live(uid, node).await? else {
             return Ok(());
         };
-        let finalizers: Vec<Value> = latest["metadata"]["finalizers"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let finalizers: Vec<&String> = latest
+            .metadata
+            .finalizers()
+            .iter()
             .filter(|f| *f != finalizer)
-            .cloned()
             .collect();
         let patch = json!({
             "metadata": {
                 "finalizers": finalizers,
-                "resourceVersion": latest["metadata"]["resourceVersion"],
+                "resourceVersion": latest.metadata.resource_version,
             }
         });
         match self
