@@ -3,7 +3,9 @@
 //! accounts, secrets, roles) and make the few writes they need (a quota's
 //! charge, a token's last use), through a narrow interface the registry
 //! implements, as upstream's plugins read informers and write through the
-//! loopback client. Objects come as JSON, the form the plugins work on.
+//! loopback client. Objects come as their kinds' Rust values ([`get`],
+//! [`list`], [`edit_status`] for a caller that names the kind), or as JSON for
+//! one that cannot (a kind defined at run time).
 
 use async_trait::async_trait;
 use serde_json::Value;

@@ -1,8 +1,9 @@
 //! The admission chain: plugins behind one trait, run in the order they were
 //! given (kube-apiserver's built-in ones are assembled in upstream's order by
 //! `crate::admission_plugins::builtin`). A plugin says which requests it
-//! mutates and which it validates; the chain turns the object into JSON once
-//! per phase for the plugins that handle it, and not at all when none does.
+//! mutates and which it validates, and works on the typed object; a plugin
+//! that needs the object's JSON (one for kinds defined at run time) asks for
+//! it, made once per phase and not at all when none does.
 //! A quota stage, which upstream runs last as the ResourceQuota plugin, stays
 //! a stage of its own after the chain: its charge is made right before the
 //! write and refunded when the write fails.

@@ -5,8 +5,8 @@
 //!
 //! Each plugin lives in its own module: the type implementing
 //! [`Plugin`](crate::admission::Plugin) says which requests it handles and
-//! works on the object, typed where it has been converted (as upstream's
-//! plugins assert `*api.Pod`), else on its JSON form. It reads the objects it
+//! works on the typed object (as upstream's plugins assert `*api.Pod`),
+//! matching the kinds it handles by type. It reads the objects it
 //! depends on (ServiceAccounts, PriorityClasses, StorageClasses,
 //! Namespaces...) through the [`Loopback`](crate::loopback::Loopback), as
 //! upstream's plugins read informers.
