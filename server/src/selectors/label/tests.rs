@@ -446,6 +446,31 @@ fn structured_selector_from_json() {
 }
 
 #[test]
+fn typed_selector_reads_as_its_json() {
+    let json = json!({
+        "matchLabels": {"app": "web", "tier": ""},
+        "matchExpressions": [
+            {"key": "env", "operator": "In", "values": ["prod", "dev"]},
+            {"key": "app", "operator": "Exists"},
+        ],
+    });
+    let typed: kapi_runtime::meta::LabelSelector =
+        serde_json::from_value(json.clone()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        LabelSelector::from_meta(Some(&typed)),
+        LabelSelector::from_json(&json)
+    );
+    assert_eq!(LabelSelector::from_meta(None), Ok(LabelSelector::nothing()));
+    let bad: kapi_runtime::meta::LabelSelector =
+        serde_json::from_value(json!({"matchExpressions": [{"key": "a", "operator": "Near"}]}))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        LabelSelector::from_meta(Some(&bad)),
+        LabelSelector::from_json(&json!({"matchExpressions": [{"key": "a", "operator": "Near"}]}))
+    );
+}
+
+#[test]
 fn structured_null_selects_nothing_and_empty_everything() {
     let nothing = LabelSelector::from_json(&Value::Null);
     let nothing = nothing.unwrap_or_else(|e| panic!("{e}"));
