@@ -181,12 +181,11 @@ pub(super) fn seccomp(
     let (mut explicit, mut implicit) = (Vec::new(), Vec::new());
     for c in containers(pod) {
         match c.security.and_then(|s| s.seccomp_profile.as_ref()) {
-            Some(profile) => {
-                if !valid(&profile.type_) {
-                    explicit.push(c.name);
-                    values.insert(profile.type_.clone());
-                }
+            Some(profile) if !valid(&profile.type_) => {
+                explicit.push(c.name);
+                values.insert(profile.type_.clone());
             }
+            Some(_) => {}
             None if !pod_valid => implicit.push(c.name),
             None => {}
         }
