@@ -97,6 +97,16 @@ pub trait Loopback: Send + Sync {
         change: ObjectChange<'_>,
     ) -> ApiResult<()>;
 
+    /// [`Loopback::edit`] of the object as its kind's Rust value (the
+    /// version `resource` names); what [`edit`] makes typed.
+    async fn edit_object(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: ObjectChange<'_>,
+    ) -> ApiResult<()>;
+
     /// Changes an object (retried on conflict), as the API server's own
     /// client: how authentication records a legacy token's last use. A
     /// missing object is a 404; a kind the server does not serve changes
@@ -155,6 +165,19 @@ pub async fn list<K: Kind>(objects: &dyn Loopback, namespace: Option<&str>) -> A
     all.into_iter().map(typed).collect()
 }
 
+/// `change` of a `K` as a change of the scheme's object.
+fn typed_change<K: Kind>(
+    change: &(dyn Fn(&mut K) -> ApiResult<()> + Sync),
+) -> impl Fn(&mut Object) -> ApiResult<()> + Sync + '_ {
+    move |object: &mut Object| match object.downcast_mut::<K>() {
+        Some(typed) => change(typed),
+        None => Err(ApiError::internal(format!(
+            "a {} read as another type",
+            K::INFO.kind
+        ))),
+    }
+}
+
 /// Changes the status of object `name` of the kind `K` as its Rust value
 /// (through `/status`, retried on conflict): a missing object is a 404; a
 /// kind the server does not serve changes nothing.
@@ -164,14 +187,23 @@ pub async fn edit_status<K: Kind>(
     name: &str,
     change: &(dyn Fn(&mut K) -> ApiResult<()> + Sync),
 ) -> ApiResult<()> {
-    let change = |object: &mut Object| match object.downcast_mut::<K>() {
-        Some(typed) => change(typed),
-        None => Err(ApiError::internal(format!(
-            "a {} read as another type",
-            K::INFO.kind
-        ))),
-    };
+    let change = typed_change(change);
     objects
         .edit_object_status(resource_of::<K>(), namespace, name, &change)
+        .await
+}
+
+/// Changes object `name` of the kind `K` as its Rust value (retried on
+/// conflict), as the API server's own client: a missing object is a 404; a
+/// kind the server does not serve changes nothing.
+pub async fn edit<K: Kind>(
+    objects: &dyn Loopback,
+    namespace: Option<&str>,
+    name: &str,
+    change: &(dyn Fn(&mut K) -> ApiResult<()> + Sync),
+) -> ApiResult<()> {
+    let change = typed_change(change);
+    objects
+        .edit_object(resource_of::<K>(), namespace, name, &change)
         .await
 }

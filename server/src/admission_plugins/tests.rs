@@ -75,6 +75,15 @@ impl Loopback for Objects {
             .map(|value| typed(resource, value))
             .collect()
     }
+    async fn edit_object(
+        &self,
+        _: Resource<'_>,
+        _: Option<&str>,
+        _: &str,
+        _: crate::loopback::ObjectChange<'_>,
+    ) -> ApiResult<()> {
+        Ok(())
+    }
     async fn edit_object_status(
         &self,
         _: Resource<'_>,

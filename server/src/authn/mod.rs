@@ -344,6 +344,15 @@ mod tests {
         ) -> ApiResult<Vec<Object>> {
             Ok(Vec::new())
         }
+        async fn edit_object(
+            &self,
+            _: Resource<'_>,
+            _: Option<&str>,
+            _: &str,
+            _: crate::loopback::ObjectChange<'_>,
+        ) -> ApiResult<()> {
+            Ok(())
+        }
         async fn edit_object_status(
             &self,
             _: Resource<'_>,

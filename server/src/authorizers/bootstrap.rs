@@ -23,7 +23,7 @@ use serde::Deserialize;
 use super::rbac::rules::PolicyRule;
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::{Input, Object};
-use crate::registry::{Endpoint, Registry, WriteOptions};
+use crate::registry::{Registry, WriteOptions};
 use crate::scope::Scope;
 use crate::user::UserInfo;
 
@@ -193,16 +193,13 @@ async fn reconcile<K: Reconciled>(registry: &Registry, expected: K) {
     let written = if existing.other_role(&result) {
         replace(registry, &name, result).await
     } else {
-        let change = |current: &mut Object| {
-            let current = current
-                .downcast_mut::<K>()
-                .ok_or_else(|| ApiError::internal("a policy object of another type"))?;
+        let change = |current: &mut K| {
             if let Some(again) = reconciled(current, &expected) {
                 *current = again;
             }
             Ok(())
         };
-        edit::<K>(registry, namespace.as_deref(), &name, &change).await
+        crate::loopback::edit::<K>(registry, namespace.as_deref(), &name, &change).await
     };
     match written {
         Ok(()) => tracing::info!(plural, %name, "reconciled with the bootstrap policy"),
@@ -254,21 +251,6 @@ async fn create<K: Reconciled>(registry: &Registry, object: K) {
         Err(e) if e.code() == 409 => {}
         Err(e) => tracing::warn!(plural, %name, error = ?e.0.message, "could not create"),
     }
-}
-
-/// Changes the stored object `name` (retried on conflict).
-async fn edit<K: Reconciled>(
-    registry: &Registry,
-    namespace: Option<&str>,
-    name: &str,
-    change: &(dyn Fn(&mut Object) -> ApiResult<()> + Sync),
-) -> ApiResult<()> {
-    let (entry, namespace) = scope_of::<K>(registry, namespace)?;
-    let scope = Scope::new(&entry, namespace.as_deref());
-    registry
-        .edit_object(scope, name, Endpoint::Main, change, as_apiserver())
-        .await
-        .map(drop)
 }
 
 /// A binding with another role reference: deleted and created anew (a

@@ -126,10 +126,12 @@ impl KindRest for RbacRest {
             Written::Binding(role) => {
                 let role_name = role.name.as_str();
                 let found = if role.kind == "Role" {
-                    let role = get::<Role>(registry, Some(namespace), role_name).await?;
+                    let role =
+                        crate::loopback::get::<Role>(registry, Some(namespace), role_name).await?;
                     role.map(|r| r.rules)
                 } else {
-                    let role = get::<ClusterRole>(registry, None, role_name).await?;
+                    let role =
+                        crate::loopback::get::<ClusterRole>(registry, None, role_name).await?;
                     role.map(|r| r.rules)
                 };
                 // Upstream names the binding's resource with the role's name.
@@ -193,15 +195,6 @@ impl Written<'_> {
             None => Err(ApiError::internal("an RBAC write of another kind")),
         }
     }
-}
-
-/// The role `name`, read as the kind `K`.
-async fn get<K: Resource>(
-    registry: &Registry,
-    namespace: Option<&str>,
-    name: &str,
-) -> ApiResult<Option<K>> {
-    crate::loopback::get::<K>(registry, namespace, name).await
 }
 
 /// Whether two versions of an object differ only in what the garbage

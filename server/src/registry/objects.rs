@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
-use crate::loopback::{Change, Loopback, ObjectChange, Resource};
+use crate::loopback::{Change as JsonChange, Loopback, ObjectChange, Resource};
 
 #[async_trait]
 impl Loopback for Registry {
@@ -54,30 +54,28 @@ impl Loopback for Registry {
         resource: Resource<'_>,
         namespace: Option<&str>,
         name: &str,
-        change: Change<'_>,
+        change: JsonChange<'_>,
     ) -> ApiResult<()> {
-        self.edit_as_apiserver(resource, namespace, name, Endpoint::Status, change)
-            .await
+        self.edit_as_apiserver(
+            resource,
+            namespace,
+            name,
+            Endpoint::Status,
+            Change::Json(change),
+        )
+        .await
     }
 
     async fn edit_object_status(
         &self,
-        (group, version, plural): Resource<'_>,
+        resource: Resource<'_>,
         namespace: Option<&str>,
         name: &str,
         change: ObjectChange<'_>,
     ) -> ApiResult<()> {
-        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
-            return Ok(());
-        };
-        let scope = Scope::new(&entry, namespace);
-        let options = WriteOptions {
-            manager: "kube-apiserver",
-            ..WriteOptions::default()
-        };
-        self.edit_object(scope, name, Endpoint::Status, change, options)
+        let change = Change::Object(change);
+        self.edit_as_apiserver(resource, namespace, name, Endpoint::Status, change)
             .await
-            .map(drop)
     }
 
     async fn edit(
@@ -85,17 +83,41 @@ impl Loopback for Registry {
         resource: Resource<'_>,
         namespace: Option<&str>,
         name: &str,
-        change: Change<'_>,
+        change: JsonChange<'_>,
     ) -> ApiResult<()> {
+        self.edit_as_apiserver(
+            resource,
+            namespace,
+            name,
+            Endpoint::Main,
+            Change::Json(change),
+        )
+        .await
+    }
+
+    async fn edit_object(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+        change: ObjectChange<'_>,
+    ) -> ApiResult<()> {
+        let change = Change::Object(change);
         self.edit_as_apiserver(resource, namespace, name, Endpoint::Main, change)
             .await
     }
 }
 
+/// A change of the loopback, to the object's JSON or to its Rust value.
+enum Change<'a> {
+    Json(JsonChange<'a>),
+    Object(ObjectChange<'a>),
+}
+
 impl Registry {
     /// Changes an object through `endpoint` as upstream's loopback client
-    /// does (quota usage, a legacy token's last use): recorded as
-    /// kube-apiserver's.
+    /// does (quota usage, a legacy token's last use, the bootstrap policy):
+    /// recorded as kube-apiserver's.
     async fn edit_as_apiserver(
         &self,
         (group, version, plural): Resource<'_>,
@@ -112,9 +134,14 @@ impl Registry {
             manager: "kube-apiserver",
             ..WriteOptions::default()
         };
-        self.edit(scope, name, endpoint, change, options)
-            .await
-            .map(drop)
+        match change {
+            Change::Json(change) => self.edit(scope, name, endpoint, change, options).await,
+            Change::Object(change) => {
+                self.edit_object(scope, name, endpoint, change, options)
+                    .await
+            }
+        }
+        .map(drop)
     }
 }
 

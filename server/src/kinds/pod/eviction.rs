@@ -359,18 +359,7 @@ fn check_and_decrement(
             reason: "InsufficientPods".to_owned(),
             message: String::new(),
         };
-        let conditions = status.conditions.get_or_insert_with(Vec::new);
-        match conditions.iter_mut().find(|c| c.type_ == condition.type_) {
-            None => conditions.push(condition),
-            Some(existing) => {
-                let kept = existing.last_transition_time;
-                let unchanged = existing.status == condition.status;
-                *existing = condition;
-                if unchanged {
-                    existing.last_transition_time = kept;
-                }
-            }
-        }
+        set_condition(status.conditions.get_or_insert_with(Vec::new), condition);
     }
     if !dry_run {
         status
@@ -391,15 +380,54 @@ fn add_disruption_target(pod: &mut Pod) {
         message: Some("Eviction API: evicting".to_owned()),
         ..PodCondition::default()
     };
-    let conditions = pod.status.conditions.get_or_insert_with(Vec::new);
-    match conditions.iter_mut().find(|c| c.type_ == condition.type_) {
+    set_condition(
+        pod.status.conditions.get_or_insert_with(Vec::new),
+        condition,
+    );
+}
+
+/// A status condition of a pod or a budget, as [`set_condition`] reads it.
+trait StatusCondition {
+    fn kind(&self) -> &str;
+    fn status(&self) -> &str;
+    fn transition(&mut self) -> &mut Option<Time>;
+}
+
+impl StatusCondition for Condition {
+    fn kind(&self) -> &str {
+        &self.type_
+    }
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn transition(&mut self) -> &mut Option<Time> {
+        &mut self.last_transition_time
+    }
+}
+
+impl StatusCondition for PodCondition {
+    fn kind(&self) -> &str {
+        &self.type_
+    }
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn transition(&mut self) -> &mut Option<Time> {
+        &mut self.last_transition_time
+    }
+}
+
+/// Puts `condition` in `conditions` in place of the one of its type; the
+/// transition time stays when the condition's status does not change.
+fn set_condition<C: StatusCondition>(conditions: &mut Vec<C>, condition: C) {
+    match conditions.iter_mut().find(|c| c.kind() == condition.kind()) {
         None => conditions.push(condition),
         Some(existing) => {
-            let kept = existing.last_transition_time;
-            let unchanged = existing.status == condition.status;
+            let kept = *existing.transition();
+            let unchanged = existing.status() == condition.status();
             *existing = condition;
             if unchanged {
-                existing.last_transition_time = kept;
+                *existing.transition() = kept;
             }
         }
     }
