@@ -426,10 +426,105 @@ impl IntoResponse for ApiError {
 }
 
 /// A `Warning` header's value (`299 - "text"`, as kube-apiserver writes
-/// them).
+/// them: `"` and `\` escaped, UTF-8 as it is); `None` for a text upstream
+/// refuses to send (one with control characters).
 pub fn warning_header(warning: &str) -> Option<HeaderValue> {
-    let text = format!("299 - {}", serde_json::Value::String(warning.to_owned()));
-    HeaderValue::from_str(&text).ok()
+    if warning.chars().any(char::is_control) {
+        return None;
+    }
+    let mut text = String::with_capacity(warning.len() + 8);
+    text.push_str("299 - \"");
+    for c in warning.chars() {
+        if c == '"' || c == '\\' {
+            text.push('\\');
+        }
+        text.push(c);
+    }
+    text.push('"');
+    HeaderValue::from_bytes(text.as_bytes()).ok()
+}
+
+/// The text of a `Warning` header this server wrote.
+fn warning_text(value: &HeaderValue) -> Option<String> {
+    let value = std::str::from_utf8(value.as_bytes()).ok()?;
+    let quoted = value.strip_prefix("299 - \"")?.strip_suffix('"')?;
+    let mut text = String::with_capacity(quoted.len());
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        text.push(if c == '\\' { chars.next()? } else { c });
+    }
+    Some(text)
+}
+
+/// Upstream's bound on the warnings of one answer: 4096 characters in all;
+/// past it, each text is cut to 256 and texts are added while room is left.
+const WARNING_TOTAL_RUNES: usize = 4 * 1024;
+const WARNING_ITEM_RUNES: usize = 256;
+
+/// The `Warning` headers of an answer with the request's `noted` warnings
+/// added, as kube-apiserver's warning recorder writes them: each text once,
+/// in the order first given, and cut down past upstream's bound.
+pub fn merge_warnings(headers: &mut axum::http::HeaderMap, noted: &[String]) {
+    let written = headers.get_all(header::WARNING).iter().count();
+    if noted.is_empty() && written <= 1 {
+        return;
+    }
+    let texts: Vec<String> = headers
+        .get_all(header::WARNING)
+        .iter()
+        .filter_map(warning_text)
+        .chain(noted.iter().cloned())
+        .collect();
+    headers.remove(header::WARNING);
+    for value in recorded_warnings(texts)
+        .iter()
+        .filter_map(|t| warning_header(t))
+    {
+        headers.append(header::WARNING, value);
+    }
+}
+
+/// What upstream's recorder keeps of `texts`, added in order.
+fn recorded_warnings(texts: Vec<String>) -> Vec<String> {
+    let cut = |text: &str| -> String { text.chars().take(WARNING_ITEM_RUNES).collect() };
+    let mut seen = std::collections::HashSet::new();
+    let mut ordered: Vec<String> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    let (mut written, mut truncating) = (0usize, false);
+    for text in texts {
+        if text.is_empty() || (truncating && written >= WARNING_TOTAL_RUNES) {
+            continue;
+        }
+        if !seen.insert(text.clone()) {
+            continue;
+        }
+        ordered.push(text.clone());
+        let mut shown = text;
+        let mut runes = shown.chars().count();
+        if truncating && runes > WARNING_ITEM_RUNES {
+            shown = cut(&shown);
+            runes = WARNING_ITEM_RUNES;
+        }
+        if warning_header(&shown).is_none() {
+            continue;
+        }
+        if written + runes <= WARNING_TOTAL_RUNES || truncating {
+            written += runes;
+            out.push(shown);
+            continue;
+        }
+        truncating = true;
+        written = 0;
+        out.clear();
+        for text in &ordered {
+            let shown = cut(text);
+            if warning_header(&shown).is_some() {
+                written += shown.chars().count();
+                out.push(shown);
+            }
+        }
+    }
+    out
 }
 
 /// The result type of handlers and the registry.
@@ -449,4 +544,38 @@ pub fn page_not_found() -> axum::response::Response {
         "404 page not found\n",
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_are_written_once_each_and_cut_past_upstreams_bound() {
+        let mut headers = axum::http::HeaderMap::new();
+        for _ in 0..300 {
+            headers.append(
+                header::WARNING,
+                warning_header("duplicate field \"data\"").unwrap(),
+            );
+        }
+        merge_warnings(&mut headers, &["from a webhook".to_owned(), String::new()]);
+        let values: Vec<_> = headers.get_all(header::WARNING).iter().collect();
+        assert_eq!(values.len(), 2);
+        assert_eq!(values[0], r#"299 - "duplicate field \"data\"""#);
+        assert_eq!(values[1], r#"299 - "from a webhook""#);
+        // 20 texts of 300 characters: the 14th passes 4096, so the 14 are cut
+        // to 256 characters, and two more fit before 4096 are written.
+        let long: Vec<String> = (0..20)
+            .map(|i| format!("{i:03}{}", "x".repeat(297)))
+            .collect();
+        let kept = recorded_warnings(long);
+        assert_eq!(kept.len(), 16);
+        assert!(kept.iter().all(|t| t.chars().count() == 256));
+        assert_eq!(warning_header("a\nb"), None);
+        assert_eq!(
+            warning_header("é"),
+            Some(HeaderValue::from_bytes("299 - \"é\"".as_bytes()).unwrap())
+        );
+    }
 }

@@ -11,9 +11,10 @@
 //! The modules form layers; each imports only the ones below it (a test,
 //! `tests/all/layers.rs`, keeps it so):
 //!
-//! - **values**: [`user`], [`request_info`], [`options`], [`api_error`],
+//! - **values**: [`user`], [`request_info`], [`options`], [`recorder`], [`api_error`],
 //!   [`selectors`], [`body`], [`names`], [`go_duration`], [`loopback`] (the
-//!   server's client to itself), [`watch_signal`], [`pki`], and the wire
+//!   server's client to itself), [`watch_signal`], [`pki`], [`webhook_client`]
+//!   (calls to webhooks), and the wire
 //!   forms ([`negotiation`], [`protobuf`], [`table`], [`strategic_merge`]);
 //! - **storage**: [`stored`] (keys and codec), [`cache`] (the watch cache),
 //!   [`store`] (`CachedStore`: get, list, watch and an update's reads, from the
@@ -69,6 +70,7 @@ pub mod openapi;
 pub mod options;
 pub mod pki;
 pub mod protobuf;
+pub mod recorder;
 pub mod registry;
 pub mod request_info;
 pub mod scope;
@@ -81,6 +83,7 @@ pub mod strategic_merge;
 pub mod table;
 pub mod user;
 pub mod watch_signal;
+pub mod webhook_client;
 
 pub use app::app;
 pub use state::App;

@@ -2,7 +2,20 @@
 //! CreateOptions/UpdateOptions/PatchOptions as the registry needs them): a
 //! leaf every layer may name.
 
+use std::time::Instant;
+
+use crate::recorder::Recorder;
 use crate::user::UserInfo;
+
+/// What the client named in a write's query, as upstream's options object
+/// (CreateOptions, UpdateOptions) carries it on to admission webhooks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Given<'a> {
+    /// `fieldManager`, as given.
+    pub field_manager: Option<&'a str>,
+    /// `fieldValidation`, as given.
+    pub field_validation: Option<&'a str>,
+}
 
 /// How unknown fields in a body are treated (`fieldValidation` query parameter).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,6 +45,13 @@ pub struct WriteOptions<'a> {
     /// The subresource the write is recorded under when it is not its
     /// endpoint's (`scale`); empty otherwise.
     pub subresource: &'a str,
+    /// The query's options as the client gave them.
+    pub given: Given<'a>,
+    /// Where the request's steps note warnings and audit annotations (none
+    /// for the server's own writes).
+    pub recorder: Option<&'a Recorder>,
+    /// When the request must be answered (calls it makes end by then).
+    pub deadline: Option<Instant>,
 }
 
 impl Default for WriteOptions<'_> {
@@ -46,6 +66,9 @@ impl Default for WriteOptions<'_> {
             field_validation: FieldValidation::default(),
             manager: "",
             subresource: "",
+            given: Given::default(),
+            recorder: None,
+            deadline: None,
         }
     }
 }

@@ -15,10 +15,13 @@ use super::subject::{Subject, View};
 use crate::api_error::ApiResult;
 use crate::body::Object;
 use crate::loopback::Loopback;
+use crate::options::{Given, WriteOptions};
+use crate::recorder::Recorder;
 use crate::scope::{Endpoint, Scope};
 use crate::user::UserInfo;
 use kapi_runtime::Resource;
-use kapi_runtime::meta::ObjectMeta;
+use kapi_runtime::meta::{DeleteOptions, ObjectMeta};
+use std::time::Instant;
 
 /// What a write does to an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,18 +45,29 @@ pub struct Request<'a> {
     pub attrs: Attributes<'a>,
     /// Who writes.
     pub user: &'a UserInfo,
+    /// `dryRun=All`: nothing is persisted.
+    pub dry_run: bool,
+    /// The write's query options as the client gave them.
+    pub given: Given<'a>,
+    /// A delete's options.
+    pub delete_options: Option<&'a DeleteOptions>,
+    /// Where plugins note warnings and audit annotations (none for the
+    /// server's own writes).
+    pub recorder: Option<&'a Recorder>,
+    /// When the request must be answered.
+    pub deadline: Option<Instant>,
 }
 
 impl<'a> Request<'a> {
-    /// A request writing the object of `meta` in `scope`. Errors name the
-    /// object, or its `generateName` while the name is still to be
-    /// generated (as upstream).
+    /// A request writing the object of `meta` in `scope` with `opts`.
+    /// Errors name the object, or its `generateName` while the name is still
+    /// to be generated (as upstream).
     pub fn new(
         operation: Operation,
         endpoint: Endpoint,
         scope: Scope<'a>,
         meta: &ObjectMeta,
-        user: &'a UserInfo,
+        opts: &WriteOptions<'a>,
     ) -> Request<'a> {
         let name = match meta.name.as_deref() {
             Some(name) if !name.is_empty() => name.to_owned(),
@@ -68,12 +82,23 @@ impl<'a> Request<'a> {
                 name,
                 namespace,
             },
-            user,
+            user: opts.user,
+            dry_run: opts.dry_run,
+            given: opts.given,
+            delete_options: None,
+            recorder: opts.recorder,
+            deadline: opts.deadline,
         }
     }
 
-    /// A delete of `name` in `scope` (whose namespace is the object's).
-    pub fn delete(scope: Scope<'a>, name: &str, user: &'a UserInfo) -> Request<'a> {
+    /// A delete of `name` in `scope` (whose namespace is the object's) with
+    /// `options`, for `opts`' user and request.
+    pub fn delete(
+        scope: Scope<'a>,
+        name: &str,
+        options: &'a DeleteOptions,
+        opts: &WriteOptions<'a>,
+    ) -> Request<'a> {
         Request {
             operation: Operation::Delete,
             endpoint: Endpoint::Main,
@@ -82,7 +107,24 @@ impl<'a> Request<'a> {
                 name: name.to_owned(),
                 namespace: scope.namespace.map(str::to_owned),
             },
-            user,
+            user: opts.user,
+            dry_run: options
+                .dry_run
+                .as_ref()
+                .is_some_and(|d| d.iter().any(|v| v == "All")),
+            given: Given::default(),
+            delete_options: Some(options),
+            recorder: opts.recorder,
+            deadline: opts.deadline,
+        }
+    }
+
+    /// The subresource written through (`""` for the object itself).
+    pub fn subresource(&self) -> &'static str {
+        match self.endpoint {
+            Endpoint::Main => "",
+            Endpoint::Status => "status",
+            Endpoint::Part(part) => part.name,
         }
     }
 
@@ -141,6 +183,22 @@ pub trait Plugin: Send + Sync {
         _request: &Request<'_>,
         _object: &mut Subject<'_>,
         _old: Option<&View<'_>>,
+        _objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        Ok(())
+    }
+
+    /// Whether [`Plugin::admit_delete`] looks at this delete.
+    fn checks_deletes(&self, _request: &Request<'_>) -> bool {
+        false
+    }
+
+    /// Refuses a delete of `old` (the stored object): upstream runs both
+    /// admission phases on deletes, with no new object.
+    async fn admit_delete(
+        &self,
+        _request: &Request<'_>,
+        _old: &View<'_>,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
         Ok(())
@@ -271,6 +329,26 @@ impl Chain {
                 .await?;
         }
         subject.finish()
+    }
+
+    /// Whether a plugin looks at this delete's stored object (so it must be
+    /// read first).
+    pub fn checks_deletes(&self, request: &Request<'_>) -> bool {
+        self.plugins.iter().any(|p| p.checks_deletes(request))
+    }
+
+    /// Both phases of a delete of `old`, in the plugins' order.
+    pub async fn admit_delete(
+        &self,
+        request: &Request<'_>,
+        old: &Object,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let old = View::new(old);
+        for plugin in self.plugins.iter().filter(|p| p.checks_deletes(request)) {
+            plugin.admit_delete(request, &old, objects).await?;
+        }
+        Ok(())
     }
 
     /// The validating phase: every plugin that validates the request looks

@@ -147,7 +147,10 @@ async fn create_pod(objects: &Objects) -> (Pod, usize) {
         Endpoint::Main,
         scope,
         object.metadata(),
-        &user,
+        &crate::options::WriteOptions {
+            user: &user,
+            ..Default::default()
+        },
     );
     chain.judge(&request, objects).await.unwrap();
     chain

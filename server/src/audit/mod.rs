@@ -16,6 +16,7 @@
 pub mod log;
 pub mod policy;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -76,7 +77,7 @@ pub struct Context {
     /// The user the request acts as, when it impersonates one.
     pub impersonated: Option<UserInfo>,
     /// Annotations (`authorization.k8s.io/decision`...).
-    pub annotations: BTreeMap<&'static str, String>,
+    pub annotations: BTreeMap<Cow<'static, str>, String>,
 }
 
 /// A request's [`Context`], shared by the filters.
@@ -90,10 +91,10 @@ pub fn record_decision(request: &Request, allowed: bool, reason: &str) {
         let decision = if allowed { "allow" } else { "forbid" };
         context
             .annotations
-            .insert("authorization.k8s.io/decision", decision.to_owned());
+            .insert("authorization.k8s.io/decision".into(), decision.to_owned());
         context
             .annotations
-            .insert("authorization.k8s.io/reason", reason.to_owned());
+            .insert("authorization.k8s.io/reason".into(), reason.to_owned());
     }
 }
 
@@ -151,7 +152,12 @@ pub async fn serve(
     // What authentication noted (a legacy token's use) is in every event.
     let mut first = Context::default();
     if let Some(notes) = request.extensions().get::<Arc<crate::authn::Notes>>() {
-        first.annotations.extend(notes.annotations.iter().cloned());
+        first.annotations.extend(
+            notes
+                .annotations
+                .iter()
+                .map(|(key, value)| (Cow::Borrowed(*key), value.clone())),
+        );
     }
     if decision.writes(Stage::RequestReceived) {
         auditor.write(&base.event(Stage::RequestReceived, None, &first));
@@ -597,7 +603,7 @@ struct Event<'a> {
     request_received_timestamp: &'a str,
     stage_timestamp: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    annotations: Option<BTreeMap<&'static str, String>>,
+    annotations: Option<BTreeMap<Cow<'static, str>, String>>,
 }
 
 impl Base {

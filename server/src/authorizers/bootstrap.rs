@@ -25,7 +25,6 @@ use crate::api_error::{ApiError, ApiResult};
 use crate::body::{Input, Object};
 use crate::registry::{Registry, WriteOptions};
 use crate::scope::Scope;
-use crate::user::UserInfo;
 
 /// The policy, as the four kinds' objects in JSON.
 const POLICY: &str = include_str!("bootstrap-policy.json");
@@ -268,7 +267,7 @@ async fn replace<K: Reconciled>(
             scope,
             name,
             &DeleteOptions::default(),
-            &UserInfo::apiserver(),
+            &WriteOptions::default(),
         )
         .await?;
     let meta = replacement.metadata_mut();

@@ -17,6 +17,7 @@ pub mod discovery;
 pub mod informer;
 pub mod leader;
 pub mod queue;
+pub mod resolver;
 
 use std::sync::Arc;
 

@@ -92,7 +92,7 @@ async fn answer_delete(ctx: &Ctx<'_>, options: &DeleteOptions) -> ApiResult<Resp
     match ctx
         .app
         .registry
-        .delete(ctx.scope(), ctx.name(), options, ctx.user)
+        .delete(ctx.scope(), ctx.name(), options, &ctx.delete_options())
         .await?
     {
         Deleted::Pending(object) => {
@@ -129,7 +129,7 @@ pub async fn handle_collection(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response
     let (revision, deleted) = ctx
         .app
         .registry
-        .delete_collection(ctx.scope(), list_options, &options, ctx.user)
+        .delete_collection(ctx.scope(), list_options, &options, &ctx.delete_options())
         .await?;
     // As upstream: the list deleted from, at the revision it was read.
     let meta = kapi_runtime::meta::ListMeta {

@@ -17,6 +17,7 @@ mod watch;
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::Extension;
 use axum::body::Body;
@@ -30,6 +31,8 @@ pub use query::Query;
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::read_body;
 use crate::negotiation::{self, Format, Output};
+use crate::options::Given;
+use crate::recorder::Recorder;
 use crate::registry::{Endpoint, FieldValidation, Input, Scope, WriteOptions};
 use crate::request_info::{RequestInfo, ResourceRequest, Verb};
 use crate::state::App;
@@ -56,6 +59,10 @@ pub struct Ctx<'a> {
     pub user_agent_manager: Cow<'a, str>,
     /// Who sends the request.
     pub user: &'a UserInfo,
+    /// Where the request's warnings and audit annotations are noted.
+    pub recorder: &'a Recorder,
+    /// When the request must be answered.
+    pub deadline: Instant,
 }
 
 impl Ctx<'_> {
@@ -121,7 +128,23 @@ impl Ctx<'_> {
             field_validation,
             manager: self.manager(),
             subresource: "",
+            given: Given {
+                field_manager: self.query.field_manager.as_deref(),
+                field_validation: self.query.field_validation.as_deref(),
+            },
+            recorder: Some(self.recorder),
+            deadline: Some(self.deadline),
         })
+    }
+
+    /// The request's side of a delete (its options come in the body).
+    pub fn delete_options(&self) -> WriteOptions<'_> {
+        WriteOptions {
+            user: self.user,
+            recorder: Some(self.recorder),
+            deadline: Some(self.deadline),
+            ..WriteOptions::default()
+        }
     }
 
     /// Who writes: `fieldManager`, else the User-Agent's product.
@@ -185,6 +208,7 @@ pub async fn resource(
     State(app): State<Arc<App>>,
     user: Option<Extension<Arc<UserInfo>>>,
     info: Option<Extension<Arc<RequestInfo>>>,
+    audit: Option<Extension<crate::audit::Shared>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -197,16 +221,43 @@ pub async fn resource(
         || Arc::new(RequestInfo::parse(&method, uri.path(), uri.query())),
         |Extension(info)| info,
     );
+    let recorder = Recorder::default();
     let request = Request {
         user: &user,
         info: &info,
         uri: &uri,
         headers: &headers,
+        recorder: &recorder,
+        deadline: Instant::now() + info.deadline(),
     };
     // Bounds the time to the response head; a watch's stream goes on after it.
-    let response = respond(&app, &request, body).await;
+    let mut response = respond(&app, &request, body).await;
+    record(
+        &recorder,
+        audit.as_ref().map(|Extension(a)| a),
+        &mut response,
+    );
     app.metrics.record(method.as_str(), &headers, &response);
     response
+}
+
+/// Writes what the request's steps noted: its warnings beside the ones the
+/// answer carries (each text once, as upstream's recorder keeps them), its
+/// annotations into its audit events.
+fn record(recorder: &Recorder, audit: Option<&crate::audit::Shared>, response: &mut Response) {
+    let annotations = recorder.take_annotations();
+    if let Some(audit) = audit
+        && !annotations.is_empty()
+    {
+        let mut context = audit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (key, value) in annotations {
+            context.annotations.entry(key.into()).or_insert(value);
+        }
+    }
+    let noted = recorder.take_warnings();
+    crate::api_error::merge_warnings(response.headers_mut(), &noted);
 }
 
 /// What the handler reads of its request besides the body.
@@ -215,6 +266,8 @@ struct Request<'r> {
     info: &'r RequestInfo,
     uri: &'r Uri,
     headers: &'r HeaderMap,
+    recorder: &'r Recorder,
+    deadline: Instant,
 }
 
 async fn respond(app: &App, r: &Request<'_>, body: Body) -> Response {
@@ -251,6 +304,8 @@ async fn dispatch(app: &App, r: &Request<'_>, query: Query, body: Body) -> ApiRe
         user,
         info,
         headers,
+        recorder,
+        deadline,
         ..
     } = *r;
     let req = info.resource.as_ref().ok_or_else(ApiError::no_route)?;
@@ -296,6 +351,8 @@ async fn dispatch(app: &App, r: &Request<'_>, query: Query, body: Body) -> ApiRe
                 .map_or(&[][..], |v| v.as_bytes()),
         ),
         user,
+        recorder,
+        deadline,
     };
     if req.subresource.as_deref() == Some("scale") {
         let body = match req.verb {

@@ -63,7 +63,7 @@ impl Registry {
             Endpoint::Main,
             scope,
             object.metadata(),
-            opts.user,
+            &opts,
         );
         self.admission.judge(&request, self).await?;
         self.admission
@@ -83,7 +83,7 @@ impl Registry {
             Endpoint::Main,
             scope,
             object.metadata(),
-            opts.user,
+            &opts,
         );
         self.admission
             .validate(&request, &object, None, self, &mut warnings)

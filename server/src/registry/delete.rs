@@ -9,8 +9,8 @@ use super::hooks::{DeleteStep, KindRest};
 use super::{ListOptions, Object, Registry, Scope, decode};
 use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
+use crate::options::WriteOptions;
 use crate::selectors::Selectable;
-use crate::user::UserInfo;
 
 /// What a delete did.
 #[derive(Debug)]
@@ -42,19 +42,22 @@ impl Registry {
         scope: Scope<'_>,
         name: &str,
         options: &DeleteOptions,
-        user: &UserInfo,
+        opts: &WriteOptions<'_>,
     ) -> ApiResult<Deleted> {
         let rest = self.hooks.rest(scope.info());
         if let Some(rest) = rest {
             rest.refuse_delete(scope, name)?;
         }
-        self.admission
-            .judge(&admission::Request::delete(scope, name, user), self)
-            .await?;
-        let dry_run = options
-            .dry_run
-            .as_ref()
-            .is_some_and(|d| d.iter().any(|v| v == "All"));
+        let request = admission::Request::delete(scope, name, options, opts);
+        self.admission.judge(&request, self).await?;
+        // Upstream admits a delete against the stored object, read before
+        // the delete is decided.
+        if self.admission.checks_deletes(&request) {
+            let stored = self.store.get(scope, name).await?;
+            let old = stored.object().map_err(ApiError::internal)?;
+            self.admission.admit_delete(&request, &old, self).await?;
+        }
+        let dry_run = request.dry_run;
         let key = super::key(scope, name);
         let media_type = self.store.media_type();
         let mut failure = None;
@@ -150,7 +153,7 @@ impl Registry {
         scope: Scope<'_>,
         list: ListOptions,
         options: &DeleteOptions,
-        user: &UserInfo,
+        opts: &WriteOptions<'_>,
     ) -> ApiResult<(u64, Vec<Object>)> {
         let page = self.list(scope, list).await?;
         let mut deleted = Vec::with_capacity(page.items.len());
@@ -162,7 +165,7 @@ impl Registry {
                 namespace: namespace.as_deref(),
                 ..scope
             };
-            match self.delete(item_scope, &name, options, user).await {
+            match self.delete(item_scope, &name, options, opts).await {
                 Ok(Deleted::Gone(o) | Deleted::Pending(o)) => deleted.push(o),
                 Err(e) if e.code() == 404 => {}
                 Err(e) => return Err(e),

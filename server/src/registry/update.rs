@@ -437,13 +437,7 @@ impl Registry {
                 .update(writer, Some(&mut old), &mut new);
         }
         strategy::check_namespace(scope, new.metadata_mut())?;
-        let request = Request::new(
-            Operation::Update,
-            endpoint,
-            scope,
-            new.metadata(),
-            opts.user,
-        );
+        let request = Request::new(Operation::Update, endpoint, scope, new.metadata(), &opts);
         self.admission
             .admit(&request, &mut new, Some(&old), self)
             .await?;

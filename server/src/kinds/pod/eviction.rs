@@ -234,7 +234,11 @@ async fn delete_evicted(
                 .clone_from(&written.object.metadata().resource_version);
         }
     }
-    registry.delete(pods, name, &options, user).await?;
+    let opts = WriteOptions {
+        user,
+        ..WriteOptions::default()
+    };
+    registry.delete(pods, name, &options, &opts).await?;
     Ok(())
 }
 
