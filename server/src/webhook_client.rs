@@ -208,7 +208,6 @@ impl Target {
 #[derive(Default)]
 pub struct Client {
     idle: Mutex<HashMap<PoolKey, Vec<SendRequest<Full<Bytes>>>>>,
-    resolver: Option<Arc<dyn Resolve>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -225,25 +224,20 @@ const IDLE_PER_TARGET: usize = 32;
 pub type Answer = Bytes;
 
 impl Client {
-    /// A client that reaches Services through `resolver`.
-    pub fn new(resolver: Option<Arc<dyn Resolve>>) -> Client {
-        Client {
-            idle: Mutex::default(),
-            resolver,
-        }
-    }
-
-    /// POSTs `body` (JSON) to `target` with `query`, within `timeout`;
-    /// `Err` is the call's failure as client-go words it.
+    /// POSTs `body` (JSON) to `target` with `query`, within `timeout`,
+    /// finding a Service's address through `resolver`; `Err` is the call's
+    /// failure as client-go words it.
     pub async fn post(
         &self,
         target: &Target,
+        resolver: Option<&dyn Resolve>,
         query: &str,
         body: Bytes,
         timeout: Duration,
     ) -> Result<Answer, String> {
         let url = target.url(query);
-        match tokio::time::timeout(timeout, self.exchange(target, query, body, &url)).await {
+        let exchange = self.exchange(target, resolver, query, body, &url);
+        match tokio::time::timeout(timeout, exchange).await {
             Ok(answer) => answer,
             Err(_) => Err(format!(
                 "Post {}: context deadline exceeded",
@@ -255,12 +249,16 @@ impl Client {
     async fn exchange(
         &self,
         target: &Target,
+        resolver: Option<&dyn Resolve>,
         query: &str,
         body: Bytes,
         url: &str,
     ) -> Result<Answer, String> {
         let post_error = |e: String| format!("Post {}: {e}", go_quote(url));
-        let (key, mut sender) = self.connection(target).await.map_err(post_error)?;
+        let (key, mut sender) = self
+            .connection(target, resolver)
+            .await
+            .map_err(post_error)?;
         let path = if query.is_empty() {
             if target.path.is_empty() {
                 "/".to_owned()
@@ -318,6 +316,7 @@ impl Client {
     async fn connection(
         &self,
         target: &Target,
+        resolver: Option<&dyn Resolve>,
     ) -> Result<(PoolKey, SendRequest<Full<Bytes>>), String> {
         let (host, port) = match &target.address {
             Address::Fixed { host, port } => (host.clone(), *port),
@@ -325,7 +324,7 @@ impl Client {
                 namespace,
                 name,
                 port,
-            } => match &self.resolver {
+            } => match resolver {
                 Some(resolver) => resolver.resolve(namespace, name, *port).await?,
                 None => return Err(format!("no resolver for service {namespace}/{name}")),
             },

@@ -993,7 +993,7 @@ async fn kube_rs_dynamic_objects_of_a_custom_resource() {
 
 /// A CA and a serving certificate for 127.0.0.1 (openssl), in `dir`: the
 /// CA's PEM.
-fn webhook_certificates(dir: &Path) -> Vec<u8> {
+pub(crate) fn webhook_certificates(dir: &Path) -> Vec<u8> {
     let openssl = |args: &[&str]| {
         let status = std::process::Command::new("openssl")
             .args(args)
@@ -1056,7 +1056,7 @@ fn webhook_certificates(dir: &Path) -> Vec<u8> {
 }
 
 /// Stops the webhook process the test started, by its PID.
-struct Webhook(std::process::Child);
+pub(crate) struct Webhook(pub(crate) std::process::Child);
 
 impl Drop for Webhook {
     fn drop(&mut self) {

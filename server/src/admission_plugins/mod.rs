@@ -26,6 +26,7 @@ mod service_account;
 mod tests;
 mod toleration_seconds;
 mod update;
+pub mod webhook;
 
 use serde_json::Value;
 

@@ -7,7 +7,6 @@
 //! Not yet: `v1beta1` reviews, and the system's trusted roots when no
 //! `caBundle` is given.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -25,6 +24,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Webhook {
     target: Result<Target, String>,
     calls: webhook_client::Client,
+    resolver: Option<Endpoints>,
 }
 
 impl Webhook {
@@ -36,11 +36,10 @@ impl Webhook {
             return None;
         }
         let config = &conversion["webhook"]["clientConfig"];
-        let resolver =
-            client.map(|c| Arc::new(Endpoints(c.clone())) as Arc<dyn webhook_client::Resolve>);
         Some(Webhook {
             target: client_config(config).and_then(|c| Target::new(&c)),
-            calls: webhook_client::Client::new(resolver),
+            calls: webhook_client::Client::default(),
+            resolver: client.map(|c| Endpoints(c.clone())),
         })
     }
 
@@ -66,6 +65,9 @@ impl Webhook {
             .calls
             .post(
                 target,
+                self.resolver
+                    .as_ref()
+                    .map(|r| r as &dyn webhook_client::Resolve),
                 "timeout=30s",
                 Bytes::from(review.to_string()),
                 TIMEOUT,

@@ -204,6 +204,10 @@ impl Ctx<'_> {
 }
 
 /// The handler of every resource path.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "axum extractors, one per argument"
+)]
 pub async fn resource(
     State(app): State<Arc<App>>,
     user: Option<Extension<Arc<UserInfo>>>,

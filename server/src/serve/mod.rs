@@ -218,7 +218,11 @@ pub async fn run_with(
     let base = Arc::new(scheme);
     let registry = Registry::new(storage, base.clone())
         .with_storage_media_type(opts.storage_media_type)
-        .with_admission(crate::admission_plugins::builtin().with_plugins(extensions.admission))
+        .with_admission(
+            crate::admission_plugins::builtin()
+                .with_plugins(extensions.admission)
+                .with_plugins(crate::admission_plugins::webhook::plugins()),
+        )
         .with_hooks(
             crate::kinds::builtin(
                 opts.service_ranges.clone(),

@@ -1,0 +1,671 @@
+//! MutatingAdmissionWebhook and ValidatingAdmissionWebhook: the writes the
+//! cluster's webhook configurations select are sent to their webhooks as
+//! `AdmissionReview`s, as kube-apiserver 1.32 sends them
+//! (k8s.io/apiserver's `pkg/admission/plugin/webhook`).
+//!
+//! - The webhooks run after every built-in plugin of their phase: the
+//!   mutating ones one after another, each on the object as the ones before
+//!   it left it (a JSONPatch answer is applied, then the kind's defaults);
+//!   the validating ones all at once, the first refusal to arrive winning.
+//! - A webhook is called for a request its `rules` (operations, groups,
+//!   versions, resources with subresources, scope), `namespaceSelector` and
+//!   `objectSelector` select; writes of the webhook and policy configurations
+//!   themselves never are.
+//! - Refusals, failed calls (`failurePolicy` Fail or Ignore), dry runs of
+//!   webhooks with side effects, warnings and audit annotations answer with
+//!   upstream's words and codes.
+//!
+//! Not yet: `matchPolicy: Equivalent` across versions (a webhook is matched
+//! against the version the request uses), `matchConditions` (a webhook with
+//! conditions is treated as failing to evaluate them, under its failure
+//! policy), `reinvocationPolicy: IfNeeded`, the metrics.
+
+mod config;
+mod review;
+mod services;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use hyper::body::Bytes;
+use kapi_api_types::admissionregistration::v1::{
+    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+};
+use kapi_api_types::core::v1::Namespace;
+use kapi_runtime::meta::{Status, StatusDetails};
+use serde_json::{Value, json};
+
+use config::{Hook, Source};
+
+use crate::admission::{Operation, Plugin, Request, Subject, View};
+use crate::api_error::{ApiError, ApiResult};
+use crate::body::{Input, Object};
+use crate::loopback::{self, Loopback};
+use crate::webhook_client;
+
+/// What both webhook plugins share: the configurations' compiled hooks and
+/// the client with its kept connections.
+#[derive(Default)]
+pub struct Webhooks {
+    client: webhook_client::Client,
+    mutating: Source,
+    validating: Source,
+}
+
+/// The two plugins, in the order they run.
+pub fn plugins() -> Vec<Box<dyn Plugin>> {
+    let shared = Arc::new(Webhooks::default());
+    vec![
+        Box::new(MutatingAdmissionWebhook(shared.clone())),
+        Box::new(ValidatingAdmissionWebhook(shared)),
+    ]
+}
+
+/// Calls the mutating webhooks.
+pub struct MutatingAdmissionWebhook(Arc<Webhooks>);
+
+/// Calls the validating webhooks.
+pub struct ValidatingAdmissionWebhook(Arc<Webhooks>);
+
+/// The configuration kinds whose writes no webhook sees (upstream's
+/// `IsExemptAdmissionConfigurationResource`).
+fn exempt(request: &Request<'_>) -> bool {
+    let info = request.attrs.scope.info();
+    info.group == "admissionregistration.k8s.io"
+        && matches!(
+            info.plural,
+            "validatingwebhookconfigurations"
+                | "mutatingwebhookconfigurations"
+                | "validatingadmissionpolicies"
+                | "validatingadmissionpolicybindings"
+                | "mutatingadmissionpolicies"
+                | "mutatingadmissionpolicybindings"
+        )
+}
+
+#[async_trait]
+impl Plugin for MutatingAdmissionWebhook {
+    fn name(&self) -> &'static str {
+        "MutatingAdmissionWebhook"
+    }
+
+    fn mutates(&self, request: &Request<'_>) -> bool {
+        !exempt(request)
+    }
+
+    fn checks_deletes(&self, request: &Request<'_>) -> bool {
+        !exempt(request)
+    }
+
+    async fn admit(
+        &self,
+        request: &Request<'_>,
+        object: &mut Subject<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let hooks = self
+            .0
+            .mutating
+            .hooks::<MutatingWebhookConfiguration>(objects)
+            .await?;
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        let scope = request.attrs.scope;
+        let as_stored = scope.is_served_as_stored();
+        // The object in the request's version, as JSON, carried from one
+        // webhook to the next.
+        let mut versioned: Option<Value> = None;
+        let old_json = match old {
+            Some(old) => Some(versioned_view(request, old)?),
+            None => None,
+        };
+        let mut changed_any = false;
+        for (index, hook) in hooks.iter().enumerate() {
+            if !hook.rules.iter().any(|rule| rule_matches(rule, request)) {
+                continue;
+            }
+            if versioned.is_none() {
+                versioned = Some(if as_stored {
+                    object.object()?.to_value().map_err(ApiError::internal)?
+                } else {
+                    versioned_object(request, object.object()?)?
+                });
+            }
+            let Some(current) = versioned.as_mut() else {
+                continue;
+            };
+            let name = object_name(request, current);
+            if !selects(
+                hook,
+                request,
+                &name,
+                Some(current),
+                old_json.as_ref(),
+                objects,
+            )
+            .await?
+            {
+                continue;
+            }
+            let call = Call {
+                hook,
+                index,
+                mutating: true,
+                request,
+                name: &name,
+            };
+            let answer = call
+                .send(&self.0, Some(current), old_json.as_ref(), objects)
+                .await?;
+            let Some(answer) = answer else { continue };
+            let mutated = match &answer.patch {
+                Some(patch) => call.apply(current, patch, answer.patch_type.as_deref())?,
+                None => false,
+            };
+            call.note_mutation(mutated, answer.patch.as_deref());
+            changed_any |= mutated;
+        }
+        if changed_any && let Some(json) = versioned {
+            let mut decoded = Input::from_value(scope.served, json)?.object;
+            decoded.typed_mut().apply_defaults();
+            *object.object()? = scope.to_storage(decoded)?;
+        }
+        Ok(())
+    }
+
+    async fn admit_delete(
+        &self,
+        request: &Request<'_>,
+        old: &View<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let hooks = self
+            .0
+            .mutating
+            .hooks::<MutatingWebhookConfiguration>(objects)
+            .await?;
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        let old_json = versioned_view(request, old)?;
+        for (index, hook) in hooks.iter().enumerate() {
+            let name = request.attrs.name.clone();
+            if !selects(hook, request, &name, None, Some(&old_json), objects).await? {
+                continue;
+            }
+            let call = Call {
+                hook,
+                index,
+                mutating: true,
+                request,
+                name: &name,
+            };
+            let answer = call.send(&self.0, None, Some(&old_json), objects).await?;
+            if let Some(answer) = answer {
+                if answer.patch.is_some() {
+                    return Err(ApiError::internal(format!(
+                        "admission webhook {:?} attempted to modify the object, which is not supported for this operation",
+                        hook.name
+                    )));
+                }
+                call.note_mutation(false, None);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Plugin for ValidatingAdmissionWebhook {
+    fn name(&self) -> &'static str {
+        "ValidatingAdmissionWebhook"
+    }
+
+    fn validates(&self, request: &Request<'_>) -> bool {
+        !exempt(request)
+    }
+
+    fn checks_deletes(&self, request: &Request<'_>) -> bool {
+        !exempt(request)
+    }
+
+    async fn validate(
+        &self,
+        request: &Request<'_>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+        _warnings: &mut Vec<String>,
+    ) -> ApiResult<()> {
+        let hooks = self
+            .0
+            .validating
+            .hooks::<ValidatingWebhookConfiguration>(objects)
+            .await?;
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        let json = versioned_view(request, object)?;
+        let old_json = match old {
+            Some(old) => Some(versioned_view(request, old)?),
+            None => None,
+        };
+        let name = object_name(request, &json);
+        self.call_all(
+            request,
+            &hooks,
+            &name,
+            Some(&json),
+            old_json.as_ref(),
+            objects,
+        )
+        .await
+    }
+
+    async fn admit_delete(
+        &self,
+        request: &Request<'_>,
+        old: &View<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let hooks = self
+            .0
+            .validating
+            .hooks::<ValidatingWebhookConfiguration>(objects)
+            .await?;
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        let old_json = versioned_view(request, old)?;
+        let name = request.attrs.name.clone();
+        self.call_all(request, &hooks, &name, None, Some(&old_json), objects)
+            .await
+    }
+}
+
+impl ValidatingAdmissionWebhook {
+    /// Calls every selected webhook at once; the first refusal or failure
+    /// to arrive is the answer.
+    async fn call_all(
+        &self,
+        request: &Request<'_>,
+        hooks: &[Arc<Hook>],
+        name: &str,
+        object: Option<&Value>,
+        old: Option<&Value>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let mut selected = Vec::new();
+        for hook in hooks {
+            if selects(hook, request, name, object, old, objects).await? {
+                selected.push(hook);
+            }
+        }
+        let mut calls: FuturesUnordered<_> = selected
+            .into_iter()
+            .enumerate()
+            .map(|(index, hook)| async move {
+                let call = Call {
+                    hook,
+                    index,
+                    mutating: false,
+                    request,
+                    name,
+                };
+                call.send(&self.0, object, old, objects).await.map(|_| ())
+            })
+            .collect();
+        let mut first = None;
+        while let Some(outcome) = calls.next().await {
+            if let Err(e) = outcome
+                && first.is_none()
+            {
+                first = Some(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+/// The name a webhook is told: the object's (empty while `generateName`
+/// is still to be used), else the request's.
+fn object_name(request: &Request<'_>, object: &Value) -> String {
+    match object.pointer("/metadata/name").and_then(Value::as_str) {
+        Some(name) => name.to_owned(),
+        None if request.operation == Operation::Create => String::new(),
+        None => request.attrs.name.clone(),
+    }
+}
+
+/// The object in the request's version, as JSON.
+fn versioned_object(request: &Request<'_>, object: &Object) -> ApiResult<Value> {
+    let scope = request.attrs.scope;
+    let served = scope.to_served(Object::new(object.typed().clone_object()))?;
+    served.to_value().map_err(ApiError::internal)
+}
+
+/// A viewed object in the request's version, as JSON.
+fn versioned_view(request: &Request<'_>, view: &View<'_>) -> ApiResult<Value> {
+    if request.attrs.scope.is_served_as_stored() {
+        view.json().cloned()
+    } else {
+        versioned_object(request, view.object())
+    }
+}
+
+/// Whether `hook` is to be called for `request` (upstream's
+/// `ShouldCallHook`): its rules, then its namespace and object selectors.
+async fn selects(
+    hook: &Hook,
+    request: &Request<'_>,
+    name: &str,
+    object: Option<&Value>,
+    old: Option<&Value>,
+    objects: &dyn Loopback,
+) -> ApiResult<bool> {
+    if !hook.rules.iter().any(|rule| rule_matches(rule, request)) {
+        return Ok(false);
+    }
+    if !namespace_selected(hook, request, name, object, old, objects).await? {
+        return Ok(false);
+    }
+    let selector = hook
+        .object_selector
+        .as_ref()
+        .map_err(|e| ApiError::internal(e.clone()))?;
+    if !selector.is_everything() {
+        let labels = |o: Option<&Value>| {
+            o.and_then(|o| o.pointer("/metadata/labels"))
+                .and_then(|l| serde_json::from_value(l.clone()).ok())
+        };
+        let matches = |o: Option<&Value>| {
+            o.filter(|o| o.get("metadata").is_some())
+                .is_some_and(|_| selector.matches(labels(o).as_ref()))
+        };
+        if !matches(object) && !matches(old) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Whether the request's namespace has the labels the hook selects: a
+/// cluster-scoped object always does; a Namespace is judged by its own labels.
+async fn namespace_selected(
+    hook: &Hook,
+    request: &Request<'_>,
+    name: &str,
+    object: Option<&Value>,
+    old: Option<&Value>,
+    objects: &dyn Loopback,
+) -> ApiResult<bool> {
+    let selector = hook
+        .namespace_selector
+        .as_ref()
+        .map_err(|e| ApiError::internal(e.clone()))?;
+    if selector.is_everything() {
+        return Ok(true);
+    }
+    let info = request.attrs.scope.info();
+    let is_namespace = info.group.is_empty() && info.plural == "namespaces";
+    let namespace = review::namespace(request, name);
+    if namespace.is_empty() && !is_namespace {
+        return Ok(true);
+    }
+    if is_namespace && request.operation != Operation::Delete {
+        let labels = object
+            .and_then(|o| o.pointer("/metadata/labels"))
+            .and_then(|l| serde_json::from_value(l.clone()).ok());
+        return Ok(selector.matches(labels.as_ref()));
+    }
+    if is_namespace && let Some(old) = old {
+        let labels = old
+            .pointer("/metadata/labels")
+            .and_then(|l| serde_json::from_value(l.clone()).ok());
+        return Ok(selector.matches(labels.as_ref()));
+    }
+    match loopback::get::<Namespace>(objects, None, namespace).await? {
+        Some(ns) => Ok(selector.matches(ns.metadata.labels.as_ref())),
+        None => Err(ApiError::not_found(crate::api_error::Target {
+            group: "",
+            resource: "namespaces",
+            name: namespace,
+        })),
+    }
+}
+
+/// Whether a webhook rule selects the request (upstream's rules matcher).
+fn rule_matches(
+    rule: &kapi_api_types::admissionregistration::v1::rule::RuleWithOperations,
+    request: &Request<'_>,
+) -> bool {
+    let info = request.attrs.scope.served.info;
+    let listed = |list: &Option<Vec<String>>, value: &str| {
+        list.iter().flatten().any(|v| v == "*" || v == value)
+    };
+    if !listed(&rule.operations, review::operation(request.operation))
+        || !listed(&rule.api_groups, info.group)
+        || !listed(&rule.api_versions, info.version)
+    {
+        return false;
+    }
+    let subresource = request.subresource();
+    let resource_listed = rule.resources.iter().flatten().any(|entry| {
+        let (resource, sub) = entry.split_once('/').unwrap_or((entry, ""));
+        (resource == "*" || resource == info.plural) && (sub == "*" || sub == subresource)
+    });
+    if !resource_listed {
+        return false;
+    }
+    let namespaces = info.group.is_empty() && info.version == "v1" && info.plural == "namespaces";
+    let namespaced = request
+        .attrs
+        .namespace
+        .as_deref()
+        .is_some_and(|n| !n.is_empty());
+    match rule.scope.as_deref() {
+        Some("Namespaced") => !namespaces && namespaced,
+        Some("Cluster") => namespaces || !namespaced,
+        _ => true,
+    }
+}
+
+/// One webhook called for one request.
+struct Call<'a> {
+    hook: &'a Hook,
+    /// Its index: among all webhooks (mutating), among the selected ones
+    /// (validating), as upstream's annotations number them.
+    index: usize,
+    mutating: bool,
+    request: &'a Request<'a>,
+    name: &'a str,
+}
+
+impl Call<'_> {
+    /// Sends the review; the answer when the webhook allowed the request,
+    /// None when its failure was ignored, `Err` for a refusal or a failure
+    /// under `failurePolicy: Fail`.
+    async fn send(
+        &self,
+        webhooks: &Webhooks,
+        object: Option<&Value>,
+        old: Option<&Value>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<Option<review::Response>> {
+        let hook = self.hook;
+        if self.request.dry_run {
+            match hook.side_effects.as_deref() {
+                None => return self.failed("Webhook SideEffects is nil".to_owned()),
+                Some("None" | "NoneOnDryRun") => {}
+                Some(_) => {
+                    return Err(ApiError::bad_request(format!(
+                        "admission webhook {:?} does not support dry run",
+                        hook.name
+                    )));
+                }
+            }
+        }
+        if hook.match_conditions > 0 {
+            return self.failed("matchConditions are not evaluated by this server".to_owned());
+        }
+        let Some(version) = hook.review_version else {
+            return self.failed(
+                "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)"
+                    .to_owned(),
+            );
+        };
+        let target = match &hook.target {
+            Ok(target) => target,
+            Err(e) => return self.failed(format!("could not get REST client: {e}")),
+        };
+        let uid = uuid::Uuid::new_v4().to_string();
+        let body = review::request(version, &uid, self.request, self.name, object, old);
+        let body = match serde_json::to_vec(&body) {
+            Ok(body) => Bytes::from(body),
+            Err(e) => return Err(ApiError::internal(e)),
+        };
+        // The call ends with the webhook's timeout or the request's
+        // deadline, whichever comes first; the webhook is told the time
+        // left, in whole seconds rounded up.
+        let mut timeout = hook.timeout;
+        if let Some(deadline) = self.request.deadline {
+            timeout = timeout.min(deadline.saturating_duration_since(Instant::now()));
+        }
+        let seconds = timeout.as_secs() + u64::from(timeout.subsec_nanos() > 0);
+        let query = format!("timeout={seconds}s");
+        let resolver = services::Services(objects);
+        let answer = webhooks
+            .client
+            .post(
+                target,
+                Some(&resolver),
+                &query,
+                body,
+                timeout.max(Duration::from_millis(1)),
+            )
+            .await;
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(e) => return self.failed(format!("failed to call webhook: {e}")),
+        };
+        let response = match review::response(&answer, version, &uid, self.mutating) {
+            Ok(response) => response,
+            Err(e) => return self.failed(e),
+        };
+        if let Some(recorder) = self.request.recorder {
+            for (key, value) in &response.audit_annotations {
+                recorder.annotate(format!("{}/{key}", hook.name), value.clone());
+            }
+            for warning in &response.warnings {
+                recorder.warn(warning);
+            }
+        }
+        if !response.allowed {
+            return Err(denied(&hook.name, &response.status));
+        }
+        Ok(Some(response))
+    }
+
+    /// A failed call: ignored under `failurePolicy: Ignore` (with its audit
+    /// annotation), else upstream's 500.
+    fn failed(&self, reason: String) -> ApiResult<Option<review::Response>> {
+        let hook = self.hook;
+        if hook.fail {
+            return Err(ApiError::internal(format!(
+                "failed calling webhook {:?}: {reason}",
+                hook.name
+            )));
+        }
+        tracing::warn!(webhook = %hook.name, %reason, "failed calling webhook, failing open");
+        if let Some(recorder) = self.request.recorder {
+            let kind = if self.mutating {
+                "mutation"
+            } else {
+                "validating"
+            };
+            recorder.annotate(
+                format!(
+                    "failed-open.{kind}.webhook.admission.k8s.io/round_0_index_{}",
+                    self.index
+                ),
+                hook.name.clone(),
+            );
+        }
+        Ok(None)
+    }
+
+    /// Applies a webhook's patch to `object`; whether it changed it.
+    fn apply(&self, object: &mut Value, patch: &[u8], patch_type: Option<&str>) -> ApiResult<bool> {
+        let ops: json_patch::Patch = serde_json::from_slice(patch).map_err(ApiError::internal)?;
+        if ops.0.is_empty() {
+            return Ok(false);
+        }
+        if patch_type != Some("JSONPatch") {
+            let reason = format!(
+                "unsupported patch type {:?}",
+                patch_type.unwrap_or_default()
+            );
+            return self.failed(reason).map(|_| false);
+        }
+        let before = object.clone();
+        json_patch::patch(object, &ops).map_err(ApiError::internal)?;
+        Ok(*object != before)
+    }
+
+    /// The audit annotations of a mutating webhook's call.
+    fn note_mutation(&self, mutated: bool, patch: Option<&[u8]>) {
+        let Some(recorder) = self.request.recorder else {
+            return;
+        };
+        let hook = self.hook;
+        recorder.annotate(
+            format!(
+                "mutation.webhook.admission.k8s.io/round_0_index_{}",
+                self.index
+            ),
+            json!({"configuration": hook.configuration, "webhook": hook.name, "mutated": mutated})
+                .to_string(),
+        );
+        if let Some(patch) = patch
+            && let Ok(ops) = serde_json::from_slice::<Value>(patch)
+            && ops.as_array().is_some_and(|o| !o.is_empty())
+        {
+            recorder.annotate(
+                format!(
+                    "patch.webhook.admission.k8s.io/round_0_index_{}",
+                    self.index
+                ),
+                json!({"configuration": hook.configuration, "webhook": hook.name,
+                    "patch": ops, "patchType": "JSONPatch"})
+                .to_string(),
+            );
+        }
+    }
+}
+
+/// A webhook's refusal as upstream answers it (`ToStatusErr`): the
+/// webhook's Status, with a code of at least 400 and the message prefixed.
+fn denied(name: &str, status: &Value) -> ApiError {
+    let text = |key: &str| status.get(key).and_then(Value::as_str).unwrap_or_default();
+    let code = status
+        .get("code")
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok())
+        .filter(|c| *c >= 400)
+        .unwrap_or(400);
+    let message = match (text("message"), text("reason")) {
+        (m, _) if !m.is_empty() => format!("admission webhook {name:?} denied the request: {m}"),
+        (_, r) if !r.is_empty() => format!("admission webhook {name:?} denied the request: {r}"),
+        _ => format!("admission webhook {name:?} denied the request without explanation"),
+    };
+    let mut answer = Status::failure(code, text("reason"), message);
+    answer.details = status
+        .get("details")
+        .and_then(|d| serde_json::from_value::<StatusDetails>(d.clone()).ok());
+    ApiError(Box::new(answer), Vec::new())
+}

@@ -1,0 +1,569 @@
+//! Admission webhooks against a real HTTPS webhook server the test starts
+//! (`tests/fixtures/admission/webhook.py`, trusted through the caBundle of a
+//! CA the test makes): the answers are asserted whole as kube-apiserver 1.32
+//! gives them (k8s.io/apiserver's webhook admission plugins: `ToStatusErr`,
+//! `ErrCallingWebhook`, `VerifyAdmissionResponse`, the dispatchers).
+//!
+//! Each scenario's configuration selects its own namespace (a
+//! `namespaceSelector` on the label `scenario`), so scenarios never see each
+//! other's webhooks.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use kapi_test_support::{Answer, Server, http_exchange};
+use serde_json::{Value, json};
+
+use super::custom_resources::{Webhook, webhook_certificates};
+
+struct Setup {
+    server: Server,
+    _webhook: Webhook,
+    port: String,
+    ca: String,
+    dir: tempfile::TempDir,
+}
+
+fn tools() -> bool {
+    let present = ["openssl", "python3"].iter().all(|tool| {
+        std::process::Command::new(tool)
+            .arg("version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok()
+    });
+    kapi_test_support::require::require(
+        present,
+        "openssl and python3",
+        "apt-get install openssl python3",
+    )
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = webhook_certificates(dir.path());
+    let port_file = dir.path().join("port");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/admission/webhook.py"
+    );
+    let webhook = Webhook(
+        std::process::Command::new("python3")
+            .args([script, port_file.to_str().unwrap(), "tls.crt", "tls.key"])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap(),
+    );
+    eventually("the webhook to listen", || {
+        std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
+    });
+    let port = std::fs::read_to_string(&port_file).unwrap();
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    Setup {
+        server,
+        _webhook: webhook,
+        port,
+        ca: base64::engine::general_purpose::STANDARD.encode(&ca),
+        dir,
+    }
+}
+
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "waited 30 s for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+impl Setup {
+    fn send(&self, method: &str, path: &str, body: &Value) -> Answer {
+        http_exchange(
+            self.server.address,
+            method,
+            path,
+            &[("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+        .unwrap()
+    }
+
+    /// A namespace labelled `scenario=<name>`.
+    fn namespace(&self, name: &str) {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": name, "labels": {"scenario": name}}});
+        assert_eq!(self.send("POST", "/api/v1/namespaces", &ns).code, 201);
+    }
+
+    /// A webhook entry calling `path` for `resources` in the scenario's
+    /// namespace; `extra` is merged over it.
+    fn hook(
+        &self,
+        name: &str,
+        path: &str,
+        scenario: &str,
+        resources: &[&str],
+        extra: Value,
+    ) -> Value {
+        let mut hook = json!({
+            "name": name,
+            "clientConfig": {"url": format!("https://127.0.0.1:{}{path}", self.port), "caBundle": self.ca},
+            "rules": [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [""],
+                "apiVersions": ["v1"], "resources": resources}],
+            "namespaceSelector": {"matchLabels": {"scenario": scenario}},
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        });
+        if let (Value::Object(hook), Value::Object(extra)) = (&mut hook, extra) {
+            hook.extend(extra);
+        }
+        hook
+    }
+
+    fn configure(&self, kind: &str, name: &str, hooks: Vec<Value>) {
+        let plural = if kind == "MutatingWebhookConfiguration" {
+            "mutatingwebhookconfigurations"
+        } else {
+            "validatingwebhookconfigurations"
+        };
+        let config = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind,
+            "metadata": {"name": name}, "webhooks": hooks});
+        let answer = self.send(
+            "POST",
+            &format!("/apis/admissionregistration.k8s.io/v1/{plural}"),
+            &config,
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+    }
+
+    fn configmap(&self, namespace: &str, name: &str, data: Value) -> Answer {
+        self.send(
+            "POST",
+            &format!("/api/v1/namespaces/{namespace}/configmaps"),
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name}, "data": data}),
+        )
+    }
+
+    /// Waits until a ConfigMap create in `namespace` answers `code` (the
+    /// configuration has reached the admission chain), and gives that answer.
+    fn first(&self, namespace: &str, data: Value, code: u16) -> Answer {
+        let mut n = 0;
+        let mut last = None;
+        eventually("the webhook configuration to take effect", || {
+            n += 1;
+            let answer = self.configmap(namespace, &format!("probe-{n}"), data.clone());
+            let done = answer.code == code;
+            last = Some(answer);
+            done
+        });
+        last.unwrap()
+    }
+
+    /// The reviews the webhook received on `path`.
+    fn reviews(&self, path: &str) -> Vec<Value> {
+        std::fs::read_to_string(self.dir.path().join("reviews.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|r| r["path"] == path)
+            .collect()
+    }
+}
+
+fn status(code: u16, reason: &str, message: &str) -> Value {
+    let mut status = json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+        "status": "Failure", "message": message});
+    if !reason.is_empty() {
+        status["reason"] = json!(reason);
+    }
+    status["code"] = json!(code);
+    status
+}
+
+fn internal(message: &str) -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": format!("Internal error occurred: {message}"), "reason": "InternalError",
+        "details": {"causes": [{"message": message}]}, "code": 500})
+}
+
+fn body(answer: &Answer) -> Value {
+    serde_json::from_str(&answer.body).unwrap()
+}
+
+/// A validating webhook refuses what upstream's e2e webhook refuses, on
+/// create, update and delete, with the webhook's reason as the message; it
+/// is told the request as upstream tells it; a namespace it does not select
+/// is left alone; kubectl shows the refusal.
+#[test]
+fn a_validating_webhook_refuses_creates_updates_and_deletes() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("deny");
+    let skipped = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    assert_eq!(s.send("POST", "/api/v1/namespaces", &skipped).code, 201);
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "deny-configmaps",
+        vec![s.hook(
+            "deny-unwanted-configmap-data.k8s.io",
+            "/configmaps",
+            "deny",
+            &["configmaps"],
+            json!({}),
+        )],
+    );
+    let refused = "admission webhook \"deny-unwanted-configmap-data.k8s.io\" denied the request: the configmap contains unwanted key and value";
+    let answer = s.first("deny", json!({"webhook-e2e-test": "webhook-disallow"}), 400);
+    assert_eq!(
+        body(&answer),
+        status(
+            400,
+            "the configmap contains unwanted key and value",
+            refused
+        )
+    );
+    // Allowed, then refused on update (PUT and a strategic merge patch).
+    let created = s.configmap(
+        "deny",
+        "kept",
+        json!({"webhook-e2e-test": "webhook-nondeletable"}),
+    );
+    assert_eq!(created.code, 201, "{}", created.body);
+    let mut changed = body(&created);
+    changed["data"]["webhook-e2e-test"] = json!("webhook-disallow");
+    let put = s.send("PUT", "/api/v1/namespaces/deny/configmaps/kept", &changed);
+    assert_eq!(
+        body(&put),
+        status(
+            400,
+            "the configmap contains unwanted key and value",
+            refused
+        )
+    );
+    let patch = http_exchange(
+        s.server.address,
+        "PATCH",
+        "/api/v1/namespaces/deny/configmaps/kept",
+        &[("Content-Type", "application/strategic-merge-patch+json")],
+        br#"{"data":{"webhook-e2e-test":"webhook-disallow"}}"#,
+    )
+    .unwrap();
+    assert_eq!(patch.code, 400, "{}", patch.body);
+    // Deleting it is refused on the stored object's data.
+    let delete = s.send(
+        "DELETE",
+        "/api/v1/namespaces/deny/configmaps/kept",
+        &json!({}),
+    );
+    assert_eq!(
+        body(&delete),
+        status(
+            400,
+            "the configmap cannot be deleted because it contains unwanted key and value",
+            "admission webhook \"deny-unwanted-configmap-data.k8s.io\" denied the request: the configmap cannot be deleted because it contains unwanted key and value"
+        )
+    );
+    assert_eq!(
+        s.send("GET", "/api/v1/namespaces/deny/configmaps/kept", &json!({}))
+            .code,
+        200
+    );
+    // A namespace the selector leaves out is not asked about.
+    let other = s.configmap(
+        "other",
+        "free",
+        json!({"webhook-e2e-test": "webhook-disallow"}),
+    );
+    assert_eq!(other.code, 201, "{}", other.body);
+    // What the webhook was told about the create that was refused.
+    let reviews = s.reviews("/configmaps");
+    let create = reviews
+        .iter()
+        .find(|r| r["review"]["request"]["operation"] == "CREATE")
+        .unwrap();
+    assert_eq!(create["query"], "timeout=10s");
+    assert_eq!(create["userAgent"], "kube-apiserver-admission");
+    let review = &create["review"];
+    assert_eq!(review["apiVersion"], "admission.k8s.io/v1");
+    assert_eq!(review["kind"], "AdmissionReview");
+    let request = &review["request"];
+    assert!(request["uid"].as_str().is_some_and(|u| u.len() == 36));
+    assert_eq!(
+        request["kind"],
+        json!({"group": "", "version": "v1", "kind": "ConfigMap"})
+    );
+    assert_eq!(
+        request["resource"],
+        json!({"group": "", "version": "v1", "resource": "configmaps"})
+    );
+    assert_eq!(request["requestKind"], request["kind"]);
+    assert_eq!(request["requestResource"], request["resource"]);
+    assert_eq!(request["namespace"], "deny");
+    assert_eq!(request["oldObject"], Value::Null);
+    assert_eq!(request["dryRun"], false);
+    assert_eq!(
+        request["options"],
+        json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"})
+    );
+    assert_eq!(request["object"]["kind"], "ConfigMap");
+    assert_eq!(request["object"]["metadata"]["namespace"], "deny");
+    assert!(request["userInfo"]["username"].is_string());
+    let delete = reviews
+        .iter()
+        .find(|r| r["review"]["request"]["operation"] == "DELETE")
+        .unwrap();
+    let request = &delete["review"]["request"];
+    assert_eq!(request["name"], "kept");
+    assert_eq!(request["object"], Value::Null);
+    assert_eq!(
+        request["oldObject"]["data"]["webhook-e2e-test"],
+        "webhook-nondeletable"
+    );
+    assert_eq!(request["options"]["kind"], "DeleteOptions");
+    // kubectl shows the webhook's refusal.
+    let err = s.server.kubectl_err(&[
+        "create",
+        "configmap",
+        "by-kubectl",
+        "-n",
+        "deny",
+        "--from-literal=webhook-e2e-test=webhook-disallow",
+    ]);
+    assert!(err.contains(refused), "{err}");
+}
+
+/// Mutating webhooks run one after the other, each on what the one before
+/// left (upstream's e2e "should mutate configmap"), and a pod's patched
+/// init container gets its defaults after the patch ("should mutate pod and
+/// apply defaults after mutation"); warnings and a 403 answer pass through.
+#[test]
+fn mutating_webhooks_patch_in_order_and_defaults_follow() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("mutate");
+    // The test's server runs no controllers: the pod's service account is
+    // made here.
+    let account =
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
+    let made = s.send(
+        "POST",
+        "/api/v1/namespaces/mutate/serviceaccounts",
+        &account,
+    );
+    assert_eq!(made.code, 201, "{}", made.body);
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "mutate-configmaps",
+        vec![
+            s.hook(
+                "adding-configmap-data-stage-1.k8s.io",
+                "/mutating-configmaps",
+                "mutate",
+                &["configmaps"],
+                json!({}),
+            ),
+            s.hook(
+                "adding-configmap-data-stage-2.k8s.io",
+                "/mutating-configmaps",
+                "mutate",
+                &["configmaps"],
+                json!({}),
+            ),
+            s.hook(
+                "adding-init-container.k8s.io",
+                "/mutating-pods",
+                "mutate",
+                &["pods"],
+                json!({}),
+            ),
+            s.hook("warning.k8s.io", "/warn", "mutate", &["secrets"], json!({})),
+            s.hook(
+                "deny-403.k8s.io",
+                "/deny-403",
+                "mutate",
+                &["services"],
+                json!({}),
+            ),
+        ],
+    );
+    let mut n = 0;
+    eventually("the mutating webhooks to take effect", || {
+        n += 1;
+        let answer = s.configmap(
+            "mutate",
+            &format!("m-{n}"),
+            json!({"mutation-start": "yes"}),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        body(&answer)["data"].as_object().unwrap().len() == 3
+    });
+    let stored = s.send(
+        "GET",
+        &format!("/api/v1/namespaces/mutate/configmaps/m-{n}"),
+        &json!({}),
+    );
+    assert_eq!(
+        body(&stored)["data"],
+        json!({"mutation-start": "yes", "mutation-stage-1": "yes", "mutation-stage-2": "yes"})
+    );
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "webhook-to-be-mutated"},
+        "spec": {"containers": [{"name": "example", "image": "nginx"}]}});
+    let created = s.send("POST", "/api/v1/namespaces/mutate/pods", &pod);
+    assert_eq!(created.code, 201, "{}", created.body);
+    let inits = &body(&created)["spec"]["initContainers"];
+    assert_eq!(inits.as_array().unwrap().len(), 1);
+    assert_eq!(inits[0]["name"], "webhook-added-init-container");
+    assert_eq!(inits[0]["terminationMessagePolicy"], "File");
+    // An image without a tag is pulled always.
+    assert_eq!(inits[0]["imagePullPolicy"], "Always");
+    // Warnings go to the client as Warning headers.
+    let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}});
+    let warned = s.send("POST", "/api/v1/namespaces/mutate/secrets", &secret);
+    assert_eq!(warned.code, 201, "{}", warned.body);
+    assert_eq!(
+        warned.header("warning"),
+        vec![r#"299 - "first warning""#, r#"299 - "second warning""#]
+    );
+    // A refusal keeps the webhook's code and reason.
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc"},
+        "spec": {"ports": [{"port": 80}]}});
+    let refused = s.send("POST", "/api/v1/namespaces/mutate/services", &service);
+    assert_eq!(
+        body(&refused),
+        status(
+            403,
+            "Forbidden",
+            "admission webhook \"deny-403.k8s.io\" denied the request: not you"
+        )
+    );
+}
+
+/// A webhook that cannot be called, or answers what cannot be used, fails
+/// the request with upstream's 500 under `failurePolicy: Fail` and is passed
+/// by under `Ignore`; a webhook with side effects refuses dry runs.
+#[test]
+fn failed_calls_answer_as_upstream() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    let port = s.port.clone();
+    let url = |path: &str| format!("https://127.0.0.1:{port}{path}");
+    let cases: Vec<(&str, Value, String)> = vec![
+        (
+            "status-500",
+            json!({"clientConfig": {"url": url("/status-500"), "caBundle": s.ca}}),
+            "failed to call webhook: an error on the server (\"boom\") has prevented the request from succeeding".to_owned(),
+        ),
+        (
+            "no-response",
+            json!({"clientConfig": {"url": url("/no-response"), "caBundle": s.ca}}),
+            "received invalid webhook response: webhook response was absent".to_owned(),
+        ),
+        (
+            "untrusted",
+            json!({"clientConfig": {"url": url("/allow")}}),
+            format!("failed to call webhook: Post \"{}?timeout=10s\": tls: failed to verify certificate: x509: certificate signed by unknown authority", url("/allow")),
+        ),
+        (
+            "refused",
+            json!({"clientConfig": {"url": "https://127.0.0.1:1/allow", "caBundle": s.ca}}),
+            "failed to call webhook: Post \"https://127.0.0.1:1/allow?timeout=10s\": dial tcp 127.0.0.1:1: connect: connection refused".to_owned(),
+        ),
+        (
+            "slow",
+            json!({"clientConfig": {"url": url("/delay-5s"), "caBundle": s.ca}, "timeoutSeconds": 1}),
+            format!("failed to call webhook: Post \"{}?timeout=1s\": context deadline exceeded", url("/delay-5s")),
+        ),
+    ];
+    let mut hooks = Vec::new();
+    for (scenario, extra, _) in &cases {
+        s.namespace(scenario);
+        s.namespace(&format!("{scenario}-ignored"));
+        hooks.push(s.hook(
+            &format!("{scenario}.k8s.io"),
+            "/allow",
+            scenario,
+            &["configmaps"],
+            extra.clone(),
+        ));
+        let mut ignored = extra.clone();
+        ignored["failurePolicy"] = json!("Ignore");
+        hooks.push(s.hook(
+            &format!("{scenario}-ignored.k8s.io"),
+            "/allow",
+            &format!("{scenario}-ignored"),
+            &["configmaps"],
+            ignored,
+        ));
+    }
+    s.namespace("bad-uid");
+    hooks.push(s.hook(
+        "bad-uid.k8s.io",
+        "/bad-uid",
+        "bad-uid",
+        &["configmaps"],
+        json!({}),
+    ));
+    s.namespace("dry-run");
+    hooks.push(s.hook(
+        "dry-run.k8s.io",
+        "/allow",
+        "dry-run",
+        &["configmaps"],
+        json!({"sideEffects": "NoneOnDryRun"}),
+    ));
+    s.configure("ValidatingWebhookConfiguration", "failing", hooks);
+    for (scenario, _, reason) in &cases {
+        let answer = s.first(scenario, json!({}), 500);
+        assert_eq!(
+            body(&answer),
+            internal(&format!(
+                "failed calling webhook \"{scenario}.k8s.io\": {reason}"
+            )),
+            "{scenario}"
+        );
+        let passed = s.configmap(&format!("{scenario}-ignored"), "passed", json!({}));
+        assert_eq!(passed.code, 201, "{scenario}: {}", passed.body);
+    }
+    let answer = s.first("bad-uid", json!({}), 500);
+    let message = body(&answer)["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.starts_with("Internal error occurred: failed calling webhook \"bad-uid.k8s.io\": received invalid webhook response: expected response.uid=\"")
+            && message.ends_with("\", got \"not-the-uid\""),
+        "{message}"
+    );
+    // A webhook without side effects on dry runs is told the write is one
+    // (v1 allows no other: `Some` and `Unknown` are refused when the
+    // configuration is written).
+    let dry = http_exchange(
+        s.server.address,
+        "POST",
+        "/api/v1/namespaces/dry-run/configmaps?dryRun=All&fieldManager=tester",
+        &[("Content-Type", "application/json")],
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dry"}})
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(dry.code, 201, "{}", dry.body);
+    let told = s.reviews("/allow");
+    let request = told
+        .iter()
+        .map(|r| &r["review"]["request"])
+        .find(|r| r["name"] == "dry")
+        .unwrap();
+    assert_eq!(request["dryRun"], true);
+    assert_eq!(
+        request["options"],
+        json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1",
+            "dryRun": ["All"], "fieldManager": "tester"})
+    );
+}
