@@ -112,6 +112,11 @@ fn media_type(headers: &HeaderMap) -> &'static str {
 }
 
 impl Metrics {
+    /// The registry, for metrics a part of the server keeps itself.
+    pub fn registry_mut(&mut self) -> &mut Registry {
+        &mut self.registry
+    }
+
     /// Adds the watch caches' counters.
     pub fn register_cache(&mut self, cache: &crate::cache::ListMetrics) {
         cache.register(&mut self.registry);

@@ -223,6 +223,29 @@ const IDLE_PER_TARGET: usize = 32;
 /// What a call gives back: the body of a 2xx answer.
 pub type Answer = Bytes;
 
+/// A call that failed: client-go's words for it, and the answer's status
+/// code when the webhook answered with one that is not 2xx.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub status: Option<u16>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure {
+            status: None,
+            message,
+        }
+    }
+}
+
 impl Client {
     /// POSTs `body` (JSON) to `target` with `query`, within `timeout`,
     /// finding a Service's address through `resolver`; `Err` is the call's
@@ -234,15 +257,12 @@ impl Client {
         query: &str,
         body: Bytes,
         timeout: Duration,
-    ) -> Result<Answer, String> {
+    ) -> Result<Answer, Failure> {
         let url = target.url(query);
         let exchange = self.exchange(target, resolver, query, body, &url);
         match tokio::time::timeout(timeout, exchange).await {
             Ok(answer) => answer,
-            Err(_) => Err(format!(
-                "Post {}: context deadline exceeded",
-                go_quote(&url)
-            )),
+            Err(_) => Err(format!("Post {}: context deadline exceeded", go_quote(&url)).into()),
         }
     }
 
@@ -253,7 +273,7 @@ impl Client {
         query: &str,
         body: Bytes,
         url: &str,
-    ) -> Result<Answer, String> {
+    ) -> Result<Answer, Failure> {
         let post_error = |e: String| format!("Post {}: {e}", go_quote(url));
         let (key, mut sender) = self
             .connection(target, resolver)
@@ -301,13 +321,17 @@ impl Client {
             .to_bytes();
         self.give_back(key, sender);
         if !status.is_success() {
-            return Err(response_error(status.as_u16(), &content_type, &body));
+            return Err(Failure {
+                status: Some(status.as_u16()),
+                message: response_error(status.as_u16(), &content_type, &body),
+            });
         }
         if body.is_empty() {
             return Err(format!(
                 "0-length response with status code: {} and content type: {content_type}",
                 status.as_u16()
-            ));
+            )
+            .into());
         }
         Ok(body)
     }

@@ -42,6 +42,12 @@ fn tools() -> bool {
 }
 
 fn setup() -> Setup {
+    setup_with(|_| Vec::new())
+}
+
+/// A webhook, and a server started with the flags `args` gives for the
+/// test's directory.
+fn setup_with(args: impl Fn(&Path) -> Vec<String>) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let ca = webhook_certificates(dir.path());
     let port_file = dir.path().join("port");
@@ -60,7 +66,9 @@ fn setup() -> Setup {
         std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
     });
     let port = std::fs::read_to_string(&port_file).unwrap();
-    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let args = args(dir.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &args);
     Setup {
         server,
         _webhook: webhook,
@@ -533,6 +541,32 @@ fn failed_calls_answer_as_upstream() {
         let passed = s.configmap(&format!("{scenario}-ignored"), "passed", json!({}));
         assert_eq!(passed.code, 201, "{scenario}: {}", passed.body);
     }
+    // The calls are counted under upstream's metrics.
+    let metrics = http_exchange(s.server.address, "GET", "/metrics", &[], b"").unwrap();
+    for line in [
+        "apiserver_admission_webhook_fail_open_count{name=\"status-500-ignored.k8s.io\",type=\"validating\"} 1",
+        "apiserver_admission_webhook_rejection_count{name=\"status-500.k8s.io\",type=\"validating\",operation=\"CREATE\",error_type=\"calling_webhook_error\",rejection_code=\"500\"} 1",
+        "apiserver_admission_webhook_request_total{name=\"status-500.k8s.io\",type=\"validating\",operation=\"CREATE\",code=\"500\",rejected=\"true\"} 1",
+        "apiserver_admission_webhook_request_total{name=\"refused-ignored.k8s.io\",type=\"validating\",operation=\"CREATE\",code=\"400\",rejected=\"false\"} 1",
+        "apiserver_admission_webhook_request_total{name=\"no-response.k8s.io\",type=\"validating\",operation=\"CREATE\",code=\"503\",rejected=\"true\"} 1",
+    ] {
+        assert!(
+            metrics.body.lines().any(|l| l == line),
+            "{line}\n{}",
+            metrics.body
+        );
+    }
+    let slow = "apiserver_admission_webhook_admission_duration_seconds_bucket{le=\"2.5\",name=\"slow.k8s.io\",type=\"validating\",operation=\"CREATE\",rejected=\"true\"} 1";
+    assert!(
+        metrics.body.lines().any(|l| l == slow),
+        "{}",
+        metrics
+            .body
+            .lines()
+            .filter(|l| l.contains("slow.k8s.io"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     let answer = s.first("bad-uid", json!({}), 500);
     let message = body(&answer)["message"].as_str().unwrap().to_owned();
     assert!(
@@ -565,5 +599,284 @@ fn failed_calls_answer_as_upstream() {
         request["options"],
         json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1",
             "dryRun": ["All"], "fieldManager": "tester"})
+    );
+}
+
+/// `matchConditions` decide which requests a webhook sees (upstream's e2e
+/// "should mutate everything except 'skip-me' configmaps"); a condition
+/// that does not compile is refused when the configuration is written.
+#[test]
+fn match_conditions_select_requests() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("conditions");
+    let bad = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "bad"},
+        "webhooks": [s.hook("bad.k8s.io", "/allow", "conditions", &["configmaps"],
+            json!({"matchConditions": [{"name": "bad", "expression": "object.x [] bad expression"}]}))]});
+    let refused = s.send(
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+        &bad,
+    );
+    assert_eq!(refused.code, 422, "{}", refused.body);
+    let message = body(&refused)["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.starts_with("ValidatingWebhookConfiguration.admissionregistration.k8s.io \"bad\" is invalid: webhooks[0].matchConditions[0].expression: Invalid value: \"object.x [] bad expression\": compilation failed: "),
+        "{message}"
+    );
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "skip-me",
+        vec![s.hook(
+            "adding-configmap-data-stage-1.k8s.io",
+            "/mutating-configmaps",
+            "conditions",
+            &["configmaps"],
+            json!({"matchConditions": [{"name": "skip-me",
+                "expression": "object.metadata.name != 'skip-me'"}]}),
+        )],
+    );
+    let mut n = 0;
+    eventually("the mutating webhook to take effect", || {
+        n += 1;
+        let answer = s.configmap(
+            "conditions",
+            &format!("c-{n}"),
+            json!({"mutation-start": "yes"}),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        body(&answer)["data"] == json!({"mutation-start": "yes", "mutation-stage-1": "yes"})
+    });
+    let skipped = s.configmap("conditions", "skip-me", json!({"mutation-start": "yes"}));
+    assert_eq!(body(&skipped)["data"], json!({"mutation-start": "yes"}));
+    // A condition that fails to evaluate fails the request under Fail.
+    s.namespace("conditions-error");
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "erring",
+        vec![s.hook(
+            "erring.k8s.io",
+            "/allow",
+            "conditions-error",
+            &["configmaps"],
+            json!({"matchConditions": [{"name": "missing",
+                "expression": "object.data.missing == 'x'"}]}),
+        )],
+    );
+    let answer = s.first("conditions-error", json!({"present": "y"}), 403);
+    let message = body(&answer)["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("is forbidden: expression 'object.data.missing == 'x'' resulted in error: no such key: missing"),
+        "{message}"
+    );
+}
+
+/// An IfNeeded webhook is called again when a later webhook changed the
+/// object, and the calls are recorded in the request's audit events with
+/// upstream's annotation keys (`mutation.webhook.admission.k8s.io/...`,
+/// `patch.webhook.admission.k8s.io/...`, the webhook's own).
+#[test]
+fn reinvocation_and_audit_annotations() {
+    if !tools() {
+        return;
+    }
+    let s = setup_with(|dir| {
+        std::fs::write(dir.join("policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [\"configmaps\"]\n").unwrap();
+        vec![
+            format!("--audit-policy-file={}", dir.join("policy.yaml").display()),
+            format!("--audit-log-path={}", dir.join("audit.log").display()),
+        ]
+    });
+    s.namespace("again");
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "reinvoke",
+        vec![
+            s.hook(
+                "first.k8s.io",
+                "/mark-first",
+                "again",
+                &["configmaps"],
+                json!({"reinvocationPolicy": "IfNeeded"}),
+            ),
+            s.hook(
+                "second.k8s.io",
+                "/mark-second",
+                "again",
+                &["configmaps"],
+                json!({}),
+            ),
+            s.hook("warn.k8s.io", "/warn", "again", &["configmaps"], json!({})),
+        ],
+    );
+    let mut n = 0;
+    eventually("the mutating webhooks to take effect", || {
+        n += 1;
+        let answer = s.configmap("again", &format!("r-{n}"), json!({"start": "x"}));
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        body(&answer)["data"] == json!({"start": "x", "first": "after-second", "second": "yes"})
+    });
+    let log = std::fs::read_to_string(s.dir.path().join("audit.log")).unwrap();
+    let event = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| {
+            e["stage"] == "ResponseComplete"
+                && e["verb"] == "create"
+                && e["objectRef"]["namespace"] == "again"
+                && e["responseStatus"]["code"] == 201
+        })
+        .last()
+        .unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(
+        event["annotations"]["warn.k8s.io/checked"], "yes",
+        "{event}"
+    );
+    let annotations = &event["annotations"];
+    let mutation = |round: u32, index: u32| {
+        annotations[format!("mutation.webhook.admission.k8s.io/round_{round}_index_{index}")]
+            .as_str()
+            .map(|v| serde_json::from_str::<Value>(v).unwrap())
+    };
+    assert_eq!(
+        mutation(0, 0),
+        Some(json!({"configuration": "reinvoke", "webhook": "first.k8s.io", "mutated": true}))
+    );
+    assert_eq!(
+        mutation(0, 1),
+        Some(json!({"configuration": "reinvoke", "webhook": "second.k8s.io", "mutated": true}))
+    );
+    assert_eq!(
+        mutation(1, 0),
+        Some(json!({"configuration": "reinvoke", "webhook": "first.k8s.io", "mutated": true}))
+    );
+    let patch = annotations["patch.webhook.admission.k8s.io/round_1_index_0"]
+        .as_str()
+        .map(|v| serde_json::from_str::<Value>(v).unwrap());
+    assert_eq!(
+        patch,
+        Some(
+            json!({"configuration": "reinvoke", "webhook": "first.k8s.io",
+            "patch": [{"op": "add", "path": "/data/first", "value": "after-second"}],
+            "patchType": "JSONPatch"})
+        )
+    );
+}
+
+/// Webhooks see custom resources too (upstream's e2e "should be able to deny
+/// custom resource creation, update and deletion", "should mutate custom
+/// resource" and "... with pruning": what a webhook adds outside the schema
+/// is pruned after admission).
+#[test]
+fn webhooks_see_custom_resources() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("crs");
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "e2es.webhook.example.com"},
+        "spec": {"group": "webhook.example.com", "scope": "Namespaced",
+            "names": {"plural": "e2es", "kind": "E2e"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "data": {"type": "object", "properties": {
+                        "mutation-start": {"type": "string"},
+                        "mutation-stage-1": {"type": "string"},
+                        "webhook-e2e-test": {"type": "string"}}}}}}}]}});
+    let created = s.send(
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        &crd,
+    );
+    assert_eq!(created.code, 201, "{}", created.body);
+    let path = "/apis/webhook.example.com/v1/namespaces/crs/e2es";
+    eventually("the custom resource to be served", || {
+        s.send("GET", path, &json!({})).code == 200
+    });
+    let rule = |ops: &[&str]| {
+        json!({"rules": [{"operations": ops, "apiGroups": ["webhook.example.com"],
+            "apiVersions": ["*"], "resources": ["e2es"]}]})
+    };
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "deny-crs",
+        vec![s.hook(
+            "deny-unwanted-custom-resource-data.k8s.io",
+            "/configmaps",
+            "crs",
+            &[],
+            rule(&["CREATE", "UPDATE", "DELETE"]),
+        )],
+    );
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "mutate-crs",
+        vec![
+            s.hook(
+                "mutate-custom-resource-data-stage-1.k8s.io",
+                "/mutating-configmaps",
+                "crs",
+                &[],
+                rule(&["CREATE"]),
+            ),
+            s.hook(
+                "mutate-custom-resource-data-stage-2.k8s.io",
+                "/mutating-configmaps",
+                "crs",
+                &[],
+                rule(&["CREATE"]),
+            ),
+        ],
+    );
+    let object = |name: &str, data: Value| {
+        json!({"apiVersion": "webhook.example.com/v1", "kind": "E2e",
+            "metadata": {"name": name}, "data": data})
+    };
+    let mut n = 0;
+    let mut refused = None;
+    eventually("the webhooks to take effect", || {
+        n += 1;
+        let answer = s.send(
+            "POST",
+            path,
+            &object(
+                &format!("bad-{n}"),
+                json!({"webhook-e2e-test": "webhook-disallow"}),
+            ),
+        );
+        let done = answer.code == 400;
+        refused = Some(answer);
+        done
+    });
+    assert_eq!(
+        body(&refused.unwrap()),
+        status(
+            400,
+            "the configmap contains unwanted key and value",
+            "admission webhook \"deny-unwanted-custom-resource-data.k8s.io\" denied the request: the configmap contains unwanted key and value"
+        )
+    );
+    // Both mutations ran; stage 2 is not in the schema and is pruned.
+    eventually("both mutating webhooks", || {
+        n += 1;
+        let answer = s.send(
+            "POST",
+            path,
+            &object(&format!("m-{n}"), json!({"mutation-start": "yes"})),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        body(&answer)["data"] == json!({"mutation-start": "yes", "mutation-stage-1": "yes"})
+    });
+    let reviews = s.reviews("/mutating-configmaps");
+    assert!(
+        reviews
+            .iter()
+            .any(|r| r["review"]["request"]["object"]["data"]["mutation-stage-1"] == "yes"),
+        "the second webhook saw the first one's change"
     );
 }

@@ -73,7 +73,7 @@ impl Webhook {
                 TIMEOUT,
             )
             .await
-            .map_err(failed)?;
+            .map_err(|e| failed(e.message))?;
         let review: Value = serde_json::from_slice(&answer)
             .map_err(|e| failed(format!("unable to decode the answer: {e}")))?;
         let response = &review["response"];

@@ -15,6 +15,7 @@ pub mod pod;
 pub mod rbac;
 pub mod service;
 pub mod service_account;
+pub mod webhook_configuration;
 
 use std::sync::Arc;
 
@@ -102,6 +103,20 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
         .with_rest(("", "services"), service::ServiceRest::new(ranges))
         .with_rest(("", "namespaces"), namespace::NamespaceRest)
         .with_rest(("batch", "jobs"), job::JobRest)
+        .with_rest(
+            (
+                "admissionregistration.k8s.io",
+                "mutatingwebhookconfigurations",
+            ),
+            webhook_configuration::WebhookConfigurationRest,
+        )
+        .with_rest(
+            (
+                "admissionregistration.k8s.io",
+                "validatingwebhookconfigurations",
+            ),
+            webhook_configuration::WebhookConfigurationRest,
+        )
         .with_rest(
             ("apiextensions.k8s.io", "customresourcedefinitions"),
             crd::CrdRest,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use kapi_api_types::admissionregistration::v1::mutatingwebhookconfiguration::MutatingWebhook;
-use kapi_api_types::admissionregistration::v1::rule::RuleWithOperations;
+use kapi_api_types::admissionregistration::v1::rule::{MatchCondition, RuleWithOperations};
 use kapi_api_types::admissionregistration::v1::validatingwebhookconfiguration::ValidatingWebhook;
 use kapi_api_types::admissionregistration::v1::webhook::WebhookClientConfig;
 use kapi_api_types::admissionregistration::v1::{
@@ -36,8 +36,16 @@ pub struct Hook {
     /// The AdmissionReview version the webhook accepts first.
     pub review_version: Option<&'static str>,
     pub target: Result<Target, String>,
-    /// How many `matchConditions` it has (not evaluated yet).
-    pub match_conditions: usize,
+    /// `matchConditions`: each expression, compiled.
+    pub conditions: Vec<Condition>,
+    /// `reinvocationPolicy: IfNeeded` (mutating webhooks).
+    pub reinvoke: bool,
+}
+
+/// One of a webhook's `matchConditions`.
+pub struct Condition {
+    pub expression: String,
+    pub program: Result<cel::Program, String>,
 }
 
 /// What both webhook kinds share, as the compiled form reads it.
@@ -51,7 +59,8 @@ struct Fields<'a> {
     side_effects: Option<&'a String>,
     timeout_seconds: Option<i32>,
     admission_review_versions: &'a [String],
-    match_conditions: usize,
+    match_conditions: &'a [MatchCondition],
+    reinvocation_policy: Option<&'a str>,
 }
 
 impl Hook {
@@ -93,7 +102,15 @@ impl Hook {
                     .map(|b| b.0.clone())
                     .unwrap_or_default(),
             }),
-            match_conditions: fields.match_conditions,
+            conditions: fields
+                .match_conditions
+                .iter()
+                .map(|c| Condition {
+                    expression: c.expression.clone(),
+                    program: crate::custom::cel::parse(&c.expression),
+                })
+                .collect(),
+            reinvoke: fields.reinvocation_policy == Some("IfNeeded"),
         }
     }
 }
@@ -129,7 +146,8 @@ impl Configuration for MutatingWebhookConfiguration {
             side_effects: w.side_effects.as_ref(),
             timeout_seconds: w.timeout_seconds,
             admission_review_versions: &w.admission_review_versions,
-            match_conditions: w.match_conditions.as_ref().map_or(0, Vec::len),
+            match_conditions: w.match_conditions.as_deref().unwrap_or_default(),
+            reinvocation_policy: w.reinvocation_policy.as_deref(),
         })
     }
 }
@@ -148,7 +166,8 @@ impl Configuration for ValidatingWebhookConfiguration {
             side_effects: w.side_effects.as_ref(),
             timeout_seconds: w.timeout_seconds,
             admission_review_versions: &w.admission_review_versions,
-            match_conditions: w.match_conditions.as_ref().map_or(0, Vec::len),
+            match_conditions: w.match_conditions.as_deref().unwrap_or_default(),
+            reinvocation_policy: None,
         })
     }
 }

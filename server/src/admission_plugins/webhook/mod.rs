@@ -15,12 +15,17 @@
 //!   webhooks with side effects, warnings and audit annotations answer with
 //!   upstream's words and codes.
 //!
+//! - `matchConditions` are CEL expressions on `object`, `oldObject` and
+//!   `request`, evaluated by the engine of the CRD rules.
+//!
 //! Not yet: `matchPolicy: Equivalent` across versions (a webhook is matched
-//! against the version the request uses), `matchConditions` (a webhook with
-//! conditions is treated as failing to evaluate them, under its failure
-//! policy), `reinvocationPolicy: IfNeeded`, the metrics.
+//! against the version the request uses), the `authorizer` variable of match
+//! conditions and their cost budget, the metrics. `reinvocationPolicy:
+//! IfNeeded` calls the webhooks again, not the built-in plugins (upstream
+//! runs the whole mutating chain a second time).
 
 mod config;
+mod metrics;
 mod review;
 mod services;
 
@@ -39,6 +44,7 @@ use kapi_runtime::meta::{Status, StatusDetails};
 use serde_json::{Value, json};
 
 use config::{Hook, Source};
+use metrics::Rejection;
 
 use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult};
@@ -53,11 +59,13 @@ pub struct Webhooks {
     client: webhook_client::Client,
     mutating: Source,
     validating: Source,
+    metrics: metrics::Metrics,
 }
 
-/// The two plugins, in the order they run.
-pub fn plugins() -> Vec<Box<dyn Plugin>> {
+/// The two plugins, in the order they run, their metrics in `registry`.
+pub fn plugins(registry: &mut prometheus_client::registry::Registry) -> Vec<Box<dyn Plugin>> {
     let shared = Arc::new(Webhooks::default());
+    shared.metrics.register(registry);
     vec![
         Box::new(MutatingAdmissionWebhook(shared.clone())),
         Box::new(ValidatingAdmissionWebhook(shared)),
@@ -125,50 +133,74 @@ impl Plugin for MutatingAdmissionWebhook {
             None => None,
         };
         let mut changed_any = false;
-        for (index, hook) in hooks.iter().enumerate() {
-            if !hook.rules.iter().any(|rule| rule_matches(rule, request)) {
-                continue;
+        // Reinvocation (upstream's reinvocation context, among the
+        // webhooks): the IfNeeded webhooks called before a later webhook
+        // changed the object are called once more, after the first round.
+        let mut invoked: Vec<usize> = Vec::new();
+        let mut again: Vec<usize> = Vec::new();
+        for round in 0..2 {
+            if round == 1 && again.is_empty() {
+                break;
             }
-            if versioned.is_none() {
-                versioned = Some(if as_stored {
-                    object.object()?.to_value().map_err(ApiError::internal)?
-                } else {
-                    versioned_object(request, object.object()?)?
-                });
-            }
-            let Some(current) = versioned.as_mut() else {
-                continue;
-            };
-            let name = object_name(request, current);
-            if !selects(
-                hook,
-                request,
-                &name,
-                Some(current),
-                old_json.as_ref(),
-                objects,
-            )
-            .await?
-            {
-                continue;
-            }
-            let call = Call {
-                hook,
-                index,
-                mutating: true,
-                request,
-                name: &name,
-            };
-            let answer = call
-                .send(&self.0, Some(current), old_json.as_ref(), objects)
+            for (index, hook) in hooks.iter().enumerate() {
+                if round == 1 && !again.contains(&index) {
+                    continue;
+                }
+                if !hook.rules.iter().any(|rule| rule_matches(rule, request)) {
+                    continue;
+                }
+                if versioned.is_none() {
+                    versioned = Some(if as_stored {
+                        object.object()?.to_value().map_err(ApiError::internal)?
+                    } else {
+                        versioned_object(request, object.object()?)?
+                    });
+                }
+                let Some(current) = versioned.as_mut() else {
+                    continue;
+                };
+                let name = object_name(request, current);
+                let selected = selects(
+                    hook,
+                    request,
+                    &name,
+                    Some(current),
+                    old_json.as_ref(),
+                    objects,
+                )
                 .await?;
-            let Some(answer) = answer else { continue };
-            let mutated = match &answer.patch {
-                Some(patch) => call.apply(current, patch, answer.patch_type.as_deref())?,
-                None => false,
-            };
-            call.note_mutation(mutated, answer.patch.as_deref());
-            changed_any |= mutated;
+                if !selected {
+                    continue;
+                }
+                let call = Call {
+                    hook,
+                    index,
+                    round,
+                    mutating: true,
+                    request,
+                    name: &name,
+                };
+                let answer = call
+                    .send(&self.0, Some(current), old_json.as_ref(), objects)
+                    .await?;
+                let Some(answer) = answer else { continue };
+                let mutated = match &answer.patch {
+                    Some(patch) => {
+                        call.apply(&self.0, current, patch, answer.patch_type.as_deref())?
+                    }
+                    None => false,
+                };
+                call.note_mutation(mutated, answer.patch.as_deref());
+                changed_any |= mutated;
+                if round == 0 {
+                    if mutated {
+                        again.append(&mut invoked);
+                    }
+                    if hook.reinvoke {
+                        invoked.push(index);
+                    }
+                }
+            }
         }
         if changed_any && let Some(json) = versioned {
             let mut decoded = Input::from_value(scope.served, json)?.object;
@@ -201,6 +233,7 @@ impl Plugin for MutatingAdmissionWebhook {
             let call = Call {
                 hook,
                 index,
+                round: 0,
                 mutating: true,
                 request,
                 name: &name,
@@ -313,6 +346,7 @@ impl ValidatingAdmissionWebhook {
                 let call = Call {
                     hook,
                     index,
+                    round: 0,
                     mutating: false,
                     request,
                     name,
@@ -481,6 +515,8 @@ struct Call<'a> {
     /// Its index: among all webhooks (mutating), among the selected ones
     /// (validating), as upstream's annotations number them.
     index: usize,
+    /// 0, or 1 when a mutating webhook is called again.
+    round: usize,
     mutating: bool,
     request: &'a Request<'a>,
     name: &'a str,
@@ -500,9 +536,15 @@ impl Call<'_> {
         let hook = self.hook;
         if self.request.dry_run {
             match hook.side_effects.as_deref() {
-                None => return self.failed("Webhook SideEffects is nil".to_owned()),
+                None => {
+                    return self.failed(webhooks, "Webhook SideEffects is nil".to_owned(), 400);
+                }
                 Some("None" | "NoneOnDryRun") => {}
                 Some(_) => {
+                    let (kind, operation) = self.labels();
+                    let metrics = &webhooks.metrics;
+                    metrics.reject(&hook.name, kind, operation, Rejection::Internal, 0);
+                    metrics.observe(&hook.name, kind, operation, Duration::ZERO, true, 0);
                     return Err(ApiError::bad_request(format!(
                         "admission webhook {:?} does not support dry run",
                         hook.name
@@ -510,21 +552,25 @@ impl Call<'_> {
                 }
             }
         }
-        if hook.match_conditions > 0 {
-            return self.failed("matchConditions are not evaluated by this server".to_owned());
+        let uid = uuid::Uuid::new_v4().to_string();
+        let version = hook.review_version.unwrap_or("v1");
+        let body = review::request(version, &uid, self.request, self.name, object, old);
+        if !hook.conditions.is_empty() && !self.conditions_hold(&body, object, old)? {
+            return Ok(None);
         }
+        let started = Instant::now();
         let Some(version) = hook.review_version else {
             return self.failed(
+                webhooks,
                 "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)"
                     .to_owned(),
+                400,
             );
         };
         let target = match &hook.target {
             Ok(target) => target,
-            Err(e) => return self.failed(format!("could not get REST client: {e}")),
+            Err(e) => return self.failed(webhooks, format!("could not get REST client: {e}"), 400),
         };
-        let uid = uuid::Uuid::new_v4().to_string();
-        let body = review::request(version, &uid, self.request, self.name, object, old);
         let body = match serde_json::to_vec(&body) {
             Ok(body) => Bytes::from(body),
             Err(e) => return Err(ApiError::internal(e)),
@@ -551,11 +597,28 @@ impl Call<'_> {
             .await;
         let answer = match answer {
             Ok(answer) => answer,
-            Err(e) => return self.failed(format!("failed to call webhook: {e}")),
+            Err(e) => {
+                let code = e.status.unwrap_or(400);
+                return self.failed_after(
+                    webhooks,
+                    format!("failed to call webhook: {e}"),
+                    code,
+                    started,
+                );
+            }
         };
         let response = match review::response(&answer, version, &uid, self.mutating) {
             Ok(response) => response,
-            Err(e) => return self.failed(e),
+            Err(e) => {
+                // An answer that does not decode is the REST client's error
+                // (400); one that decodes but is not right is a 503.
+                let code = if e.starts_with("failed to call webhook") {
+                    400
+                } else {
+                    503
+                };
+                return self.failed_after(webhooks, e, code, started);
+            }
         };
         if let Some(recorder) = self.request.recorder {
             for (key, value) in &response.audit_annotations {
@@ -565,22 +628,120 @@ impl Call<'_> {
                 recorder.warn(warning);
             }
         }
+        let (kind, operation) = self.labels();
+        let metrics = &webhooks.metrics;
         if !response.allowed {
-            return Err(denied(&hook.name, &response.status));
+            let refusal = denied(&hook.name, &response.status);
+            let code = refusal.code();
+            metrics.reject(&hook.name, kind, operation, Rejection::NoError, code);
+            metrics.observe(&hook.name, kind, operation, started.elapsed(), true, code);
+            return Err(refusal);
         }
+        metrics.observe(&hook.name, kind, operation, started.elapsed(), false, 200);
         Ok(Some(response))
     }
 
-    /// A failed call: ignored under `failurePolicy: Ignore` (with its audit
-    /// annotation), else upstream's 500.
-    fn failed(&self, reason: String) -> ApiResult<Option<review::Response>> {
+    /// The metrics' `type` and `operation` labels of this call.
+    fn labels(&self) -> (&'static str, &'static str) {
+        let kind = if self.mutating { "admit" } else { "validating" };
+        (kind, review::operation(self.request.operation))
+    }
+
+    /// Whether the webhook's `matchConditions` all hold (upstream's match
+    /// conditions matcher): one that is false skips the webhook whatever the
+    /// others do; errors then fail the request under `failurePolicy: Fail`
+    /// (a 403) and skip the webhook under Ignore.
+    fn conditions_hold(
+        &self,
+        review: &Value,
+        object: Option<&Value>,
+        old: Option<&Value>,
+    ) -> ApiResult<bool> {
+        let mut request = review["request"].clone();
+        if let Value::Object(fields) = &mut request {
+            for key in ["uid", "object", "oldObject"] {
+                fields.remove(key);
+            }
+        }
+        let null = Value::Null;
+        let variables = [
+            ("object", object.unwrap_or(&null)),
+            ("oldObject", old.unwrap_or(&null)),
+            ("request", &request),
+            ("namespaceObject", &null),
+        ];
+        let mut errors = Vec::new();
+        for condition in &self.hook.conditions {
+            let program = match &condition.program {
+                Ok(program) => program,
+                Err(e) => {
+                    errors.push(format!("compilation error: compilation failed: {e}"));
+                    continue;
+                }
+            };
+            match crate::custom::cel::evaluate(program, &variables) {
+                Ok(cel::Value::Bool(true)) => {}
+                Ok(cel::Value::Bool(false)) => return Ok(false),
+                Ok(_) => errors.push(format!(
+                    "expression '{}' resulted in error: the expression did not evaluate to a bool",
+                    condition.expression
+                )),
+                Err(e) => errors.push(format!(
+                    "expression '{}' resulted in error: {e}",
+                    condition.expression
+                )),
+            }
+        }
+        match errors.len() {
+            0 => Ok(true),
+            _ if !self.hook.fail => Ok(false),
+            1 => Err(self.request.attrs.forbidden(&errors[0])),
+            _ => Err(self
+                .request
+                .attrs
+                .forbidden(&format!("[{}]", errors.join(", ")))),
+        }
+    }
+
+    /// A failed call before it was made: see [`Call::failed_after`].
+    fn failed(
+        &self,
+        webhooks: &Webhooks,
+        reason: String,
+        code: u16,
+    ) -> ApiResult<Option<review::Response>> {
+        self.failed_after(webhooks, reason, code, Instant::now())
+    }
+
+    /// A failed call (`code` is upstream's status for it, for the metrics):
+    /// ignored under `failurePolicy: Ignore` (with its audit annotation),
+    /// else upstream's 500.
+    fn failed_after(
+        &self,
+        webhooks: &Webhooks,
+        reason: String,
+        code: u16,
+        started: Instant,
+    ) -> ApiResult<Option<review::Response>> {
         let hook = self.hook;
+        let (kind, operation) = self.labels();
+        let metrics = &webhooks.metrics;
+        metrics.observe(
+            &hook.name,
+            kind,
+            operation,
+            started.elapsed(),
+            hook.fail,
+            code,
+        );
         if hook.fail {
+            metrics.reject(&hook.name, kind, operation, Rejection::CallingWebhook, code);
             return Err(ApiError::internal(format!(
                 "failed calling webhook {:?}: {reason}",
                 hook.name
             )));
         }
+        metrics.fail_open(&hook.name, kind);
         tracing::warn!(webhook = %hook.name, %reason, "failed calling webhook, failing open");
         if let Some(recorder) = self.request.recorder {
             let kind = if self.mutating {
@@ -590,8 +751,8 @@ impl Call<'_> {
             };
             recorder.annotate(
                 format!(
-                    "failed-open.{kind}.webhook.admission.k8s.io/round_0_index_{}",
-                    self.index
+                    "failed-open.{kind}.webhook.admission.k8s.io/round_{}_index_{}",
+                    self.round, self.index
                 ),
                 hook.name.clone(),
             );
@@ -600,7 +761,13 @@ impl Call<'_> {
     }
 
     /// Applies a webhook's patch to `object`; whether it changed it.
-    fn apply(&self, object: &mut Value, patch: &[u8], patch_type: Option<&str>) -> ApiResult<bool> {
+    fn apply(
+        &self,
+        webhooks: &Webhooks,
+        object: &mut Value,
+        patch: &[u8],
+        patch_type: Option<&str>,
+    ) -> ApiResult<bool> {
         let ops: json_patch::Patch = serde_json::from_slice(patch).map_err(ApiError::internal)?;
         if ops.0.is_empty() {
             return Ok(false);
@@ -610,7 +777,7 @@ impl Call<'_> {
                 "unsupported patch type {:?}",
                 patch_type.unwrap_or_default()
             );
-            return self.failed(reason).map(|_| false);
+            return self.failed(webhooks, reason, 400).map(|_| false);
         }
         let before = object.clone();
         json_patch::patch(object, &ops).map_err(ApiError::internal)?;
@@ -625,8 +792,8 @@ impl Call<'_> {
         let hook = self.hook;
         recorder.annotate(
             format!(
-                "mutation.webhook.admission.k8s.io/round_0_index_{}",
-                self.index
+                "mutation.webhook.admission.k8s.io/round_{}_index_{}",
+                self.round, self.index
             ),
             json!({"configuration": hook.configuration, "webhook": hook.name, "mutated": mutated})
                 .to_string(),
@@ -637,8 +804,8 @@ impl Call<'_> {
         {
             recorder.annotate(
                 format!(
-                    "patch.webhook.admission.k8s.io/round_0_index_{}",
-                    self.index
+                    "patch.webhook.admission.k8s.io/round_{}_index_{}",
+                    self.round, self.index
                 ),
                 json!({"configuration": hook.configuration, "webhook": hook.name,
                     "patch": ops, "patchType": "JSONPatch"})

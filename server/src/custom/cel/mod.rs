@@ -411,6 +411,20 @@ pub fn parse(source: &str) -> Result<Program, String> {
         .map_err(|e| e.to_string().replace("\n| ", "\n | "))
 }
 
+/// Evaluates `program` with `variables` (JSON values, seen as dynamic CEL
+/// values), on a stack of its own: the value, or cel-go's words for what
+/// failed. For expressions outside a schema (admission match conditions).
+pub fn evaluate(program: &Program, variables: &[(&str, &Value)]) -> Result<cel::Value, String> {
+    with_stack(EVAL_STACK, || {
+        let mut root = Context::with_env(ENV.clone());
+        library::install(&mut root);
+        for (name, value) in variables {
+            root.add_variable_from_value(*name, to_cel(value, &Ty::Dyn));
+        }
+        program.execute(&root).map_err(|e| go_error(&e))
+    })
+}
+
 /// A rule's `fieldPath` (`.a.b`, `.a['b.c']`, `.list[2]`) as its
 /// segments; `None` when it is not a path expression.
 pub fn parse_field_path(path: &str) -> Option<Vec<PathSegment>> {
