@@ -880,3 +880,107 @@ fn webhooks_see_custom_resources() {
         "the second webhook saw the first one's change"
     );
 }
+
+/// A webhook named by a Service is reached through it (an ExternalName
+/// Service: loopback addresses may not be endpoints) and presents the name
+/// `<service>.<namespace>.svc`; a webhook that hangs holds up only the
+/// requests it is called for; one body's repeated warning is sent once.
+#[test]
+fn services_hanging_webhooks_and_repeated_warnings() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    let port: u16 = s.port.parse().unwrap();
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "webhook"},
+        "spec": {"type": "ExternalName", "externalName": "localhost",
+            "ports": [{"port": port}]}});
+    let made = s.send("POST", "/api/v1/namespaces/default/services", &service);
+    assert_eq!(made.code, 201, "{}", made.body);
+    s.namespace("by-service");
+    s.namespace("hanging");
+    s.namespace("free");
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "by-service",
+        vec![
+            s.hook(
+                "by-service.k8s.io",
+                "/always-deny",
+                "by-service",
+                &["configmaps"],
+                json!({"clientConfig": {"caBundle": s.ca, "service": {"namespace": "default",
+                    "name": "webhook", "port": port, "path": "/always-deny"}}}),
+            ),
+            s.hook(
+                "hanging.k8s.io",
+                "/delay-5s",
+                "hanging",
+                &["configmaps"],
+                json!({}),
+            ),
+        ],
+    );
+    let answer = s.first("by-service", json!({}), 400);
+    assert_eq!(
+        body(&answer),
+        status(
+            400,
+            "",
+            "admission webhook \"by-service.k8s.io\" denied the request: this webhook denies all requests"
+        )
+    );
+    let denied = s.reviews("/always-deny");
+    assert!(!denied.is_empty());
+    // While one create waits for the hanging webhook, others are answered.
+    let address = s.server.address;
+    let hanging = std::thread::spawn(move || {
+        let started = Instant::now();
+        let answer = http_exchange(
+            address,
+            "POST",
+            "/api/v1/namespaces/hanging/configmaps",
+            &[("Content-Type", "application/json")],
+            br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"slow"}}"#,
+        )
+        .unwrap();
+        (answer.code, started.elapsed())
+    });
+    eventually("the hanging webhook to be called", || {
+        !s.reviews("/delay-5s").is_empty()
+    });
+    for n in 0..20 {
+        let started = Instant::now();
+        let answer = s.configmap("free", &format!("quick-{n}"), json!({}));
+        assert_eq!(answer.code, 201);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "a create beside a hanging webhook took {:?}",
+            started.elapsed()
+        );
+    }
+    assert!(!hanging.is_finished(), "the hanging webhook answered early");
+    let (code, took) = hanging.join().unwrap();
+    assert_eq!(code, 201);
+    assert!(took >= Duration::from_secs(5), "{took:?}");
+    // A body naming a field 300 times: one warning, as upstream's recorder.
+    let mut repeated =
+        String::from(r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"}"#);
+    for _ in 0..300 {
+        repeated.push_str(r#","data":{"a":"b"}"#);
+    }
+    repeated.push('}');
+    let answer = http_exchange(
+        s.server.address,
+        "POST",
+        "/api/v1/namespaces/free/configmaps",
+        &[("Content-Type", "application/json")],
+        repeated.as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(answer.code, 201, "{}", answer.body);
+    assert_eq!(
+        answer.header("warning"),
+        vec![r#"299 - "duplicate field \"data\"""#]
+    );
+}

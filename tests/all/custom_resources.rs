@@ -1032,7 +1032,7 @@ pub(crate) fn webhook_certificates(dir: &Path) -> Vec<u8> {
     ]);
     std::fs::write(
         dir.join("ext.cnf"),
-        "subjectAltName=IP:127.0.0.1,DNS:converter.default.svc\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+        "subjectAltName=IP:127.0.0.1,DNS:converter.default.svc,DNS:webhook.default.svc\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
     )
     .unwrap();
     openssl(&[
