@@ -30,6 +30,17 @@ pub trait Loopback: Send + Sync {
     /// Whether the server serves `resource` at all.
     fn serves(&self, resource: Resource<'_>) -> bool;
 
+    /// The resource (plural) serving kind `kind` of `group`/`version`, and
+    /// whether it is namespaced; None when no served resource has it.
+    fn resource_of_kind(
+        &self,
+        _group: &str,
+        _version: &str,
+        _kind: &str,
+    ) -> Option<(String, bool)> {
+        None
+    }
+
     /// One object: None when it does not exist, or when the server does not
     /// serve the kind.
     async fn read(

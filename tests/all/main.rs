@@ -3,6 +3,7 @@
 //! One test binary per crate: each integration-test binary links the whole API, so
 //! one binary with a module per topic links once instead of once per file.
 
+mod admission_policies;
 mod admission_webhooks;
 mod apply;
 mod audit;

@@ -14,9 +14,11 @@
 mod default_class;
 mod lifecycle;
 mod limit_ranger;
+mod matching;
 pub(crate) mod node_restriction;
 mod node_taints;
 mod pod_security;
+pub mod policy;
 mod priority;
 mod protection;
 mod resource_quota;
@@ -54,6 +56,20 @@ pub fn builtin() -> Chain {
         ],
         Some(Box::new(resource_quota::ResourceQuota)),
     )
+}
+
+/// Admission from outside the server, in upstream's order after every
+/// other plugin: the mutating webhooks, ValidatingAdmissionPolicy, the
+/// validating webhooks (their metrics in `registry`).
+pub fn dynamic(
+    registry: &mut prometheus_client::registry::Registry,
+) -> Vec<Box<dyn crate::admission::Plugin>> {
+    let (mutating, validating) = webhook::plugins(registry);
+    vec![
+        Box::new(mutating),
+        Box::new(policy::ValidatingAdmissionPolicyPlugin::default()),
+        Box::new(validating),
+    ]
 }
 
 /// The objects admission relies on that every cluster has (the system

@@ -13,6 +13,16 @@ impl Loopback for Registry {
         self.scheme().get(group, version, plural).is_some()
     }
 
+    fn resource_of_kind(&self, group: &str, version: &str, kind: &str) -> Option<(String, bool)> {
+        self.scheme()
+            .entries()
+            .find(|e| {
+                let info = e.info;
+                (info.group, info.version, info.kind) == (group, version, kind)
+            })
+            .map(|e| (e.info.plural.to_owned(), e.info.namespaced))
+    }
+
     async fn read_object(
         &self,
         (group, version, plural): Resource<'_>,

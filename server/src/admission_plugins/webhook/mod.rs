@@ -26,7 +26,7 @@
 
 mod config;
 mod metrics;
-mod review;
+pub(super) mod review;
 mod services;
 
 use std::sync::Arc;
@@ -39,17 +39,17 @@ use hyper::body::Bytes;
 use kapi_api_types::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
-use kapi_api_types::core::v1::Namespace;
 use kapi_runtime::meta::{Status, StatusDetails};
 use serde_json::{Value, json};
 
 use config::{Hook, Source};
 use metrics::Rejection;
 
+use super::matching::{self, rule_matches};
 use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::{Input, Object};
-use crate::loopback::{self, Loopback};
+use crate::loopback::Loopback;
 use crate::webhook_client;
 
 /// What both webhook plugins share: the configurations' compiled hooks and
@@ -62,14 +62,16 @@ pub struct Webhooks {
     metrics: metrics::Metrics,
 }
 
-/// The two plugins, in the order they run, their metrics in `registry`.
-pub fn plugins(registry: &mut prometheus_client::registry::Registry) -> Vec<Box<dyn Plugin>> {
+/// The two plugins, their metrics in `registry`.
+pub fn plugins(
+    registry: &mut prometheus_client::registry::Registry,
+) -> (MutatingAdmissionWebhook, ValidatingAdmissionWebhook) {
     let shared = Arc::new(Webhooks::default());
     shared.metrics.register(registry);
-    vec![
-        Box::new(MutatingAdmissionWebhook(shared.clone())),
-        Box::new(ValidatingAdmissionWebhook(shared)),
-    ]
+    (
+        MutatingAdmissionWebhook(shared.clone()),
+        ValidatingAdmissionWebhook(shared),
+    )
 }
 
 /// Calls the mutating webhooks.
@@ -405,108 +407,18 @@ async fn selects(
     if !hook.rules.iter().any(|rule| rule_matches(rule, request)) {
         return Ok(false);
     }
-    if !namespace_selected(hook, request, name, object, old, objects).await? {
+    let namespaces = hook
+        .namespace_selector
+        .as_ref()
+        .map_err(|e| ApiError::internal(e.clone()))?;
+    if !matching::namespace_matches(namespaces, request, name, object, old, objects).await? {
         return Ok(false);
     }
     let selector = hook
         .object_selector
         .as_ref()
         .map_err(|e| ApiError::internal(e.clone()))?;
-    if !selector.is_everything() {
-        let labels = |o: Option<&Value>| {
-            o.and_then(|o| o.pointer("/metadata/labels"))
-                .and_then(|l| serde_json::from_value(l.clone()).ok())
-        };
-        let matches = |o: Option<&Value>| {
-            o.filter(|o| o.get("metadata").is_some())
-                .is_some_and(|_| selector.matches(labels(o).as_ref()))
-        };
-        if !matches(object) && !matches(old) {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-/// Whether the request's namespace has the labels the hook selects: a
-/// cluster-scoped object always does; a Namespace is judged by its own labels.
-async fn namespace_selected(
-    hook: &Hook,
-    request: &Request<'_>,
-    name: &str,
-    object: Option<&Value>,
-    old: Option<&Value>,
-    objects: &dyn Loopback,
-) -> ApiResult<bool> {
-    let selector = hook
-        .namespace_selector
-        .as_ref()
-        .map_err(|e| ApiError::internal(e.clone()))?;
-    if selector.is_everything() {
-        return Ok(true);
-    }
-    let info = request.attrs.scope.info();
-    let is_namespace = info.group.is_empty() && info.plural == "namespaces";
-    let namespace = review::namespace(request, name);
-    if namespace.is_empty() && !is_namespace {
-        return Ok(true);
-    }
-    if is_namespace && request.operation != Operation::Delete {
-        let labels = object
-            .and_then(|o| o.pointer("/metadata/labels"))
-            .and_then(|l| serde_json::from_value(l.clone()).ok());
-        return Ok(selector.matches(labels.as_ref()));
-    }
-    if is_namespace && let Some(old) = old {
-        let labels = old
-            .pointer("/metadata/labels")
-            .and_then(|l| serde_json::from_value(l.clone()).ok());
-        return Ok(selector.matches(labels.as_ref()));
-    }
-    match loopback::get::<Namespace>(objects, None, namespace).await? {
-        Some(ns) => Ok(selector.matches(ns.metadata.labels.as_ref())),
-        None => Err(ApiError::not_found(crate::api_error::Target {
-            group: "",
-            resource: "namespaces",
-            name: namespace,
-        })),
-    }
-}
-
-/// Whether a webhook rule selects the request (upstream's rules matcher).
-fn rule_matches(
-    rule: &kapi_api_types::admissionregistration::v1::rule::RuleWithOperations,
-    request: &Request<'_>,
-) -> bool {
-    let info = request.attrs.scope.served.info;
-    let listed = |list: &Option<Vec<String>>, value: &str| {
-        list.iter().flatten().any(|v| v == "*" || v == value)
-    };
-    if !listed(&rule.operations, review::operation(request.operation))
-        || !listed(&rule.api_groups, info.group)
-        || !listed(&rule.api_versions, info.version)
-    {
-        return false;
-    }
-    let subresource = request.subresource();
-    let resource_listed = rule.resources.iter().flatten().any(|entry| {
-        let (resource, sub) = entry.split_once('/').unwrap_or((entry, ""));
-        (resource == "*" || resource == info.plural) && (sub == "*" || sub == subresource)
-    });
-    if !resource_listed {
-        return false;
-    }
-    let namespaces = info.group.is_empty() && info.version == "v1" && info.plural == "namespaces";
-    let namespaced = request
-        .attrs
-        .namespace
-        .as_deref()
-        .is_some_and(|n| !n.is_empty());
-    match rule.scope.as_deref() {
-        Some("Namespaced") => !namespaces && namespaced,
-        Some("Cluster") => namespaces || !namespaced,
-        _ => true,
-    }
+    Ok(matching::object_matches(selector, object, old))
 }
 
 /// One webhook called for one request.

@@ -54,25 +54,8 @@ pub fn request(
     })
 }
 
-/// The namespace a webhook is told: a Namespace's own name for the
-/// Namespace resource, else the request's.
-pub fn namespace<'a>(request: &'a Request<'_>, name: &'a str) -> &'a str {
-    let info = request.attrs.scope.info();
-    if info.group.is_empty() && info.plural == "namespaces" {
-        name
-    } else {
-        request.attrs.namespace.as_deref().unwrap_or_default()
-    }
-}
-
-/// The operation's wire name.
-pub fn operation(operation: Operation) -> &'static str {
-    match operation {
-        Operation::Create => "CREATE",
-        Operation::Update => "UPDATE",
-        Operation::Delete => "DELETE",
-    }
-}
+use crate::admission_plugins::matching::namespace_of as namespace;
+pub use crate::admission_plugins::matching::operation;
 
 /// `userInfo`, empty fields left out.
 fn user_info(user: &UserInfo) -> Value {
@@ -246,4 +229,19 @@ pub fn response(body: &[u8], version: &str, uid: &str, mutating: bool) -> Result
         warnings,
         audit_annotations,
     })
+}
+
+/// The `request` variable of CEL expressions (match conditions,
+/// policies): the review's request without `uid`, `object` and
+/// `oldObject`.
+pub fn cel_request(request: &Request<'_>, name: &str) -> Value {
+    let mut review = self::request("v1", "", request, name, None, None);
+    let mut fields = match review.get_mut("request").map(Value::take) {
+        Some(Value::Object(fields)) => fields,
+        _ => Map::new(),
+    };
+    for key in ["uid", "object", "oldObject"] {
+        fields.remove(key);
+    }
+    Value::Object(fields)
 }

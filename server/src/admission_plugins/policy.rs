@@ -1,0 +1,843 @@
+//! ValidatingAdmissionPolicy: the cluster's policies and their bindings,
+//! evaluated in the validating phase as kube-apiserver 1.32 evaluates them
+//! (k8s.io/apiserver's `pkg/admission/plugin/policy/validating`), on the
+//! CEL engine of the CRD rules.
+//!
+//! - A policy counts once a binding names it. Its `matchConstraints`
+//!   (resource rules with names, exclusions, namespace and object
+//!   selectors), then the binding's `matchResources`, select the requests.
+//! - Params: the binding's `paramRef` (a name or a selector, in a namespace
+//!   or the request's) finds objects of the policy's `paramKind`; each one
+//!   is evaluated on its own; none found is allowed or denied as
+//!   `parameterNotFoundAction` says.
+//! - `variables`, `matchConditions`, `validations` (`message`,
+//!   `messageExpression`, `reason`) and `auditAnnotations` see `object`,
+//!   `oldObject`, `request`, `params`, `namespaceObject` and `variables`.
+//! - A failed validation (or an error under `failurePolicy: Fail`) is
+//!   answered as `validationActions` say: Deny (upstream's refusal, 422 or
+//!   the reason's code), Warn (a warning), Audit (an audit annotation).
+//!
+//! Not yet: the `authorizer` variable, `matchPolicy: Equivalent` across
+//! versions, CEL cost budgets, and the type checking upstream's controller
+//! writes into `status.typeChecking`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use kapi_api_types::admissionregistration::v1::rule::{MatchResources, NamedRuleWithOperations};
+use kapi_api_types::admissionregistration::v1::{
+    ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+};
+use kapi_api_types::core::v1::Namespace;
+use kapi_runtime::meta::{Status, StatusCause, StatusDetails};
+use serde_json::{Map, Value, json};
+
+use super::matching;
+use super::webhook::review;
+use crate::admission::{Plugin, Request, View};
+use crate::api_error::{ApiError, ApiResult};
+use crate::loopback::{self, Loopback};
+use crate::selectors::label::LabelSelector;
+
+/// The plugin, with each policy compiled once per resourceVersion.
+#[derive(Default)]
+pub struct ValidatingAdmissionPolicyPlugin {
+    compiled: Mutex<HashMap<String, (String, Arc<Compiled>)>>,
+}
+
+/// The resources no policy sees (upstream's policy plugin and
+/// kube-apiserver's exclusion list).
+fn ignored(request: &Request<'_>) -> bool {
+    let info = request.attrs.scope.info();
+    matches!(
+        (info.group, info.plural),
+        (
+            "admissionregistration.k8s.io",
+            "validatingadmissionpolicies"
+                | "validatingadmissionpolicybindings"
+                | "mutatingadmissionpolicies"
+                | "mutatingadmissionpolicybindings"
+        ) | (
+            "authentication.k8s.io",
+            "selfsubjectreviews" | "tokenreviews"
+        ) | (
+            "authorization.k8s.io",
+            "localsubjectaccessreviews"
+                | "selfsubjectaccessreviews"
+                | "selfsubjectrulesreviews"
+                | "subjectaccessreviews"
+        )
+    )
+}
+
+/// An expression and its compiled program.
+struct Expression {
+    text: String,
+    program: Result<cel::Program, String>,
+}
+
+impl Expression {
+    fn new(text: &str) -> Expression {
+        Expression {
+            text: text.to_owned(),
+            program: crate::custom::cel::parse(text),
+        }
+    }
+}
+
+struct CompiledValidation {
+    expression: Expression,
+    message: Option<String>,
+    message_expression: Option<Expression>,
+    reason: Option<String>,
+}
+
+/// A policy, ready to evaluate.
+struct Compiled {
+    fail: bool,
+    /// `group`, `version`, `kind` of `paramKind`.
+    param_kind: Option<(String, String, String)>,
+    constraints: Option<MatchResources>,
+    conditions: Vec<Expression>,
+    variables: Vec<(String, Expression)>,
+    validations: Vec<CompiledValidation>,
+    audit: Vec<(String, Expression)>,
+}
+
+impl Compiled {
+    fn of(policy: &ValidatingAdmissionPolicy) -> Compiled {
+        let spec = &policy.spec;
+        Compiled {
+            fail: spec.failure_policy.as_deref() != Some("Ignore"),
+            param_kind: spec.param_kind.as_ref().map(|k| {
+                let api_version = k.api_version.clone().unwrap_or_default();
+                let (group, version) = match api_version.split_once('/') {
+                    Some((g, v)) => (g.to_owned(), v.to_owned()),
+                    None => (String::new(), api_version),
+                };
+                (group, version, k.kind.clone().unwrap_or_default())
+            }),
+            constraints: spec.match_constraints.clone(),
+            conditions: spec
+                .match_conditions
+                .iter()
+                .flatten()
+                .map(|c| Expression::new(&c.expression))
+                .collect(),
+            variables: spec
+                .variables
+                .iter()
+                .flatten()
+                .map(|v| (v.name.clone(), Expression::new(&v.expression)))
+                .collect(),
+            validations: spec
+                .validations
+                .iter()
+                .flatten()
+                .map(|v| CompiledValidation {
+                    expression: Expression::new(&v.expression),
+                    message: v.message.clone(),
+                    message_expression: v.message_expression.as_deref().map(Expression::new),
+                    reason: v.reason.clone(),
+                })
+                .collect(),
+            audit: spec
+                .audit_annotations
+                .iter()
+                .flatten()
+                .map(|a| (a.key.clone(), Expression::new(&a.value_expression)))
+                .collect(),
+        }
+    }
+}
+
+/// A refusal the bindings decided on.
+struct Denial {
+    policy: String,
+    binding: Option<String>,
+    message: String,
+    reason: String,
+}
+
+/// What evaluating one policy, binding and param found.
+#[derive(Default)]
+struct Outcome {
+    /// Failed validations and errors: (message, reason, validation index).
+    failures: Vec<(String, String, usize)>,
+    /// Audit annotation values by key.
+    annotations: Vec<(String, String)>,
+}
+
+#[async_trait]
+impl Plugin for ValidatingAdmissionPolicyPlugin {
+    fn name(&self) -> &'static str {
+        "ValidatingAdmissionPolicy"
+    }
+
+    fn validates(&self, request: &Request<'_>) -> bool {
+        !ignored(request)
+    }
+
+    fn checks_deletes(&self, request: &Request<'_>) -> bool {
+        !ignored(request)
+    }
+
+    async fn validate(
+        &self,
+        request: &Request<'_>,
+        object: &View<'_>,
+        old: Option<&View<'_>>,
+        objects: &dyn Loopback,
+        _warnings: &mut Vec<String>,
+    ) -> ApiResult<()> {
+        let json = object.json()?;
+        let old = match old {
+            Some(old) => Some(old.json()?),
+            None => None,
+        };
+        self.admit_with(request, Some(json), old, objects).await
+    }
+
+    async fn admit_delete(
+        &self,
+        request: &Request<'_>,
+        old: &View<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        self.admit_with(request, None, Some(old.json()?), objects)
+            .await
+    }
+}
+
+impl ValidatingAdmissionPolicyPlugin {
+    async fn admit_with(
+        &self,
+        request: &Request<'_>,
+        object: Option<&Value>,
+        old: Option<&Value>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let mut policies = loopback::list::<ValidatingAdmissionPolicy>(objects, None).await?;
+        if policies.is_empty() {
+            return Ok(());
+        }
+        let bindings = loopback::list::<ValidatingAdmissionPolicyBinding>(objects, None).await?;
+        if bindings.is_empty() {
+            return Ok(());
+        }
+        policies.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        let name = object
+            .or(old)
+            .and_then(|o| o.pointer("/metadata/name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| request.attrs.name.clone());
+        let mut context = Context {
+            request,
+            object,
+            old,
+            name: &name,
+            objects,
+            namespace: None,
+            cel_request: None,
+        };
+        let mut denials = Vec::new();
+        let mut audit_failures = Vec::new();
+        for policy in &policies {
+            let policy_name = policy.metadata.name.clone().unwrap_or_default();
+            let bound: Vec<&ValidatingAdmissionPolicyBinding> = bindings
+                .iter()
+                .filter(|b| b.spec.policy_name.as_deref() == Some(policy_name.as_str()))
+                .collect();
+            if bound.is_empty() {
+                continue;
+            }
+            let compiled = self.compiled(policy);
+            let Some(constraints) = &compiled.constraints else {
+                if compiled.fail {
+                    denials.push(Denial {
+                        policy: policy_name.clone(),
+                        binding: None,
+                        message: "failed to configure policy: policy contained no match constraints, a required field".to_owned(),
+                        reason: "Invalid".to_owned(),
+                    });
+                }
+                continue;
+            };
+            if !context.matches(constraints, false).await? {
+                continue;
+            }
+            let mut published: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for binding in bound {
+                let binding_name = binding.metadata.name.clone().unwrap_or_default();
+                if let Some(resources) = &binding.spec.match_resources
+                    && !context.matches(resources, true).await?
+                {
+                    continue;
+                }
+                let params = match context.params(&compiled, binding).await {
+                    Ok(params) => params,
+                    Err(e) => {
+                        if compiled.fail {
+                            denials.push(Denial {
+                                policy: policy_name.clone(),
+                                binding: Some(binding_name.clone()),
+                                message: format!("failed to configure binding: {e}"),
+                                reason: "Invalid".to_owned(),
+                            });
+                        }
+                        continue;
+                    }
+                };
+                let actions = binding.spec.validation_actions.clone().unwrap_or_default();
+                for param in params {
+                    let outcome = context.evaluate(&compiled, &param).await?;
+                    for (key, value) in outcome.annotations {
+                        let values = published.entry(key).or_default();
+                        if !values.contains(&value) {
+                            values.push(value);
+                        }
+                    }
+                    for (message, reason, index) in outcome.failures {
+                        for action in &actions {
+                            match action.as_str() {
+                                "Deny" => denials.push(Denial {
+                                    policy: policy_name.clone(),
+                                    binding: Some(binding_name.clone()),
+                                    message: message.clone(),
+                                    reason: reason.clone(),
+                                }),
+                                "Warn" => {
+                                    if let Some(recorder) = request.recorder {
+                                        recorder.warn(&format!(
+                                            "Validation failed for ValidatingAdmissionPolicy '{policy_name}' with binding '{binding_name}': {message}"
+                                        ));
+                                    }
+                                }
+                                "Audit" => audit_failures.push(json!({
+                                    "message": message, "policy": policy_name,
+                                    "binding": binding_name, "expressionIndex": index,
+                                    "validationActions": actions})),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(recorder) = request.recorder {
+                for (key, values) in published {
+                    let mut value = values.join(", ");
+                    if value.len() > 10240 {
+                        let mut cut = 10240;
+                        while !value.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        value.truncate(cut);
+                    }
+                    recorder.annotate(format!("{policy_name}/{key}"), value);
+                }
+            }
+        }
+        if let Some(recorder) = request.recorder
+            && !audit_failures.is_empty()
+        {
+            recorder.annotate(
+                "validation.policy.admission.k8s.io/validation_failure".to_owned(),
+                Value::Array(audit_failures).to_string(),
+            );
+        }
+        match denials.into_iter().next() {
+            Some(denial) => Err(refusal(request, &name, object.or(old), denial)),
+            None => Ok(()),
+        }
+    }
+
+    /// The compiled form of `policy`, kept until its resourceVersion changes.
+    fn compiled(&self, policy: &ValidatingAdmissionPolicy) -> Arc<Compiled> {
+        let name = policy.metadata.name.clone().unwrap_or_default();
+        let version = policy.metadata.resource_version.clone().unwrap_or_default();
+        let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((v, c)) = compiled.get(&name)
+            && *v == version
+        {
+            return c.clone();
+        }
+        let c = Arc::new(Compiled::of(policy));
+        compiled.insert(name, (version, c.clone()));
+        c
+    }
+}
+
+/// One request as the policies see it.
+struct Context<'a> {
+    request: &'a Request<'a>,
+    object: Option<&'a Value>,
+    old: Option<&'a Value>,
+    name: &'a str,
+    objects: &'a dyn Loopback,
+    /// `namespaceObject`, read once.
+    namespace: Option<Value>,
+    /// `request`, made once.
+    cel_request: Option<Value>,
+}
+
+impl Context<'_> {
+    /// Whether `resources` select the request; a binding's empty rule list
+    /// selects what its policy does.
+    async fn matches(&self, resources: &MatchResources, binding: bool) -> ApiResult<bool> {
+        let rules = resources.resource_rules.as_deref().unwrap_or_default();
+        let listed = |rules: &[NamedRuleWithOperations]| {
+            rules.iter().any(|rule| {
+                let names = rule.resource_names.as_deref().unwrap_or_default();
+                matching::rule_matches(&rule.rule_with_operations, self.request)
+                    && (names.is_empty() || names.iter().any(|n| n == self.name))
+            })
+        };
+        if listed(
+            resources
+                .exclude_resource_rules
+                .as_deref()
+                .unwrap_or_default(),
+        ) {
+            return Ok(false);
+        }
+        if !(binding && rules.is_empty()) && !listed(rules) {
+            return Ok(false);
+        }
+        let selector = |s: Option<&kapi_runtime::meta::LabelSelector>| match s {
+            None => Ok(LabelSelector::everything()),
+            Some(s) => LabelSelector::from_meta(Some(s)).map_err(ApiError::internal),
+        };
+        let namespaces = selector(resources.namespace_selector.as_ref())?;
+        if !matching::namespace_matches(
+            &namespaces,
+            self.request,
+            self.name,
+            self.object,
+            self.old,
+            self.objects,
+        )
+        .await?
+        {
+            return Ok(false);
+        }
+        let labels = selector(resources.object_selector.as_ref())?;
+        Ok(matching::object_matches(&labels, self.object, self.old))
+    }
+
+    /// The params a binding evaluates its policy with (`null` when the
+    /// policy takes none); `Err` is a binding configuration error.
+    async fn params(
+        &self,
+        compiled: &Compiled,
+        binding: &ValidatingAdmissionPolicyBinding,
+    ) -> Result<Vec<Value>, String> {
+        let (Some((group, version, kind)), Some(reference)) =
+            (&compiled.param_kind, &binding.spec.param_ref)
+        else {
+            return Ok(vec![Value::Null]);
+        };
+        let Some((plural, namespaced)) = self.objects.resource_of_kind(group, version, kind) else {
+            return Err(format!(
+                "failed to find resource referenced by paramKind: '{group}/{version}, Kind={kind}'"
+            ));
+        };
+        let given = reference.namespace.as_deref().filter(|n| !n.is_empty());
+        let namespace = match (namespaced, given) {
+            (true, Some(namespace)) => Some(namespace.to_owned()),
+            (true, None) => match self.request.attrs.namespace.as_deref() {
+                Some(namespace) if !namespace.is_empty() => Some(namespace.to_owned()),
+                _ => {
+                    return Err("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources".to_owned());
+                }
+            },
+            (false, Some(_)) => {
+                return Err(
+                    "paramRef.namespace must not be provided for a cluster-scoped `paramKind`"
+                        .to_owned(),
+                );
+            }
+            (false, None) => None,
+        };
+        let resource = (group.as_str(), version.as_str(), plural.as_str());
+        let found = match (&reference.name, &reference.selector) {
+            (Some(name), _) if !name.is_empty() => self
+                .objects
+                .read(resource, namespace.as_deref(), name)
+                .await
+                .map_err(|e| e.0.message.unwrap_or_default())?
+                .into_iter()
+                .collect(),
+            (_, selector) => {
+                let selector = match selector {
+                    Some(s) => LabelSelector::from_meta(Some(s))?,
+                    None => LabelSelector::everything(),
+                };
+                self.objects
+                    .read_all(resource, namespace.as_deref())
+                    .await
+                    .map_err(|e| e.0.message.unwrap_or_default())?
+                    .into_iter()
+                    .filter(|o| {
+                        let labels = o
+                            .pointer("/metadata/labels")
+                            .and_then(|l| serde_json::from_value(l.clone()).ok());
+                        selector.matches(labels.as_ref())
+                    })
+                    .collect::<Vec<_>>()
+            }
+        };
+        if found.is_empty() && reference.parameter_not_found_action.as_deref() == Some("Deny") {
+            return Err(
+                "no params found for policy binding with `Deny` parameterNotFoundAction".to_owned(),
+            );
+        }
+        Ok(found)
+    }
+
+    /// `namespaceObject`: the request's Namespace (its metadata fields
+    /// upstream keeps, spec and status); null for cluster-scoped requests
+    /// and for Namespaces themselves.
+    async fn namespace_object(&mut self) -> ApiResult<Value> {
+        if let Some(namespace) = &self.namespace {
+            return Ok(namespace.clone());
+        }
+        let namespace = self.request.attrs.namespace.as_deref().unwrap_or_default();
+        let value = if namespace.is_empty() || matching::is_namespace(self.request) {
+            Value::Null
+        } else {
+            match loopback::get::<Namespace>(self.objects, None, namespace).await? {
+                Some(ns) => {
+                    let full = serde_json::to_value(&ns).map_err(ApiError::internal)?;
+                    let mut kept = Map::new();
+                    let mut meta = Map::new();
+                    for key in [
+                        "name",
+                        "generateName",
+                        "namespace",
+                        "uid",
+                        "resourceVersion",
+                        "generation",
+                        "creationTimestamp",
+                        "deletionTimestamp",
+                        "deletionGracePeriodSeconds",
+                        "labels",
+                        "annotations",
+                        "finalizers",
+                    ] {
+                        if let Some(v) = full.pointer(&format!("/metadata/{key}")) {
+                            meta.insert(key.to_owned(), v.clone());
+                        }
+                    }
+                    kept.insert("metadata".into(), Value::Object(meta));
+                    for key in ["spec", "status"] {
+                        if let Some(v) = full.get(key) {
+                            kept.insert(key.into(), v.clone());
+                        }
+                    }
+                    Value::Object(kept)
+                }
+                None => {
+                    return Err(ApiError::not_found(crate::api_error::Target {
+                        group: "",
+                        resource: "namespaces",
+                        name: namespace,
+                    }));
+                }
+            }
+        };
+        self.namespace = Some(value.clone());
+        Ok(value)
+    }
+
+    /// Evaluates one policy with one param.
+    async fn evaluate(&mut self, compiled: &Compiled, params: &Value) -> ApiResult<Outcome> {
+        let namespace = self.namespace_object().await?;
+        let request = self
+            .cel_request
+            .get_or_insert_with(|| review::cel_request(self.request, self.name))
+            .clone();
+        let null = Value::Null;
+        let object = self.object.unwrap_or(&null).clone();
+        let old = self.old.unwrap_or(&null).clone();
+        let mut outcome = Outcome::default();
+        // Variables in order, each seeing the ones before it.
+        let mut variables = Map::new();
+        let mut broken: Vec<(String, String)> = Vec::new();
+        for (name, expression) in &compiled.variables {
+            let vars = Value::Object(variables.clone());
+            let bindings = [
+                ("object", &object),
+                ("oldObject", &old),
+                ("request", &request),
+                ("params", params),
+                ("namespaceObject", &namespace),
+                ("variables", &vars),
+            ];
+            match run(expression, &bindings) {
+                Ok(value) => {
+                    variables.insert(name.clone(), value);
+                }
+                Err(e) => broken.push((
+                    name.clone(),
+                    match e {
+                        Failure::Compile(e) => {
+                            format!("composited variable \"{name}\" fails to compile: {e}")
+                        }
+                        Failure::Run(e) => {
+                            format!("composited variable \"{name}\" fails to evaluate: {e}")
+                        }
+                        Failure::Variable(e) => e,
+                    },
+                )),
+            }
+        }
+        let vars = Value::Object(variables);
+        let bindings = [
+            ("object", &object),
+            ("oldObject", &old),
+            ("request", &request),
+            ("params", params),
+            ("namespaceObject", &namespace),
+            ("variables", &vars),
+        ];
+        // An expression that reads a variable that failed fails with it.
+        let uses_broken = |text: &str| {
+            broken
+                .iter()
+                .find(|(name, _)| text.contains(&format!("variables.{name}")))
+                .map(|(_, e)| e.clone())
+        };
+        let evaluate = |expression: &Expression| match uses_broken(&expression.text) {
+            Some(e) => Err(Failure::Variable(e)),
+            None => run(expression, &bindings),
+        };
+        // Match conditions: a false one skips the policy for this param.
+        let mut errors = Vec::new();
+        for condition in &compiled.conditions {
+            match evaluate(condition) {
+                Ok(Value::Bool(true)) => {}
+                Ok(Value::Bool(false)) => return Ok(outcome),
+                Ok(_) => errors.push(format!(
+                    "expression '{}' resulted in error: the expression did not evaluate to a bool",
+                    condition.text
+                )),
+                Err(e) => errors.push(condition_error(&condition.text, e)),
+            }
+        }
+        if !errors.is_empty() {
+            if compiled.fail {
+                let message = if errors.len() == 1 {
+                    errors.remove(0)
+                } else {
+                    format!("[{}]", errors.join(", "))
+                };
+                outcome.failures.push((message, "Invalid".to_owned(), 0));
+            }
+            return Ok(outcome);
+        }
+        for (index, validation) in compiled.validations.iter().enumerate() {
+            let reason = validation
+                .reason
+                .clone()
+                .unwrap_or_else(|| "Invalid".to_owned());
+            match evaluate(&validation.expression) {
+                Ok(Value::Bool(true)) => {}
+                Ok(Value::Bool(false)) => {
+                    let from_expression = validation
+                        .message_expression
+                        .as_ref()
+                        .and_then(|e| match evaluate(e) {
+                            Ok(Value::String(text)) => Some(text.trim().to_owned()),
+                            _ => None,
+                        })
+                        .filter(|t| !t.is_empty() && !t.contains('\n') && t.len() <= 5120);
+                    let message = from_expression
+                        .or_else(|| {
+                            validation
+                                .message
+                                .as_deref()
+                                .map(str::trim)
+                                .filter(|m| !m.is_empty())
+                                .map(str::to_owned)
+                        })
+                        .unwrap_or_else(|| {
+                            format!("failed expression: {}", validation.expression.text.trim())
+                        });
+                    outcome.failures.push((message, reason, index));
+                }
+                Ok(_) if compiled.fail => outcome.failures.push((
+                    format!(
+                        "expression '{}' resulted in error: the expression did not evaluate to a bool",
+                        validation.expression.text
+                    ),
+                    reason,
+                    index,
+                )),
+                Err(e) if compiled.fail => outcome.failures.push((
+                    condition_error(&validation.expression.text, e),
+                    reason,
+                    index,
+                )),
+                _ => {}
+            }
+        }
+        for (key, expression) in &compiled.audit {
+            match evaluate(expression) {
+                Ok(Value::String(text)) => {
+                    let text = text.trim();
+                    if !text.is_empty() {
+                        outcome.annotations.push((key.clone(), text.to_owned()));
+                    }
+                }
+                Ok(Value::Null) => {}
+                Ok(other) => {
+                    if compiled.fail {
+                        outcome.failures.push((
+                            format!(
+                                "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
+                                expression.text,
+                                cel_type(&other)
+                            ),
+                            "Invalid".to_owned(),
+                            0,
+                        ));
+                    }
+                }
+                Err(e) if compiled.fail => {
+                    outcome.failures.push((
+                        condition_error(&expression.text, e),
+                        "Invalid".to_owned(),
+                        0,
+                    ));
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+/// The words of an expression that failed: a compile error or a run-time
+/// one.
+fn condition_error(text: &str, error: Failure) -> String {
+    match error {
+        Failure::Compile(e) => format!("compilation error: compilation failed: {e}"),
+        Failure::Run(e) => format!("expression '{text}' resulted in error: {e}"),
+        Failure::Variable(e) => e,
+    }
+}
+
+/// Why an expression gave no value.
+enum Failure {
+    Compile(String),
+    Run(String),
+    /// A variable it reads failed (the text is the variable's error).
+    Variable(String),
+}
+
+/// Runs an expression with `bindings`, its value as JSON.
+fn run(expression: &Expression, bindings: &[(&str, &Value)]) -> Result<Value, Failure> {
+    let program = expression
+        .program
+        .as_ref()
+        .map_err(|e| Failure::Compile(e.clone()))?;
+    let value = crate::custom::cel::evaluate(program, bindings).map_err(Failure::Run)?;
+    Ok(to_json(&value))
+}
+
+/// A CEL value as JSON (what variables and results carry on).
+fn to_json(value: &cel::Value) -> Value {
+    match value {
+        cel::Value::Null => Value::Null,
+        cel::Value::Bool(b) => json!(b),
+        cel::Value::Int(i) => json!(i),
+        cel::Value::UInt(u) => json!(u),
+        cel::Value::Float(f) => json!(f),
+        cel::Value::String(s) => json!(s.as_str()),
+        cel::Value::List(items) => Value::Array(items.iter().map(to_json).collect()),
+        cel::Value::Map(map) => Value::Object(
+            map.map
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        cel::objects::Key::String(s) => s.to_string(),
+                        cel::objects::Key::Int(i) => i.to_string(),
+                        cel::objects::Key::Uint(u) => u.to_string(),
+                        cel::objects::Key::Bool(b) => b.to_string(),
+                    };
+                    (key, to_json(v))
+                })
+                .collect(),
+        ),
+        cel::Value::Timestamp(t) => json!(t.to_rfc3339()),
+        other => json!(format!("{other:?}")),
+    }
+}
+
+/// CEL's name of a value's type, for errors.
+fn cel_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null_type",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "double",
+        Value::Number(_) => "int",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "map",
+    }
+}
+
+/// The refusal of the first Deny decision (upstream's policy dispatcher:
+/// `admission.NewForbidden` with the decision's reason and its code).
+fn refusal(request: &Request<'_>, name: &str, object: Option<&Value>, denial: Denial) -> ApiError {
+    let text = match &denial.binding {
+        Some(binding) => format!(
+            "ValidatingAdmissionPolicy '{}' with binding '{binding}' denied request: {}",
+            denial.policy, denial.message
+        ),
+        None => format!(
+            "ValidatingAdmissionPolicy '{}' denied request: {}",
+            denial.policy, denial.message
+        ),
+    };
+    let info = request.attrs.scope.info();
+    let resource = if info.group.is_empty() {
+        info.plural.to_owned()
+    } else {
+        format!("{}.{}", info.plural, info.group)
+    };
+    let shown = if !name.is_empty() {
+        name.to_owned()
+    } else {
+        object
+            .and_then(|o| o.pointer("/metadata/generateName"))
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .unwrap_or("Unknown")
+            .to_owned()
+    };
+    let code = match denial.reason.as_str() {
+        "Forbidden" => 403,
+        "Unauthorized" => 401,
+        "RequestEntityTooLarge" => 413,
+        _ => 422,
+    };
+    let mut status = Status::failure(
+        code,
+        &denial.reason,
+        format!("{resource} \"{shown}\" is forbidden: {text}"),
+    );
+    status.details = Some(StatusDetails {
+        name: Some(shown),
+        group: (!info.group.is_empty()).then(|| info.group.to_owned()),
+        kind: Some(info.plural.to_owned()),
+        causes: Some(vec![StatusCause {
+            message: Some(text),
+            ..StatusCause::default()
+        }]),
+        ..StatusDetails::default()
+    });
+    ApiError(Box::new(status), Vec::new())
+}

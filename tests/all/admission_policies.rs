@@ -1,0 +1,300 @@
+//! ValidatingAdmissionPolicy and its bindings, answered as kube-apiserver
+//! 1.32 answers them (k8s.io/apiserver's validating policy plugin; upstream's
+//! e2e test/e2e/apimachinery/validatingadmissionpolicy.go for the policy
+//! against Deployments and the one with variables).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use kapi_test_support::{Answer, Server, http_exchange};
+use serde_json::{Value, json};
+
+fn send(server: &Server, method: &str, path: &str, body: &Value) -> Answer {
+    http_exchange(
+        server.address,
+        method,
+        path,
+        &[("Content-Type", "application/json")],
+        body.to_string().as_bytes(),
+    )
+    .unwrap()
+}
+
+fn created(answer: Answer) -> Value {
+    assert_eq!(answer.code, 201, "{}", answer.body);
+    serde_json::from_str(&answer.body).unwrap()
+}
+
+fn namespace(server: &Server, name: &str) {
+    created(send(
+        server,
+        "POST",
+        "/api/v1/namespaces",
+        &json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": name, "labels": {"policy-test": name}}}),
+    ));
+}
+
+fn policy(server: &Server, name: &str, spec: Value) {
+    created(send(
+        server,
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+        &json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name}, "spec": spec}),
+    ));
+}
+
+fn binding(server: &Server, name: &str, spec: Value) {
+    created(send(
+        server,
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+        &json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name}, "spec": spec}),
+    ));
+}
+
+fn deployment(name: &str, replicas: i64) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+}
+
+/// Creates deployments named `<prefix>-<n>` until one answers `code`.
+fn until(server: &Server, namespace: &str, prefix: &str, replicas: i64, code: u16) -> Answer {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for n in 0.. {
+        let answer = send(
+            server,
+            "POST",
+            &format!("/apis/apps/v1/namespaces/{namespace}/deployments"),
+            &deployment(&format!("{prefix}-{n}"), replicas),
+        );
+        if answer.code == code {
+            return answer;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "waited 30 s for {code}: {}",
+            answer.body
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    unreachable!()
+}
+
+fn deployments_rule() -> Value {
+    json!({"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+        "resources": ["deployments"]})
+}
+
+/// Upstream's "should validate against a Deployment": a refusal is 422
+/// Invalid, its message the failed expression (the messageExpression adds a
+/// string to an int and fails, so upstream falls back too); a ReplicaSet is
+/// not selected; `namespaceObject` is the request's namespace.
+#[test]
+fn a_policy_refuses_deployments_as_upstream() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    namespace(&server, "vap");
+    let selector = json!({"matchLabels": {"policy-test": "vap"}});
+    policy(
+        &server,
+        "replicas.policy.example.com",
+        json!({"matchConstraints": {"resourceRules": [deployments_rule()],
+                "namespaceSelector": selector},
+            "validations": [
+                {"expression": "object.spec.replicas > 1",
+                 "messageExpression": "'wants replicas > 1, got ' + object.spec.replicas"},
+                {"expression": "namespaceObject.metadata.name == 'vap'",
+                 "message": "wants namespace vap"}]}),
+    );
+    binding(
+        &server,
+        "replicas.binding.example.com",
+        json!({"policyName": "replicas.policy.example.com", "validationActions": ["Deny"],
+            "matchResources": {"namespaceSelector": selector}}),
+    );
+    let refused = until(&server, "vap", "one", 1, 422);
+    let body: Value = serde_json::from_str(&refused.body).unwrap();
+    let name = body["details"]["name"].as_str().unwrap().to_owned();
+    let why = "ValidatingAdmissionPolicy 'replicas.policy.example.com' with binding 'replicas.binding.example.com' denied request: failed expression: object.spec.replicas > 1";
+    assert_eq!(
+        body,
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": format!("deployments.apps \"{name}\" is forbidden: {why}"),
+            "reason": "Invalid",
+            "details": {"name": name, "group": "apps", "kind": "deployments",
+                "causes": [{"message": why}]},
+            "code": 422})
+    );
+    created(send(
+        &server,
+        "POST",
+        "/apis/apps/v1/namespaces/vap/deployments",
+        &deployment("two", 2),
+    ));
+    let mut replica_set = deployment("rs", 1);
+    replica_set["kind"] = json!("ReplicaSet");
+    created(send(
+        &server,
+        "POST",
+        "/apis/apps/v1/namespaces/vap/replicasets",
+        &replica_set,
+    ));
+    // Updates are checked too.
+    let mut fewer = deployment("two", 1);
+    fewer["metadata"]["resourceVersion"] = json!(null);
+    let answer = send(
+        &server,
+        "PUT",
+        "/apis/apps/v1/namespaces/vap/deployments/two",
+        &fewer,
+    );
+    assert_eq!(answer.code, 422, "{}", answer.body);
+}
+
+/// Upstream's "should allow expressions to refer variables."; a param
+/// object (a ConfigMap the binding names) feeds the checks, and a missing
+/// one is refused under `parameterNotFoundAction: Deny`; Warn and Audit
+/// actions let the write through with a warning.
+#[test]
+fn variables_params_and_actions() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    namespace(&server, "vars");
+    let selector = json!({"matchLabels": {"policy-test": "vars"}});
+    policy(
+        &server,
+        "odd.policy.example.com",
+        json!({"matchConstraints": {"resourceRules": [deployments_rule()],
+                "namespaceSelector": selector},
+            "variables": [
+                {"name": "replicas", "expression": "object.spec.replicas"},
+                {"name": "oddReplicas", "expression": "variables.replicas % 2 == 1"}],
+            "validations": [
+                {"expression": "variables.replicas > 1"},
+                {"expression": "variables.oddReplicas"}]}),
+    );
+    binding(
+        &server,
+        "odd.binding.example.com",
+        json!({"policyName": "odd.policy.example.com", "validationActions": ["Deny"]}),
+    );
+    let refused = until(&server, "vars", "one", 1, 422);
+    assert!(
+        refused
+            .body
+            .contains("denied request: failed expression: variables.replicas > 1"),
+        "{}",
+        refused.body
+    );
+    created(send(
+        &server,
+        "POST",
+        "/apis/apps/v1/namespaces/vars/deployments",
+        &deployment("three", 3),
+    ));
+    let four = send(
+        &server,
+        "POST",
+        "/apis/apps/v1/namespaces/vars/deployments",
+        &deployment("four", 4),
+    );
+    assert!(
+        four.body
+            .contains("denied request: failed expression: variables.oddReplicas"),
+        "{}",
+        four.body
+    );
+
+    // Params: the most replicas a namespace allows, from its ConfigMap.
+    namespace(&server, "params");
+    let selector = json!({"matchLabels": {"policy-test": "params"}});
+    policy(
+        &server,
+        "max.policy.example.com",
+        json!({"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "matchConstraints": {"resourceRules": [deployments_rule()],
+                "namespaceSelector": selector},
+            "validations": [{"expression": "object.spec.replicas <= int(params.data.max)",
+                "message": "too many replicas", "reason": "Forbidden"}]}),
+    );
+    binding(
+        &server,
+        "max.binding.example.com",
+        json!({"policyName": "max.policy.example.com", "validationActions": ["Deny"],
+            "paramRef": {"name": "limits", "parameterNotFoundAction": "Deny"}}),
+    );
+    let missing = until(&server, "params", "none", 1, 422);
+    assert!(
+        missing.body.contains("ValidatingAdmissionPolicy 'max.policy.example.com' with binding 'max.binding.example.com' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction"),
+        "{}",
+        missing.body
+    );
+    created(send(
+        &server,
+        "POST",
+        "/api/v1/namespaces/params/configmaps",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "limits"},
+            "data": {"max": "3"}}),
+    ));
+    created(send(
+        &server,
+        "POST",
+        "/apis/apps/v1/namespaces/params/deployments",
+        &deployment("fits", 3),
+    ));
+    let too_many = send(
+        &server,
+        "POST",
+        "/apis/apps/v1/namespaces/params/deployments",
+        &deployment("big", 5),
+    );
+    let body: Value = serde_json::from_str(&too_many.body).unwrap();
+    assert_eq!(body["code"], 403, "{body}");
+    assert_eq!(body["reason"], "Forbidden");
+    assert_eq!(
+        body["message"],
+        "deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'max.policy.example.com' with binding 'max.binding.example.com' denied request: too many replicas"
+    );
+
+    // Warn and Audit: the write goes through with a warning.
+    namespace(&server, "warned");
+    policy(
+        &server,
+        "warn.policy.example.com",
+        json!({"matchConstraints": {"resourceRules": [deployments_rule()],
+                "namespaceSelector": {"matchLabels": {"policy-test": "warned"}}},
+            "validations": [{"expression": "object.spec.replicas > 1",
+                "message": "one replica is fragile"}]}),
+    );
+    binding(
+        &server,
+        "warn.binding.example.com",
+        json!({"policyName": "warn.policy.example.com", "validationActions": ["Warn", "Audit"]}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut n = 0;
+    let warned = loop {
+        n += 1;
+        let answer = send(
+            &server,
+            "POST",
+            "/apis/apps/v1/namespaces/warned/deployments",
+            &deployment(&format!("w-{n}"), 1),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        if !answer.header("warning").is_empty() {
+            break answer;
+        }
+        assert!(Instant::now() < deadline, "no warning in 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        warned.header("warning"),
+        vec![
+            r#"299 - "Validation failed for ValidatingAdmissionPolicy 'warn.policy.example.com' with binding 'warn.binding.example.com': one replica is fragile""#
+        ]
+    );
+}
