@@ -73,6 +73,17 @@ pub trait Loopback: Send + Sync {
         namespace: Option<&str>,
     ) -> ApiResult<Vec<Object>>;
 
+    /// As [`Loopback::read_all_objects`], from whatever the server holds
+    /// now, without waiting for the store's latest writes (what upstream's
+    /// informers give a plugin): for state read on every write.
+    async fn read_all_objects_cached(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+    ) -> ApiResult<Vec<Object>> {
+        self.read_all_objects(resource, namespace).await
+    }
+
     /// Every object of a kind, in `namespace` or cluster-wide; none when the
     /// server does not serve the kind.
     async fn read_all(
@@ -172,6 +183,18 @@ pub async fn get<K: Kind>(
 pub async fn list<K: Kind>(objects: &dyn Loopback, namespace: Option<&str>) -> ApiResult<Vec<K>> {
     let all = objects
         .read_all_objects(resource_of::<K>(), namespace)
+        .await?;
+    all.into_iter().map(typed).collect()
+}
+
+/// Every object of the kind `K`, typed, as the server holds them now (see
+/// [`Loopback::read_all_objects_cached`]).
+pub async fn list_cached<K: Kind>(
+    objects: &dyn Loopback,
+    namespace: Option<&str>,
+) -> ApiResult<Vec<K>> {
+    let all = objects
+        .read_all_objects_cached(resource_of::<K>(), namespace)
         .await?;
     all.into_iter().map(typed).collect()
 }

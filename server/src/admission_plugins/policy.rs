@@ -218,11 +218,13 @@ impl ValidatingAdmissionPolicyPlugin {
         old: Option<&Value>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let mut policies = loopback::list::<ValidatingAdmissionPolicy>(objects, None).await?;
+        let mut policies =
+            loopback::list_cached::<ValidatingAdmissionPolicy>(objects, None).await?;
         if policies.is_empty() {
             return Ok(());
         }
-        let bindings = loopback::list::<ValidatingAdmissionPolicyBinding>(objects, None).await?;
+        let bindings =
+            loopback::list_cached::<ValidatingAdmissionPolicyBinding>(objects, None).await?;
         if bindings.is_empty() {
             return Ok(());
         }

@@ -189,7 +189,7 @@ impl Source {
         &self,
         objects: &dyn Loopback,
     ) -> ApiResult<Vec<Arc<Hook>>> {
-        let mut configurations = loopback::list::<C>(objects, None).await?;
+        let mut configurations = loopback::list_cached::<C>(objects, None).await?;
         if configurations.is_empty() {
             self.compiled
                 .lock()
