@@ -7,6 +7,9 @@
 //! [`list`], [`edit_status`] for a caller that names the kind), or as JSON for
 //! one that cannot (a kind defined at run time).
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use serde_json::Value;
 
@@ -82,6 +85,30 @@ pub trait Loopback: Send + Sync {
         namespace: Option<&str>,
     ) -> ApiResult<Vec<Object>> {
         self.read_all_objects(resource, namespace).await
+    }
+
+    /// As [`Loopback::read_all_objects_cached`], each object shared: decoded
+    /// once and handed out again while anyone holds it, so that state read
+    /// on every write and kept by its reader is not decoded again.
+    async fn read_all_shared(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+    ) -> ApiResult<Vec<Arc<Object>>> {
+        let all = self.read_all_objects_cached(resource, namespace).await?;
+        Ok(all.into_iter().map(Arc::new).collect())
+    }
+
+    /// The labels of one object (None when it does not exist), read
+    /// without decoding the object.
+    async fn read_labels(
+        &self,
+        resource: Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> ApiResult<Option<BTreeMap<String, String>>> {
+        let object = self.read_object(resource, namespace, name).await?;
+        Ok(object.map(|o| o.metadata().labels.clone().unwrap_or_default()))
     }
 
     /// Every object of a kind, in `namespace` or cluster-wide; none when the
@@ -197,6 +224,27 @@ pub async fn list_cached<K: Kind>(
         .read_all_objects_cached(resource_of::<K>(), namespace)
         .await?;
     all.into_iter().map(typed).collect()
+}
+
+/// Every object of the kind `K`, shared (see [`Loopback::read_all_shared`]):
+/// the scheme's objects, each a `K` (read it with `downcast_ref::<K>()`).
+pub async fn list_shared<K: Kind>(
+    objects: &dyn Loopback,
+    namespace: Option<&str>,
+) -> ApiResult<Vec<Arc<Object>>> {
+    objects.read_all_shared(resource_of::<K>(), namespace).await
+}
+
+/// The labels of object `name` of the kind `K` (see
+/// [`Loopback::read_labels`]).
+pub async fn labels<K: Kind>(
+    objects: &dyn Loopback,
+    namespace: Option<&str>,
+    name: &str,
+) -> ApiResult<Option<BTreeMap<String, String>>> {
+    objects
+        .read_labels(resource_of::<K>(), namespace, name)
+        .await
 }
 
 /// `change` of a `K` as a change of the scheme's object.

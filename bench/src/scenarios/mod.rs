@@ -2,7 +2,8 @@
 //! working set of ConfigMaps the read and update scenarios use, and the report
 //! each returns.
 
-pub mod create;
+pub mod admission;
+pub(crate) mod create;
 pub mod etcd;
 pub mod get;
 pub mod list;
@@ -44,6 +45,11 @@ pub enum Scenario {
     Mixed,
     /// Many pods: create rate, full and paged LIST time, the server's memory.
     Pods50k,
+    /// `create` with one mutating and one validating webhook (served by
+    /// kapi-bench itself) called for every create.
+    CreateWebhooks,
+    /// `create` with one ValidatingAdmissionPolicy bound to every create.
+    CreatePolicy,
     /// etcd's own put rate of 1 KiB values (the URL is etcd's client URL).
     EtcdPut,
 }
@@ -61,6 +67,8 @@ impl Scenario {
             Scenario::WatchNodes => "watch-nodes",
             Scenario::Mixed => "mixed",
             Scenario::Pods50k => "pods50k",
+            Scenario::CreateWebhooks => "create-webhooks",
+            Scenario::CreatePolicy => "create-policy",
             Scenario::EtcdPut => "etcd-put",
         }
     }
@@ -85,7 +93,12 @@ impl Scenario {
     fn needs_working_set(self) -> bool {
         !matches!(
             self,
-            Scenario::Create | Scenario::WatchNodes | Scenario::Pods50k | Scenario::EtcdPut
+            Scenario::Create
+                | Scenario::WatchNodes
+                | Scenario::Pods50k
+                | Scenario::EtcdPut
+                | Scenario::CreateWebhooks
+                | Scenario::CreatePolicy
         )
     }
 }
@@ -153,6 +166,8 @@ pub async fn run(scenario: Scenario, cx: &Context) -> Result<Report> {
         Scenario::Mixed => mixed::run(cx).await,
         Scenario::Pods50k => pods::run(cx).await,
         Scenario::EtcdPut => etcd::run(cx).await,
+        Scenario::CreateWebhooks => admission::run(cx, admission::Kind::Webhooks).await,
+        Scenario::CreatePolicy => admission::run(cx, admission::Kind::Policy).await,
     }
 }
 

@@ -102,8 +102,8 @@ pub async fn namespace_matches(
     if is_namespace && let Some(old) = old {
         return Ok(selector.matches(labels_of(old).as_ref()));
     }
-    match loopback::get::<Namespace>(objects, None, namespace).await? {
-        Some(ns) => Ok(selector.matches(ns.metadata.labels.as_ref())),
+    match loopback::labels::<Namespace>(objects, None, namespace).await? {
+        Some(labels) => Ok(selector.matches(Some(&labels))),
         None => Err(ApiError::not_found(crate::api_error::Target {
             group: "",
             resource: "namespaces",

@@ -37,13 +37,19 @@ use super::matching;
 use super::webhook::review;
 use crate::admission::{Plugin, Request, View};
 use crate::api_error::{ApiError, ApiResult};
+use crate::body::Object;
+use crate::custom::cel::Activation;
 use crate::loopback::{self, Loopback};
 use crate::selectors::label::LabelSelector;
 
 /// The plugin, with each policy compiled once per resourceVersion.
 #[derive(Default)]
 pub struct ValidatingAdmissionPolicyPlugin {
-    compiled: Mutex<HashMap<String, (String, Arc<Compiled>)>>,
+    /// By policy name: its resourceVersion, its compiled form, the policy
+    /// as the server holds it (kept so that the next write finds it decoded).
+    compiled: Mutex<HashMap<String, (String, Arc<Compiled>, Arc<Object>)>>,
+    /// The bindings last read, kept decoded.
+    bindings: Mutex<Vec<Arc<Object>>>,
 }
 
 /// The resources no policy sees (upstream's policy plugin and
@@ -103,12 +109,17 @@ struct Compiled {
     variables: Vec<(String, Expression)>,
     validations: Vec<CompiledValidation>,
     audit: Vec<(String, Expression)>,
+    /// Whether an expression reads `namespaceObject` (read only then).
+    uses_namespace: bool,
 }
 
 impl Compiled {
     fn of(policy: &ValidatingAdmissionPolicy) -> Compiled {
         let spec = &policy.spec;
+        let uses_namespace =
+            serde_json::to_string(spec).is_ok_and(|text| text.contains("namespaceObject"));
         Compiled {
+            uses_namespace,
             fail: spec.failure_policy.as_deref() != Some("Ignore"),
             param_kind: spec.param_kind.as_ref().map(|k| {
                 let api_version = k.api_version.clone().unwrap_or_default();
@@ -218,17 +229,27 @@ impl ValidatingAdmissionPolicyPlugin {
         old: Option<&Value>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let mut policies =
-            loopback::list_cached::<ValidatingAdmissionPolicy>(objects, None).await?;
-        if policies.is_empty() {
+        let shared_policies =
+            loopback::list_shared::<ValidatingAdmissionPolicy>(objects, None).await?;
+        if shared_policies.is_empty() {
             return Ok(());
         }
-        let bindings =
-            loopback::list_cached::<ValidatingAdmissionPolicyBinding>(objects, None).await?;
-        if bindings.is_empty() {
+        let shared_bindings =
+            loopback::list_shared::<ValidatingAdmissionPolicyBinding>(objects, None).await?;
+        // Kept so that the next write finds them decoded.
+        *self.bindings.lock().unwrap_or_else(PoisonError::into_inner) = shared_bindings.clone();
+        if shared_bindings.is_empty() {
             return Ok(());
         }
-        policies.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        let mut policies: Vec<(&ValidatingAdmissionPolicy, &Arc<Object>)> = shared_policies
+            .iter()
+            .filter_map(|o| Some((o.downcast_ref::<ValidatingAdmissionPolicy>()?, o)))
+            .collect();
+        let bindings: Vec<&ValidatingAdmissionPolicyBinding> = shared_bindings
+            .iter()
+            .filter_map(|o| o.downcast_ref::<ValidatingAdmissionPolicyBinding>())
+            .collect();
+        policies.sort_by(|a, b| a.0.metadata.name.cmp(&b.0.metadata.name));
         let name = object
             .or(old)
             .and_then(|o| o.pointer("/metadata/name"))
@@ -246,16 +267,17 @@ impl ValidatingAdmissionPolicyPlugin {
         };
         let mut denials = Vec::new();
         let mut audit_failures = Vec::new();
-        for policy in &policies {
+        for (policy, object) in policies {
             let policy_name = policy.metadata.name.clone().unwrap_or_default();
             let bound: Vec<&ValidatingAdmissionPolicyBinding> = bindings
                 .iter()
+                .copied()
                 .filter(|b| b.spec.policy_name.as_deref() == Some(policy_name.as_str()))
                 .collect();
             if bound.is_empty() {
                 continue;
             }
-            let compiled = self.compiled(policy);
+            let compiled = self.compiled(policy, object);
             let Some(constraints) = &compiled.constraints else {
                 if compiled.fail {
                     denials.push(Denial {
@@ -356,17 +378,17 @@ impl ValidatingAdmissionPolicyPlugin {
     }
 
     /// The compiled form of `policy`, kept until its resourceVersion changes.
-    fn compiled(&self, policy: &ValidatingAdmissionPolicy) -> Arc<Compiled> {
+    fn compiled(&self, policy: &ValidatingAdmissionPolicy, object: &Arc<Object>) -> Arc<Compiled> {
         let name = policy.metadata.name.clone().unwrap_or_default();
         let version = policy.metadata.resource_version.clone().unwrap_or_default();
         let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((v, c)) = compiled.get(&name)
+        if let Some((v, c, _)) = compiled.get(&name)
             && *v == version
         {
             return c.clone();
         }
         let c = Arc::new(Compiled::of(policy));
-        compiled.insert(name, (version, c.clone()));
+        compiled.insert(name, (version, c.clone(), object.clone()));
         c
     }
 }
@@ -555,170 +577,171 @@ impl Context<'_> {
 
     /// Evaluates one policy with one param.
     async fn evaluate(&mut self, compiled: &Compiled, params: &Value) -> ApiResult<Outcome> {
-        let namespace = self.namespace_object().await?;
+        let namespace = if compiled.uses_namespace {
+            self.namespace_object().await?
+        } else {
+            Value::Null
+        };
         let request = self
             .cel_request
-            .get_or_insert_with(|| review::cel_request(self.request, self.name))
-            .clone();
+            .get_or_insert_with(|| review::cel_request(self.request, self.name));
         let null = Value::Null;
-        let object = self.object.unwrap_or(&null).clone();
-        let old = self.old.unwrap_or(&null).clone();
-        let mut outcome = Outcome::default();
-        // Variables in order, each seeing the ones before it.
-        let mut variables = Map::new();
-        let mut broken: Vec<(String, String)> = Vec::new();
-        for (name, expression) in &compiled.variables {
-            let vars = Value::Object(variables.clone());
-            let bindings = [
-                ("object", &object),
-                ("oldObject", &old),
-                ("request", &request),
-                ("params", params),
-                ("namespaceObject", &namespace),
-                ("variables", &vars),
-            ];
-            match run(expression, &bindings) {
-                Ok(value) => {
-                    variables.insert(name.clone(), value);
-                }
-                Err(e) => broken.push((
-                    name.clone(),
-                    match e {
-                        Failure::Compile(e) => {
-                            format!("composited variable \"{name}\" fails to compile: {e}")
-                        }
-                        Failure::Run(e) => {
-                            format!("composited variable \"{name}\" fails to evaluate: {e}")
-                        }
-                        Failure::Variable(e) => e,
-                    },
-                )),
-            }
-        }
-        let vars = Value::Object(variables);
         let bindings = [
-            ("object", &object),
-            ("oldObject", &old),
-            ("request", &request),
+            ("object", self.object.unwrap_or(&null)),
+            ("oldObject", self.old.unwrap_or(&null)),
+            ("request", &*request),
             ("params", params),
             ("namespaceObject", &namespace),
-            ("variables", &vars),
         ];
-        // An expression that reads a variable that failed fails with it.
-        let uses_broken = |text: &str| {
-            broken
-                .iter()
-                .find(|(name, _)| text.contains(&format!("variables.{name}")))
-                .map(|(_, e)| e.clone())
-        };
-        let evaluate = |expression: &Expression| match uses_broken(&expression.text) {
-            Some(e) => Err(Failure::Variable(e)),
-            None => run(expression, &bindings),
-        };
-        // Match conditions: a false one skips the policy for this param.
-        let mut errors = Vec::new();
-        for condition in &compiled.conditions {
-            match evaluate(condition) {
-                Ok(Value::Bool(true)) => {}
-                Ok(Value::Bool(false)) => return Ok(outcome),
-                Ok(_) => errors.push(format!(
+        Ok(crate::custom::cel::with_eval_stack(|| {
+            evaluate_policy(compiled, &bindings)
+        }))
+    }
+}
+
+/// Evaluates a policy's variables, match conditions, validations and audit
+/// annotations with `bindings`.
+fn evaluate_policy(compiled: &Compiled, bindings: &[(&str, &Value)]) -> Outcome {
+    let mut outcome = Outcome::default();
+    let mut activation = Activation::new(bindings);
+    // Variables in order, each seeing the ones before it.
+    let mut variables = Map::new();
+    let mut broken: Vec<(String, String)> = Vec::new();
+    for (name, expression) in &compiled.variables {
+        activation.set("variables", &Value::Object(variables.clone()));
+        match run(expression, &activation) {
+            Ok(value) => {
+                variables.insert(name.clone(), value);
+            }
+            Err(e) => broken.push((
+                name.clone(),
+                match e {
+                    Failure::Compile(e) => {
+                        format!("composited variable \"{name}\" fails to compile: {e}")
+                    }
+                    Failure::Run(e) => {
+                        format!("composited variable \"{name}\" fails to evaluate: {e}")
+                    }
+                    Failure::Variable(e) => e,
+                },
+            )),
+        }
+    }
+    activation.set("variables", &Value::Object(variables));
+    // An expression that reads a variable that failed fails with it.
+    let uses_broken = |text: &str| {
+        broken
+            .iter()
+            .find(|(name, _)| text.contains(&format!("variables.{name}")))
+            .map(|(_, e)| e.clone())
+    };
+    let evaluate = |expression: &Expression| match uses_broken(&expression.text) {
+        Some(e) => Err(Failure::Variable(e)),
+        None => run(expression, &activation),
+    };
+    // Match conditions: a false one skips the policy for this param.
+    let mut errors = Vec::new();
+    for condition in &compiled.conditions {
+        match evaluate(condition) {
+            Ok(Value::Bool(true)) => {}
+            Ok(Value::Bool(false)) => return outcome,
+            Ok(_) => errors.push(format!(
+                "expression '{}' resulted in error: the expression did not evaluate to a bool",
+                condition.text
+            )),
+            Err(e) => errors.push(condition_error(&condition.text, e)),
+        }
+    }
+    if !errors.is_empty() {
+        if compiled.fail {
+            let message = if errors.len() == 1 {
+                errors.remove(0)
+            } else {
+                format!("[{}]", errors.join(", "))
+            };
+            outcome.failures.push((message, "Invalid".to_owned(), 0));
+        }
+        return outcome;
+    }
+    for (index, validation) in compiled.validations.iter().enumerate() {
+        let reason = validation
+            .reason
+            .clone()
+            .unwrap_or_else(|| "Invalid".to_owned());
+        match evaluate(&validation.expression) {
+            Ok(Value::Bool(true)) => {}
+            Ok(Value::Bool(false)) => {
+                let from_expression = validation
+                    .message_expression
+                    .as_ref()
+                    .and_then(|e| match evaluate(e) {
+                        Ok(Value::String(text)) => Some(text.trim().to_owned()),
+                        _ => None,
+                    })
+                    .filter(|t| !t.is_empty() && !t.contains('\n') && t.len() <= 5120);
+                let message = from_expression
+                    .or_else(|| {
+                        validation
+                            .message
+                            .as_deref()
+                            .map(str::trim)
+                            .filter(|m| !m.is_empty())
+                            .map(str::to_owned)
+                    })
+                    .unwrap_or_else(|| {
+                        format!("failed expression: {}", validation.expression.text.trim())
+                    });
+                outcome.failures.push((message, reason, index));
+            }
+            Ok(_) if compiled.fail => outcome.failures.push((
+                format!(
                     "expression '{}' resulted in error: the expression did not evaluate to a bool",
-                    condition.text
-                )),
-                Err(e) => errors.push(condition_error(&condition.text, e)),
-            }
+                    validation.expression.text
+                ),
+                reason,
+                index,
+            )),
+            Err(e) if compiled.fail => outcome.failures.push((
+                condition_error(&validation.expression.text, e),
+                reason,
+                index,
+            )),
+            _ => {}
         }
-        if !errors.is_empty() {
-            if compiled.fail {
-                let message = if errors.len() == 1 {
-                    errors.remove(0)
-                } else {
-                    format!("[{}]", errors.join(", "))
-                };
-                outcome.failures.push((message, "Invalid".to_owned(), 0));
+    }
+    for (key, expression) in &compiled.audit {
+        match evaluate(expression) {
+            Ok(Value::String(text)) => {
+                let text = text.trim();
+                if !text.is_empty() {
+                    outcome.annotations.push((key.clone(), text.to_owned()));
+                }
             }
-            return Ok(outcome);
-        }
-        for (index, validation) in compiled.validations.iter().enumerate() {
-            let reason = validation
-                .reason
-                .clone()
-                .unwrap_or_else(|| "Invalid".to_owned());
-            match evaluate(&validation.expression) {
-                Ok(Value::Bool(true)) => {}
-                Ok(Value::Bool(false)) => {
-                    let from_expression = validation
-                        .message_expression
-                        .as_ref()
-                        .and_then(|e| match evaluate(e) {
-                            Ok(Value::String(text)) => Some(text.trim().to_owned()),
-                            _ => None,
-                        })
-                        .filter(|t| !t.is_empty() && !t.contains('\n') && t.len() <= 5120);
-                    let message = from_expression
-                        .or_else(|| {
-                            validation
-                                .message
-                                .as_deref()
-                                .map(str::trim)
-                                .filter(|m| !m.is_empty())
-                                .map(str::to_owned)
-                        })
-                        .unwrap_or_else(|| {
-                            format!("failed expression: {}", validation.expression.text.trim())
-                        });
-                    outcome.failures.push((message, reason, index));
-                }
-                Ok(_) if compiled.fail => outcome.failures.push((
-                    format!(
-                        "expression '{}' resulted in error: the expression did not evaluate to a bool",
-                        validation.expression.text
-                    ),
-                    reason,
-                    index,
-                )),
-                Err(e) if compiled.fail => outcome.failures.push((
-                    condition_error(&validation.expression.text, e),
-                    reason,
-                    index,
-                )),
-                _ => {}
-            }
-        }
-        for (key, expression) in &compiled.audit {
-            match evaluate(expression) {
-                Ok(Value::String(text)) => {
-                    let text = text.trim();
-                    if !text.is_empty() {
-                        outcome.annotations.push((key.clone(), text.to_owned()));
-                    }
-                }
-                Ok(Value::Null) => {}
-                Ok(other) => {
-                    if compiled.fail {
-                        outcome.failures.push((
-                            format!(
-                                "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
-                                expression.text,
-                                cel_type(&other)
-                            ),
-                            "Invalid".to_owned(),
-                            0,
-                        ));
-                    }
-                }
-                Err(e) if compiled.fail => {
+            Ok(Value::Null) => {}
+            Ok(other) => {
+                if compiled.fail {
                     outcome.failures.push((
-                        condition_error(&expression.text, e),
+                        format!(
+                            "valueExpression '{}' resulted in unsupported return type: {}. Return type must be either string or null.",
+                            expression.text,
+                            cel_type(&other)
+                        ),
                         "Invalid".to_owned(),
                         0,
                     ));
                 }
-                Err(_) => {}
             }
+            Err(e) if compiled.fail => {
+                outcome.failures.push((
+                    condition_error(&expression.text, e),
+                    "Invalid".to_owned(),
+                    0,
+                ));
+            }
+            Err(_) => {}
         }
-        Ok(outcome)
     }
+    outcome
 }
 
 /// The words of an expression that failed: a compile error or a run-time
@@ -739,13 +762,13 @@ enum Failure {
     Variable(String),
 }
 
-/// Runs an expression with `bindings`, its value as JSON.
-fn run(expression: &Expression, bindings: &[(&str, &Value)]) -> Result<Value, Failure> {
+/// Runs an expression in `activation`, its value as JSON.
+fn run(expression: &Expression, activation: &Activation) -> Result<Value, Failure> {
     let program = expression
         .program
         .as_ref()
         .map_err(|e| Failure::Compile(e.clone()))?;
-    let value = crate::custom::cel::evaluate(program, bindings).map_err(Failure::Run)?;
+    let value = activation.evaluate(program).map_err(Failure::Run)?;
     Ok(to_json(&value))
 }
 

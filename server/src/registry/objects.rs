@@ -1,10 +1,14 @@
 //! The registry as the server's [`Loopback`]: reads of the current objects
 //! (typed, or as JSON), and edits retried on conflict.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use async_trait::async_trait;
 
 use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
+use crate::cache::ObjectRef;
 use crate::loopback::{Change as JsonChange, Loopback, ObjectChange, Resource};
 
 #[async_trait]
@@ -58,6 +62,52 @@ impl Loopback for Registry {
             ..ListOptions::default()
         };
         self.read_all_with(resource, namespace, any).await
+    }
+
+    async fn read_all_shared(
+        &self,
+        (group, version, plural): Resource<'_>,
+        namespace: Option<&str>,
+    ) -> ApiResult<Vec<Arc<Object>>> {
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
+            return Ok(Vec::new());
+        };
+        let any = ListOptions {
+            resource_version: Some("0".to_owned()),
+            ..ListOptions::default()
+        };
+        let page = self.list(Scope::new(&entry, namespace), any).await?;
+        page.items
+            .iter()
+            .map(
+                |cached| match cached.object().map_err(ApiError::internal)? {
+                    ObjectRef::Decoded(shared) => Ok(shared),
+                    ObjectRef::Kept(object) => Ok(Arc::new(object.clone())),
+                },
+            )
+            .collect()
+    }
+
+    async fn read_labels(
+        &self,
+        (group, version, plural): Resource<'_>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> ApiResult<Option<BTreeMap<String, String>>> {
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
+            return Ok(None);
+        };
+        match self.get_shared(Scope::new(&entry, namespace), name).await {
+            Ok(cached) => Ok(Some(
+                cached
+                    .labels()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect(),
+            )),
+            Err(e) if e.code() == 404 => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     async fn edit_status(

@@ -16,6 +16,7 @@ use kapi_api_types::admissionregistration::v1::{
 use kapi_runtime::meta::LabelSelector as MetaSelector;
 
 use crate::api_error::ApiResult;
+use crate::body::Object;
 use crate::loopback::{self, Loopback};
 use crate::selectors::label::LabelSelector;
 use crate::webhook_client::{self, Target};
@@ -179,8 +180,17 @@ pub struct Source {
     compiled: Mutex<Compiled>,
 }
 
-/// Hooks by configuration name, with the resourceVersion compiled.
-type Compiled = HashMap<String, (String, Vec<Arc<Hook>>)>;
+/// Hooks by configuration name.
+type Compiled = HashMap<String, Entry>;
+
+/// One configuration's hooks, compiled at its resourceVersion.
+struct Entry {
+    version: String,
+    hooks: Vec<Arc<Hook>>,
+    /// The configuration as the server holds it: kept so that reading it on
+    /// the next write finds it decoded.
+    _object: Arc<Object>,
+}
 
 impl Source {
     /// Every webhook of the configurations of kind `C`: configurations by
@@ -189,28 +199,33 @@ impl Source {
         &self,
         objects: &dyn Loopback,
     ) -> ApiResult<Vec<Arc<Hook>>> {
-        let mut configurations = loopback::list_cached::<C>(objects, None).await?;
-        if configurations.is_empty() {
-            self.compiled
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clear();
+        let shared = loopback::list_shared::<C>(objects, None).await?;
+        let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        if shared.is_empty() {
+            compiled.clear();
             return Ok(Vec::new());
         }
-        configurations.sort_by(|a, b| a.metadata().name.cmp(&b.metadata().name));
-        let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut configurations: Vec<(&C, &Arc<Object>)> = shared
+            .iter()
+            .filter_map(|o| Some((o.downcast_ref::<C>()?, o)))
+            .collect();
+        configurations.sort_by(|a, b| a.0.metadata().name.cmp(&b.0.metadata().name));
         let mut kept = HashMap::with_capacity(configurations.len());
         let mut all = Vec::new();
-        for configuration in &configurations {
+        for (configuration, object) in configurations {
             let meta = configuration.metadata();
             let name = meta.name.clone().unwrap_or_default();
             let version = meta.resource_version.clone().unwrap_or_default();
             let hooks = match compiled.remove(&name) {
-                Some((v, hooks)) if v == version => hooks,
-                _ => configuration.hooks(),
+                Some(entry) if entry.version == version => entry,
+                _ => Entry {
+                    version,
+                    hooks: configuration.hooks(),
+                    _object: object.clone(),
+                },
             };
-            all.extend(hooks.iter().cloned());
-            kept.insert(name, (version, hooks));
+            all.extend(hooks.hooks.iter().cloned());
+            kept.insert(name, hooks);
         }
         *compiled = kept;
         Ok(all)

@@ -582,6 +582,7 @@ impl Call<'_> {
             ("request", &request),
             ("namespaceObject", &null),
         ];
+        let activation = crate::custom::cel::Activation::new(&variables);
         let mut errors = Vec::new();
         for condition in &self.hook.conditions {
             let program = match &condition.program {
@@ -591,7 +592,8 @@ impl Call<'_> {
                     continue;
                 }
             };
-            match crate::custom::cel::evaluate(program, &variables) {
+            let value = crate::custom::cel::with_eval_stack(|| activation.evaluate(program));
+            match value {
                 Ok(cel::Value::Bool(true)) => {}
                 Ok(cel::Value::Bool(false)) => return Ok(false),
                 Ok(_) => errors.push(format!(

@@ -411,18 +411,40 @@ pub fn parse(source: &str) -> Result<Program, String> {
         .map_err(|e| e.to_string().replace("\n| ", "\n | "))
 }
 
-/// Evaluates `program` with `variables` (JSON values, seen as dynamic CEL
-/// values), on a stack of its own: the value, or cel-go's words for what
-/// failed. For expressions outside a schema (admission match conditions).
-pub fn evaluate(program: &Program, variables: &[(&str, &Value)]) -> Result<cel::Value, String> {
-    with_stack(EVAL_STACK, || {
+/// Runs `f`, which evaluates CEL, on a stack of [`EVAL_STACK`] when less
+/// than a megabyte of the current one is left (a fresh stack costs a
+/// mapping each time; a worker thread's is enough for most expressions).
+pub fn with_eval_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(1 << 20, EVAL_STACK, f)
+}
+
+/// Variables bound once to evaluate several expressions with them (the
+/// library installed once, each value converted once).
+pub struct Activation(Context<'static, 'static>);
+
+impl Activation {
+    /// An activation with `variables` (JSON values, seen as dynamic CEL
+    /// values).
+    pub fn new(variables: &[(&str, &Value)]) -> Activation {
         let mut root = Context::with_env(ENV.clone());
         library::install(&mut root);
         for (name, value) in variables {
             root.add_variable_from_value(*name, to_cel(value, &Ty::Dyn));
         }
-        program.execute(&root).map_err(|e| go_error(&e))
-    })
+        Activation(root)
+    }
+
+    /// Binds (or binds again) one variable.
+    pub fn set(&mut self, name: &str, value: &Value) {
+        self.0
+            .add_variable_from_value(name.to_owned(), to_cel(value, &Ty::Dyn));
+    }
+
+    /// Evaluates `program`: its value, or cel-go's words for what failed.
+    /// Call it within [`with_eval_stack`].
+    pub fn evaluate(&self, program: &Program) -> Result<cel::Value, String> {
+        program.execute(&self.0).map_err(|e| go_error(&e))
+    }
 }
 
 /// A rule's `fieldPath` (`.a.b`, `.a['b.c']`, `.list[2]`) as its
