@@ -162,6 +162,22 @@ fn a_policy_refuses_deployments_as_upstream() {
 #[test]
 fn variables_params_and_actions() {
     let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    // An expression that does not compile is refused with the policy.
+    let bad = send(
+        &server,
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+        &json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "bad"},
+            "spec": {"matchConstraints": {"resourceRules": [deployments_rule()]},
+                "validations": [{"expression": "object.x [] bad expression"}]}}),
+    );
+    assert_eq!(bad.code, 422, "{}", bad.body);
+    assert!(
+        bad.body.contains("ValidatingAdmissionPolicy.admissionregistration.k8s.io \\\"bad\\\" is invalid: spec.validations[0].expression: Invalid value: \\\"object.x [] bad expression\\\": compilation failed: "),
+        "{}",
+        bad.body
+    );
     namespace(&server, "vars");
     let selector = json!({"matchLabels": {"policy-test": "vars"}});
     policy(

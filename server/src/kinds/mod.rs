@@ -118,6 +118,13 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
             webhook_configuration::WebhookConfigurationRest,
         )
         .with_rest(
+            (
+                "admissionregistration.k8s.io",
+                "validatingadmissionpolicies",
+            ),
+            webhook_configuration::PolicyRest,
+        )
+        .with_rest(
             ("apiextensions.k8s.io", "customresourcedefinitions"),
             crd::CrdRest,
         )

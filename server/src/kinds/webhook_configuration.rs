@@ -1,6 +1,7 @@
-//! Mutating- and ValidatingWebhookConfigurations beyond their compiled
-//! checks: each `matchConditions` expression must compile, as upstream's
-//! validation compiles it (`compilation failed: ...`).
+//! Mutating- and ValidatingWebhookConfigurations and
+//! ValidatingAdmissionPolicies beyond their compiled checks: each CEL
+//! expression must compile, as upstream's validation compiles it
+//! (`compilation failed: ...`).
 
 use kapi_api_types::admissionregistration::v1::rule::MatchCondition;
 use kapi_api_types::admissionregistration::v1::{
@@ -52,6 +53,47 @@ impl KindRest for WebhookConfigurationRest {
                     );
                 }
             }
+        }
+    }
+}
+
+/// ValidatingAdmissionPolicies: each CEL expression must compile.
+pub struct PolicyRest;
+
+impl KindRest for PolicyRest {
+    fn validate(&self, object: &Object, _old: Option<&Object>, errs: &mut FieldErrors) {
+        use kapi_api_types::admissionregistration::v1::ValidatingAdmissionPolicy;
+        let Some(policy) = object.downcast_ref::<ValidatingAdmissionPolicy>() else {
+            return;
+        };
+        let spec = &policy.spec;
+        let spec_path = FieldPath::new("spec");
+        let mut check = |path: FieldPath, expression: &str| {
+            if expression.trim().is_empty() {
+                return;
+            }
+            if let Err(e) = crate::custom::cel::parse(expression) {
+                errs.invalid(path, expression, &format!("compilation failed: {e}"));
+            }
+        };
+        for (i, v) in spec.validations.iter().flatten().enumerate() {
+            let item = spec_path.child("validations").index(i);
+            check(item.child("expression"), &v.expression);
+            if let Some(message) = &v.message_expression {
+                check(item.child("messageExpression"), message);
+            }
+        }
+        for (i, c) in spec.match_conditions.iter().flatten().enumerate() {
+            let item = spec_path.child("matchConditions").index(i);
+            check(item.child("expression"), &c.expression);
+        }
+        for (i, v) in spec.variables.iter().flatten().enumerate() {
+            let item = spec_path.child("variables").index(i);
+            check(item.child("expression"), &v.expression);
+        }
+        for (i, a) in spec.audit_annotations.iter().flatten().enumerate() {
+            let item = spec_path.child("auditAnnotations").index(i);
+            check(item.child("valueExpression"), &a.value_expression);
         }
     }
 }
