@@ -44,6 +44,13 @@ pub trait Loopback: Send + Sync {
         None
     }
 
+    /// Every served version of resource `plural` of `group` (an admission
+    /// webhook or policy may be registered for another version than a
+    /// request's).
+    fn versions_of(&self, _group: &str, _plural: &str) -> Vec<kapi_runtime::scheme::KindEntry> {
+        Vec::new()
+    }
+
     /// One object: None when it does not exist, or when the server does not
     /// serve the kind.
     async fn read(

@@ -984,3 +984,105 @@ fn services_hanging_webhooks_and_repeated_warnings() {
         vec![r#"299 - "duplicate field \"data\"""#]
     );
 }
+
+/// `matchPolicy: Equivalent` (the default) calls a webhook registered for
+/// autoscaling/v2 for a HorizontalPodAutoscaler written through
+/// autoscaling/v1, with the object converted to v2 and the request's own
+/// kind in `requestKind`; `Exact` leaves it out.
+#[test]
+fn equivalent_versions_reach_a_webhook_in_its_version() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("equivalent");
+    let rule = |policy: &str| {
+        json!({"matchPolicy": policy, "rules": [{"operations": ["CREATE"],
+            "apiGroups": ["autoscaling"], "apiVersions": ["v2"],
+            "resources": ["horizontalpodautoscalers"]}]})
+    };
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "hpa",
+        vec![
+            s.hook(
+                "equivalent.k8s.io",
+                "/allow",
+                "equivalent",
+                &[],
+                rule("Equivalent"),
+            ),
+            s.hook(
+                "exact.k8s.io",
+                "/always-deny",
+                "equivalent",
+                &[],
+                rule("Exact"),
+            ),
+        ],
+    );
+    let hpa = |name: &str| {
+        json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                "minReplicas": 1, "maxReplicas": 3, "targetCPUUtilizationPercentage": 50}})
+    };
+    let mut n = 0;
+    eventually("the webhook to be called", || {
+        n += 1;
+        let answer = s.send(
+            "POST",
+            "/apis/autoscaling/v1/namespaces/equivalent/horizontalpodautoscalers",
+            &hpa(&format!("h-{n}")),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        !s.reviews("/allow").is_empty()
+    });
+    let review = &s.reviews("/allow")[0]["review"]["request"];
+    assert_eq!(
+        review["kind"],
+        json!({"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"})
+    );
+    assert_eq!(
+        review["resource"],
+        json!({"group": "autoscaling", "version": "v2", "resource": "horizontalpodautoscalers"})
+    );
+    assert_eq!(
+        review["requestKind"],
+        json!({"group": "autoscaling", "version": "v1", "kind": "HorizontalPodAutoscaler"})
+    );
+    assert_eq!(review["object"]["apiVersion"], "autoscaling/v2");
+    assert_eq!(
+        review["object"]["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"],
+        50
+    );
+    assert!(
+        s.reviews("/always-deny").is_empty(),
+        "the Exact webhook was called"
+    );
+    // A mutating webhook in v2 patches the v2 object; the v1 write keeps it.
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "hpa",
+        vec![s.hook(
+            "annotate.k8s.io",
+            "/annotate",
+            "equivalent",
+            &[],
+            rule("Equivalent"),
+        )],
+    );
+    eventually("the mutating webhook to take effect", || {
+        n += 1;
+        let answer = s.send(
+            "POST",
+            "/apis/autoscaling/v1/namespaces/equivalent/horizontalpodautoscalers",
+            &hpa(&format!("h-{n}")),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        let created = body(&answer);
+        created["metadata"]["annotations"]["webhook"] == "autoscaling/v2"
+            && created["apiVersion"] == "autoscaling/v1"
+            && created["spec"]["targetCPUUtilizationPercentage"] == 50
+    });
+}

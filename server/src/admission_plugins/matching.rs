@@ -4,6 +4,7 @@
 
 use kapi_api_types::admissionregistration::v1::rule::RuleWithOperations;
 use kapi_api_types::core::v1::Namespace;
+use kapi_runtime::scheme::KindEntry;
 use serde_json::Value;
 
 use crate::admission::{Operation, Request};
@@ -40,7 +41,43 @@ pub fn namespace_of<'a>(request: &'a Request<'_>, name: &'a str) -> &'a str {
 /// operations, groups, versions, resources with subresources (`*`, `*/*`,
 /// `pods/*`, `*/scale`), scope.
 pub fn rule_matches(rule: &RuleWithOperations, request: &Request<'_>) -> bool {
-    let info = request.attrs.scope.served.info;
+    rule_matches_at(rule, request, request.attrs.scope.served.info)
+}
+
+/// Where a webhook is invoked for a request: in the request's own version
+/// (`Some(None)`) when one of its rules selects that, else, under
+/// `matchPolicy: Equivalent`, in the first other served version of the
+/// resource one selects (`Some(Some(entry))`); `None` when none does.
+pub fn invocation(
+    rules: &[RuleWithOperations],
+    request: &Request<'_>,
+    equivalent: bool,
+    objects: &dyn Loopback,
+) -> Option<Option<KindEntry>> {
+    if rules.iter().any(|rule| rule_matches(rule, request)) {
+        return Some(None);
+    }
+    if !equivalent {
+        return None;
+    }
+    let served = request.attrs.scope.served.info;
+    let versions = objects.versions_of(served.group, served.plural);
+    for rule in rules {
+        for entry in &versions {
+            if entry.info.version != served.version && rule_matches_at(rule, request, entry.info) {
+                return Some(Some(entry.clone()));
+            }
+        }
+    }
+    None
+}
+
+/// Whether a rule selects the request as a request for `info`'s version.
+pub fn rule_matches_at(
+    rule: &RuleWithOperations,
+    request: &Request<'_>,
+    info: &kapi_runtime::ResourceInfo,
+) -> bool {
     let listed = |list: &Option<Vec<String>>, value: &str| {
         list.iter().flatten().any(|v| v == "*" || v == value)
     };

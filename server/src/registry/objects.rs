@@ -17,6 +17,14 @@ impl Loopback for Registry {
         self.scheme().get(group, version, plural).is_some()
     }
 
+    fn versions_of(&self, group: &str, plural: &str) -> Vec<kapi_runtime::scheme::KindEntry> {
+        self.scheme()
+            .entries()
+            .filter(|e| (e.info.group, e.info.plural) == (group, plural))
+            .cloned()
+            .collect()
+    }
+
     fn resource_of_kind(&self, group: &str, version: &str, kind: &str) -> Option<(String, bool)> {
         self.scheme()
             .entries()

@@ -41,6 +41,9 @@ pub struct Hook {
     pub conditions: Vec<Condition>,
     /// `reinvocationPolicy: IfNeeded` (mutating webhooks).
     pub reinvoke: bool,
+    /// `matchPolicy: Equivalent` (the default): called for requests to
+    /// other versions of the resources its rules name.
+    pub equivalent: bool,
 }
 
 /// One of a webhook's `matchConditions`.
@@ -62,6 +65,7 @@ struct Fields<'a> {
     admission_review_versions: &'a [String],
     match_conditions: &'a [MatchCondition],
     reinvocation_policy: Option<&'a str>,
+    match_policy: Option<&'a str>,
 }
 
 impl Hook {
@@ -112,6 +116,7 @@ impl Hook {
                 })
                 .collect(),
             reinvoke: fields.reinvocation_policy == Some("IfNeeded"),
+            equivalent: fields.match_policy != Some("Exact"),
         }
     }
 }
@@ -149,6 +154,7 @@ impl Configuration for MutatingWebhookConfiguration {
             admission_review_versions: &w.admission_review_versions,
             match_conditions: w.match_conditions.as_deref().unwrap_or_default(),
             reinvocation_policy: w.reinvocation_policy.as_deref(),
+            match_policy: w.match_policy.as_deref(),
         })
     }
 }
@@ -169,6 +175,7 @@ impl Configuration for ValidatingWebhookConfiguration {
             admission_review_versions: &w.admission_review_versions,
             match_conditions: w.match_conditions.as_deref().unwrap_or_default(),
             reinvocation_policy: None,
+            match_policy: w.match_policy.as_deref(),
         })
     }
 }

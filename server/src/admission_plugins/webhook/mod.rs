@@ -18,8 +18,11 @@
 //! - `matchConditions` are CEL expressions on `object`, `oldObject` and
 //!   `request`, evaluated by the engine of the CRD rules.
 //!
-//! Not yet: `matchPolicy: Equivalent` across versions (a webhook is matched
-//! against the version the request uses), the `authorizer` variable of match
+//! - `matchPolicy: Equivalent` (the default) calls a webhook registered for
+//!   another served version of the resource in that version: the objects
+//!   are converted to it, and a patch is applied there and converted back.
+//!
+//! Not yet: equivalent resources of other groups, the `authorizer` variable of match
 //! conditions and their cost budget, the metrics. `reinvocationPolicy:
 //! IfNeeded` calls the webhooks again, not the built-in plugins (upstream
 //! runs the whole mutating chain a second time).
@@ -45,12 +48,14 @@ use serde_json::{Value, json};
 use config::{Hook, Source};
 use metrics::Rejection;
 
-use super::matching::{self, rule_matches};
+use super::matching;
 use crate::admission::{Operation, Plugin, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::{Input, Object};
 use crate::loopback::Loopback;
+use crate::scope::Scope;
 use crate::webhook_client;
+use kapi_runtime::scheme::KindEntry;
 
 /// What both webhook plugins share: the configurations' compiled hooks and
 /// the client with its kept connections.
@@ -148,7 +153,7 @@ impl Plugin for MutatingAdmissionWebhook {
                 if round == 1 && !again.contains(&index) {
                     continue;
                 }
-                if !hook.rules.iter().any(|rule| rule_matches(rule, request)) {
+                if matching::invocation(&hook.rules, request, hook.equivalent, objects).is_none() {
                     continue;
                 }
                 if versioned.is_none() {
@@ -171,9 +176,22 @@ impl Plugin for MutatingAdmissionWebhook {
                     objects,
                 )
                 .await?;
-                if !selected {
+                let Some(invoked_in) = selected else {
                     continue;
-                }
+                };
+                // A webhook registered for another version of the resource
+                // gets the objects in that version; its patch is applied
+                // there and the result converted back.
+                let mut converted = match &invoked_in {
+                    Some(entry) => Some((
+                        to_version(request, current, entry)?,
+                        match &old_json {
+                            Some(old) => Some(to_version(request, old, entry)?),
+                            None => None,
+                        },
+                    )),
+                    None => None,
+                };
                 let call = Call {
                     hook,
                     index,
@@ -181,17 +199,23 @@ impl Plugin for MutatingAdmissionWebhook {
                     mutating: true,
                     request,
                     name: &name,
+                    invoked: invoked_in.as_ref(),
                 };
-                let answer = call
-                    .send(&self.0, Some(current), old_json.as_ref(), objects)
-                    .await?;
+                let (target, old_for) = match &mut converted {
+                    Some((object, old)) => (object, old.as_ref()),
+                    None => (&mut *current, old_json.as_ref()),
+                };
+                let answer = call.send(&self.0, Some(&*target), old_for, objects).await?;
                 let Some(answer) = answer else { continue };
                 let mutated = match &answer.patch {
                     Some(patch) => {
-                        call.apply(&self.0, current, patch, answer.patch_type.as_deref())?
+                        call.apply(&self.0, target, patch, answer.patch_type.as_deref())?
                     }
                     None => false,
                 };
+                if mutated && let (Some((object, _)), Some(entry)) = (converted, &invoked_in) {
+                    *current = from_version(request, object, entry)?;
+                }
                 call.note_mutation(mutated, answer.patch.as_deref());
                 changed_any |= mutated;
                 if round == 0 {
@@ -229,9 +253,15 @@ impl Plugin for MutatingAdmissionWebhook {
         let old_json = versioned_view(request, old)?;
         for (index, hook) in hooks.iter().enumerate() {
             let name = request.attrs.name.clone();
-            if !selects(hook, request, &name, None, Some(&old_json), objects).await? {
+            let Some(invoked_in) =
+                selects(hook, request, &name, None, Some(&old_json), objects).await?
+            else {
                 continue;
-            }
+            };
+            let old_in = match &invoked_in {
+                Some(entry) => to_version(request, &old_json, entry)?,
+                None => old_json.clone(),
+            };
             let call = Call {
                 hook,
                 index,
@@ -239,8 +269,9 @@ impl Plugin for MutatingAdmissionWebhook {
                 mutating: true,
                 request,
                 name: &name,
+                invoked: invoked_in.as_ref(),
             };
-            let answer = call.send(&self.0, None, Some(&old_json), objects).await?;
+            let answer = call.send(&self.0, None, Some(&old_in), objects).await?;
             if let Some(answer) = answer {
                 if answer.patch.is_some() {
                     return Err(ApiError::internal(format!(
@@ -337,14 +368,23 @@ impl ValidatingAdmissionWebhook {
     ) -> ApiResult<()> {
         let mut selected = Vec::new();
         for hook in hooks {
-            if selects(hook, request, name, object, old, objects).await? {
-                selected.push(hook);
+            if let Some(invoked_in) = selects(hook, request, name, object, old, objects).await? {
+                // A webhook registered for another version of the resource
+                // gets the objects in that version.
+                let objects_in = match &invoked_in {
+                    Some(entry) => Some((
+                        object.map(|o| to_version(request, o, entry)).transpose()?,
+                        old.map(|o| to_version(request, o, entry)).transpose()?,
+                    )),
+                    None => None,
+                };
+                selected.push((hook, invoked_in, objects_in));
             }
         }
         let mut calls: FuturesUnordered<_> = selected
-            .into_iter()
+            .iter()
             .enumerate()
-            .map(|(index, hook)| async move {
+            .map(|(index, (hook, invoked_in, objects_in))| async move {
                 let call = Call {
                     hook,
                     index,
@@ -352,6 +392,11 @@ impl ValidatingAdmissionWebhook {
                     mutating: false,
                     request,
                     name,
+                    invoked: invoked_in.as_ref(),
+                };
+                let (object, old) = match objects_in {
+                    Some((object, old)) => (object.as_ref(), old.as_ref()),
+                    None => (object, old),
                 };
                 call.send(&self.0, object, old, objects).await.map(|_| ())
             })
@@ -403,22 +448,53 @@ async fn selects(
     object: Option<&Value>,
     old: Option<&Value>,
     objects: &dyn Loopback,
-) -> ApiResult<bool> {
-    if !hook.rules.iter().any(|rule| rule_matches(rule, request)) {
-        return Ok(false);
-    }
+) -> ApiResult<Option<Option<KindEntry>>> {
+    let Some(invoked_in) = matching::invocation(&hook.rules, request, hook.equivalent, objects)
+    else {
+        return Ok(None);
+    };
     let namespaces = hook
         .namespace_selector
         .as_ref()
         .map_err(|e| ApiError::internal(e.clone()))?;
     if !matching::namespace_matches(namespaces, request, name, object, old, objects).await? {
-        return Ok(false);
+        return Ok(None);
     }
     let selector = hook
         .object_selector
         .as_ref()
         .map_err(|e| ApiError::internal(e.clone()))?;
-    Ok(matching::object_matches(selector, object, old))
+    Ok(matching::object_matches(selector, object, old).then_some(invoked_in))
+}
+
+/// `json`, an object in the request's version, in `entry`'s version.
+fn to_version(request: &Request<'_>, json: &Value, entry: &KindEntry) -> ApiResult<Value> {
+    let scope = request.attrs.scope;
+    let typed = Input::from_value(scope.served, json.clone())?.object;
+    let stored = scope.to_storage(typed)?;
+    let there = Scope {
+        served: entry,
+        ..scope
+    };
+    there
+        .to_served(stored)?
+        .to_value()
+        .map_err(ApiError::internal)
+}
+
+/// `json`, an object in `entry`'s version, back in the request's version.
+fn from_version(request: &Request<'_>, json: Value, entry: &KindEntry) -> ApiResult<Value> {
+    let scope = request.attrs.scope;
+    let there = Scope {
+        served: entry,
+        ..scope
+    };
+    let typed = Input::from_value(entry, json)?.object;
+    let stored = there.to_storage(typed)?;
+    scope
+        .to_served(stored)?
+        .to_value()
+        .map_err(ApiError::internal)
 }
 
 /// One webhook called for one request.
@@ -432,6 +508,8 @@ struct Call<'a> {
     mutating: bool,
     request: &'a Request<'a>,
     name: &'a str,
+    /// The version the webhook is called in, when not the request's.
+    invoked: Option<&'a KindEntry>,
 }
 
 impl Call<'_> {
@@ -466,7 +544,10 @@ impl Call<'_> {
         }
         let uid = uuid::Uuid::new_v4().to_string();
         let version = hook.review_version.unwrap_or("v1");
-        let body = review::request(version, &uid, self.request, self.name, object, old);
+        let invoked = self
+            .invoked
+            .map_or(self.request.attrs.scope.served.info, |e| e.info);
+        let body = review::request(version, &uid, self.request, invoked, self.name, object, old);
         if !hook.conditions.is_empty() && !self.conditions_hold(&body, object, old)? {
             return Ok(None);
         }

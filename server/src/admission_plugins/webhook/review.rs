@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use crate::admission::{Operation, Request};
 use crate::user::UserInfo;
+use kapi_runtime::ResourceInfo;
 
 /// The review of `request` for AdmissionReview `version` (`v1` or
 /// `v1beta1`), with the call's `uid`, the object (None on deletes) and the
@@ -13,24 +14,25 @@ pub fn request(
     version: &str,
     uid: &str,
     request: &Request<'_>,
+    invoked: &ResourceInfo,
     name: &str,
     object: Option<&Value>,
     old: Option<&Value>,
 ) -> Value {
+    let gvk = |i: &ResourceInfo| json!({"group": i.group, "version": i.version, "kind": i.kind});
+    let gvr =
+        |i: &ResourceInfo| json!({"group": i.group, "version": i.version, "resource": i.plural});
     let served = request.attrs.scope.served.info;
-    let kind = json!({"group": served.group, "version": served.version, "kind": served.kind});
-    let resource =
-        json!({"group": served.group, "version": served.version, "resource": served.plural});
     let mut body = Map::new();
     body.insert("uid".into(), json!(uid));
-    body.insert("kind".into(), kind.clone());
-    body.insert("resource".into(), resource.clone());
+    body.insert("kind".into(), gvk(invoked));
+    body.insert("resource".into(), gvr(invoked));
     let subresource = request.subresource();
     if !subresource.is_empty() {
         body.insert("subResource".into(), json!(subresource));
     }
-    body.insert("requestKind".into(), kind);
-    body.insert("requestResource".into(), resource);
+    body.insert("requestKind".into(), gvk(served));
+    body.insert("requestResource".into(), gvr(served));
     if !subresource.is_empty() {
         body.insert("requestSubResource".into(), json!(subresource));
     }
@@ -235,7 +237,8 @@ pub fn response(body: &[u8], version: &str, uid: &str, mutating: bool) -> Result
 /// policies): the review's request without `uid`, `object` and
 /// `oldObject`.
 pub fn cel_request(request: &Request<'_>, name: &str) -> Value {
-    let mut review = self::request("v1", "", request, name, None, None);
+    let served = request.attrs.scope.served.info;
+    let mut review = self::request("v1", "", request, served, name, None, None);
     let mut fields = match review.get_mut("request").map(Value::take) {
         Some(Value::Object(fields)) => fields,
         _ => Map::new(),
