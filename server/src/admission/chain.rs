@@ -188,9 +188,14 @@ pub trait Plugin: Send + Sync {
         Ok(())
     }
 
-    /// Whether [`Plugin::admit_delete`] looks at this delete.
-    fn checks_deletes(&self, _request: &Request<'_>) -> bool {
-        false
+    /// Whether [`Plugin::admit_delete`] looks at this delete (reading what
+    /// it needs to know, so that a delete no one checks reads nothing more).
+    async fn checks_delete(
+        &self,
+        _request: &Request<'_>,
+        _objects: &dyn Loopback,
+    ) -> ApiResult<bool> {
+        Ok(false)
     }
 
     /// Refuses a delete of `old` (the stored object): upstream runs both
@@ -333,8 +338,17 @@ impl Chain {
 
     /// Whether a plugin looks at this delete's stored object (so it must be
     /// read first).
-    pub fn checks_deletes(&self, request: &Request<'_>) -> bool {
-        self.plugins.iter().any(|p| p.checks_deletes(request))
+    pub async fn checks_delete(
+        &self,
+        request: &Request<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<bool> {
+        for plugin in &self.plugins {
+            if plugin.checks_delete(request, objects).await? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Both phases of a delete of `old`, in the plugins' order.
@@ -345,8 +359,10 @@ impl Chain {
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
         let old = View::new(old);
-        for plugin in self.plugins.iter().filter(|p| p.checks_deletes(request)) {
-            plugin.admit_delete(request, &old, objects).await?;
+        for plugin in &self.plugins {
+            if plugin.checks_delete(request, objects).await? {
+                plugin.admit_delete(request, &old, objects).await?;
+            }
         }
         Ok(())
     }

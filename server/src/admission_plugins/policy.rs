@@ -190,8 +190,21 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
         !ignored(request)
     }
 
-    fn checks_deletes(&self, request: &Request<'_>) -> bool {
-        !ignored(request)
+    async fn checks_delete(
+        &self,
+        request: &Request<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<bool> {
+        if ignored(request) {
+            return Ok(false);
+        }
+        let policies = loopback::list_shared::<ValidatingAdmissionPolicy>(objects, None).await?;
+        if policies.is_empty() {
+            return Ok(false);
+        }
+        let bindings =
+            loopback::list_shared::<ValidatingAdmissionPolicyBinding>(objects, None).await?;
+        Ok(!bindings.is_empty())
     }
 
     async fn validate(

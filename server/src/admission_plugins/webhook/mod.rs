@@ -111,8 +111,20 @@ impl Plugin for MutatingAdmissionWebhook {
         !exempt(request)
     }
 
-    fn checks_deletes(&self, request: &Request<'_>) -> bool {
-        !exempt(request)
+    async fn checks_delete(
+        &self,
+        request: &Request<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<bool> {
+        if exempt(request) {
+            return Ok(false);
+        }
+        let hooks = self
+            .0
+            .mutating
+            .hooks::<MutatingWebhookConfiguration>(objects)
+            .await?;
+        Ok(any_invoked(&hooks, request, objects))
     }
 
     async fn admit(
@@ -296,8 +308,20 @@ impl Plugin for ValidatingAdmissionWebhook {
         !exempt(request)
     }
 
-    fn checks_deletes(&self, request: &Request<'_>) -> bool {
-        !exempt(request)
+    async fn checks_delete(
+        &self,
+        request: &Request<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<bool> {
+        if exempt(request) {
+            return Ok(false);
+        }
+        let hooks = self
+            .0
+            .validating
+            .hooks::<ValidatingWebhookConfiguration>(objects)
+            .await?;
+        Ok(any_invoked(&hooks, request, objects))
     }
 
     async fn validate(
@@ -411,6 +435,13 @@ impl ValidatingAdmissionWebhook {
         }
         first.map_or(Ok(()), Err)
     }
+}
+
+/// Whether the rules of any of `hooks` select the request.
+fn any_invoked(hooks: &[Arc<Hook>], request: &Request<'_>, objects: &dyn Loopback) -> bool {
+    hooks
+        .iter()
+        .any(|h| matching::invocation(&h.rules, request, h.equivalent, objects).is_some())
 }
 
 /// The name a webhook is told: the object's (empty while `generateName`
