@@ -1086,3 +1086,75 @@ fn equivalent_versions_reach_a_webhook_in_its_version() {
             && created["spec"]["targetCPUUtilizationPercentage"] == 50
     });
 }
+
+/// An eviction is admitted as upstream admits it: a CREATE of
+/// `pods/eviction` whose object is the policy/v1 Eviction.
+#[test]
+fn webhooks_see_evictions() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("evict");
+    let account =
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
+    let made = s.send("POST", "/api/v1/namespaces/evict/serviceaccounts", &account);
+    assert_eq!(made.code, 201, "{}", made.body);
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "victim"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let made = s.send("POST", "/api/v1/namespaces/evict/pods", &pod);
+    assert_eq!(made.code, 201, "{}", made.body);
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "no-evictions",
+        vec![s.hook(
+            "no-evictions.k8s.io",
+            "/always-deny",
+            "evict",
+            &["pods/eviction"],
+            json!({"rules": [{"operations": ["CREATE"], "apiGroups": [""],
+                "apiVersions": ["v1"], "resources": ["pods/eviction"]}]}),
+        )],
+    );
+    let eviction = json!({"apiVersion": "policy/v1", "kind": "Eviction",
+        "metadata": {"name": "victim", "namespace": "evict"}});
+    let mut refused = None;
+    eventually("the eviction webhook to take effect", || {
+        let answer = s.send(
+            "POST",
+            "/api/v1/namespaces/evict/pods/victim/eviction",
+            &eviction,
+        );
+        let done = answer.code == 400;
+        refused = Some(answer);
+        done
+    });
+    assert_eq!(
+        body(&refused.unwrap()),
+        status(
+            400,
+            "",
+            "admission webhook \"no-evictions.k8s.io\" denied the request: this webhook denies all requests"
+        )
+    );
+    let request = &s.reviews("/always-deny")[0]["review"]["request"];
+    assert_eq!(
+        request["kind"],
+        json!({"group": "policy", "version": "v1", "kind": "Eviction"})
+    );
+    assert_eq!(
+        request["resource"],
+        json!({"group": "", "version": "v1", "resource": "pods"})
+    );
+    assert_eq!(request["subResource"], "eviction");
+    assert_eq!(request["requestSubResource"], "eviction");
+    assert_eq!(request["name"], "victim");
+    assert_eq!(request["operation"], "CREATE");
+    assert_eq!(request["object"]["kind"], "Eviction");
+    // The pod is still there.
+    assert_eq!(
+        s.send("GET", "/api/v1/namespaces/evict/pods/victim", &json!({}))
+            .code,
+        200
+    );
+}

@@ -56,6 +56,9 @@ pub struct Request<'a> {
     pub recorder: Option<&'a Recorder>,
     /// When the request must be answered.
     pub deadline: Option<Instant>,
+    /// The group, version and kind of an action's body (an Eviction on
+    /// `pods/eviction`), when the object admitted is not the resource's.
+    pub body_kind: Option<(&'static str, &'static str, &'static str)>,
 }
 
 impl<'a> Request<'a> {
@@ -88,6 +91,7 @@ impl<'a> Request<'a> {
             delete_options: None,
             recorder: opts.recorder,
             deadline: opts.deadline,
+            body_kind: None,
         }
     }
 
@@ -116,6 +120,35 @@ impl<'a> Request<'a> {
             delete_options: Some(options),
             recorder: opts.recorder,
             deadline: opts.deadline,
+            body_kind: None,
+        }
+    }
+
+    /// A POST of a body of kind `body_kind` to the action `subresource` of
+    /// object `name` in `scope` (an Eviction to `pods/<name>/eviction`): a
+    /// create, as upstream admits it.
+    pub fn action(
+        scope: Scope<'a>,
+        subresource: &'static kapi_runtime::Subresource,
+        name: &str,
+        body_kind: (&'static str, &'static str, &'static str),
+        opts: &WriteOptions<'a>,
+    ) -> Request<'a> {
+        Request {
+            operation: Operation::Create,
+            endpoint: Endpoint::Part(subresource),
+            attrs: Attributes {
+                scope,
+                name: name.to_owned(),
+                namespace: scope.namespace.map(str::to_owned),
+            },
+            user: opts.user,
+            dry_run: opts.dry_run,
+            given: opts.given,
+            delete_options: None,
+            recorder: opts.recorder,
+            deadline: opts.deadline,
+            body_kind: Some(body_kind),
         }
     }
 
@@ -188,9 +221,11 @@ pub trait Plugin: Send + Sync {
         Ok(())
     }
 
-    /// Whether [`Plugin::admit_delete`] looks at this delete (reading what
-    /// it needs to know, so that a delete no one checks reads nothing more).
-    async fn checks_delete(
+    /// Whether the plugin's configuration selects this delete or action
+    /// (reading what it needs to know), so that one no plugin looks at costs
+    /// nothing more: the stored object is not read for a delete, an action's
+    /// body not turned into JSON.
+    async fn selects_request(
         &self,
         _request: &Request<'_>,
         _objects: &dyn Loopback,
@@ -204,6 +239,22 @@ pub trait Plugin: Send + Sync {
         &self,
         _request: &Request<'_>,
         _old: &View<'_>,
+        _objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        Ok(())
+    }
+
+    /// Whether [`Plugin::admit_action`] looks at actions (bodies of other
+    /// kinds posted to a subresource: an Eviction, a Binding).
+    fn handles_actions(&self) -> bool {
+        false
+    }
+
+    /// Shapes or refuses an action's body, as JSON of its own kind.
+    async fn admit_action(
+        &self,
+        _request: &Request<'_>,
+        _body: &mut serde_json::Value,
         _objects: &dyn Loopback,
     ) -> ApiResult<()> {
         Ok(())
@@ -338,13 +389,13 @@ impl Chain {
 
     /// Whether a plugin looks at this delete's stored object (so it must be
     /// read first).
-    pub async fn checks_delete(
+    pub async fn selects_request(
         &self,
         request: &Request<'_>,
         objects: &dyn Loopback,
     ) -> ApiResult<bool> {
         for plugin in &self.plugins {
-            if plugin.checks_delete(request, objects).await? {
+            if plugin.selects_request(request, objects).await? {
                 return Ok(true);
             }
         }
@@ -360,11 +411,40 @@ impl Chain {
     ) -> ApiResult<()> {
         let old = View::new(old);
         for plugin in &self.plugins {
-            if plugin.checks_delete(request, objects).await? {
+            if plugin.selects_request(request, objects).await? {
                 plugin.admit_delete(request, &old, objects).await?;
             }
         }
         Ok(())
+    }
+
+    /// An action's admission: the plugins that look at actions, in order,
+    /// on its body as JSON.
+    pub async fn admit_action(
+        &self,
+        request: &Request<'_>,
+        body: &mut serde_json::Value,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        for plugin in self.plugins.iter().filter(|p| p.handles_actions()) {
+            plugin.admit_action(request, body, objects).await?;
+        }
+        Ok(())
+    }
+
+    /// Whether a plugin looks at this action (see
+    /// [`Plugin::selects_request`]).
+    pub async fn selects_action(
+        &self,
+        request: &Request<'_>,
+        objects: &dyn Loopback,
+    ) -> ApiResult<bool> {
+        for plugin in self.plugins.iter().filter(|p| p.handles_actions()) {
+            if plugin.selects_request(request, objects).await? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The validating phase: every plugin that validates the request looks

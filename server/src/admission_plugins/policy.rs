@@ -190,7 +190,7 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
         !ignored(request)
     }
 
-    async fn checks_delete(
+    async fn selects_request(
         &self,
         request: &Request<'_>,
         objects: &dyn Loopback,
@@ -221,6 +221,22 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
             None => None,
         };
         self.admit_with(request, Some(json), old, objects).await
+    }
+
+    fn handles_actions(&self) -> bool {
+        true
+    }
+
+    async fn admit_action(
+        &self,
+        request: &Request<'_>,
+        body: &mut Value,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        if ignored(request) {
+            return Ok(());
+        }
+        self.admit_with(request, Some(&*body), None, objects).await
     }
 
     async fn admit_delete(

@@ -17,7 +17,11 @@ use crate::api_error::{ApiError, ApiResult};
 use crate::registry::hooks::{Action, ActionBody};
 
 /// Handles POST `.../<resource>/<name>/<action>`.
-pub async fn handle(ctx: &Ctx<'_>, subresource: &Subresource, body: Bytes) -> ApiResult<Response> {
+pub async fn handle(
+    ctx: &Ctx<'_>,
+    subresource: &'static Subresource,
+    body: Bytes,
+) -> ApiResult<Response> {
     // Declared by a kind, but an action this server does not implement.
     let action = ctx
         .app
@@ -29,8 +33,26 @@ pub async fn handle(ctx: &Ctx<'_>, subresource: &Subresource, body: Bytes) -> Ap
     let scheme = ctx.app.registry.scheme();
     // A body of a kind served as a resource (a Binding) is that kind's
     // object; any other is the JSON its type reads and writes.
+    let body_kind = (kind.group, kind.version, kind.kind);
+    let opts = ctx.write_options()?;
     if let Some(entry) = scheme.get_kind(kind.group, kind.version, kind.kind) {
-        let input = super::decode_object_as(ctx, entry, &body)?;
+        let mut input = super::decode_object_as(ctx, entry, &body)?;
+        let registry = &ctx.app.registry;
+        let scope = ctx.scope();
+        if registry
+            .admits_action(scope, subresource, ctx.name(), body_kind, &opts)
+            .await?
+        {
+            // Admission sees the body as JSON; what it changed is decoded again.
+            let mut json = input.object.to_value().map_err(ApiError::internal)?;
+            let before = json.clone();
+            registry
+                .admit_action(scope, subresource, ctx.name(), body_kind, &mut json, &opts)
+                .await?;
+            if json != before {
+                input = crate::body::Input::from_value(entry, json)?;
+            }
+        }
         return act(
             ctx,
             action,
@@ -48,7 +70,18 @@ pub async fn handle(ctx: &Ctx<'_>, subresource: &Subresource, body: Bytes) -> Ap
                 kind.group, kind.version, kind.kind, subresource.name
             ))
         })?;
-    let value = super::decode_body(ctx, entry, &body)?;
+    let mut value = super::decode_body(ctx, entry, &body)?;
+    ctx.app
+        .registry
+        .admit_action(
+            ctx.scope(),
+            subresource,
+            ctx.name(),
+            body_kind,
+            &mut value,
+            &opts,
+        )
+        .await?;
     act(
         ctx,
         action,

@@ -52,7 +52,7 @@ impl Registry {
         self.admission.judge(&request, self).await?;
         // Upstream admits a delete against the stored object, read before
         // the delete is decided.
-        if self.admission.checks_delete(&request, self).await? {
+        if self.admission.selects_request(&request, self).await? {
             let stored = self.store.get(scope, name).await?;
             let old = stored.object().map_err(ApiError::internal)?;
             self.admission.admit_delete(&request, &old, self).await?;

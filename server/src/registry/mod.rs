@@ -114,6 +114,51 @@ impl Registry {
 
     /// Runs every write through `chain` (the registry alone admits
     /// everything).
+    /// Admission of an action's body (`body`, JSON of the kind `body_kind`
+    /// posted to `subresource` of object `name`): the plugins that look at
+    /// actions (admission webhooks and policies) may change or refuse it.
+    pub async fn admit_action(
+        &self,
+        scope: Scope<'_>,
+        subresource: &'static kapi_runtime::Subresource,
+        name: &str,
+        body_kind: (&'static str, &'static str, &'static str),
+        body: &mut serde_json::Value,
+        opts: &WriteOptions<'_>,
+    ) -> ApiResult<()> {
+        // Reviews carry the body whole, with its kind.
+        if let serde_json::Value::Object(fields) = body {
+            let (group, version, kind) = body_kind;
+            let api_version = if group.is_empty() {
+                version.to_owned()
+            } else {
+                format!("{group}/{version}")
+            };
+            fields
+                .entry("kind")
+                .or_insert_with(|| serde_json::Value::from(kind));
+            fields
+                .entry("apiVersion")
+                .or_insert_with(|| serde_json::Value::from(api_version));
+        }
+        let request = crate::admission::Request::action(scope, subresource, name, body_kind, opts);
+        self.admission.admit_action(&request, body, self).await
+    }
+
+    /// Whether admission looks at this action at all (else its body need
+    /// not be made JSON for it).
+    pub async fn admits_action(
+        &self,
+        scope: Scope<'_>,
+        subresource: &'static kapi_runtime::Subresource,
+        name: &str,
+        body_kind: (&'static str, &'static str, &'static str),
+        opts: &WriteOptions<'_>,
+    ) -> ApiResult<bool> {
+        let request = crate::admission::Request::action(scope, subresource, name, body_kind, opts);
+        self.admission.selects_action(&request, self).await
+    }
+
     pub fn with_admission(mut self, chain: crate::admission::Chain) -> Registry {
         self.admission = Arc::new(chain);
         self

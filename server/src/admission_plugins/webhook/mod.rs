@@ -111,7 +111,7 @@ impl Plugin for MutatingAdmissionWebhook {
         !exempt(request)
     }
 
-    async fn checks_delete(
+    async fn selects_request(
         &self,
         request: &Request<'_>,
         objects: &dyn Loopback,
@@ -248,6 +248,49 @@ impl Plugin for MutatingAdmissionWebhook {
         Ok(())
     }
 
+    fn handles_actions(&self) -> bool {
+        true
+    }
+
+    async fn admit_action(
+        &self,
+        request: &Request<'_>,
+        body: &mut Value,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let hooks = self
+            .0
+            .mutating
+            .hooks::<MutatingWebhookConfiguration>(objects)
+            .await?;
+        for (index, hook) in hooks.iter().enumerate() {
+            let name = request.attrs.name.clone();
+            if selects(hook, request, &name, Some(body), None, objects)
+                .await?
+                .is_none()
+            {
+                continue;
+            }
+            let call = Call {
+                hook,
+                index,
+                round: 0,
+                mutating: true,
+                request,
+                name: &name,
+                invoked: None,
+            };
+            let answer = call.send(&self.0, Some(&*body), None, objects).await?;
+            let Some(answer) = answer else { continue };
+            let mutated = match &answer.patch {
+                Some(patch) => call.apply(&self.0, body, patch, answer.patch_type.as_deref())?,
+                None => false,
+            };
+            call.note_mutation(mutated, answer.patch.as_deref());
+        }
+        Ok(())
+    }
+
     async fn admit_delete(
         &self,
         request: &Request<'_>,
@@ -308,7 +351,7 @@ impl Plugin for ValidatingAdmissionWebhook {
         !exempt(request)
     }
 
-    async fn checks_delete(
+    async fn selects_request(
         &self,
         request: &Request<'_>,
         objects: &dyn Loopback,
@@ -322,6 +365,19 @@ impl Plugin for ValidatingAdmissionWebhook {
             .hooks::<ValidatingWebhookConfiguration>(objects)
             .await?;
         Ok(any_invoked(&hooks, request, objects))
+    }
+
+    fn handles_actions(&self) -> bool {
+        true
+    }
+
+    async fn admit_action(
+        &self,
+        request: &Request<'_>,
+        body: &mut Value,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        self.action(request, body, objects).await
     }
 
     async fn validate(
@@ -379,6 +435,26 @@ impl Plugin for ValidatingAdmissionWebhook {
 }
 
 impl ValidatingAdmissionWebhook {
+    /// The validating webhooks of an action's body.
+    async fn action(
+        &self,
+        request: &Request<'_>,
+        body: &Value,
+        objects: &dyn Loopback,
+    ) -> ApiResult<()> {
+        let hooks = self
+            .0
+            .validating
+            .hooks::<ValidatingWebhookConfiguration>(objects)
+            .await?;
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        let name = request.attrs.name.clone();
+        self.call_all(request, &hooks, &name, Some(body), None, objects)
+            .await
+    }
+
     /// Calls every selected webhook at once; the first refusal or failure
     /// to arrive is the answer.
     async fn call_all(

@@ -19,7 +19,11 @@ pub fn request(
     object: Option<&Value>,
     old: Option<&Value>,
 ) -> Value {
-    let gvk = |i: &ResourceInfo| json!({"group": i.group, "version": i.version, "kind": i.kind});
+    // An action's body is of its own kind (an Eviction on pods/eviction).
+    let gvk = |i: &ResourceInfo| match request.body_kind {
+        Some((group, version, kind)) => json!({"group": group, "version": version, "kind": kind}),
+        None => json!({"group": i.group, "version": i.version, "kind": i.kind}),
+    };
     let gvr =
         |i: &ResourceInfo| json!({"group": i.group, "version": i.version, "resource": i.plural});
     let served = request.attrs.scope.served.info;
