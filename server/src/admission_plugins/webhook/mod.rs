@@ -67,6 +67,22 @@ pub struct Webhooks {
     metrics: metrics::Metrics,
 }
 
+impl Webhooks {
+    /// The mutating webhooks, in order.
+    async fn mutating_hooks(&self, objects: &dyn Loopback) -> ApiResult<Vec<Arc<Hook>>> {
+        self.mutating
+            .hooks::<MutatingWebhookConfiguration>(objects)
+            .await
+    }
+
+    /// The validating webhooks, in order.
+    async fn validating_hooks(&self, objects: &dyn Loopback) -> ApiResult<Vec<Arc<Hook>>> {
+        self.validating
+            .hooks::<ValidatingWebhookConfiguration>(objects)
+            .await
+    }
+}
+
 /// The two plugins, their metrics in `registry`.
 pub fn plugins(
     registry: &mut prometheus_client::registry::Registry,
@@ -119,11 +135,7 @@ impl Plugin for MutatingAdmissionWebhook {
         if exempt(request) {
             return Ok(false);
         }
-        let hooks = self
-            .0
-            .mutating
-            .hooks::<MutatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.mutating_hooks(objects).await?;
         Ok(any_invoked(&hooks, request, objects))
     }
 
@@ -134,11 +146,7 @@ impl Plugin for MutatingAdmissionWebhook {
         old: Option<&View<'_>>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let hooks = self
-            .0
-            .mutating
-            .hooks::<MutatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.mutating_hooks(objects).await?;
         if hooks.is_empty() {
             return Ok(());
         }
@@ -258,11 +266,7 @@ impl Plugin for MutatingAdmissionWebhook {
         body: &mut Value,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let hooks = self
-            .0
-            .mutating
-            .hooks::<MutatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.mutating_hooks(objects).await?;
         for (index, hook) in hooks.iter().enumerate() {
             let name = request.attrs.name.clone();
             if selects(hook, request, &name, Some(body), None, objects)
@@ -297,11 +301,7 @@ impl Plugin for MutatingAdmissionWebhook {
         old: &View<'_>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let hooks = self
-            .0
-            .mutating
-            .hooks::<MutatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.mutating_hooks(objects).await?;
         if hooks.is_empty() {
             return Ok(());
         }
@@ -359,11 +359,7 @@ impl Plugin for ValidatingAdmissionWebhook {
         if exempt(request) {
             return Ok(false);
         }
-        let hooks = self
-            .0
-            .validating
-            .hooks::<ValidatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.validating_hooks(objects).await?;
         Ok(any_invoked(&hooks, request, objects))
     }
 
@@ -388,11 +384,7 @@ impl Plugin for ValidatingAdmissionWebhook {
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
-        let hooks = self
-            .0
-            .validating
-            .hooks::<ValidatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.validating_hooks(objects).await?;
         if hooks.is_empty() {
             return Ok(());
         }
@@ -419,11 +411,7 @@ impl Plugin for ValidatingAdmissionWebhook {
         old: &View<'_>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let hooks = self
-            .0
-            .validating
-            .hooks::<ValidatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.validating_hooks(objects).await?;
         if hooks.is_empty() {
             return Ok(());
         }
@@ -442,11 +430,7 @@ impl ValidatingAdmissionWebhook {
         body: &Value,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        let hooks = self
-            .0
-            .validating
-            .hooks::<ValidatingWebhookConfiguration>(objects)
-            .await?;
+        let hooks = self.0.validating_hooks(objects).await?;
         if hooks.is_empty() {
             return Ok(());
         }
