@@ -45,6 +45,40 @@ fn setup() -> Setup {
     setup_with(|_| Vec::new())
 }
 
+/// A webhook, its certificates and its port, without a server.
+struct Hooked {
+    _webhook: Webhook,
+    port: String,
+    ca: String,
+    _dir: tempfile::TempDir,
+}
+
+fn webhook_alone() -> Hooked {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = webhook_certificates(dir.path());
+    let port_file = dir.path().join("port");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/admission/webhook.py"
+    );
+    let webhook = Webhook(
+        std::process::Command::new("python3")
+            .args([script, port_file.to_str().unwrap(), "tls.crt", "tls.key"])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap(),
+    );
+    eventually("the webhook to listen", || {
+        std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
+    });
+    Hooked {
+        _webhook: webhook,
+        port: std::fs::read_to_string(&port_file).unwrap(),
+        ca: base64::engine::general_purpose::STANDARD.encode(&ca),
+        _dir: dir,
+    }
+}
+
 /// A webhook, and a server started with the flags `args` gives for the
 /// test's directory.
 fn setup_with(args: impl Fn(&Path) -> Vec<String>) -> Setup {
@@ -1157,4 +1191,110 @@ fn webhooks_see_evictions() {
             .code,
         200
     );
+}
+
+/// A webhook that lists only `v1beta1` is sent an `admission.k8s.io/v1beta1`
+/// review; its answer is read as v1beta1 (no uid or kind check).
+#[test]
+fn a_v1beta1_webhook_gets_a_v1beta1_review() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("beta");
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "beta",
+        vec![s.hook(
+            "beta.k8s.io",
+            "/always-deny",
+            "beta",
+            &["configmaps"],
+            json!({"admissionReviewVersions": ["v2", "v1beta1"]}),
+        )],
+    );
+    let answer = s.first("beta", json!({}), 400);
+    assert_eq!(
+        body(&answer),
+        status(
+            400,
+            "",
+            "admission webhook \"beta.k8s.io\" denied the request: this webhook denies all requests"
+        )
+    );
+    let review = &s.reviews("/always-deny")[0]["review"];
+    assert_eq!(review["apiVersion"], "admission.k8s.io/v1beta1");
+    assert_eq!(review["request"]["operation"], "CREATE");
+}
+
+/// Two replicas on one etcd: a configuration written through one takes
+/// effect on the other without a restart.
+#[test]
+fn a_configuration_reaches_every_replica_on_etcd() {
+    if !tools() || !kapi_test_support::etcd::etcd_available() {
+        return;
+    }
+    let hooked = webhook_alone();
+    let etcd = kapi_test_support::etcd::EtcdCluster::start(1);
+    let endpoints = etcd.endpoints();
+    let kapi = Path::new(env!("CARGO_BIN_EXE_kapi"));
+    let a = Server::start_args(kapi, &["--etcd-servers", &endpoints]);
+    let b = Server::start_args(kapi, &["--etcd-servers", &endpoints]);
+    let send = |server: &Server, method: &str, path: &str, body: &Value| {
+        http_exchange(
+            server.address,
+            method,
+            path,
+            &[("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+        .unwrap()
+    };
+    let config = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "everywhere"},
+        "webhooks": [{"name": "everywhere.k8s.io",
+            "clientConfig": {"url": format!("https://127.0.0.1:{}/always-deny", hooked.port),
+                "caBundle": hooked.ca},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                "resources": ["configmaps"]}],
+            "objectSelector": {"matchLabels": {"denied": "yes"}},
+            "sideEffects": "None", "admissionReviewVersions": ["v1"]}]});
+    let made = send(
+        &a,
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+        &config,
+    );
+    assert_eq!(made.code, 201, "{}", made.body);
+    let mut n = 0;
+    eventually("the other replica to call the webhook", || {
+        n += 1;
+        let answer = send(
+            &b,
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("r-{n}"), "labels": {"denied": "yes"}}}),
+        );
+        answer.code == 400
+    });
+    // And it stops when the configuration goes, on both.
+    let gone = send(
+        &b,
+        "DELETE",
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/everywhere",
+        &json!({}),
+    );
+    assert_eq!(gone.code, 200, "{}", gone.body);
+    eventually("the first replica to stop calling it", || {
+        n += 1;
+        let answer = send(
+            &a,
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("r-{n}"), "labels": {"denied": "yes"}}}),
+        );
+        answer.code == 201
+    });
 }
