@@ -1298,3 +1298,128 @@ fn a_configuration_reaches_every_replica_on_etcd() {
         answer.code == 201
     });
 }
+
+/// A policy engine's usual set, end to end: a mutating webhook gives every
+/// pod a `team` label, and a ValidatingAdmissionPolicy refuses pods whose
+/// team its param (a ConfigMap of allowed teams) does not list.
+#[test]
+fn a_policy_engine_end_to_end() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("engine");
+    let account =
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}});
+    assert_eq!(
+        s.send(
+            "POST",
+            "/api/v1/namespaces/engine/serviceaccounts",
+            &account
+        )
+        .code,
+        201
+    );
+    let teams = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "teams"},
+        "data": {"default": "yes", "web": "yes"}});
+    assert_eq!(
+        s.send("POST", "/api/v1/namespaces/engine/configmaps", &teams)
+            .code,
+        201
+    );
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "inject-team",
+        vec![s.hook(
+            "inject-team.k8s.io",
+            "/inject-team",
+            "engine",
+            &["pods"],
+            json!({}),
+        )],
+    );
+    let policy = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "known-teams"},
+        "spec": {"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["pods"]}],
+                "namespaceSelector": {"matchLabels": {"scenario": "engine"}}},
+            "validations": [{"expression": "has(object.metadata.labels) && 'team' in object.metadata.labels",
+                    "message": "pods need a team"},
+                {"expression": "object.metadata.labels.team in params.data",
+                    "messageExpression": "'team ' + object.metadata.labels.team + ' is not known'"}]}});
+    let made = s.send(
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+        &policy,
+    );
+    assert_eq!(made.code, 201, "{}", made.body);
+    let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": "known-teams"},
+        "spec": {"policyName": "known-teams", "validationActions": ["Deny"],
+            "paramRef": {"name": "teams", "parameterNotFoundAction": "Deny"}}});
+    let made = s.send(
+        "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+        &binding,
+    );
+    assert_eq!(made.code, 201, "{}", made.body);
+    let pod = |name: &str, team: Option<&str>| {
+        let mut pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+        if let Some(team) = team {
+            pod["metadata"]["labels"] = json!({"team": team});
+        }
+        pod
+    };
+    // Both in place: a pod of an unknown team is refused.
+    let mut n = 0;
+    let mut refused = None;
+    eventually("the webhook and the policy to take effect", || {
+        n += 1;
+        let answer = s.send(
+            "POST",
+            "/api/v1/namespaces/engine/pods",
+            &pod(&format!("p-{n}"), Some("ops")),
+        );
+        let done = answer.code == 422;
+        refused = Some(answer);
+        done
+    });
+    let refused = body(&refused.unwrap());
+    assert_eq!(
+        refused["message"],
+        format!(
+            "pods \"p-{n}\" is forbidden: ValidatingAdmissionPolicy 'known-teams' with binding 'known-teams' denied request: team ops is not known"
+        )
+    );
+    // A pod without a team gets the default one and is allowed; a known
+    // team is kept.
+    let created = s.send(
+        "POST",
+        "/api/v1/namespaces/engine/pods",
+        &pod("plain", None),
+    );
+    assert_eq!(created.code, 201, "{}", created.body);
+    assert_eq!(
+        body(&created)["metadata"]["labels"],
+        json!({"team": "default"})
+    );
+    let created = s.send(
+        "POST",
+        "/api/v1/namespaces/engine/pods",
+        &pod("web", Some("web")),
+    );
+    assert_eq!(created.code, 201, "{}", created.body);
+    assert_eq!(body(&created)["metadata"]["labels"], json!({"team": "web"}));
+    // kubectl sees the refusal too.
+    let err = s.server.kubectl_err(&[
+        "run",
+        "by-kubectl",
+        "-n",
+        "engine",
+        "--image=nginx",
+        "--labels=team=ops",
+    ]);
+    assert!(err.contains("team ops is not known"), "{err}");
+}
