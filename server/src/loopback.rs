@@ -44,6 +44,16 @@ pub trait Loopback: Send + Sync {
         None
     }
 
+    /// The autoscaling/v1 Scale of `object` (JSON of a kind with a `/scale`
+    /// subresource described by `info`); None for a kind without one.
+    fn scale_of(
+        &self,
+        _info: &'static kapi_runtime::ResourceInfo,
+        _object: &Value,
+    ) -> ApiResult<Option<Value>> {
+        Ok(None)
+    }
+
     /// Every served version of resource `plural` of `group` (an admission
     /// webhook or policy may be registered for another version than a
     /// request's).

@@ -1423,3 +1423,84 @@ fn a_policy_engine_end_to_end() {
     ]);
     assert!(err.contains("team ops is not known"), "{err}");
 }
+
+/// A write through `/scale` is admitted as upstream admits it: an UPDATE of
+/// `deployments/scale` whose object is the autoscaling/v1 Scale; a mutating
+/// webhook's change of the Scale's replicas reaches the Deployment.
+#[test]
+fn webhooks_see_scale_writes_as_scales() {
+    if !tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("scaled");
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "d"}},
+            "template": {"metadata": {"labels": {"app": "d"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    let made = s.send(
+        "POST",
+        "/apis/apps/v1/namespaces/scaled/deployments",
+        &deployment,
+    );
+    assert_eq!(made.code, 201, "{}", made.body);
+    let scale_rule = json!({"rules": [{"operations": ["UPDATE"], "apiGroups": ["apps"],
+        "apiVersions": ["v1"], "resources": ["deployments/scale"]}]});
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "scale",
+        vec![s.hook(
+            "replicas-5.k8s.io",
+            "/replicas-5",
+            "scaled",
+            &[],
+            scale_rule.clone(),
+        )],
+    );
+    s.configure(
+        "ValidatingWebhookConfiguration",
+        "scale",
+        vec![s.hook("seen.k8s.io", "/allow", "scaled", &[], scale_rule)],
+    );
+    eventually("the scale webhooks to take effect", || {
+        let out =
+            s.server
+                .kubectl_ok(&["scale", "deployment", "d", "-n", "scaled", "--replicas=2"]);
+        assert!(out.contains("scaled"), "{out}");
+        let got = s.send(
+            "GET",
+            "/apis/apps/v1/namespaces/scaled/deployments/d",
+            &json!({}),
+        );
+        body(&got)["spec"]["replicas"] == 5
+    });
+    let seen = s.reviews("/allow");
+    let request = &seen[0]["review"]["request"];
+    assert_eq!(
+        request["kind"],
+        json!({"group": "autoscaling", "version": "v1", "kind": "Scale"})
+    );
+    assert_eq!(
+        request["resource"],
+        json!({"group": "apps", "version": "v1", "resource": "deployments"})
+    );
+    assert_eq!(request["subResource"], "scale");
+    assert_eq!(request["operation"], "UPDATE");
+    assert_eq!(request["object"]["kind"], "Scale");
+    assert_eq!(request["object"]["spec"]["replicas"], 5);
+    assert_eq!(request["oldObject"]["kind"], "Scale");
+    // A write of the Deployment itself is not a scale write.
+    let mut changed = body(&s.send(
+        "GET",
+        "/apis/apps/v1/namespaces/scaled/deployments/d",
+        &json!({}),
+    ));
+    changed["spec"]["replicas"] = json!(3);
+    let put = s.send(
+        "PUT",
+        "/apis/apps/v1/namespaces/scaled/deployments/d",
+        &changed,
+    );
+    assert_eq!(put.code, 200, "{}", put.body);
+    assert_eq!(body(&put)["spec"]["replicas"], 3);
+}

@@ -59,6 +59,10 @@ pub struct Request<'a> {
     /// The group, version and kind of an action's body (an Eviction on
     /// `pods/eviction`), when the object admitted is not the resource's.
     pub body_kind: Option<(&'static str, &'static str, &'static str)>,
+    /// A write through `/scale`: the object changes through its main
+    /// endpoint, but admission from outside sees the Scale (upstream admits
+    /// `deployments/scale` with an autoscaling/v1 Scale).
+    pub via_scale: bool,
 }
 
 impl<'a> Request<'a> {
@@ -91,7 +95,8 @@ impl<'a> Request<'a> {
             delete_options: None,
             recorder: opts.recorder,
             deadline: opts.deadline,
-            body_kind: None,
+            body_kind: (opts.subresource == "scale").then_some(("autoscaling", "v1", "Scale")),
+            via_scale: opts.subresource == "scale",
         }
     }
 
@@ -121,6 +126,7 @@ impl<'a> Request<'a> {
             recorder: opts.recorder,
             deadline: opts.deadline,
             body_kind: None,
+            via_scale: false,
         }
     }
 
@@ -149,11 +155,15 @@ impl<'a> Request<'a> {
             recorder: opts.recorder,
             deadline: opts.deadline,
             body_kind: Some(body_kind),
+            via_scale: false,
         }
     }
 
     /// The subresource written through (`""` for the object itself).
     pub fn subresource(&self) -> &'static str {
+        if self.via_scale {
+            return "scale";
+        }
         match self.endpoint {
             Endpoint::Main => "",
             Endpoint::Status => "status",

@@ -220,6 +220,20 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
             Some(old) => Some(old.json()?),
             None => None,
         };
+        if request.via_scale {
+            // A write through /scale is judged as its Scale.
+            let info = request.attrs.scope.served.info;
+            let scale = |o: &Value| {
+                objects.scale_of(info, o)?.ok_or_else(|| {
+                    ApiError::internal("a write through /scale of a kind without it")
+                })
+            };
+            let json = scale(json)?;
+            let old = old.map(scale).transpose()?;
+            return self
+                .admit_with(request, Some(&json), old.as_ref(), objects)
+                .await;
+        }
         self.admit_with(request, Some(json), old, objects).await
     }
 

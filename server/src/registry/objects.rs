@@ -17,6 +17,16 @@ impl Loopback for Registry {
         self.scheme().get(group, version, plural).is_some()
     }
 
+    fn scale_of(
+        &self,
+        info: &'static kapi_runtime::ResourceInfo,
+        object: &serde_json::Value,
+    ) -> ApiResult<Option<serde_json::Value>> {
+        info.scale
+            .map(|facts| self.scale_of_value(facts, object))
+            .transpose()
+    }
+
     fn versions_of(&self, group: &str, plural: &str) -> Vec<kapi_runtime::scheme::KindEntry> {
         self.scheme()
             .entries()

@@ -198,7 +198,11 @@ impl Registry {
     }
 
     /// The Scale of an object's JSON.
-    fn scale_of_value(&self, facts: ScaleSubresource, value: &Value) -> ApiResult<Value> {
+    pub(super) fn scale_of_value(
+        &self,
+        facts: ScaleSubresource,
+        value: &Value,
+    ) -> ApiResult<Value> {
         let mut metadata = Map::new();
         for key in [
             "name",

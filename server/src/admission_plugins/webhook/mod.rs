@@ -202,7 +202,15 @@ impl Plugin for MutatingAdmissionWebhook {
                 // A webhook registered for another version of the resource
                 // gets the objects in that version; its patch is applied
                 // there and the result converted back.
+                // A write through /scale is shown as its Scale.
                 let mut converted = match &invoked_in {
+                    _ if request.via_scale => Some((
+                        scale_form(request, current, objects)?,
+                        match &old_json {
+                            Some(old) => Some(scale_form(request, old, objects)?),
+                            None => None,
+                        },
+                    )),
                     Some(entry) => Some((
                         to_version(request, current, entry)?,
                         match &old_json {
@@ -233,8 +241,16 @@ impl Plugin for MutatingAdmissionWebhook {
                     }
                     None => false,
                 };
-                if mutated && let (Some((object, _)), Some(entry)) = (converted, &invoked_in) {
-                    *current = from_version(request, object, entry)?;
+                if mutated {
+                    match (converted, &invoked_in) {
+                        (Some((scale, _)), _) if request.via_scale => {
+                            set_replicas(request, current, &scale);
+                        }
+                        (Some((object, _)), Some(entry)) => {
+                            *current = from_version(request, object, entry)?;
+                        }
+                        _ => {}
+                    }
                 }
                 call.note_mutation(mutated, answer.patch.as_deref());
                 changed_any |= mutated;
@@ -388,12 +404,19 @@ impl Plugin for ValidatingAdmissionWebhook {
         if hooks.is_empty() {
             return Ok(());
         }
-        let json = versioned_view(request, object)?;
-        let old_json = match old {
+        let mut json = versioned_view(request, object)?;
+        let mut old_json = match old {
             Some(old) => Some(versioned_view(request, old)?),
             None => None,
         };
         let name = object_name(request, &json);
+        if request.via_scale {
+            json = scale_form(request, &json, objects)?;
+            old_json = match old_json {
+                Some(old) => Some(scale_form(request, &old, objects)?),
+                None => None,
+            };
+        }
         self.call_all(
             request,
             &hooks,
@@ -556,6 +579,30 @@ async fn selects(
         .as_ref()
         .map_err(|e| ApiError::internal(e.clone()))?;
     Ok(matching::object_matches(selector, object, old).then_some(invoked_in))
+}
+
+/// The Scale of `json` (a write through `/scale`), as upstream admits it.
+fn scale_form(request: &Request<'_>, json: &Value, objects: &dyn Loopback) -> ApiResult<Value> {
+    objects
+        .scale_of(request.attrs.scope.served.info, json)?
+        .ok_or_else(|| ApiError::internal("a write through /scale of a kind without it"))
+}
+
+/// The object of a write through `/scale` with the replicas a webhook set
+/// in its Scale.
+fn set_replicas(request: &Request<'_>, object: &mut Value, scale: &Value) {
+    let Some(facts) = request.attrs.scope.served.info.scale else {
+        return;
+    };
+    let pointer: String = facts
+        .spec_replicas
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("/{p}"))
+        .collect();
+    if let Some(slot) = object.pointer_mut(&pointer) {
+        *slot = scale["spec"]["replicas"].clone();
+    }
 }
 
 /// `json`, an object in the request's version, in `entry`'s version.
