@@ -645,8 +645,12 @@ impl Context<'_> {
 /// Evaluates a policy's variables, match conditions, validations and audit
 /// annotations with `bindings`.
 fn evaluate_policy(compiled: &Compiled, bindings: &[(&str, &Value)]) -> Outcome {
+    crate::custom::cel::with_activation(bindings, |activation| evaluate_in(compiled, activation))
+}
+
+/// [`evaluate_policy`] in `activation`.
+fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome {
     let mut outcome = Outcome::default();
-    let mut activation = Activation::new(bindings);
     // Variables in order, each seeing the ones before it.
     let mut variables = Map::new();
     let mut broken: Vec<(String, String)> = Vec::new();
@@ -806,7 +810,7 @@ enum Failure {
 }
 
 /// Runs an expression in `activation`, its value as JSON.
-fn run(expression: &Expression, activation: &Activation) -> Result<Value, Failure> {
+fn run(expression: &Expression, activation: &Activation<'_>) -> Result<Value, Failure> {
     let program = expression
         .program
         .as_ref()

@@ -801,17 +801,24 @@ impl Call<'_> {
             ("request", &request),
             ("namespaceObject", &null),
         ];
-        let activation = crate::custom::cel::Activation::new(&variables);
+        // Each condition's value; None for one that did not compile.
+        let values: Vec<Option<Result<cel::Value, String>>> =
+            crate::custom::cel::with_eval_stack(|| {
+                crate::custom::cel::with_activation(&variables, |activation| {
+                    let conditions = self.hook.conditions.iter();
+                    conditions
+                        .map(|c| c.program.as_ref().ok().map(|p| activation.evaluate(p)))
+                        .collect()
+                })
+            });
         let mut errors = Vec::new();
-        for condition in &self.hook.conditions {
-            let program = match &condition.program {
-                Ok(program) => program,
-                Err(e) => {
+        for (condition, value) in self.hook.conditions.iter().zip(values) {
+            let Some(value) = value else {
+                if let Err(e) = &condition.program {
                     errors.push(format!("compilation error: compilation failed: {e}"));
-                    continue;
                 }
+                continue;
             };
-            let value = crate::custom::cel::with_eval_stack(|| activation.evaluate(program));
             match value {
                 Ok(cel::Value::Bool(true)) => {}
                 Ok(cel::Value::Bool(false)) => return Ok(false),

@@ -207,71 +207,70 @@ impl NodeRules {
         let old_value = old.map(|old| to_cel(old, &self.ty));
         let self_ty = self.ty.sized(value);
         let old_ty = old.map_or(Ty::Null, |old| self.ty.sized(old));
-        let root = Context::with_env(ENV.clone());
-        let mut root = root;
-        library::install(&mut root);
-        for rule in &self.rules {
-            let old_self = match (&old_value, rule.uses_old_self, rule.optional_old_self) {
-                // A transition rule runs only where the stored object has
-                // a value to compare with, unless it takes an optional.
-                (None, true, false) => continue,
-                (None, _, true) => Some(cel::Value::Opaque(Arc::new(OptionalValue::none()))),
-                (Some(old), _, true) => {
-                    Some(cel::Value::Opaque(Arc::new(OptionalValue::of(old.clone()))))
+        ROOT.with(|root| {
+            for rule in &self.rules {
+                let old_self = match (&old_value, rule.uses_old_self, rule.optional_old_self) {
+                    // A transition rule runs only where the stored object has
+                    // a value to compare with, unless it takes an optional.
+                    (None, true, false) => continue,
+                    (None, _, true) => Some(cel::Value::Opaque(Arc::new(OptionalValue::none()))),
+                    (Some(old), _, true) => {
+                        Some(cel::Value::Opaque(Arc::new(OptionalValue::of(old.clone()))))
+                    }
+                    (Some(old), _, false) => Some(old.clone()),
+                    (None, false, false) => None,
+                };
+                // Ratcheting: a rule that does not read oldSelf decides nothing
+                // on a value an update left as it was.
+                let ratcheted = !rule.uses_old_self && unchanged;
+                if ratcheted != (mode == Mode::Ratcheted) {
+                    continue;
                 }
-                (Some(old), _, false) => Some(old.clone()),
-                (None, false, false) => None,
-            };
-            // Ratcheting: a rule that does not read oldSelf decides nothing
-            // on a value an update left as it was.
-            let ratcheted = !rule.uses_old_self && unchanged;
-            if ratcheted != (mode == Mode::Ratcheted) {
-                continue;
-            }
-            let cost = check::cost_of(&rule.program, &self_ty, &old_ty);
-            if cost > *budget {
-                errs.invalid(
-                    path.clone(),
-                    self.type_text.as_str(),
-                    "validation failed due to running out of cost budget, no further validation rules will be run",
-                );
-                return false;
-            }
-            if cost > PER_CALL_LIMIT {
-                errs.invalid(
-                    path.clone(),
-                    self.type_text.as_str(),
-                    &format!(
-                        "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
-                        rule.error_text()
-                    ),
-                );
-                return false;
-            }
-            *budget -= cost;
-            let mut scope = root.new_inner_scope();
-            scope.add_variable_from_value("self", self_value.clone());
-            if let Some(old_self) = old_self {
-                scope.add_variable_from_value("oldSelf", old_self);
-            }
-            match rule.program.execute(&scope) {
-                Ok(cel::Value::Bool(true)) => {}
-                Ok(_) => rule.report(&scope, path, &self.type_text, errs),
-                Err(e) => {
-                    let detail = match &e {
-                        ExecutionError::NoSuchOverload(_)
-                        | ExecutionError::UnsupportedBinaryOperator(..) => format!(
-                            "'{}': call arguments did not match a supported operator, function or macro signature for rule: {}",
-                            go_error(&e),
+                let cost = check::cost_of(&rule.program, &self_ty, &old_ty);
+                if cost > *budget {
+                    errs.invalid(
+                        path.clone(),
+                        self.type_text.as_str(),
+                        "validation failed due to running out of cost budget, no further validation rules will be run",
+                    );
+                    return false;
+                }
+                if cost > PER_CALL_LIMIT {
+                    errs.invalid(
+                        path.clone(),
+                        self.type_text.as_str(),
+                        &format!(
+                            "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
                             rule.error_text()
                         ),
-                        _ => format!("{} evaluating rule: {}", go_error(&e), rule.error_text()),
-                    };
-                    errs.invalid(path.clone(), self.type_text.as_str(), &detail);
+                    );
+                    return false;
+                }
+                *budget -= cost;
+                let mut scope = root.new_inner_scope();
+                scope.add_variable_from_value("self", self_value.clone());
+                if let Some(old_self) = old_self {
+                    scope.add_variable_from_value("oldSelf", old_self);
+                }
+                match rule.program.execute(&scope) {
+                    Ok(cel::Value::Bool(true)) => {}
+                    Ok(_) => rule.report(&scope, path, &self.type_text, errs),
+                    Err(e) => {
+                        let detail = match &e {
+                            ExecutionError::NoSuchOverload(_)
+                            | ExecutionError::UnsupportedBinaryOperator(..) => format!(
+                                "'{}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                                go_error(&e),
+                                rule.error_text()
+                            ),
+                            _ => format!("{} evaluating rule: {}", go_error(&e), rule.error_text()),
+                        };
+                        errs.invalid(path.clone(), self.type_text.as_str(), &detail);
+                    }
                 }
             }
-        }
-        true
+            true
+        })
     }
 }
 
@@ -418,22 +417,36 @@ pub fn with_eval_stack<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(1 << 20, EVAL_STACK, f)
 }
 
-/// Variables bound once to evaluate several expressions with them (the
-/// library installed once, each value converted once).
-pub struct Activation(Context<'static, 'static>);
-
-impl Activation {
-    /// An activation with `variables` (JSON values, seen as dynamic CEL
-    /// values).
-    pub fn new(variables: &[(&str, &Value)]) -> Activation {
+thread_local! {
+    /// Each thread's root context, with the library installed once
+    /// (cel-rust's contexts are not `Sync`, so there is one per thread).
+    static ROOT: Context<'static, 'static> = {
         let mut root = Context::with_env(ENV.clone());
         library::install(&mut root);
-        for (name, value) in variables {
-            root.add_variable_from_value(*name, to_cel(value, &Ty::Dyn));
-        }
-        Activation(root)
-    }
+        root
+    };
+}
 
+/// Variables bound once to evaluate several expressions with them, in a
+/// scope of the thread's root context (each value converted once).
+pub struct Activation<'r>(Context<'r, 'static>);
+
+/// Runs `f` with an activation of `variables` (JSON values, seen as
+/// dynamic CEL values).
+pub fn with_activation<R>(
+    variables: &[(&str, &Value)],
+    f: impl FnOnce(&mut Activation<'_>) -> R,
+) -> R {
+    ROOT.with(|root| {
+        let mut scope = root.new_inner_scope();
+        for (name, value) in variables {
+            scope.add_variable_from_value(*name, to_cel(value, &Ty::Dyn));
+        }
+        f(&mut Activation(scope))
+    })
+}
+
+impl Activation<'_> {
     /// Binds (or binds again) one variable.
     pub fn set(&mut self, name: &str, value: &Value) {
         self.0
