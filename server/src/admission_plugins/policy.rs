@@ -215,6 +215,10 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
         objects: &dyn Loopback,
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
+        // No JSON form of the object unless a bound policy may look at it.
+        if !self.selects_request(request, objects).await? {
+            return Ok(());
+        }
         let json = object.json()?;
         let old = match old {
             Some(old) => Some(old.json()?),

@@ -128,8 +128,9 @@ fn pods() -> KindEntry {
 }
 
 /// Runs a create of a one-container pod by a user who is no node through
-/// every phase of the built-in chain; answers the pod and how many JSON
-/// forms the phases made.
+/// every phase of the built-in chain and the admission from outside (no
+/// webhook or policy configured); answers the pod and how many JSON forms
+/// the phases made.
 async fn create_pod(objects: &Objects) -> (Pod, usize) {
     let entry = pods();
     let scope = Scope::new(&entry, Some("ns"));
@@ -140,7 +141,8 @@ async fn create_pod(objects: &Objects) -> (Pod, usize) {
     .unwrap();
     let mut object = Object::new(Box::new(pod));
     let user = UserInfo::new("alice", &["system:authenticated"]);
-    let chain: Chain = super::builtin();
+    let mut metrics = prometheus_client::registry::Registry::default();
+    let chain: Chain = super::builtin().with_plugins(super::dynamic(&mut metrics));
     let before = json_forms_made();
     let request = Request::new(
         Operation::Create,
