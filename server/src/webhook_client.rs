@@ -307,12 +307,12 @@ impl Client {
             .await
             .map_err(|e| post_error(e.to_string()))?;
         let status = response.status();
-        let content_type = response
+        let given_type = response
             .headers()
             .get(hyper::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .unwrap_or("application/json")
-            .to_owned();
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned);
         let body = response
             .into_body()
             .collect()
@@ -323,10 +323,12 @@ impl Client {
         if !status.is_success() {
             return Err(Failure {
                 status: Some(status.as_u16()),
-                message: response_error(status.as_u16(), &content_type, &body),
+                message: response_error(status.as_u16(), given_type.as_deref(), &body),
             });
         }
         if body.is_empty() {
+            // client-go names the content type it asked for when none came.
+            let content_type = given_type.as_deref().unwrap_or("application/json");
             return Err(format!(
                 "0-length response with status code: {} and content type: {content_type}",
                 status.as_u16()
@@ -439,10 +441,12 @@ fn tls_error(e: &std::io::Error, server_name: &str) -> String {
             "tls: failed to verify certificate: x509: certificate signed by unknown authority"
                 .to_owned()
         }
-        Some(Error::InvalidCertificate(
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-        )) => format!(
-            "tls: failed to verify certificate: x509: certificate is not valid for {server_name}"
+        Some(Error::InvalidCertificate(CertificateError::NotValidForNameContext {
+            presented,
+            ..
+        })) => format!(
+            "tls: failed to verify certificate: {}",
+            hostname_error(server_name, presented)
         ),
         Some(Error::InvalidCertificate(
             CertificateError::Expired
@@ -458,17 +462,53 @@ fn tls_error(e: &std::io::Error, server_name: &str) -> String {
     }
 }
 
-/// The error client-go's REST client makes of a non-2xx answer: the
-/// answer's own Status when it is a failed one, else a generic text by the
-/// status code (k8s.io/apimachinery's `NewGenericServerResponse`).
-pub fn response_error(code: u16, content_type: &str, body: &[u8]) -> String {
+/// Go's `x509.HostnameError` for a certificate presenting the names
+/// `presented` (as webpki lists them: `DnsName("a")`, `IpAddress(1.2.3.4)`)
+/// when `host` was wanted: an IP is matched against IP names only.
+fn hostname_error(host: &str, presented: &[String]) -> String {
+    let names = |kind: &str| -> Vec<String> {
+        presented
+            .iter()
+            .filter_map(|p| {
+                let inner = p.strip_prefix(kind)?.strip_prefix('(')?.strip_suffix(')')?;
+                Some(inner.trim_matches('"').to_owned())
+            })
+            .collect()
+    };
+    let valid = if host.parse::<std::net::IpAddr>().is_ok() {
+        let ips = names("IpAddress");
+        if ips.is_empty() {
+            return format!(
+                "x509: cannot validate certificate for {host} because it doesn't contain any IP SANs"
+            );
+        }
+        ips.join(", ")
+    } else {
+        names("DnsName").join(", ")
+    };
+    if valid.is_empty() {
+        return format!("x509: certificate is not valid for any names, but wanted to match {host}");
+    }
+    format!("x509: certificate is valid for {valid}, not {host}")
+}
+
+/// The error client-go's REST client makes of a non-2xx answer with
+/// `content_type` (None when it had none): the answer's own Status when it
+/// is a failed one, else a generic text by the status code
+/// (k8s.io/apimachinery's `NewGenericServerResponse`), quoting the body's
+/// first 2048 bytes when it is text (`isTextResponse`: no content type, or
+/// any `text/` one).
+pub fn response_error(code: u16, content_type: Option<&str>, body: &[u8]) -> String {
     if let Ok(status) = serde_json::from_slice::<Value>(body)
         && status["kind"] == "Status"
         && status["status"] == "Failure"
     {
         return status["message"].as_str().unwrap_or_default().to_owned();
     }
-    let text = content_type.split(';').next().unwrap_or_default().trim() == "text/plain";
+    let text = content_type.is_none_or(|t| {
+        let media = t.split(';').next().unwrap_or_default().trim();
+        media.to_ascii_lowercase().starts_with("text/")
+    });
     let server_message = if text {
         let cut = &body[..body.len().min(2048)];
         String::from_utf8_lossy(cut).trim().to_owned()
@@ -509,28 +549,61 @@ mod tests {
     #[test]
     fn answers_that_are_not_2xx_are_worded_as_client_go() {
         assert_eq!(
-            response_error(500, "text/plain; charset=utf-8", b"boom\n"),
+            response_error(500, Some("text/plain; charset=utf-8"), b"boom\n"),
             "an error on the server (\"boom\") has prevented the request from succeeding"
         );
         assert_eq!(
-            response_error(500, "application/json", b"{}"),
+            response_error(500, Some("application/json"), b"{}"),
             "an error on the server (\"unknown\") has prevented the request from succeeding"
         );
         assert_eq!(
-            response_error(404, "text/plain", b"404 page not found"),
+            response_error(404, Some("text/plain"), b"404 page not found"),
             "the server could not find the requested resource"
         );
         assert_eq!(
             response_error(
                 400,
-                "application/json",
+                Some("application/json"),
                 br#"{"kind":"Status","status":"Failure","message":"no"}"#
             ),
             "no"
         );
         assert_eq!(
-            response_error(418, "text/plain", b""),
+            response_error(418, Some("text/plain"), b""),
             "the server responded with the status code 418 but did not return more information"
+        );
+        // No content type, or any text one, is text to client-go.
+        assert_eq!(
+            response_error(502, None, b"  bad gateway "),
+            "an error on the server (\"bad gateway\") has prevented the request from succeeding"
+        );
+        assert_eq!(
+            response_error(500, Some("text/html"), b"<p>x</p>"),
+            "an error on the server (\"<p>x</p>\") has prevented the request from succeeding"
+        );
+    }
+
+    #[test]
+    fn wrong_names_are_worded_as_go() {
+        let presented = vec![
+            "DnsName(\"converter.default.svc\")".to_owned(),
+            "IpAddress(127.0.0.1)".to_owned(),
+        ];
+        assert_eq!(
+            hostname_error("hook.ns.svc", &presented),
+            "x509: certificate is valid for converter.default.svc, not hook.ns.svc"
+        );
+        assert_eq!(
+            hostname_error("127.0.0.2", &presented),
+            "x509: certificate is valid for 127.0.0.1, not 127.0.0.2"
+        );
+        assert_eq!(
+            hostname_error("127.0.0.2", &presented[..1]),
+            "x509: cannot validate certificate for 127.0.0.2 because it doesn't contain any IP SANs"
+        );
+        assert_eq!(
+            hostname_error("a.svc", &[]),
+            "x509: certificate is not valid for any names, but wanted to match a.svc"
         );
     }
 

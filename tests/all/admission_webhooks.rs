@@ -515,6 +515,11 @@ fn failed_calls_answer_as_upstream() {
             format!("failed to call webhook: Post \"{}?timeout=10s\": tls: failed to verify certificate: x509: certificate signed by unknown authority", url("/allow")),
         ),
         (
+            "wrong-name",
+            json!({"clientConfig": {"url": format!("https://localhost:{port}/allow"), "caBundle": s.ca}}),
+            format!("failed to call webhook: Post \"https://localhost:{port}/allow?timeout=10s\": tls: failed to verify certificate: x509: certificate is valid for converter.default.svc, webhook.default.svc, not localhost"),
+        ),
+        (
             "refused",
             json!({"clientConfig": {"url": "https://127.0.0.1:1/allow", "caBundle": s.ca}}),
             "failed to call webhook: Post \"https://127.0.0.1:1/allow?timeout=10s\": dial tcp 127.0.0.1:1: connect: connection refused".to_owned(),
