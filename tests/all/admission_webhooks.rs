@@ -15,7 +15,7 @@ use base64::Engine as _;
 use kapi_test_support::{Answer, Server, http_exchange};
 use serde_json::{Value, json};
 
-use super::custom_resources::{Webhook, webhook_certificates};
+use super::custom_resources::{Webhook, eventually, start_webhook, webhook_tools};
 
 struct Setup {
     server: Server,
@@ -23,22 +23,6 @@ struct Setup {
     port: String,
     ca: String,
     dir: tempfile::TempDir,
-}
-
-fn tools() -> bool {
-    let present = ["openssl", "python3"].iter().all(|tool| {
-        std::process::Command::new(tool)
-            .arg("version")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok()
-    });
-    kapi_test_support::require::require(
-        present,
-        "openssl and python3",
-        "apt-get install openssl python3",
-    )
 }
 
 fn setup() -> Setup {
@@ -53,27 +37,17 @@ struct Hooked {
     _dir: tempfile::TempDir,
 }
 
+const SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/admission/webhook.py"
+);
+
 fn webhook_alone() -> Hooked {
     let dir = tempfile::tempdir().unwrap();
-    let ca = webhook_certificates(dir.path());
-    let port_file = dir.path().join("port");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/admission/webhook.py"
-    );
-    let webhook = Webhook(
-        std::process::Command::new("python3")
-            .args([script, port_file.to_str().unwrap(), "tls.crt", "tls.key"])
-            .current_dir(dir.path())
-            .spawn()
-            .unwrap(),
-    );
-    eventually("the webhook to listen", || {
-        std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
-    });
+    let (webhook, port, ca) = start_webhook(SCRIPT, dir.path());
     Hooked {
         _webhook: webhook,
-        port: std::fs::read_to_string(&port_file).unwrap(),
+        port,
         ca: base64::engine::general_purpose::STANDARD.encode(&ca),
         _dir: dir,
     }
@@ -83,23 +57,7 @@ fn webhook_alone() -> Hooked {
 /// test's directory.
 fn setup_with(args: impl Fn(&Path) -> Vec<String>) -> Setup {
     let dir = tempfile::tempdir().unwrap();
-    let ca = webhook_certificates(dir.path());
-    let port_file = dir.path().join("port");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/admission/webhook.py"
-    );
-    let webhook = Webhook(
-        std::process::Command::new("python3")
-            .args([script, port_file.to_str().unwrap(), "tls.crt", "tls.key"])
-            .current_dir(dir.path())
-            .spawn()
-            .unwrap(),
-    );
-    eventually("the webhook to listen", || {
-        std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
-    });
-    let port = std::fs::read_to_string(&port_file).unwrap();
+    let (webhook, port, ca) = start_webhook(SCRIPT, dir.path());
     let args = args(dir.path());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let server = Server::start_args(Path::new(env!("CARGO_BIN_EXE_kapi")), &args);
@@ -109,14 +67,6 @@ fn setup_with(args: impl Fn(&Path) -> Vec<String>) -> Setup {
         port,
         ca: base64::engine::general_purpose::STANDARD.encode(&ca),
         dir,
-    }
-}
-
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "waited 30 s for {what}");
-        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -241,7 +191,7 @@ fn body(answer: &Answer) -> Value {
 /// is left alone; kubectl shows the refusal.
 #[test]
 fn a_validating_webhook_refuses_creates_updates_and_deletes() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -385,7 +335,7 @@ fn a_validating_webhook_refuses_creates_updates_and_deletes() {
 /// apply defaults after mutation"); warnings and a 403 answer pass through.
 #[test]
 fn mutating_webhooks_patch_in_order_and_defaults_follow() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -492,7 +442,7 @@ fn mutating_webhooks_patch_in_order_and_defaults_follow() {
 /// by under `Ignore`; a webhook with side effects refuses dry runs.
 #[test]
 fn failed_calls_answer_as_upstream() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -646,7 +596,7 @@ fn failed_calls_answer_as_upstream() {
 /// that does not compile is refused when the configuration is written.
 #[test]
 fn match_conditions_select_requests() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -719,7 +669,7 @@ fn match_conditions_select_requests() {
 /// `patch.webhook.admission.k8s.io/...`, the webhook's own).
 #[test]
 fn reinvocation_and_audit_annotations() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup_with(|dir| {
@@ -811,7 +761,7 @@ fn reinvocation_and_audit_annotations() {
 /// is pruned after admission).
 #[test]
 fn webhooks_see_custom_resources() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -926,7 +876,7 @@ fn webhooks_see_custom_resources() {
 /// requests it is called for; one body's repeated warning is sent once.
 #[test]
 fn services_hanging_webhooks_and_repeated_warnings() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -1030,7 +980,7 @@ fn services_hanging_webhooks_and_repeated_warnings() {
 /// kind in `requestKind`; `Exact` leaves it out.
 #[test]
 fn equivalent_versions_reach_a_webhook_in_its_version() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -1130,7 +1080,7 @@ fn equivalent_versions_reach_a_webhook_in_its_version() {
 /// `pods/eviction` whose object is the policy/v1 Eviction.
 #[test]
 fn webhooks_see_evictions() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -1202,7 +1152,7 @@ fn webhooks_see_evictions() {
 /// review; its answer is read as v1beta1 (no uid or kind check).
 #[test]
 fn a_v1beta1_webhook_gets_a_v1beta1_review() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -1236,7 +1186,7 @@ fn a_v1beta1_webhook_gets_a_v1beta1_review() {
 /// effect on the other without a restart.
 #[test]
 fn a_configuration_reaches_every_replica_on_etcd() {
-    if !tools() || !kapi_test_support::etcd::etcd_available() {
+    if !webhook_tools() || !kapi_test_support::etcd::etcd_available() {
         return;
     }
     let hooked = webhook_alone();
@@ -1309,7 +1259,7 @@ fn a_configuration_reaches_every_replica_on_etcd() {
 /// team its param (a ConfigMap of allowed teams) does not list.
 #[test]
 fn a_policy_engine_end_to_end() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();
@@ -1434,7 +1384,7 @@ fn a_policy_engine_end_to_end() {
 /// webhook's change of the Scale's replicas reaches the Deployment.
 #[test]
 fn webhooks_see_scale_writes_as_scales() {
-    if !tools() {
+    if !webhook_tools() {
         return;
     }
     let s = setup();

@@ -676,7 +676,7 @@ fn wait_for_gizmos(server: &Server) {
 }
 
 /// Waits (at most 30 s) until `done`.
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) fn eventually(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !done() {
         assert!(Instant::now() < deadline, "waited 30 s for {what}");
@@ -1058,6 +1058,44 @@ pub(crate) fn webhook_certificates(dir: &Path) -> Vec<u8> {
 /// Stops the webhook process the test started, by its PID.
 pub(crate) struct Webhook(pub(crate) std::process::Child);
 
+/// Whether openssl and python3, which the test webhooks need, are here (a
+/// test without them is skipped and listed as such).
+pub(crate) fn webhook_tools() -> bool {
+    let present = ["openssl", "python3"].iter().all(|tool| {
+        std::process::Command::new(tool)
+            .arg("version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok()
+    });
+    kapi_test_support::require::require(
+        present,
+        "openssl and python3",
+        "apt-get install openssl python3",
+    )
+}
+
+/// The Python webhook `script` serving HTTPS in `dir` with a certificate of
+/// a CA made there (`webhook_certificates`): the process, its port, and the
+/// CA's PEM.
+pub(crate) fn start_webhook(script: &str, dir: &Path) -> (Webhook, String, Vec<u8>) {
+    let ca = webhook_certificates(dir);
+    let port_file = dir.join("port");
+    let webhook = Webhook(
+        std::process::Command::new("python3")
+            .args([script, port_file.to_str().unwrap(), "tls.crt", "tls.key"])
+            .current_dir(dir)
+            .spawn()
+            .unwrap(),
+    );
+    eventually("the webhook to listen", || {
+        std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
+    });
+    let port = std::fs::read_to_string(&port_file).unwrap();
+    (webhook, port, ca)
+}
+
 impl Drop for Webhook {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -1072,39 +1110,15 @@ impl Drop for Webhook {
 /// absence answer as upstream's do.
 #[test]
 fn a_conversion_webhook_converts_between_versions() {
-    let tools = ["openssl", "python3"].iter().all(|tool| {
-        std::process::Command::new(tool)
-            .arg("version")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok()
-    });
-    if !kapi_test_support::require::require(
-        tools,
-        "openssl and python3",
-        "apt-get install openssl python3",
-    ) {
+    if !webhook_tools() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let ca = webhook_certificates(dir.path());
-    let port_file = dir.path().join("port");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/conversion/webhook.py"
     );
-    let webhook = Webhook(
-        std::process::Command::new("python3")
-            .args([script, port_file.to_str().unwrap(), "tls.crt", "tls.key"])
-            .current_dir(dir.path())
-            .spawn()
-            .unwrap(),
-    );
-    eventually("the webhook to listen", || {
-        std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty())
-    });
-    let port = std::fs::read_to_string(&port_file).unwrap();
+    let (webhook, port, ca) = start_webhook(script, dir.path());
     use base64::Engine as _;
     let schema = |field: &str| {
         json!({"openAPIV3Schema": {"type": "object", "properties": {
