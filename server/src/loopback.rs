@@ -95,24 +95,15 @@ pub trait Loopback: Send + Sync {
 
     /// As [`Loopback::read_all_objects`], from whatever the server holds
     /// now, without waiting for the store's latest writes (what upstream's
-    /// informers give a plugin): for state read on every write.
-    async fn read_all_objects_cached(
-        &self,
-        resource: Resource<'_>,
-        namespace: Option<&str>,
-    ) -> ApiResult<Vec<Object>> {
-        self.read_all_objects(resource, namespace).await
-    }
-
-    /// As [`Loopback::read_all_objects_cached`], each object shared: decoded
-    /// once and handed out again while anyone holds it, so that state read
-    /// on every write and kept by its reader is not decoded again.
+    /// informers give a plugin), each object shared: decoded once and handed
+    /// out again while anyone holds it. For state read on every write and
+    /// kept by its reader.
     async fn read_all_shared(
         &self,
         resource: Resource<'_>,
         namespace: Option<&str>,
     ) -> ApiResult<Vec<Arc<Object>>> {
-        let all = self.read_all_objects_cached(resource, namespace).await?;
+        let all = self.read_all_objects(resource, namespace).await?;
         Ok(all.into_iter().map(Arc::new).collect())
     }
 
@@ -227,18 +218,6 @@ pub async fn get<K: Kind>(
 pub async fn list<K: Kind>(objects: &dyn Loopback, namespace: Option<&str>) -> ApiResult<Vec<K>> {
     let all = objects
         .read_all_objects(resource_of::<K>(), namespace)
-        .await?;
-    all.into_iter().map(typed).collect()
-}
-
-/// Every object of the kind `K`, typed, as the server holds them now (see
-/// [`Loopback::read_all_objects_cached`]).
-pub async fn list_cached<K: Kind>(
-    objects: &dyn Loopback,
-    namespace: Option<&str>,
-) -> ApiResult<Vec<K>> {
-    let all = objects
-        .read_all_objects_cached(resource_of::<K>(), namespace)
         .await?;
     all.into_iter().map(typed).collect()
 }

@@ -63,23 +63,22 @@ impl Loopback for Registry {
 
     async fn read_all_objects(
         &self,
-        resource: Resource<'_>,
+        (group, version, plural): Resource<'_>,
         namespace: Option<&str>,
     ) -> ApiResult<Vec<Object>> {
-        self.read_all_with(resource, namespace, ListOptions::default())
-            .await
-    }
-
-    async fn read_all_objects_cached(
-        &self,
-        resource: Resource<'_>,
-        namespace: Option<&str>,
-    ) -> ApiResult<Vec<Object>> {
-        let any = ListOptions {
-            resource_version: Some("0".to_owned()),
-            ..ListOptions::default()
+        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
+            return Ok(Vec::new());
         };
-        self.read_all_with(resource, namespace, any).await
+        let page = self
+            .list(Scope::new(&entry, namespace), ListOptions::default())
+            .await?;
+        page.items
+            .into_iter()
+            .map(|object| {
+                let object = object.into_object().map_err(ApiError::internal)?;
+                Ok(without_managed_fields(object))
+            })
+            .collect()
     }
 
     async fn read_all_shared(
@@ -228,27 +227,4 @@ impl Registry {
 fn without_managed_fields(mut object: Object) -> Object {
     object.metadata_mut().managed_fields = None;
     object
-}
-
-impl Registry {
-    /// Every object of `resource` listed with `options`, as Rust values
-    /// without managedFields.
-    async fn read_all_with(
-        &self,
-        (group, version, plural): Resource<'_>,
-        namespace: Option<&str>,
-        options: ListOptions,
-    ) -> ApiResult<Vec<Object>> {
-        let Some(entry) = self.scheme().get(group, version, plural).cloned() else {
-            return Ok(Vec::new());
-        };
-        let page = self.list(Scope::new(&entry, namespace), options).await?;
-        page.items
-            .into_iter()
-            .map(|object| {
-                let object = object.into_object().map_err(ApiError::internal)?;
-                Ok(without_managed_fields(object))
-            })
-            .collect()
-    }
 }
