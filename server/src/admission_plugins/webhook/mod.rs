@@ -147,7 +147,9 @@ impl Plugin for MutatingAdmissionWebhook {
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
         let hooks = self.0.mutating_hooks(objects).await?;
-        if hooks.is_empty() {
+        // No JSON form of either object unless a webhook's rules select the
+        // request.
+        if !any_invoked(&hooks, request, objects) {
             return Ok(());
         }
         let scope = request.attrs.scope;
@@ -401,7 +403,7 @@ impl Plugin for ValidatingAdmissionWebhook {
         _warnings: &mut Vec<String>,
     ) -> ApiResult<()> {
         let hooks = self.0.validating_hooks(objects).await?;
-        if hooks.is_empty() {
+        if !any_invoked(&hooks, request, objects) {
             return Ok(());
         }
         let mut json = versioned_view(request, object)?;
