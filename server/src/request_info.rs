@@ -33,15 +33,48 @@ pub struct RequestInfo {
     pub timeout: ApiResult<Option<Duration>>,
     /// `fieldSelector=`, as sent.
     pub field_selector: Option<String>,
+    /// The other list and watch parameters the filters read (priority and
+    /// fairness estimates a list's work from them), as sent.
+    pub list: ListParams,
+}
+
+/// A list's or watch's parameters as sent (the first of a repeated one, as
+/// Go's `Values.Get`); the handler checks them.
+#[derive(Debug, Default)]
+pub struct ListParams {
+    /// `labelSelector=`.
+    pub label_selector: Option<String>,
+    /// `limit=`.
+    pub limit: Option<String>,
+    /// `continue=`.
+    pub continue_token: Option<String>,
+    /// `resourceVersion=`.
+    pub resource_version: Option<String>,
+    /// `resourceVersionMatch=`.
+    pub resource_version_match: Option<String>,
+    /// `sendInitialEvents=`.
+    pub send_initial_events: Option<String>,
 }
 
 impl RequestInfo {
     /// Parses `method`, `path` and `query`.
     pub fn parse(method: &Method, path: &str, query: Option<&str>) -> RequestInfo {
         let (mut watch, mut timeout, mut field_selector) = (None, None, None);
+        let mut list = ListParams::default();
         for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
             // The first of a repeated parameter counts, as Go's `Values.Get`.
+            let first = |slot: &mut Option<String>| {
+                if slot.is_none() {
+                    *slot = Some(value.clone().into_owned());
+                }
+            };
             match &*key {
+                "labelSelector" => first(&mut list.label_selector),
+                "limit" => first(&mut list.limit),
+                "continue" => first(&mut list.continue_token),
+                "resourceVersion" => first(&mut list.resource_version),
+                "resourceVersionMatch" => first(&mut list.resource_version_match),
+                "sendInitialEvents" => first(&mut list.send_initial_events),
                 "watch" if watch.is_none() => {
                     watch = Some(value != "0" && !value.eq_ignore_ascii_case("false"))
                 }
@@ -59,6 +92,7 @@ impl RequestInfo {
             watch,
             timeout: crate::go_duration::request_timeout(timeout.as_deref()),
             field_selector,
+            list,
         }
     }
 

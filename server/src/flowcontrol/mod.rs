@@ -262,7 +262,6 @@ impl FlowControl {
     async fn serve(&self, request: Request, next: Next, count: ObjectCount<'_>) -> Response {
         let info = RequestInfo::of(&request);
         let path = request.uri().path();
-        let query = request.uri().query();
         let watch = info.watch;
         let resource = info.resource();
         if let Some(r) = &resource
@@ -299,7 +298,7 @@ impl FlowControl {
                 (estimate.seats, estimate.linger)
             }
             (Some(r), None) => {
-                let seats = width::seats(r, query, || count(r.group, r.resource), level.max_seats);
+                let seats = width::seats(r, &info, || count(r.group, r.resource), level.max_seats);
                 (seats, Duration::ZERO)
             }
             (None, None) => (1, Duration::ZERO),
@@ -357,7 +356,7 @@ impl FlowControl {
         // A watch counts for the writes' seats while it runs.
         let counted = resource
             .as_ref()
-            .and_then(|r| self.watches.register(r, query));
+            .and_then(|r| self.watches.register(r, info.field_selector.as_deref()));
         // A watch holds its seats until its initial events are sent, not
         // while it runs; any other answer holds them until its body is
         // written (a streamed list is produced as it is sent).

@@ -67,11 +67,15 @@ impl Watches {
     /// Counts a watch (`None` for any other request) while the returned guard
     /// lives. A watch of pods on one node (`spec.nodeName=...`) is not
     /// counted, as upstream: its events are a small part of the pods'.
-    pub fn register(&self, request: &ResourceRef<'_>, query: Option<&str>) -> Option<Counted> {
+    pub fn register(
+        &self,
+        request: &ResourceRef<'_>,
+        field_selector: Option<&str>,
+    ) -> Option<Counted> {
         if request.verb != Verb::Watch {
             return None;
         }
-        let selector = field_selector(query);
+        let selector = field_selector.unwrap_or_default();
         if request.group.is_empty()
             && request.resource == "pods"
             && exact_value(&selector, "spec.nodeName").is_some_and(|node| !node.is_empty())
@@ -160,16 +164,6 @@ pub fn estimate(watching: u32, max_seats: u32) -> Estimate {
     Estimate { seats, linger }
 }
 
-fn field_selector(query: Option<&str>) -> String {
-    query
-        .and_then(|q| {
-            form_urlencoded::parse(q.as_bytes())
-                .find(|(k, _)| k == "fieldSelector")
-                .map(|(_, v)| v.into_owned())
-        })
-        .unwrap_or_default()
-}
-
 /// The value `field=value` or `field==value` pins in a field selector.
 fn exact_value<'a>(selector: &'a str, field: &str) -> Option<&'a str> {
     selector.split(',').find_map(|term| {
@@ -187,14 +181,14 @@ mod tests {
     use axum::http::Method;
 
     use super::*;
-    use crate::request_info::parse_ref;
+    use crate::request_info::{RequestInfo, parse_ref};
 
     #[test]
     fn writes_count_the_watches_of_their_resource_namespace_and_object() {
         let watches = Watches::default();
         let watch = |path: &str, query: &str| {
-            let request = parse_ref(&Method::GET, path, true).unwrap();
-            watches.register(&request, Some(query))
+            let info = RequestInfo::parse(&Method::GET, path, Some(query));
+            watches.register(&info.resource().unwrap(), info.field_selector.as_deref())
         };
         let mut held = Vec::new();
         for _ in 0..3 {

@@ -2,23 +2,23 @@
 //! except a LIST (and a watch that sends its initial events), which takes one
 //! per hundred objects it will go through, up to its level's maximum.
 
-use crate::request_info::{ResourceRef, Verb};
+use crate::request_info::{RequestInfo, ResourceRef, Verb};
 
 /// Objects one seat covers.
 const OBJECTS_PER_SEAT: usize = 100;
 
-/// The seats of a resource request; `count` gives the number of objects the
-/// resource holds, where known.
+/// The seats of a resource request (`info`'s, addressing `request`); `count`
+/// gives the number of objects the resource holds, where known.
 pub fn seats(
     request: &ResourceRef<'_>,
-    query: Option<&str>,
+    info: &RequestInfo,
     count: impl FnOnce() -> Option<usize>,
     max_seats: u32,
 ) -> u32 {
     match request.verb {
-        Verb::List => list_seats(request, query, count, max_seats),
-        Verb::Watch if flag(param(query, "sendInitialEvents")) => {
-            list_seats(request, query, count, max_seats)
+        Verb::List => list_seats(request, info, count, max_seats),
+        Verb::Watch if flag(info.list.send_initial_events.as_deref()) => {
+            list_seats(request, info, count, max_seats)
         }
         _ => 1,
     }
@@ -26,19 +26,22 @@ pub fn seats(
 
 fn list_seats(
     request: &ResourceRef<'_>,
-    query: Option<&str>,
+    info: &RequestInfo,
     count: impl FnOnce() -> Option<usize>,
     max_seats: u32,
 ) -> u32 {
-    let field_selector = param(query, "fieldSelector");
+    let params = &info.list;
+    let field_selector = info.field_selector.as_deref();
     // A list of one name (`fieldSelector=metadata.name=x`) reads one object.
-    if request.name.is_some() || field_selector.as_deref().is_some_and(names_one) {
+    if request.name.is_some() || field_selector.is_some_and(names_one) {
         return 1;
     }
     let Some(stored) = count() else {
         return 1;
     };
-    let asked = param(query, "limit")
+    let asked = params
+        .limit
+        .as_deref()
         .and_then(|l| l.parse::<usize>().ok())
         .unwrap_or(0);
     let limit = if asked > 0 && asked < stored {
@@ -46,14 +49,20 @@ fn list_seats(
     } else {
         stored
     };
-    let rv = param(query, "resourceVersion").unwrap_or_default();
-    let rv_match = param(query, "resourceVersionMatch").unwrap_or_default();
+    let rv = params.resource_version.as_deref().unwrap_or_default();
+    let rv_match = params.resource_version_match.as_deref().unwrap_or_default();
     let from_store = request.verb != Verb::Watch
-        && (param(query, "continue").is_some_and(|c| !c.is_empty())
+        && (params
+            .continue_token
+            .as_deref()
+            .is_some_and(|c| !c.is_empty())
             || (!rv_match.is_empty() && rv_match != "NotOlderThan")
             || (asked > 0 && rv_match.is_empty() && !rv.is_empty() && rv != "0"));
     let selected = field_selector.is_some_and(|s| !s.is_empty())
-        || param(query, "labelSelector").is_some_and(|s| !s.is_empty());
+        || params
+            .label_selector
+            .as_deref()
+            .is_some_and(|s| !s.is_empty());
     let objects = if !from_store {
         stored
     } else if selected {
@@ -76,13 +85,7 @@ fn names_one(selector: &str) -> bool {
     value.is_some_and(|v| !v.is_empty() && !v.contains(','))
 }
 
-fn param(query: Option<&str>, name: &str) -> Option<String> {
-    form_urlencoded::parse(query?.as_bytes())
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.into_owned())
-}
-
-fn flag(value: Option<String>) -> bool {
+fn flag(value: Option<&str>) -> bool {
     value.is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"))
 }
 
@@ -92,8 +95,8 @@ mod tests {
     use axum::http::Method;
 
     fn list(query: &str, stored: Option<usize>) -> u32 {
-        let request = crate::request_info::parse_ref(&Method::GET, "/api/v1/pods", false).unwrap();
-        seats(&request, Some(query), || stored, 10)
+        let info = RequestInfo::parse(&Method::GET, "/api/v1/pods", Some(query));
+        seats(&info.resource().unwrap(), &info, || stored, 10)
     }
 
     #[test]
@@ -117,9 +120,14 @@ mod tests {
 
     #[test]
     fn watches_cost_one_unless_they_send_initial_events() {
-        let watch = crate::request_info::parse_ref(&Method::GET, "/api/v1/pods", true).unwrap();
-        assert_eq!(seats(&watch, Some("watch=1"), || Some(900), 10), 1);
-        let initial = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan";
-        assert_eq!(seats(&watch, Some(initial), || Some(900), 10), 9);
+        let seats_of = |query: &str| {
+            let info = RequestInfo::parse(&Method::GET, "/api/v1/pods", Some(query));
+            seats(&info.resource().unwrap(), &info, || Some(900), 10)
+        };
+        assert_eq!(seats_of("watch=1"), 1);
+        assert_eq!(
+            seats_of("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"),
+            9
+        );
     }
 }
