@@ -25,6 +25,13 @@ pub trait ApiType: PartialEq {
     fn is_empty_collection(&self) -> bool {
         false
     }
+
+    /// Makes every empty optional list and map absent, recursively: the
+    /// form a protobuf round trip leaves (the wire has no way to tell an
+    /// empty repeated field or map from an absent one), so an object written
+    /// as protobuf reads back as this. On JSON an absent list is `null` or
+    /// omitted where an empty one is `[]`.
+    fn clear_empty(&mut self) {}
 }
 
 macro_rules! leaf_api_types {
@@ -50,6 +57,14 @@ impl<T: ApiType> ApiType for Option<T> {
         }
     }
 
+    fn clear_empty(&mut self) {
+        match self {
+            Some(v) if v.is_empty_collection() => *self = None,
+            Some(v) => v.clear_empty(),
+            None => {}
+        }
+    }
+
     fn semantic_eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Some(a), Some(b)) => a.semantic_eq(b),
@@ -70,6 +85,10 @@ impl<T: ApiType> ApiType for Box<T> {
         (**self).apply_defaults();
     }
 
+    fn clear_empty(&mut self) {
+        (**self).clear_empty();
+    }
+
     fn semantic_eq(&self, other: &Self) -> bool {
         (**self).semantic_eq(other)
     }
@@ -86,6 +105,10 @@ impl<T: ApiType> ApiType for Box<T> {
 impl<T: ApiType> ApiType for Vec<T> {
     fn apply_defaults(&mut self) {
         self.iter_mut().for_each(ApiType::apply_defaults);
+    }
+
+    fn clear_empty(&mut self) {
+        self.iter_mut().for_each(ApiType::clear_empty);
     }
 
     fn semantic_eq(&self, other: &Self) -> bool {
@@ -106,6 +129,10 @@ impl<T: ApiType> ApiType for Vec<T> {
 impl<T: ApiType> ApiType for BTreeMap<String, T> {
     fn apply_defaults(&mut self) {
         self.values_mut().for_each(ApiType::apply_defaults);
+    }
+
+    fn clear_empty(&mut self) {
+        self.values_mut().for_each(ApiType::clear_empty);
     }
 
     fn semantic_eq(&self, other: &Self) -> bool {

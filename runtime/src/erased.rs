@@ -75,6 +75,10 @@ impl<T: Resource> DynObject for T {
         crate::api_type::ApiType::apply_defaults(self);
     }
 
+    fn clear_empty(&mut self) {
+        crate::api_type::ApiType::clear_empty(self);
+    }
+
     fn admit(&mut self) -> FieldErrors {
         self.prepare_for_write();
         crate::api_type::ApiType::apply_defaults(self);

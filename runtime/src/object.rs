@@ -72,6 +72,11 @@ pub trait DynObject: Any + Send + Sync + fmt::Debug {
     /// The kind's defaults, recursively (on read from storage).
     fn apply_defaults(&mut self);
 
+    /// Makes empty optional lists and maps absent, as an object written as
+    /// protobuf reads back ([`crate::ApiType::clear_empty`]). A kind never
+    /// written as protobuf has nothing to do.
+    fn clear_empty(&mut self) {}
+
     /// The kind's prepare hook, defaults and validation; the errors found.
     fn admit(&mut self) -> FieldErrors;
 

@@ -71,6 +71,10 @@ pub fn emit(model: &ApiTypeModel) -> TokenStream {
             fn semantic_eq(&self, other: &Self) -> bool {
                 #semantic_eq
             }
+
+            fn clear_empty(&mut self) {
+                #(::kapi_runtime::ApiType::clear_empty(&mut self.#idents);)*
+            }
         }
 
         /// A type every version shares converts to itself.

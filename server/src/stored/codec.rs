@@ -44,8 +44,13 @@ impl StorageMediaType {
     }
 
     /// The bytes to store for `object`: everything but its resourceVersion (the
-    /// store's revision is the resourceVersion, as in etcd).
+    /// store's revision is the resourceVersion, as in etcd). Written as
+    /// protobuf, `object` is left as it will read back: its empty optional
+    /// lists and maps absent.
     pub fn encode(self, entry: &KindEntry, object: &mut Object) -> Result<Bytes, String> {
+        if let (StorageMediaType::Protobuf, Some(_)) = (self, entry.proto) {
+            object.typed_mut().clear_empty();
+        }
         let resource_version = object.metadata_mut().resource_version.take();
         let bytes = self.encode_unversioned(entry, object);
         object.metadata_mut().resource_version = resource_version;
@@ -180,6 +185,37 @@ mod tests {
             let mut expected = object.clone();
             expected.metadata_mut().resource_version = Some("4".into());
             assert_eq!(back, expected, "{media_type}");
+        }
+    }
+
+    #[test]
+    fn an_object_written_is_left_as_it_reads_back() {
+        // An EndpointSlice's `endpoints` is written `null` when absent and
+        // `[]` when empty; protobuf cannot tell them apart.
+        let mut scheme = Scheme::new();
+        kapi_api_types::install(&mut scheme);
+        let entry = scheme
+            .get("discovery.k8s.io", "v1", "endpointslices")
+            .unwrap()
+            .clone();
+        let body = br#"{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+            "metadata":{"name":"web-1","namespace":"team","finalizers":[]},
+            "addressType":"IPv4","endpoints":[],"ports":[{"port":80}]}"#;
+        // As a write stores it: defaulted.
+        let mut written = Object::new(entry.ops.decode_json(body).unwrap().object);
+        written.typed_mut().apply_defaults();
+        for media_type in [StorageMediaType::Json, StorageMediaType::Protobuf] {
+            let mut object = written.clone();
+            let bytes = media_type.encode(&entry, &mut object).unwrap();
+            let back = decode_stored(&entry, &stored(bytes)).unwrap();
+            object.metadata_mut().resource_version = Some("4".into());
+            assert_eq!(back.to_json(), object.to_json(), "{media_type}");
+            let endpoints = match media_type {
+                StorageMediaType::Protobuf => r#""endpoints":null"#,
+                _ => r#""endpoints":[]"#,
+            };
+            let json = String::from_utf8(object.to_json().unwrap()).unwrap();
+            assert!(json.contains(endpoints), "{media_type}: {json}");
         }
     }
 
