@@ -116,6 +116,53 @@ impl Cached {
         let Ok((frame, json)) = framed(head, tail, None, |out| object.write_json(out)) else {
             return (Cached::new(object), None);
         };
+        let cached = Cached::keep_encoded(&object, kind, json, OnceLock::new());
+        (Arc::new(cached), Some(frame))
+    }
+
+    /// What [`Cached::encoded`] makes of `written`, an object its writer
+    /// holds decoded (the answer to its write): the JSON written once,
+    /// for the writer's answer and the cache's copy alike, whichever needs
+    /// it first, and the protobuf message the answer made, if it made one.
+    /// The cache then keeps the JSON only, as always.
+    pub fn encoded_from(
+        written: &Arc<Cached>,
+        kind: &KindEntry,
+        head: &[&[u8]],
+        tail: &[u8],
+    ) -> (Arc<Cached>, Option<Bytes>) {
+        let Form::Decoded(object) = &written.form else {
+            return (written.clone(), written.json_frame(head, tail).ok());
+        };
+        let made = match written.json.get() {
+            Some(Ok(json)) => framed(head, tail, Some(json.len()), |out| {
+                out.extend_from_slice(json);
+                Ok(())
+            }),
+            _ => framed(head, tail, None, |out| object.write_json(out)).inspect(|(_, json)| {
+                // The answer, if not yet written, takes it from here.
+                let _ = written.json.set(Ok(json.clone()));
+            }),
+        };
+        let Ok((frame, json)) = made else {
+            return (written.clone(), None);
+        };
+        let message = match written.message.get() {
+            Some(Ok(message)) => OnceLock::from(Ok(message.clone())),
+            _ => OnceLock::new(),
+        };
+        let cached = Cached::keep_encoded(object, kind, json, message);
+        (Arc::new(cached), Some(frame))
+    }
+
+    /// `object` (of `kind`) kept as `json`, with what selectors and indexes
+    /// read of it.
+    fn keep_encoded(
+        object: &Object,
+        kind: &KindEntry,
+        json: Bytes,
+        message: OnceLock<Result<Bytes, String>>,
+    ) -> Cached {
         let meta = object.metadata();
         let labels = meta.labels.iter().flatten();
         let labels = labels.map(|(k, v)| (k.as_str().into(), v.as_str().into()));
@@ -124,16 +171,15 @@ impl Cached {
             kind: kind.clone(),
             labels: labels.collect(),
             fields: fields.collect(),
-            revision: revision(&object),
+            revision: revision(object),
             decoded: Mutex::new(Weak::new()),
         };
-        let cached = Cached {
+        Cached {
             form: Form::Encoded(encoded),
             json: OnceLock::from(Ok(json)),
-            message: OnceLock::new(),
+            message,
             served: Mutex::default(),
-        };
-        (Arc::new(cached), Some(frame))
+        }
     }
 
     /// The object, decoded.

@@ -60,6 +60,7 @@ async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration)
         Err(e) => return StorageError::Unavailable(format!("decoding the list failed: {e}")),
     };
     inner.set_progress(feed.progress, feed.consistent);
+    inner.handoffs().listed(revision);
     inner.write().replace(listed, undecodable, revision);
     inner.publish(revision);
     *pause = FIRST_PAUSE;
@@ -124,6 +125,35 @@ fn decode(inner: &Inner, kv: &KeyValue) -> Option<Object> {
     }
 }
 
+/// Whether `written`, handed over by its writer, is what `kv` decodes to.
+/// The store holds what the writer encoded from it, so it is; debug builds
+/// check it (a kind whose encoding loses something, or whose defaults are
+/// not yet applied when it is written, would show here), and use the
+/// decoded object when they differ.
+#[cfg(debug_assertions)]
+fn stores(inner: &Inner, kv: &KeyValue, written: &Cached) -> bool {
+    let Some(decoded) = decode(inner, kv) else {
+        return false;
+    };
+    let decoded = decoded.to_json();
+    let written = written.object().and_then(|o| o.to_json());
+    if decoded == written {
+        return true;
+    }
+    tracing::error!(
+        key = %kv.key,
+        decoded = %String::from_utf8_lossy(&decoded.unwrap_or_default()),
+        written = %String::from_utf8_lossy(&written.unwrap_or_default()),
+        "the object a write handed the watch cache is not what its stored bytes decode to"
+    );
+    false
+}
+
+#[cfg(not(debug_assertions))]
+fn stores(_: &Inner, _: &KeyValue, _: &Cached) -> bool {
+    true
+}
+
 /// Applies one event of the store.
 fn absorb(inner: &Inner, event: WatchEvent) {
     let (type_, kv, revision) = match event {
@@ -141,25 +171,29 @@ fn absorb(inner: &Inner, event: WatchEvent) {
     };
     let key: Arc<str> = Arc::from(kv.key.as_str());
     let revision = revision.unwrap_or(kv.mod_revision);
+    let (head, tail) = json_frame_parts(type_.as_str());
+    // The server's own write hands over the object it stored.
+    let handed = inner.handoffs().take(&key, revision);
+    let handed =
+        handed.filter(|written| type_ != EventType::Deleted && stores(inner, &kv, written));
     // The cache is the only writer of its state: what it holds for the key
     // is the previous value, already decoded.
     let current = inner.read().objects.get(&key).cloned();
-    let object = match type_ {
-        EventType::Deleted => current
+    let object = match (type_, handed) {
+        (_, Some(written)) => Some(Cached::encoded_from(&written, &inner.entry, &head, tail)),
+        (EventType::Deleted, None) => current
             .as_ref()
             .and_then(|c| Some(c.object().ok()?.clone()))
             .or_else(|| decode(inner, &kv))
             .map(|mut last| {
                 last.metadata_mut().resource_version = Some(revision.to_string());
-                last
+                Cached::encoded(last, &inner.entry, &head, tail)
             }),
-        _ => decode(inner, &kv),
+        (_, None) => decode(inner, &kv).map(|o| Cached::encoded(o, &inner.entry, &head, tail)),
     };
     let mut state = inner.write();
     match object {
         Some(object) => {
-            let (head, tail) = json_frame_parts(type_.as_str());
-            let object = Cached::encoded(object, &inner.entry, &head, tail);
             let event = Event::with_frame(key, revision, type_, object, current);
             state.apply(event);
         }

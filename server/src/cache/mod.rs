@@ -19,6 +19,7 @@
 
 mod cached;
 mod feed;
+mod handoff;
 mod index;
 mod read;
 mod state;
@@ -254,6 +255,8 @@ pub(crate) struct Inner {
     first_list_failed: AtomicBool,
     /// Snapshots of paged lists by revision, oldest first.
     snapshots: Mutex<VecDeque<(Instant, Snapshot)>>,
+    /// What the server's own writes stored, for their events.
+    handoffs: Mutex<handoff::Handoffs>,
 }
 
 impl Inner {
@@ -268,6 +271,10 @@ impl Inner {
     /// Tells waiting readers (and bookmarks) how far the cache has got.
     fn publish(&self, revision: u64) {
         self.revision.send_replace(Some(revision));
+    }
+
+    fn handoffs(&self) -> std::sync::MutexGuard<'_, handoff::Handoffs> {
+        self.handoffs.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn set_progress(&self, requester: ProgressRequester, consistent: bool) {
@@ -295,6 +302,7 @@ impl ResourceCache {
             consistent: AtomicBool::new(false),
             first_list_failed: AtomicBool::new(false),
             snapshots: Mutex::default(),
+            handoffs: Mutex::default(),
         });
         let feed = tokio::spawn(feed::run(inner.clone(), storage)).abort_handle();
         ResourceCache { inner, feed }
@@ -350,6 +358,13 @@ impl ResourceCache {
                 Err(_) => {}
             }
         }
+    }
+
+    /// Hands the cache `object`, which the server wrote at `key` at
+    /// `revision` (its resourceVersion stamped): the write's event takes it
+    /// rather than decoding what was stored.
+    pub fn offer(&self, key: &str, revision: u64, object: &Arc<Cached>) {
+        self.inner.handoffs().offer(key, revision, object);
     }
 
     /// The revision the cache has reached, `None` before its first list.

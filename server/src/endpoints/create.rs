@@ -21,5 +21,5 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
         .registry
         .create(ctx.scope(), value, ctx.write_options()?)
         .await?;
-    respond::object(ctx, StatusCode::CREATED, &written.object, &written.warnings)
+    respond::cached(ctx, StatusCode::CREATED, &written.object, &written.warnings)
 }

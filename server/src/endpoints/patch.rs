@@ -62,7 +62,7 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
     } else {
         StatusCode::OK
     };
-    respond::object(ctx, status, &written.object, &written.warnings)
+    respond::cached(ctx, status, &written.object, &written.warnings)
 }
 
 /// An applied configuration: YAML (JSON is YAML) holding one object,

@@ -86,22 +86,34 @@ pub fn warn(response: &mut Response, warning: &str) {
 /// A read object in the shape the client asked for (200), its JSON or
 /// protobuf message written once (the watch cache keeps them).
 pub fn shared(ctx: &Ctx<'_>, object: &Cached) -> ApiResult<Response> {
+    cached(ctx, StatusCode::OK, object, &[])
+}
+
+/// An object the store shares (read from the watch cache, or just written
+/// and handed to it) in the shape the client asked for: its JSON or
+/// protobuf message is written once, for this answer and the cache alike.
+pub fn cached(
+    ctx: &Ctx<'_>,
+    code: StatusCode,
+    object: &Cached,
+    warnings: &[String],
+) -> ApiResult<Response> {
     match (ctx.output.shape, ctx.output.format) {
         (Shape::Object, Format::Protobuf) => Ok(protobuf(
-            StatusCode::OK,
+            code,
             protobuf::encode_cached(ctx.entry, object)?,
-            &[],
+            warnings,
         )),
         (Shape::Object, Format::Json) => {
             let json = object.json().map_err(ApiError::internal)?;
             let mut body = Vec::with_capacity(json.len() + 1);
             body.extend_from_slice(json);
             body.push(b'\n');
-            Ok(with_headers(StatusCode::OK, body, "application/json", &[]))
+            Ok(with_headers(code, body, "application/json", warnings))
         }
         _ => {
             let object = object.object().map_err(ApiError::internal)?;
-            self::object(ctx, StatusCode::OK, &object, &[])
+            self::object(ctx, code, &object, warnings)
         }
     }
 }

@@ -22,5 +22,5 @@ pub async fn handle(ctx: &Ctx<'_>, body: Bytes) -> ApiResult<Response> {
             ctx.write_options()?,
         )
         .await?;
-    respond::object(ctx, StatusCode::OK, &written.object, &written.warnings)
+    respond::cached(ctx, StatusCode::OK, &written.object, &written.warnings)
 }

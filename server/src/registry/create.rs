@@ -5,7 +5,7 @@
 //! storage create.
 
 use super::{
-    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, hooks::Taken, keys, strategy,
+    Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, hooks::Taken, strategy,
 };
 use serde_json::Value;
 
@@ -106,22 +106,18 @@ impl Registry {
             let object = scope.to_served(object)?;
             return Ok(Written::new(object, warnings));
         }
-        let key = keys::object(scope.info(), namespace.as_deref(), &name);
         if let Some(charge) = &quota
             && let Err(e) = charge.charge(self).await
         {
             held.release(storage).await;
             return Err(e);
         }
-        let stored = match self.store.encode(scope.entry, &mut object) {
-            Ok(bytes) => storage
-                .create(&key, bytes)
-                .await
-                .map_err(|e| ApiError::from_storage(e, scope.target(&name))),
-            Err(e) => Err(e),
+        let at = Scope {
+            namespace: namespace.as_deref(),
+            ..scope
         };
-        let kv = match stored {
-            Ok(kv) => kv,
+        let stored = match self.store.create(at, &name, object).await {
+            Ok(stored) => stored,
             Err(e) => {
                 // A failed create gives back what it took: the quota charge
                 // and what the kind took (a Service's addresses).
@@ -132,10 +128,8 @@ impl Registry {
                 return Err(e);
             }
         };
-        // What was stored is this object; only the revision is new.
-        object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
-        let object = scope.to_served(object)?;
-        Ok(Written::new(object, warnings))
+        // The answer is the object stored, with its revision.
+        Ok(Written::shared(scope.to_served_cached(&stored)?, warnings))
     }
 }
 

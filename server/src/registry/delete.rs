@@ -3,14 +3,14 @@
 
 use jiff::{SignedDuration, Timestamp};
 use kapi_runtime::meta::{DeleteOptions, ObjectMeta, Time};
-use kapi_storage::{KeyValue, StorageError, Update};
 
 use super::hooks::{DeleteStep, KindRest};
-use super::{ListOptions, Object, Registry, Scope, decode};
+use super::{ListOptions, Object, Registry, Scope};
 use crate::admission;
 use crate::api_error::{ApiError, ApiResult};
 use crate::options::WriteOptions;
 use crate::selectors::Selectable;
+use crate::store::{Change, Outcome};
 
 /// What a delete did.
 #[derive(Debug)]
@@ -19,6 +19,17 @@ pub enum Deleted {
     Gone(Object),
     /// The object stays (graceful deletion or finalizers) in this state.
     Pending(Object),
+}
+
+/// What a delete decided, as the store's change and what is left of it to
+/// answer with.
+enum Decided {
+    /// Nothing was written: the whole decision.
+    DryRun(Decision),
+    Remove(Object),
+    Keep,
+    Unchanged,
+    MarkThenRemove,
 }
 
 enum Decision {
@@ -33,6 +44,18 @@ enum Decision {
     /// of a pod with nothing left to wait for (unscheduled, or confirmed by
     /// its kubelet).
     MarkThenRemove(Object),
+}
+
+impl Decision {
+    /// The store's change for the decision, and what is left to answer with.
+    fn split(self) -> (Change, Decided) {
+        match self {
+            Decision::Remove(object) => (Change::Delete, Decided::Remove(object)),
+            Decision::Keep(object) => (Change::Write(object), Decided::Keep),
+            Decision::Unchanged(_) => (Change::Keep, Decided::Unchanged),
+            Decision::MarkThenRemove(object) => (Change::Write(object), Decided::MarkThenRemove),
+        }
+    }
 }
 
 impl Registry {
@@ -58,90 +81,66 @@ impl Registry {
             self.admission.admit_delete(&request, &old, self).await?;
         }
         let dry_run = request.dry_run;
-        let key = super::key(scope, name);
-        let media_type = self.store.media_type();
-        let mut failure = None;
-        let mut decision = None;
+        let mut decided = None;
         let outcome = self
             .store
-            .backend()
-            .guaranteed_update(&key, &mut |current| match decide(
-                scope, rest, name, current, options,
-            ) {
-                Ok(d) => {
-                    let mut d = d;
-                    let update = match &mut d {
-                        _ if dry_run => Ok(Update::Keep),
-                        Decision::Remove(_) => Ok(Update::Delete),
-                        Decision::Unchanged(_) => Ok(Update::Keep),
-                        Decision::Keep(obj) | Decision::MarkThenRemove(obj) => media_type
-                            .encode(scope.entry, obj)
-                            .map(Update::Write)
-                            .map_err(StorageError::Internal),
-                    };
-                    decision = Some(d);
-                    update
+            .guaranteed_update(scope, name, &mut |current| {
+                let decision = decide(scope, rest, name, current, options)?;
+                if dry_run {
+                    decided = Some(Decided::DryRun(decision));
+                    return Ok(Change::Keep);
                 }
-                Err(e) => {
-                    failure = Some(e);
-                    Err(StorageError::Internal("aborted".into()))
-                }
+                let (change, left) = decision.split();
+                decided = Some(left);
+                Ok(change)
             })
-            .await;
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        let kv = outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
-        match decision {
-            None => Err(ApiError::not_found(scope.target(name))),
-            Some(Decision::Remove(object)) => {
-                if !dry_run && let Some(rest) = rest {
-                    rest.after_delete(self.store.backend().as_ref(), scope, &object)
-                        .await;
+            .await?;
+        let storage = self.store.backend().as_ref();
+        match (decided, outcome) {
+            (None, _) => Err(ApiError::not_found(scope.target(name))),
+            (Some(Decided::DryRun(Decision::Remove(o) | Decision::MarkThenRemove(o))), _) => {
+                Ok(Deleted::Gone(scope.to_served(o)?))
+            }
+            (Some(Decided::DryRun(Decision::Keep(o) | Decision::Unchanged(o))), _) => {
+                Ok(Deleted::Pending(scope.to_served(o)?))
+            }
+            (Some(Decided::Remove(object)), _) => {
+                if let Some(rest) = rest {
+                    rest.after_delete(storage, scope, &object).await;
                 }
                 Ok(Deleted::Gone(scope.to_served(object)?))
             }
-            Some(Decision::MarkThenRemove(object)) if dry_run => {
-                Ok(Deleted::Gone(scope.to_served(object)?))
-            }
-            Some(Decision::MarkThenRemove(mut object)) => {
-                let Some(kv) = kv else {
-                    return Err(ApiError::not_found(scope.target(name)));
-                };
-                object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
+            (Some(Decided::MarkThenRemove), Outcome::Written(marked)) => {
+                let object = marked.into_object().map_err(ApiError::internal)?;
                 // No finalizer can be added once the deletion is marked, so
                 // the object goes whatever changed since; but only this one,
                 // not one made again under its name meanwhile.
                 let uid = object.metadata().uid.clone();
                 let removed = self
                     .store
-                    .backend()
-                    .guaranteed_update(&key, &mut |current| {
-                        let same = current
-                            .and_then(|kv| decode(scope.entry, kv).ok())
-                            .is_some_and(|o| o.metadata().uid == uid);
-                        Ok(if same { Update::Delete } else { Update::Keep })
+                    .guaranteed_update(scope, name, &mut |current| {
+                        let same = current.is_some_and(|o| o.metadata().uid == uid);
+                        Ok(if same { Change::Delete } else { Change::Keep })
                     })
                     .await;
                 match removed {
-                    Ok(_) | Err(StorageError::NotFound(_)) => {}
-                    Err(e) => return Err(ApiError::from_storage(e, scope.target(name))),
+                    Ok(_) => {}
+                    Err(e) if e.code() == 404 => {}
+                    Err(e) => return Err(e),
                 }
                 if let Some(rest) = rest {
-                    rest.after_delete(self.store.backend().as_ref(), scope, &object)
-                        .await;
+                    rest.after_delete(storage, scope, &object).await;
                 }
                 Ok(Deleted::Gone(scope.to_served(object)?))
             }
-            Some(Decision::Keep(object) | Decision::Unchanged(object)) if dry_run => {
+            (Some(Decided::Keep | Decided::Unchanged), Outcome::Written(kept)) => {
+                let object = kept.into_object().map_err(ApiError::internal)?;
                 Ok(Deleted::Pending(scope.to_served(object)?))
             }
-            Some(Decision::Keep(_) | Decision::Unchanged(_)) => match kv {
-                Some(kv) => Ok(Deleted::Pending(
-                    scope.to_served(decode(scope.entry, &kv)?)?,
-                )),
-                None => Err(ApiError::not_found(scope.target(name))),
-            },
+            (Some(Decided::Keep | Decided::Unchanged), Outcome::Kept(current)) => Ok(
+                Deleted::Pending(scope.to_served(current.object(scope.entry)?)?),
+            ),
+            (Some(_), _) => Err(ApiError::not_found(scope.target(name))),
         }
     }
 
@@ -179,11 +178,10 @@ fn decide(
     scope: Scope<'_>,
     rest: Option<&dyn KindRest>,
     name: &str,
-    current: Option<&KeyValue>,
+    current: Option<Object>,
     options: &DeleteOptions,
 ) -> ApiResult<Decision> {
-    let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
-    let mut object = decode(scope.entry, current)?;
+    let mut object = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
     check_preconditions(scope, name, &object, options)?;
     if let Some(rest) = rest {
         object = match rest.delete_step(scope, object, options)? {

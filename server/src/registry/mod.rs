@@ -29,7 +29,7 @@ use kapi_storage::Storage;
 
 pub use crate::body::{Input, Object};
 pub use crate::scope::{Endpoint, Scope};
-use crate::store::{Cached, CachedStore, ListMetrics, ResourceCache, decode};
+use crate::store::{Cached, CachedStore, ListMetrics, ObjectRef, ResourceCache};
 pub use crate::store::{ListOptions, ListPage, WatchOptions, WatchStart};
 use crate::stored::{StorageMediaType, keys};
 pub use delete::{Deleted, FOREGROUND, ORPHAN, write_gc_finalizers};
@@ -46,8 +46,9 @@ use crate::strategic_merge::PatchSchema;
 /// The result of a write: the object as stored, and warnings for the client.
 #[derive(Debug)]
 pub struct Written {
-    /// The object with its new resourceVersion.
-    pub object: Object,
+    /// The object with its new resourceVersion, in the served version: its
+    /// encodings are made once, for the answer and the watch cache's copy.
+    pub object: Arc<Cached>,
     /// `Warning` header texts.
     pub warnings: Vec<String>,
     /// Whether the write created the object (an apply to a missing one).
@@ -56,13 +57,23 @@ pub struct Written {
 
 impl Written {
     /// The result of a write that changed an existing object or made one
-    /// by create.
+    /// by create (or would have: a dry run).
     pub fn new(object: Object, warnings: Vec<String>) -> Written {
+        Written::shared(Cached::new(object), warnings)
+    }
+
+    /// [`Written::new`] of an object the store shares.
+    pub fn shared(object: Arc<Cached>, warnings: Vec<String>) -> Written {
         Written {
             object,
             warnings,
             created: false,
         }
+    }
+
+    /// The object, decoded.
+    pub fn decoded(&self) -> ApiResult<ObjectRef<'_>> {
+        self.object.object().map_err(ApiError::internal)
     }
 }
 

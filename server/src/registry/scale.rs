@@ -95,7 +95,7 @@ impl Registry {
             )
             .await?;
         Ok(ScaleAnswer {
-            scale: self.scale_of(facts, &written.object)?,
+            scale: self.scale_of(facts, &*written.decoded()?)?,
             warnings: written.warnings,
         })
     }
@@ -174,7 +174,7 @@ impl Registry {
             .edit(scope, name, Endpoint::Main, &edit, untracked)
             .await?;
         Ok(ScaleAnswer {
-            scale: self.scale_of(facts, &written.object)?,
+            scale: self.scale_of(facts, &*written.decoded()?)?,
             warnings: written.warnings,
         })
     }

@@ -5,15 +5,14 @@
 
 use std::sync::Arc;
 
-use kapi_storage::{StorageError, Update};
 use serde_json::Value;
 
 use super::hooks::Taken;
-use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, decode, strategy};
+use super::{Endpoint, Input, Object, Registry, Scope, WriteOptions, Written, strategy};
 use crate::admission::{Operation, Request};
 use crate::api_error::{ApiError, ApiResult};
 use crate::field_manager::Writer;
-use crate::store::Current;
+use crate::store::{Change, Current};
 use crate::strategic_merge::{PatchError, PatchSchema, json_kind};
 
 /// The patch formats served.
@@ -188,30 +187,17 @@ impl Registry {
         dry_run: bool,
         change: &mut (dyn FnMut(Object) -> ApiResult<Object> + Send),
     ) -> ApiResult<()> {
-        let store = &self.store;
-        let mut failure = None;
-        let outcome = store
-            .backend()
-            .guaranteed_update(&super::key(scope, name), &mut |current| {
-                let step = current
-                    .ok_or_else(|| ApiError::not_found(scope.target(name)))
-                    .and_then(|kv| decode(scope.entry, kv))
-                    .and_then(&mut *change)
-                    .and_then(|mut object| store.encode(scope.entry, &mut object));
-                match step {
-                    Ok(_) if dry_run => Ok(Update::Keep),
-                    Ok(bytes) => Ok(Update::Write(bytes)),
-                    Err(e) => {
-                        failure = Some(e);
-                        Err(StorageError::Internal("aborted".into()))
-                    }
-                }
+        self.store
+            .guaranteed_update(scope, name, &mut |current| {
+                let current = current.ok_or_else(|| ApiError::not_found(scope.target(name)))?;
+                let object = change(current)?;
+                Ok(if dry_run {
+                    Change::Keep
+                } else {
+                    Change::Write(object)
+                })
             })
-            .await;
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        outcome.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
+            .await?;
         Ok(())
     }
 
@@ -229,6 +215,8 @@ impl Registry {
         // it meets conflicts, as upstream: a conflict means another writer
         // succeeded, so the system as a whole progresses.
         let key = super::key(scope, name);
+        // The kinds' own records (a Service's allocations) live beside the
+        // objects.
         let storage = self.store.backend().as_ref();
         let target = || scope.target(name);
         // The first attempt starts from the store's guess where it has one
@@ -291,60 +279,37 @@ impl Registry {
                 }
                 None => (Taken::nothing(), Taken::nothing()),
             };
-            let bytes = match self.store.encode(scope.entry, &mut object) {
-                Ok(bytes) => bytes,
+            if opts.dry_run {
+                let object = scope.to_served(object)?;
+                return Ok(Written::new(object, warnings));
+            }
+            let stored = match self.store.update(scope, name, &current, object).await {
+                Ok(Some(stored)) => stored,
+                // Another writer came first, deleted the object, or the
+                // guess was behind: the next attempt sees the store's state.
+                Ok(None) => {
+                    taken.release(storage).await;
+                    continue;
+                }
                 Err(e) => {
                     taken.release(storage).await;
                     return Err(e);
                 }
             };
-            if opts.dry_run {
-                let object = scope.to_served(object)?;
-                return Ok(Written::new(object, warnings));
-            }
-            // A write that changes nothing writes nothing (what the backend
-            // holds, not a guess, tells).
-            let unchanged = current.holds(&bytes, self.store.media_type(), scope.entry);
-            let kv = if let (true, Current::Stored(kv)) = (unchanged, &current) {
-                kv.clone()
-            } else if unchanged {
-                taken.release(storage).await;
-                continue;
-            } else {
-                match storage.update(&key, bytes, current.revision()).await {
-                    Ok(kv) => kv,
-                    // Another writer came first, or deleted the object: the
-                    // next attempt sees its result.
-                    Err(StorageError::Conflict(_) | StorageError::NotFound(_)) => {
-                        taken.release(storage).await;
-                        continue;
-                    }
-                    Err(e) => {
-                        taken.release(storage).await;
-                        return Err(ApiError::from_storage(e, target()));
-                    }
-                }
-            };
             freed.release(storage).await;
-            // What is stored is this object; only the revision comes from
-            // the store.
-            object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
             if delete_after {
                 // The last finalizer of an object being deleted is gone:
                 // remove it, so watchers see MODIFIED and then DELETED, as
                 // upstream.
-                match storage.delete(&key, Some(kv.mod_revision)).await {
-                    Ok(_) => {
-                        if let Some(rest) = rest {
-                            rest.after_delete(storage, scope, &object).await;
-                        }
-                    }
-                    Err(StorageError::NotFound(_)) | Err(StorageError::Conflict(_)) => {}
-                    Err(e) => return Err(ApiError::from_storage(e, target())),
+                let revision = stored.revision().unwrap_or_default();
+                if self.store.delete(scope, name, revision).await?
+                    && let Some(rest) = rest
+                {
+                    let object = stored.object().map_err(ApiError::internal)?;
+                    rest.after_delete(storage, scope, &object).await;
                 }
             }
-            let object = scope.to_served(object)?;
-            return Ok(Written::new(object, warnings));
+            return Ok(Written::shared(scope.to_served_cached(&stored)?, warnings));
         }
     }
 }

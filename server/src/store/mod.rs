@@ -23,6 +23,7 @@ mod predicate;
 mod watch;
 mod watch_backend;
 mod watch_cached;
+mod write;
 
 use std::sync::Arc;
 
@@ -42,6 +43,8 @@ use crate::stored::{StorageMediaType, codec, keys};
 pub use crate::cache::Cached;
 /// The counters of lists served from memory (see [`CachedStore::metrics`]).
 pub use crate::cache::ListMetrics;
+/// A cached object, decoded (see [`Cached::object`]).
+pub use crate::cache::ObjectRef;
 /// One resource's cache, for readers that walk all its objects (see
 /// [`CachedStore::listed`]).
 pub use crate::cache::ResourceCache;
@@ -49,6 +52,7 @@ pub use current::Current;
 pub use list::{ListOptions, ListPage, parse_rv};
 pub use predicate::{Matcher, matcher};
 pub use watch::{WatchOptions, WatchStart};
+pub use write::{Change, Outcome};
 
 /// Which resources are read straight from the backend, never cached.
 type Uncached = Arc<dyn Fn(&ResourceInfo) -> bool + Send + Sync>;
@@ -93,8 +97,8 @@ impl CachedStore {
         self
     }
 
-    /// The backend, for writes and for kinds' own use of storage (token
-    /// keys, address allocations).
+    /// The backend, for kinds' own use of storage (token keys, address
+    /// allocations): objects are written through the store.
     pub fn backend(&self) -> &Arc<dyn Storage> {
         &self.backend
     }
@@ -105,7 +109,7 @@ impl CachedStore {
     }
 
     /// `object` of `entry`'s kind as the backend stores it.
-    pub fn encode(&self, entry: &KindEntry, object: &mut Object) -> ApiResult<Bytes> {
+    fn encode(&self, entry: &KindEntry, object: &mut Object) -> ApiResult<Bytes> {
         self.media_type
             .encode(entry, object)
             .map_err(ApiError::internal)

@@ -231,7 +231,7 @@ async fn delete_evicted(
         {
             // This write moved the pod on: the pin follows it.
             pre.resource_version
-                .clone_from(&written.object.metadata().resource_version);
+                .clone_from(&written.decoded()?.metadata().resource_version);
         }
     }
     let opts = WriteOptions {
