@@ -31,68 +31,107 @@ pub struct RequestInfo {
     /// duration; zero or negative is zero), or the 400 to answer when it
     /// does not parse. `Ok(None)` when absent or empty.
     pub timeout: ApiResult<Option<Duration>>,
-    /// `fieldSelector=`, as sent.
-    pub field_selector: Option<String>,
-    /// The other list and watch parameters the filters read (priority and
-    /// fairness estimates a list's work from them), as sent.
-    pub list: ListParams,
+    /// The query's parameters as sent, read once here for every filter and
+    /// the handler (each checks the ones it uses).
+    pub query: Query,
 }
 
-/// A list's or watch's parameters as sent (the first of a repeated one, as
-/// Go's `Values.Get`); the handler checks them.
+/// The query parameters of a request as sent: those of metav1's
+/// ListOptions, GetOptions, CreateOptions, UpdateOptions, PatchOptions and
+/// DeleteOptions, and `timeout`. A repeated parameter counts once, its first
+/// value, as Go's `Values.Get` (and metav1's query conversion) read it;
+/// unknown ones are ignored, as upstream ignores them.
 #[derive(Debug, Default)]
-pub struct ListParams {
-    /// `labelSelector=`.
+pub struct Query {
+    /// `labelSelector`.
     pub label_selector: Option<String>,
-    /// `limit=`.
+    /// `fieldSelector`.
+    pub field_selector: Option<String>,
+    /// `limit`.
     pub limit: Option<String>,
-    /// `continue=`.
+    /// `continue`.
     pub continue_token: Option<String>,
-    /// `resourceVersion=`.
+    /// `resourceVersion`.
     pub resource_version: Option<String>,
-    /// `resourceVersionMatch=`.
+    /// `resourceVersionMatch`.
     pub resource_version_match: Option<String>,
-    /// `sendInitialEvents=`.
+    /// `watch`.
+    pub watch: Option<String>,
+    /// `allowWatchBookmarks`.
+    pub allow_watch_bookmarks: Option<String>,
+    /// `sendInitialEvents`.
     pub send_initial_events: Option<String>,
+    /// `timeoutSeconds`.
+    pub timeout_seconds: Option<String>,
+    /// `dryRun`.
+    pub dry_run: Option<String>,
+    /// `fieldValidation`.
+    pub field_validation: Option<String>,
+    /// `gracePeriodSeconds`.
+    pub grace_period_seconds: Option<String>,
+    /// `propagationPolicy`.
+    pub propagation_policy: Option<String>,
+    /// `orphanDependents`.
+    pub orphan_dependents: Option<String>,
+    /// `includeObject`.
+    pub include_object: Option<String>,
+    /// `timeout`: how long a non-watch request may take (a Go duration).
+    pub timeout: Option<String>,
+    /// `fieldManager`: who writes, as managedFields name it.
+    pub field_manager: Option<String>,
+    /// `force`: an apply takes the fields other managers own.
+    pub force: Option<String>,
+}
+
+impl Query {
+    /// Reads a query string in one pass.
+    pub fn parse(query: Option<&str>) -> Query {
+        let mut parsed = Query::default();
+        for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            let slot = match &*key {
+                "labelSelector" => &mut parsed.label_selector,
+                "fieldSelector" => &mut parsed.field_selector,
+                "limit" => &mut parsed.limit,
+                "continue" => &mut parsed.continue_token,
+                "resourceVersion" => &mut parsed.resource_version,
+                "resourceVersionMatch" => &mut parsed.resource_version_match,
+                "watch" => &mut parsed.watch,
+                "allowWatchBookmarks" => &mut parsed.allow_watch_bookmarks,
+                "sendInitialEvents" => &mut parsed.send_initial_events,
+                "timeoutSeconds" => &mut parsed.timeout_seconds,
+                "dryRun" => &mut parsed.dry_run,
+                "fieldValidation" => &mut parsed.field_validation,
+                "gracePeriodSeconds" => &mut parsed.grace_period_seconds,
+                "propagationPolicy" => &mut parsed.propagation_policy,
+                "orphanDependents" => &mut parsed.orphan_dependents,
+                "includeObject" => &mut parsed.include_object,
+                "timeout" => &mut parsed.timeout,
+                "fieldManager" => &mut parsed.field_manager,
+                "force" => &mut parsed.force,
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = Some(value.into_owned());
+            }
+        }
+        parsed
+    }
 }
 
 impl RequestInfo {
     /// Parses `method`, `path` and `query`.
     pub fn parse(method: &Method, path: &str, query: Option<&str>) -> RequestInfo {
-        let (mut watch, mut timeout, mut field_selector) = (None, None, None);
-        let mut list = ListParams::default();
-        for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-            // The first of a repeated parameter counts, as Go's `Values.Get`.
-            let first = |slot: &mut Option<String>| {
-                if slot.is_none() {
-                    *slot = Some(value.clone().into_owned());
-                }
-            };
-            match &*key {
-                "labelSelector" => first(&mut list.label_selector),
-                "limit" => first(&mut list.limit),
-                "continue" => first(&mut list.continue_token),
-                "resourceVersion" => first(&mut list.resource_version),
-                "resourceVersionMatch" => first(&mut list.resource_version_match),
-                "sendInitialEvents" => first(&mut list.send_initial_events),
-                "watch" if watch.is_none() => {
-                    watch = Some(value != "0" && !value.eq_ignore_ascii_case("false"))
-                }
-                "timeout" if timeout.is_none() => timeout = Some(value.into_owned()),
-                "fieldSelector" if field_selector.is_none() => {
-                    field_selector = Some(value.into_owned())
-                }
-                _ => {}
-            }
-        }
-        let watch = watch.unwrap_or(false);
+        let query = Query::parse(query);
+        let watch = query
+            .watch
+            .as_deref()
+            .is_some_and(|v| v != "0" && !v.eq_ignore_ascii_case("false"));
         RequestInfo {
             resource: parse(method, path, watch),
             method: lower_case(method),
             watch,
-            timeout: crate::go_duration::request_timeout(timeout.as_deref()),
-            field_selector,
-            list,
+            timeout: crate::go_duration::request_timeout(query.timeout.as_deref()),
+            query,
         }
     }
 
@@ -122,7 +161,7 @@ impl RequestInfo {
             Some(Verb::List | Verb::Watch)
         );
         listing
-            .then_some(self.field_selector.as_deref()?)
+            .then_some(self.query.field_selector.as_deref()?)
             .and_then(|text| FieldSelector::parse(text).ok())
     }
 
@@ -351,6 +390,32 @@ mod tests {
         );
         let r = get("/apis/apps/v1/namespaces/x/deployments/d/status").unwrap();
         assert_eq!(r.subresource.as_deref(), Some("status"));
+    }
+
+    #[test]
+    fn the_query_is_read_once_first_value_first() {
+        let info = RequestInfo::parse(
+            &Method::GET,
+            "/api/v1/namespaces/a/pods",
+            Some(
+                "watch=1&limit=5&limit=7&labelSelector=app%3Dweb&continue=&timeout=3s&bogus=x&dryRun=All",
+            ),
+        );
+        assert!(info.watch);
+        let r = info.resource.as_ref().map(|r| r.verb);
+        assert_eq!(r, Some(Verb::Watch));
+        let q = &info.query;
+        assert_eq!(q.limit.as_deref(), Some("5"));
+        assert_eq!(q.label_selector.as_deref(), Some("app=web"));
+        assert_eq!(q.continue_token.as_deref(), Some(""));
+        assert_eq!(q.dry_run.as_deref(), Some("All"));
+        assert_eq!(
+            info.timeout.as_ref().ok(),
+            Some(&Some(Duration::from_secs(3)))
+        );
+        let info = RequestInfo::parse(&Method::GET, "/api/v1/pods", Some("watch=false"));
+        assert!(!info.watch);
+        assert_eq!(info.query.watch.as_deref(), Some("false"));
     }
 
     #[test]

@@ -229,7 +229,6 @@ pub async fn resource(
     let request = Request {
         user: &user,
         info: &info,
-        uri: &uri,
         headers: &headers,
         recorder: &recorder,
         deadline: Instant::now() + info.deadline(),
@@ -268,7 +267,6 @@ fn record(recorder: &Recorder, audit: Option<&crate::audit::Shared>, response: &
 struct Request<'r> {
     user: &'r UserInfo,
     info: &'r RequestInfo,
-    uri: &'r Uri,
     headers: &'r HeaderMap,
     recorder: &'r Recorder,
     deadline: Instant,
@@ -276,22 +274,16 @@ struct Request<'r> {
 
 async fn respond(app: &App, r: &Request<'_>, body: Body) -> Response {
     let headers = r.headers;
-    let error = match Query::parse(r.uri.query()) {
-        Err(e) => e,
-        Ok(query) => {
-            // A `timeout` that does not parse was refused in front of every
-            // path (crate::filters::deadline), except on a watch, which it
-            // does not bound.
-            let bound = r.info.deadline();
-            let request = dispatch(app, r, query, body);
-            match tokio::time::timeout(bound, request).await {
-                Ok(Ok(response)) => return response,
-                Ok(Err(e)) => e,
-                // kube-apiserver's words for a request cut off at its deadline.
-                Err(_) => ApiError::timeout(
-                    "Timeout: request did not complete within the allotted timeout",
-                ),
-            }
+    // A `timeout` that does not parse was refused in front of every path
+    // (crate::filters::deadline), except on a watch, which it does not bound.
+    let bound = r.info.deadline();
+    let request = dispatch(app, r, &r.info.query, body);
+    let error = match tokio::time::timeout(bound, request).await {
+        Ok(Ok(response)) => return response,
+        Ok(Err(e)) => e,
+        // kube-apiserver's words for a request cut off at its deadline.
+        Err(_) => {
+            ApiError::timeout("Timeout: request did not complete within the allotted timeout")
         }
     };
     // Errors travel in the client's preferred codec, as kube-apiserver sends them
@@ -303,7 +295,7 @@ async fn respond(app: &App, r: &Request<'_>, body: Body) -> Response {
     }
 }
 
-async fn dispatch(app: &App, r: &Request<'_>, query: Query, body: Body) -> ApiResult<Response> {
+async fn dispatch(app: &App, r: &Request<'_>, query: &Query, body: Body) -> ApiResult<Response> {
     let Request {
         user,
         info,
@@ -346,7 +338,7 @@ async fn dispatch(app: &App, r: &Request<'_>, query: Query, body: Body) -> ApiRe
         req,
         entry,
         storage,
-        query: &query,
+        query,
         headers,
         output,
         user_agent_manager: crate::field_manager::entries::manager_from_user_agent(

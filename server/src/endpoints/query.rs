@@ -4,59 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::ListOptions;
+pub use crate::request_info::Query;
 use crate::selectors::field::FieldSelector;
 use crate::selectors::label::LabelSelector;
-
-/// Query parameters; unknown ones are ignored, as Kubernetes does.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Query {
-    /// `labelSelector`.
-    pub label_selector: Option<String>,
-    /// `fieldSelector`.
-    pub field_selector: Option<String>,
-    /// `limit`.
-    pub limit: Option<String>,
-    /// `continue`.
-    #[serde(rename = "continue")]
-    pub continue_: Option<String>,
-    /// `resourceVersion`.
-    pub resource_version: Option<String>,
-    /// `resourceVersionMatch`.
-    pub resource_version_match: Option<String>,
-    /// `watch`.
-    pub watch: Option<String>,
-    /// `allowWatchBookmarks`.
-    pub allow_watch_bookmarks: Option<String>,
-    /// `sendInitialEvents`.
-    pub send_initial_events: Option<String>,
-    /// `timeoutSeconds`.
-    pub timeout_seconds: Option<String>,
-    /// `dryRun`.
-    pub dry_run: Option<String>,
-    /// `fieldValidation`.
-    pub field_validation: Option<String>,
-    /// `gracePeriodSeconds`.
-    pub grace_period_seconds: Option<String>,
-    /// `propagationPolicy`.
-    pub propagation_policy: Option<String>,
-    /// `orphanDependents`.
-    pub orphan_dependents: Option<String>,
-    /// `includeObject`.
-    pub include_object: Option<String>,
-    /// `timeout`: how long a non-watch request may take (a Go duration).
-    pub timeout: Option<String>,
-    /// `fieldManager`: who writes, as managedFields name it.
-    pub field_manager: Option<String>,
-    /// `force`: an apply takes the fields other managers own.
-    pub force: Option<String>,
-}
 
 /// A boolean parameter as metav1's query conversion reads it: absent, `0` and
 /// `false` (any case) are false; anything else, even an empty value, is true.
@@ -82,12 +36,6 @@ fn integer(value: Option<&str>) -> ApiResult<Option<i64>> {
 }
 
 impl Query {
-    /// Parses a query string.
-    pub fn parse(query: Option<&str>) -> ApiResult<Query> {
-        serde_urlencoded::from_str(query.unwrap_or_default())
-            .map_err(|e| ApiError::bad_request(format!("invalid query parameters: {e}")))
-    }
-
     /// `watch=true`.
     pub fn watch(&self) -> ApiResult<bool> {
         Ok(flag(self.watch.as_deref()))
@@ -150,7 +98,10 @@ impl Query {
         let mut errors = FieldErrors::default();
         let rv = self.resource_version.as_deref().unwrap_or_default();
         let matching = self.resource_version_match.as_deref().unwrap_or_default();
-        let continues = self.continue_.as_deref().is_some_and(|c| !c.is_empty());
+        let continues = self
+            .continue_token
+            .as_deref()
+            .is_some_and(|c| !c.is_empty());
         let initial_events = self.send_initial_events.is_some();
         let path = || FieldPath::root().child("resourceVersionMatch");
         if watch {
@@ -236,7 +187,7 @@ impl Query {
             labels: Arc::new(labels),
             fields: Arc::new(fields),
             limit: usize::try_from(limit).unwrap_or(0),
-            continue_token: self.continue_.clone().filter(|c| !c.is_empty()),
+            continue_token: self.continue_token.clone().filter(|c| !c.is_empty()),
             resource_version: self.resource_version.clone(),
             resource_version_match: self
                 .resource_version_match

@@ -354,9 +354,10 @@ impl FlowControl {
         };
         running.begin();
         // A watch counts for the writes' seats while it runs.
-        let counted = resource
-            .as_ref()
-            .and_then(|r| self.watches.register(r, info.field_selector.as_deref()));
+        let counted = resource.as_ref().and_then(|r| {
+            self.watches
+                .register(r, info.query.field_selector.as_deref())
+        });
         // A watch holds its seats until its initial events are sent, not
         // while it runs; any other answer holds them until its body is
         // written (a streamed list is produced as it is sent).

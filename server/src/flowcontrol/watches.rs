@@ -188,7 +188,10 @@ mod tests {
         let watches = Watches::default();
         let watch = |path: &str, query: &str| {
             let info = RequestInfo::parse(&Method::GET, path, Some(query));
-            watches.register(&info.resource().unwrap(), info.field_selector.as_deref())
+            watches.register(
+                &info.resource().unwrap(),
+                info.query.field_selector.as_deref(),
+            )
         };
         let mut held = Vec::new();
         for _ in 0..3 {

@@ -17,7 +17,7 @@ pub fn seats(
 ) -> u32 {
     match request.verb {
         Verb::List => list_seats(request, info, count, max_seats),
-        Verb::Watch if flag(info.list.send_initial_events.as_deref()) => {
+        Verb::Watch if flag(info.query.send_initial_events.as_deref()) => {
             list_seats(request, info, count, max_seats)
         }
         _ => 1,
@@ -30,8 +30,8 @@ fn list_seats(
     count: impl FnOnce() -> Option<usize>,
     max_seats: u32,
 ) -> u32 {
-    let params = &info.list;
-    let field_selector = info.field_selector.as_deref();
+    let params = &info.query;
+    let field_selector = params.field_selector.as_deref();
     // A list of one name (`fieldSelector=metadata.name=x`) reads one object.
     if request.name.is_some() || field_selector.is_some_and(names_one) {
         return 1;
