@@ -134,15 +134,22 @@ impl Cached {
         let Form::Decoded(object) = &written.form else {
             return (written.clone(), written.json_frame(head, tail).ok());
         };
-        let made = match written.json.get() {
-            Some(Ok(json)) => framed(head, tail, Some(json.len()), |out| {
+        // Whichever comes first writes the JSON, and the other waits for it:
+        // the answer to the write on its own, or the frame here, the JSON
+        // kept as its slice.
+        let mut made = None;
+        let json = written.json.get_or_init(|| {
+            let (frame, json) = framed(head, tail, None, |out| object.write_json(out))?;
+            made = Some((frame, json.clone()));
+            Ok(json)
+        });
+        let made = match (made, json) {
+            (Some(made), _) => Ok(made),
+            (None, Ok(json)) => framed(head, tail, Some(json.len()), |out| {
                 out.extend_from_slice(json);
                 Ok(())
             }),
-            _ => framed(head, tail, None, |out| object.write_json(out)).inspect(|(_, json)| {
-                // The answer, if not yet written, takes it from here.
-                let _ = written.json.set(Ok(json.clone()));
-            }),
+            (None, Err(e)) => Err(e.clone()),
         };
         let Ok((frame, json)) = made else {
             return (written.clone(), None);

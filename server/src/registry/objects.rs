@@ -8,8 +8,8 @@ use async_trait::async_trait;
 
 use super::{Endpoint, ListOptions, Object, Registry, Scope, WriteOptions};
 use crate::api_error::{ApiError, ApiResult};
-use crate::cache::ObjectRef;
 use crate::loopback::{Change as JsonChange, Loopback, ObjectChange, Resource};
+use crate::store::ObjectRef;
 
 #[async_trait]
 impl Loopback for Registry {
