@@ -1,6 +1,7 @@
 //! The task that keeps one resource's cache current: a list of the store,
 //! then one watch from the list's revision (upstream's reflector inside the
-//! cacher). Each event's object is decoded here, once, for every reader.
+//! cacher). Each event's object is decoded here, once, for every reader,
+//! unless the server wrote it and handed it over (`handoff`).
 //! When the watch fails (compaction, a lost connection) the task lists again
 //! after a pause; the watchers of the old state are ended and resume.
 

@@ -2,7 +2,8 @@
 //! the current objects in memory, a window of recent events, and one watch
 //! of the store feeding both. Lists, consistent gets and watches are served
 //! from it; each object and event is encoded once per wire form for all of
-//! them. An object is decoded once as it arrives, written as its JSON and
+//! them. An object is decoded once as it arrives (or taken from the
+//! server's own write of it, which hands it over), written as its JSON and
 //! then kept as that JSON with what selectors and indexes read of it (its
 //! labels, its kind's selectable fields); a reader that needs it decoded
 //! (a write starting from it, admission, a controller, a table) decodes it
