@@ -177,6 +177,9 @@ fn absorb(inner: &Inner, event: WatchEvent) {
     let handed = inner.handoffs().take(&key, revision);
     let handed =
         handed.filter(|written| type_ != EventType::Deleted && stores(inner, &kv, written));
+    if handed.is_some() {
+        inner.handed_over.fetch_add(1, Ordering::Relaxed);
+    }
     // The cache is the only writer of its state: what it holds for the key
     // is the previous value, already decoded.
     let current = inner.read().objects.get(&key).cloned();

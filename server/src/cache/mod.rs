@@ -28,7 +28,7 @@ mod trigger;
 mod watch;
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
@@ -258,6 +258,8 @@ pub(crate) struct Inner {
     snapshots: Mutex<VecDeque<(Instant, Snapshot)>>,
     /// What the server's own writes stored, for their events.
     handoffs: Mutex<handoff::Handoffs>,
+    /// How many events took their object from its writer.
+    handed_over: AtomicU64,
 }
 
 impl Inner {
@@ -304,6 +306,7 @@ impl ResourceCache {
             first_list_failed: AtomicBool::new(false),
             snapshots: Mutex::default(),
             handoffs: Mutex::default(),
+            handed_over: AtomicU64::new(0),
         });
         let feed = tokio::spawn(feed::run(inner.clone(), storage)).abort_handle();
         ResourceCache { inner, feed }
@@ -366,6 +369,12 @@ impl ResourceCache {
     /// rather than decoding what was stored.
     pub fn offer(&self, key: &str, revision: u64, object: &Arc<Cached>) {
         self.inner.handoffs().offer(key, revision, object);
+    }
+
+    /// How many events took their object from the write that stored it
+    /// rather than decoding it.
+    pub fn handed_over(&self) -> u64 {
+        self.inner.handed_over.load(Ordering::Relaxed)
     }
 
     /// The revision the cache has reached, `None` before its first list.

@@ -128,3 +128,65 @@ async fn gets_and_update_hints_come_from_the_store() {
     let uncached = store.clone().with_uncached(|_| true);
     assert!(uncached.current_hint(scope, key).is_none());
 }
+
+#[tokio::test]
+async fn the_cache_takes_what_the_store_writes_from_the_writer() {
+    let (store, _dir) = store_with(&[("old", "red")]).await;
+    let entry = configmaps();
+    let scope = Scope::new(&entry, Some("ns"));
+    let cache = store.listed(&entry).await;
+    let key = "/registry/configmaps/ns/a";
+    let written = store
+        .create(scope, "a", configmap("a", "blue"))
+        .await
+        .unwrap();
+    let created = written.revision().unwrap();
+    assert!(cache.wait_fresh(created).await);
+    let kept = cache.get(key).unwrap().unwrap();
+    assert_eq!(kept.json().unwrap(), written.json().unwrap());
+    assert_eq!(kept.revision(), Some(created));
+    // An update, and a guaranteed update that writes.
+    let current = store
+        .current(key, scope.target("a"))
+        .await
+        .unwrap()
+        .unwrap();
+    let updated = store
+        .update(scope, "a", &current, configmap("a", "green"))
+        .await
+        .unwrap()
+        .unwrap();
+    let outcome = store
+        .guaranteed_update(scope, "a", &mut |current| {
+            let mut object = current.unwrap();
+            object.metadata_mut().labels = None;
+            Ok(Change::Write(object))
+        })
+        .await
+        .unwrap();
+    let Outcome::Written(last) = outcome else {
+        panic!("the guaranteed update wrote nothing");
+    };
+    let revision = last.revision().unwrap();
+    assert!(revision > updated.revision().unwrap());
+    assert!(cache.wait_fresh(revision).await);
+    assert_eq!(cache.handed_over(), 3);
+    let kept = cache.get(key).unwrap().unwrap();
+    assert_eq!(kept.json().unwrap(), last.json().unwrap());
+    // A write the cache did not see coming (straight to the backend) is
+    // decoded, as before.
+    let bytes = store.encode(&entry, &mut configmap("b", "blue")).unwrap();
+    let kv = store
+        .backend()
+        .create("/registry/configmaps/ns/b", bytes)
+        .await
+        .unwrap();
+    assert!(cache.wait_fresh(kv.mod_revision).await);
+    assert_eq!(cache.handed_over(), 3);
+    assert!(cache.get("/registry/configmaps/ns/b").unwrap().is_some());
+    // Deleting through the store removes it from the cache.
+    assert!(store.delete(scope, "a", revision).await.unwrap());
+    let now = store.current_revision().await.unwrap();
+    assert!(cache.wait_fresh(now).await);
+    assert!(cache.get(key).unwrap().is_none());
+}
