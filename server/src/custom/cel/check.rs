@@ -212,6 +212,7 @@ pub fn check(program: &Program, self_ty: &Ty, old_self: &Ty) -> Result<Checked, 
         ],
         uses_old_self: false,
         lenient: false,
+        overloads: false,
         depth: 0,
     };
     match checker.expr(program.expression()) {
@@ -220,6 +221,26 @@ pub fn check(program: &Program, self_ty: &Ty, old_self: &Ty) -> Result<Checked, 
             cost,
             uses_old_self: checker.uses_old_self,
         }),
+        Err(issue) => Err(locate(program, &issue)),
+    }
+}
+
+/// Checks `program` with the variables `variables` (name and type), as
+/// upstream's type checking of a ValidatingAdmissionPolicy's expressions
+/// does: besides names, an operator applied to operands it has no overload
+/// for (`'_>_' applied to '(int, string)'`) is an error, where both
+/// operands' types are known scalars. The expression's type, or cel-go's
+/// error text.
+pub fn check_typed(program: &Program, variables: Vec<(String, Ty)>) -> Result<Ty, String> {
+    let mut checker = Checker {
+        scopes: variables,
+        uses_old_self: false,
+        lenient: false,
+        overloads: true,
+        depth: 0,
+    };
+    match checker.expr(program.expression()) {
+        Ok((ty, _)) => Ok(ty),
         Err(issue) => Err(locate(program, &issue)),
     }
 }
@@ -236,12 +257,44 @@ pub fn cost_of(program: &Program, self_ty: &Ty, old_self: &Ty) -> u64 {
         ],
         uses_old_self: false,
         lenient: true,
+        overloads: false,
         depth: 0,
     };
     checker
         .expr(program.expression())
         .map(|(_, cost)| cost)
         .unwrap_or(0)
+}
+
+/// cel-go's checker error for operator `name` applied to `args` when it has
+/// no overload for them; only scalars are judged (anything else may be
+/// dynamic, which every overload takes).
+fn no_overload(name: &str, args: &[Ty]) -> Option<String> {
+    let scalar = |ty: &Ty| -> Option<&'static str> {
+        Some(match ty {
+            Ty::Bool => "bool",
+            Ty::Int => "int",
+            Ty::Uint => "uint",
+            Ty::Double => "double",
+            Ty::String { .. } => "string",
+            Ty::Bytes { .. } => "bytes",
+            _ => return None,
+        })
+    };
+    let [a, b] = args else {
+        return None;
+    };
+    let (a, b) = (scalar(a)?, scalar(b)?);
+    let numeric = |t: &str| matches!(t, "int" | "uint" | "double");
+    let fits = match name {
+        // Numbers compare across their types.
+        "_<_" | "_<=_" | "_>_" | "_>=_" => a == b || (numeric(a) && numeric(b)),
+        "_+_" => a == b && a != "bool",
+        "_-_" | "_*_" | "_/_" => a == b && numeric(a),
+        "_%_" => a == b && matches!(a, "int" | "uint"),
+        _ => return None,
+    };
+    (!fits).then(|| format!("found no matching overload for '{name}' applied to '({a}, {b})'"))
 }
 
 /// cel-go's error text: the position, the message and the source line with
@@ -281,6 +334,8 @@ struct Checker {
     /// Fields missing from an object type are null, not errors (the type
     /// is a value's, which may leave fields out).
     lenient: bool,
+    /// Operators on scalars of types they have no overload for are errors.
+    overloads: bool,
     /// How deep in the expression the checker is.
     depth: usize,
 }
@@ -335,7 +390,16 @@ impl Checker {
                         .iter()
                         .any(|(n, _)| Some(n.as_str()) == name.split('.').next())
                 {
-                    return Err(undeclared(e.id, &name));
+                    // cel-go names the identifier the selection starts from.
+                    let mut root = e;
+                    while let Expr::Select(inner) = &root.expr {
+                        root = &inner.operand;
+                    }
+                    let root_name = match &root.expr {
+                        Expr::Ident(ident) => ident.as_str(),
+                        _ => name.as_str(),
+                    };
+                    return Err(undeclared(root.id, root_name));
                 }
                 let (operand, cost) = self.expr(&select.operand)?;
                 let ty = match field(&operand, &select.field) {
@@ -452,6 +516,11 @@ impl Checker {
             let (ty, c) = self.expr(arg)?;
             cost = cost.saturating_add(c);
             args.push(ty);
+        }
+        if self.overloads
+            && let Some(message) = no_overload(name, &args)
+        {
+            return Err(Issue { id, message });
         }
         let recv = target.as_ref().map(|(ty, _)| ty);
         let first = recv.or(args.first());
@@ -717,5 +786,52 @@ pub fn object(fields: impl IntoIterator<Item = (&'static str, Ty)>) -> Ty {
     Ty::Object {
         fields: Arc::new(fields),
         max,
+    }
+}
+
+#[cfg(test)]
+mod typed_tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use serde_json::json;
+
+    fn deployment() -> Vec<(String, Ty)> {
+        let schema = json!({"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}});
+        vec![("object".to_owned(), Ty::of_schema(&schema))]
+    }
+
+    fn checked(text: &str) -> Result<Ty, String> {
+        check_typed(&crate::custom::cel::parse(text).unwrap(), deployment())
+    }
+
+    #[test]
+    fn operators_without_an_overload_are_worded_as_cel_go() {
+        assert_eq!(
+            checked("object.spec.replicas > '1'").unwrap_err(),
+            "ERROR: <input>:1:22: found no matching overload for '_>_' applied to '(int, string)'\n \
+             | object.spec.replicas > '1'\n | .....................^"
+        );
+        assert_eq!(
+            checked("'wants replicas > 1, got ' + object.spec.replicas").unwrap_err(),
+            "ERROR: <input>:1:28: found no matching overload for '_+_' applied to '(string, int)'\n \
+             | 'wants replicas > 1, got ' + object.spec.replicas\n \
+             | ...........................^"
+        );
+        assert_eq!(
+            checked("object.spec.maxRetries < 10").unwrap_err(),
+            "ERROR: <input>:1:12: undefined field 'maxRetries'\n \
+             | object.spec.maxRetries < 10\n | ...........^"
+        );
+        assert_eq!(checked("object.spec.replicas > 1").unwrap(), Ty::Bool);
+        assert_eq!(checked("object.spec.replicas > 1.5").unwrap(), Ty::Bool);
+        assert!(checked("object.spec.replicas + 1.5 > 2.0").is_err());
+        assert!(checked("object.spec.replicas + 1 > 2").is_ok());
+        let e = checked("params.x > 1").unwrap_err();
+        assert!(
+            e.contains("undeclared reference to 'params' (in container '')"),
+            "{e}"
+        );
     }
 }
