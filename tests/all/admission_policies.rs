@@ -314,3 +314,165 @@ fn variables_params_and_actions() {
         ]
     );
 }
+
+/// The status of policy `name` once its type checking is written (upstream's
+/// e2e waits for `status.typeChecking` to be present), at `generation`.
+fn type_checked(server: &Server, name: &str, generation: i64) -> Value {
+    let path = format!("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/{name}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = http_exchange(server.address, "GET", &path, &[], b"").unwrap();
+        let policy: Value = serde_json::from_str(&answer.body).unwrap();
+        // The first check of a policy leaves `typeChecking` (empty when
+        // nothing was found); a later one that finds nothing where the last
+        // found something leaves none, as server-side apply drops the map
+        // it emptied.
+        let first = generation == 1;
+        if policy["status"]["observedGeneration"] == generation
+            && (!first || policy["status"]["typeChecking"].is_object())
+        {
+            return policy;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "waited 30 s for the type checking: {}",
+            answer.body
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Upstream's "should type check validation expressions" and "should type
+/// check a CRD" (test/e2e/apimachinery/validatingadmissionpolicy.go), with
+/// the whole warnings as upstream's type checker words them, and the
+/// status written by server-side apply as kube-controller-manager writes it.
+#[test]
+fn policies_are_type_checked_as_upstream() {
+    let server = Server::start_args(
+        Path::new(env!("CARGO_BIN_EXE_kapi")),
+        &["--controllers=validatingadmissionpolicy-status-controller"],
+    );
+    policy(
+        &server,
+        "correct.example.com",
+        json!({"matchConstraints": {"resourceRules": [deployments_rule()]},
+            "validations": [{"expression": "object.spec.replicas > 1"}]}),
+    );
+    policy(
+        &server,
+        "confused.example.com",
+        json!({"matchConstraints": {"resourceRules": [deployments_rule()]},
+            "validations": [{"expression": "object.spec.replicas > '1'",
+                "messageExpression": "'wants replicas > 1, got ' + object.spec.replicas"}]}),
+    );
+    let correct = type_checked(&server, "correct.example.com", 1);
+    assert_eq!(
+        correct["status"],
+        json!({"observedGeneration": 1, "typeChecking": {}})
+    );
+    let managers = correct["metadata"]["managedFields"].as_array().unwrap();
+    let status = managers
+        .iter()
+        .find(|m| m["manager"] == "validatingadmissionpolicy-status")
+        .unwrap();
+    assert_eq!(
+        (
+            &status["operation"],
+            &status["subresource"],
+            &status["fieldsV1"]
+        ),
+        (
+            &json!("Apply"),
+            &json!("status"),
+            &json!({"f:status": {"f:observedGeneration": {}, "f:typeChecking": {}}})
+        ),
+        "{correct}"
+    );
+    let confused = type_checked(&server, "confused.example.com", 1);
+    assert_eq!(
+        confused["status"]["typeChecking"]["expressionWarnings"],
+        json!([
+            {"fieldRef": "spec.validations[0].expression",
+             "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:22: found no matching overload for '_>_' applied to '(int, string)'\n | object.spec.replicas > '1'\n | .....................^\n"},
+            {"fieldRef": "spec.validations[0].messageExpression",
+             "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:28: found no matching overload for '_+_' applied to '(string, int)'\n | 'wants replicas > 1, got ' + object.spec.replicas\n | ...........................^\n"}])
+    );
+
+    // A change of the spec is checked again.
+    let fixed = http_exchange(
+        server.address,
+        "PATCH",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/confused.example.com",
+        &[("Content-Type", "application/json-patch+json")],
+        json!([{"op": "replace", "path": "/spec/validations/0",
+            "value": {"expression": "object.spec.replicas > 1"}}])
+        .to_string()
+        .as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(fixed.code, 200, "{}", fixed.body);
+    let confused = type_checked(&server, "confused.example.com", 2);
+    let warnings = &confused["status"]["typeChecking"]["expressionWarnings"];
+    assert!(warnings.is_null(), "{confused}");
+
+    // A custom resource's schema comes from its OpenAPI document.
+    created(send(
+        &server,
+        "POST",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        &json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "crontabs.stable.example.com"},
+            "spec": {"group": "stable.example.com", "scope": "Namespaced",
+                "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab",
+                    "shortNames": ["ct"]},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "spec": {"type": "object", "properties": {
+                            "cronSpec": {"type": "string"}, "image": {"type": "string"},
+                            "replicas": {"type": "integer"}}}}}}}]}}),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while http_exchange(
+        server.address,
+        "GET",
+        "/openapi/v3/apis/stable.example.com/v1",
+        &[],
+        b"",
+    )
+    .unwrap()
+    .code
+        != 200
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the CRD's OpenAPI document never came"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let crontabs = json!({"apiGroups": ["stable.example.com"], "apiVersions": ["v1"],
+        "operations": ["CREATE", "UPDATE"], "resources": ["crontabs"]});
+    policy(
+        &server,
+        "correct-crd.example.com",
+        json!({"matchConstraints": {"resourceRules": [crontabs]},
+            "validations": [{"expression": "object.spec.replicas > 1"}]}),
+    );
+    policy(
+        &server,
+        "confused-crd.example.com",
+        json!({"matchConstraints": {"resourceRules": [crontabs]},
+            "validations": [{"expression": "object.spec.replicas > '1'"},
+                {"expression": "object.spec.maxRetries < 10"}]}),
+    );
+    let correct = type_checked(&server, "correct-crd.example.com", 1);
+    assert_eq!(correct["status"]["typeChecking"], json!({}));
+    let confused = type_checked(&server, "confused-crd.example.com", 1);
+    assert_eq!(
+        confused["status"]["typeChecking"]["expressionWarnings"],
+        json!([
+            {"fieldRef": "spec.validations[0].expression",
+             "warning": "stable.example.com/v1, Kind=CronTab: ERROR: <input>:1:22: found no matching overload for '_>_' applied to '(int, string)'\n | object.spec.replicas > '1'\n | .....................^\n"},
+            {"fieldRef": "spec.validations[1].expression",
+             "warning": "stable.example.com/v1, Kind=CronTab: ERROR: <input>:1:12: undefined field 'maxRetries'\n | object.spec.maxRetries < 10\n | ...........^\n"}])
+    );
+}

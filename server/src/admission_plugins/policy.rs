@@ -18,8 +18,10 @@
 //!   the reason's code), Warn (a warning), Audit (an audit annotation).
 //!
 //! Not yet: the `authorizer` variable, `matchPolicy: Equivalent` across
-//! versions, CEL cost budgets, and the type checking upstream's controller
-//! writes into `status.typeChecking`.
+//! versions and CEL cost budgets. The type checking written into
+//! `status.typeChecking` is the built-in controller's
+//! (`builtin_controllers::policy_status`), as it is kube-controller-manager's
+//! upstream.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};

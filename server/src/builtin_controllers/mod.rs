@@ -1,7 +1,7 @@
 //! Kubernetes' own controllers, as kube-controller-manager runs them beside
 //! kube-apiserver: namespace deletion, the `default` service account, the
-//! root CA ConfigMap, the garbage collector and the aggregation of
-//! ClusterRoles. Each is a `crate::controllers::Controller`, acting as its
+//! root CA ConfigMap, the garbage collector, the aggregation of
+//! ClusterRoles and the type checking of ValidatingAdmissionPolicies. Each is a `crate::controllers::Controller`, acting as its
 //! upstream service account; `--controllers` picks them by upstream's names
 //! ([`select_with`]).
 
@@ -9,6 +9,7 @@ mod clusterrole_aggregation;
 mod garbage_collector;
 mod namespace;
 mod per_namespace;
+mod policy_status;
 mod root_ca;
 mod serviceaccount;
 
@@ -33,16 +34,19 @@ pub enum BuiltIn {
     GarbageCollector,
     /// Fills aggregated ClusterRoles with the rules of the roles they pick.
     ClusterRoleAggregation,
+    /// Type-checks ValidatingAdmissionPolicies into their status.
+    PolicyStatus,
 }
 
 impl BuiltIn {
     /// Every built-in controller; all are on by default.
-    pub const ALL: [BuiltIn; 5] = [
+    pub const ALL: [BuiltIn; 6] = [
         BuiltIn::Namespace,
         BuiltIn::ServiceAccount,
         BuiltIn::RootCaPublisher,
         BuiltIn::GarbageCollector,
         BuiltIn::ClusterRoleAggregation,
+        BuiltIn::PolicyStatus,
     ];
 
     /// kube-controller-manager's name of the controller.
@@ -53,6 +57,7 @@ impl BuiltIn {
             BuiltIn::RootCaPublisher => "root-ca-certificate-publisher-controller",
             BuiltIn::GarbageCollector => "garbage-collector-controller",
             BuiltIn::ClusterRoleAggregation => "clusterrole-aggregation-controller",
+            BuiltIn::PolicyStatus => "validatingadmissionpolicy-status-controller",
         }
     }
 
@@ -65,6 +70,7 @@ impl BuiltIn {
             BuiltIn::RootCaPublisher => "root-ca-cert-publisher",
             BuiltIn::GarbageCollector => "generic-garbage-collector",
             BuiltIn::ClusterRoleAggregation => "clusterrole-aggregation-controller",
+            BuiltIn::PolicyStatus => "validatingadmissionpolicy-status-controller",
         }
     }
 
@@ -76,6 +82,9 @@ impl BuiltIn {
             BuiltIn::RootCaPublisher => "root-ca-cert-publisher",
             BuiltIn::GarbageCollector => "garbagecollector",
             BuiltIn::ClusterRoleAggregation => "clusterrole-aggregation",
+            // Registered after kube-controller-manager stopped giving
+            // aliases: its name only.
+            BuiltIn::PolicyStatus => "validatingadmissionpolicy-status-controller",
         }
     }
 
@@ -203,6 +212,7 @@ impl Controller for Running {
             }
             BuiltIn::GarbageCollector => garbage_collector::run(client).await,
             BuiltIn::ClusterRoleAggregation => clusterrole_aggregation::run(client).await,
+            BuiltIn::PolicyStatus => policy_status::run(client).await,
         }
     }
 }
@@ -237,10 +247,11 @@ mod tests {
                 BuiltIn::ServiceAccount,
                 BuiltIn::RootCaPublisher,
                 BuiltIn::ClusterRoleAggregation,
+                BuiltIn::PolicyStatus,
             ]
         );
         assert_eq!(names(&["namespace"]).unwrap(), vec![BuiltIn::Namespace]);
-        assert_eq!(names(&["-namespace", "namespace", "*"]).unwrap().len(), 4);
+        assert_eq!(names(&["-namespace", "namespace", "*"]).unwrap().len(), 5);
         assert!(names(&["bogus"]).is_err());
     }
 }

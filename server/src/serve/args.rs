@@ -58,7 +58,8 @@ pub struct ServeArgs {
     /// a real kube-controller-manager beside kapi). Names:
     /// namespace-controller, serviceaccount-controller,
     /// root-ca-certificate-publisher-controller, garbage-collector-controller,
-    /// clusterrole-aggregation-controller.
+    /// clusterrole-aggregation-controller,
+    /// validatingadmissionpolicy-status-controller.
     #[arg(long, value_delimiter = ',', default_value = "*")]
     pub controllers: Vec<String>,
     /// CA certificate (PEM) published in every namespace as the ConfigMap
