@@ -33,6 +33,12 @@ pub trait Loopback: Send + Sync {
     /// Whether the server serves `resource` at all.
     fn serves(&self, resource: Resource<'_>) -> bool;
 
+    /// The registry behind these reads, where there is one (what the
+    /// authorizers read from).
+    fn registry(&self) -> Option<&crate::registry::Registry> {
+        None
+    }
+
     /// The resource (plural) serving kind `kind` of `group`/`version`, and
     /// whether it is namespaced; None when no served resource has it.
     fn resource_of_kind(

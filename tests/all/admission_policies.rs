@@ -476,3 +476,82 @@ fn policies_are_type_checked_as_upstream() {
              "warning": "stable.example.com/v1, Kind=CronTab: ERROR: <input>:1:12: undefined field 'maxRetries'\n | object.spec.maxRetries < 10\n | ...........^\n"}])
     );
 }
+
+/// The `authorizer` variable: a policy that lets ConfigMaps be written only
+/// while a service account may list the namespace's Secrets, decided by the
+/// server's RBAC as it changes (upstream's authorizer library).
+#[test]
+fn the_authorizer_variable_asks_rbac() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    namespace(&server, "authz");
+    let selector = json!({"matchLabels": {"policy-test": "authz"}});
+    let configmaps = json!({"apiGroups": [""], "apiVersions": ["v1"],
+        "operations": ["CREATE"], "resources": ["configmaps"]});
+    policy(
+        &server,
+        "robot.policy.example.com",
+        json!({"matchConstraints": {"resourceRules": [configmaps], "namespaceSelector": selector},
+            "validations": [
+                {"expression": "authorizer.requestResource.check('create').allowed()",
+                 "message": "the writer may not create it"},
+                {"expression": "authorizer.serviceAccount('authz', 'robot').group('').resource('secrets').namespace('authz').check('list').allowed()",
+                 "messageExpression": "'robot may not list secrets: ' + authorizer.serviceAccount('authz', 'robot').group('').resource('secrets').namespace('authz').check('list').reason()"}]}),
+    );
+    binding(
+        &server,
+        "robot.binding.example.com",
+        json!({"policyName": "robot.policy.example.com", "validationActions": ["Deny"],
+            "matchResources": {"namespaceSelector": selector}}),
+    );
+    let configmap =
+        |name: &str| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+    // Bounded: the policy and then the role reach the caches shortly.
+    let until = |name: &str, code: u16| -> Answer {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let answer = send(
+                &server,
+                "POST",
+                "/api/v1/namespaces/authz/configmaps",
+                &configmap(name),
+            );
+            if answer.code == code {
+                return answer;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited 30 s for {code}: {}",
+                answer.body
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    // RBAC gives no reason for what it does not allow; the message is
+    // trimmed, as upstream trims a messageExpression's.
+    let refused = until("first", 422);
+    let body: Value = serde_json::from_str(&refused.body).unwrap();
+    assert_eq!(
+        body["message"],
+        "configmaps \"first\" is forbidden: ValidatingAdmissionPolicy 'robot.policy.example.com' \
+         with binding 'robot.binding.example.com' denied request: robot may not list secrets:",
+        "{body}"
+    );
+    created(send(
+        &server,
+        "POST",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/authz/roles",
+        &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "secret-lister"},
+            "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list"]}]}),
+    ));
+    created(send(
+        &server,
+        "POST",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/authz/rolebindings",
+        &json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": "robot-lists-secrets"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "secret-lister"},
+            "subjects": [{"kind": "ServiceAccount", "name": "robot", "namespace": "authz"}]}),
+    ));
+    until("second", 201);
+}

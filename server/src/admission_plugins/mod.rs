@@ -11,6 +11,7 @@
 //! Namespaces...) through the [`Loopback`](crate::loopback::Loopback), as
 //! upstream's plugins read informers.
 
+mod authorizing;
 mod default_class;
 mod lifecycle;
 mod limit_ranger;
@@ -63,11 +64,12 @@ pub fn builtin() -> Chain {
 /// validating webhooks (their metrics in `registry`).
 pub fn dynamic(
     registry: &mut prometheus_client::registry::Registry,
+    authorizer: std::sync::Arc<crate::authz::Authorizer>,
 ) -> Vec<Box<dyn crate::admission::Plugin>> {
-    let (mutating, validating) = webhook::plugins(registry);
+    let (mutating, validating) = webhook::plugins(registry, authorizer.clone());
     vec![
         Box::new(mutating),
-        Box::new(policy::ValidatingAdmissionPolicyPlugin::default()),
+        Box::new(policy::ValidatingAdmissionPolicyPlugin::new(authorizer)),
         Box::new(validating),
     ]
 }

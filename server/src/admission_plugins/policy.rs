@@ -17,7 +17,8 @@
 //!   answered as `validationActions` say: Deny (upstream's refusal, 422 or
 //!   the reason's code), Warn (a warning), Audit (an audit annotation).
 //!
-//! Not yet: the `authorizer` variable, `matchPolicy: Equivalent` across
+//! The `authorizer` variable asks the server's authorizers
+//! (`super::authorizing`). Not yet: `matchPolicy: Equivalent` across
 //! versions and CEL cost budgets. The type checking written into
 //! `status.typeChecking` is the built-in controller's
 //! (`builtin_controllers::policy_status`), as it is kube-controller-manager's
@@ -35,10 +36,12 @@ use kapi_api_types::core::v1::Namespace;
 use kapi_runtime::meta::{Status, StatusCause, StatusDetails};
 use serde_json::{Map, Value, json};
 
+use super::authorizing;
 use super::matching;
 use super::webhook::review;
 use crate::admission::{Plugin, Request, View};
 use crate::api_error::{ApiError, ApiResult};
+use crate::authz::Authorizer;
 use crate::body::Object;
 use crate::custom::cel::Activation;
 use crate::loopback::{self, Loopback};
@@ -47,6 +50,8 @@ use crate::selectors::label::LabelSelector;
 /// The plugin, with each policy compiled once per resourceVersion.
 #[derive(Default)]
 pub struct ValidatingAdmissionPolicyPlugin {
+    /// What the `authorizer` variable asks.
+    authorizer: Arc<Authorizer>,
     /// By policy name: its resourceVersion, its compiled form, the policy
     /// as the server holds it (kept so that the next write finds it decoded).
     compiled: Mutex<HashMap<String, (String, Arc<Compiled>, Arc<Object>)>>,
@@ -271,6 +276,14 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
 }
 
 impl ValidatingAdmissionPolicyPlugin {
+    /// The plugin, its `authorizer` variable asking `authorizer`.
+    pub fn new(authorizer: Arc<Authorizer>) -> ValidatingAdmissionPolicyPlugin {
+        ValidatingAdmissionPolicyPlugin {
+            authorizer,
+            ..ValidatingAdmissionPolicyPlugin::default()
+        }
+    }
+
     async fn admit_with(
         &self,
         request: &Request<'_>,
@@ -306,6 +319,7 @@ impl ValidatingAdmissionPolicyPlugin {
             .map(str::to_owned)
             .unwrap_or_else(|| request.attrs.name.clone());
         let mut context = Context {
+            authorizer: &self.authorizer,
             request,
             object,
             old,
@@ -444,6 +458,7 @@ impl ValidatingAdmissionPolicyPlugin {
 
 /// One request as the policies see it.
 struct Context<'a> {
+    authorizer: &'a Arc<Authorizer>,
     request: &'a Request<'a>,
     object: Option<&'a Value>,
     old: Option<&'a Value>,
@@ -635,6 +650,7 @@ impl Context<'_> {
             .cel_request
             .get_or_insert_with(|| review::cel_request(self.request, self.name));
         let null = Value::Null;
+        let authorizer = authorizing::authorizer_value(request);
         let bindings = [
             ("object", self.object.unwrap_or(&null)),
             ("oldObject", self.old.unwrap_or(&null)),
@@ -642,16 +658,27 @@ impl Context<'_> {
             ("params", params),
             ("namespaceObject", &namespace),
         ];
-        Ok(crate::custom::cel::with_eval_stack(|| {
-            evaluate_policy(compiled, &bindings)
-        }))
+        let evaluate = || {
+            crate::custom::cel::with_eval_stack(|| {
+                evaluate_policy(compiled, &bindings, &authorizer)
+            })
+        };
+        let user = self.request.user;
+        Ok(authorizing::evaluate(self.authorizer, self.objects, user, evaluate).await)
     }
 }
 
 /// Evaluates a policy's variables, match conditions, validations and audit
-/// annotations with `bindings`.
-fn evaluate_policy(compiled: &Compiled, bindings: &[(&str, &Value)]) -> Outcome {
-    crate::custom::cel::with_activation(bindings, |activation| evaluate_in(compiled, activation))
+/// annotations with `bindings` and the `authorizer` variable.
+fn evaluate_policy(
+    compiled: &Compiled,
+    bindings: &[(&str, &Value)],
+    authorizer: &cel::Value,
+) -> Outcome {
+    crate::custom::cel::with_activation(bindings, |activation| {
+        activation.set_value("authorizer", authorizer.clone());
+        evaluate_in(compiled, activation)
+    })
 }
 
 /// [`evaluate_policy`] in `activation`.

@@ -142,7 +142,8 @@ async fn create_pod(objects: &Objects) -> (Pod, usize) {
     let mut object = Object::new(Box::new(pod));
     let user = UserInfo::new("alice", &["system:authenticated"]);
     let mut metrics = prometheus_client::registry::Registry::default();
-    let chain: Chain = super::builtin().with_plugins(super::dynamic(&mut metrics));
+    let chain: Chain =
+        super::builtin().with_plugins(super::dynamic(&mut metrics, Default::default()));
     let before = json_forms_made();
     let request = Request::new(
         Operation::Create,

@@ -17,6 +17,10 @@ impl Loopback for Registry {
         self.scheme().get(group, version, plural).is_some()
     }
 
+    fn registry(&self) -> Option<&Registry> {
+        Some(self)
+    }
+
     fn scale_of(
         &self,
         info: &'static kapi_runtime::ResourceInfo,

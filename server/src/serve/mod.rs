@@ -221,7 +221,10 @@ pub async fn run_with(
         .with_admission(
             crate::admission_plugins::builtin()
                 .with_plugins(extensions.admission)
-                .with_plugins(crate::admission_plugins::dynamic(metrics.registry_mut())),
+                .with_plugins(crate::admission_plugins::dynamic(
+                    metrics.registry_mut(),
+                    authorizer.clone(),
+                )),
         )
         .with_hooks(
             crate::kinds::builtin(

@@ -22,8 +22,9 @@
 //!   another served version of the resource in that version: the objects
 //!   are converted to it, and a patch is applied there and converted back.
 //!
-//! Not yet: equivalent resources of other groups, the `authorizer` variable of match
-//! conditions and their cost budget, the metrics. `reinvocationPolicy:
+//! Match conditions' `authorizer` asks the server's authorizers
+//! (`super::authorizing`). Not yet: equivalent resources of other groups,
+//! the match conditions' cost budget. `reinvocationPolicy:
 //! IfNeeded` calls the webhooks again, not the built-in plugins (upstream
 //! runs the whole mutating chain a second time).
 
@@ -61,6 +62,8 @@ use kapi_runtime::scheme::KindEntry;
 /// the client with its kept connections.
 #[derive(Default)]
 pub struct Webhooks {
+    /// What the `authorizer` variable of match conditions asks.
+    authorizer: Arc<crate::authz::Authorizer>,
     client: webhook_client::Client,
     mutating: Source,
     validating: Source,
@@ -86,8 +89,12 @@ impl Webhooks {
 /// The two plugins, their metrics in `registry`.
 pub fn plugins(
     registry: &mut prometheus_client::registry::Registry,
+    authorizer: Arc<crate::authz::Authorizer>,
 ) -> (MutatingAdmissionWebhook, ValidatingAdmissionWebhook) {
-    let shared = Arc::new(Webhooks::default());
+    let shared = Arc::new(Webhooks {
+        authorizer,
+        ..Webhooks::default()
+    });
     shared.metrics.register(registry);
     (
         MutatingAdmissionWebhook(shared.clone()),
@@ -688,7 +695,11 @@ impl Call<'_> {
             .invoked
             .map_or(self.request.attrs.scope.served.info, |e| e.info);
         let body = review::request(version, &uid, self.request, invoked, self.name, object, old);
-        if !hook.conditions.is_empty() && !self.conditions_hold(&body, object, old)? {
+        if !hook.conditions.is_empty()
+            && !self
+                .conditions_hold(&webhooks.authorizer, objects, &body, object, old)
+                .await?
+        {
             return Ok(None);
         }
         let started = Instant::now();
@@ -784,8 +795,10 @@ impl Call<'_> {
     /// conditions matcher): one that is false skips the webhook whatever the
     /// others do; errors then fail the request under `failurePolicy: Fail`
     /// (a 403) and skip the webhook under Ignore.
-    fn conditions_hold(
+    async fn conditions_hold(
         &self,
+        authorizer: &Arc<crate::authz::Authorizer>,
+        objects: &dyn Loopback,
         review: &Value,
         object: Option<&Value>,
         old: Option<&Value>,
@@ -803,16 +816,21 @@ impl Call<'_> {
             ("request", &request),
             ("namespaceObject", &null),
         ];
+        let authorizer_value = super::authorizing::authorizer_value(&request);
         // Each condition's value; None for one that did not compile.
-        let values: Vec<Option<Result<cel::Value, String>>> =
+        let evaluate = || -> Vec<Option<Result<cel::Value, String>>> {
             crate::custom::cel::with_eval_stack(|| {
                 crate::custom::cel::with_activation(&variables, |activation| {
+                    activation.set_value("authorizer", authorizer_value.clone());
                     let conditions = self.hook.conditions.iter();
                     conditions
                         .map(|c| c.program.as_ref().ok().map(|p| activation.evaluate(p)))
                         .collect()
                 })
-            });
+            })
+        };
+        let user = self.request.user;
+        let values = super::authorizing::evaluate(authorizer, objects, user, evaluate).await;
         let mut errors = Vec::new();
         for (condition, value) in self.hook.conditions.iter().zip(values) {
             let Some(value) = value else {

@@ -507,7 +507,10 @@ impl Checker {
                 _ => target = Some(self.expr(t)?),
             }
         }
-        if !FUNCTIONS.contains(&name) {
+        // Policies also have the authorizer library.
+        let known = FUNCTIONS.contains(&name)
+            || (self.overloads && super::authz::FUNCTIONS.contains(&name));
+        if !known {
             return Err(undeclared(id, name));
         }
         let mut args = Vec::with_capacity(call.args.len());

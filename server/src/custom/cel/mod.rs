@@ -8,6 +8,7 @@
 //! type checker and cost estimate ([`check`]) and the Kubernetes library
 //! functions ([`library`]) are ours.
 
+pub mod authz;
 pub mod check;
 pub mod crd;
 pub mod library;
@@ -423,6 +424,7 @@ thread_local! {
     static ROOT: Context<'static, 'static> = {
         let mut root = Context::with_env(ENV.clone());
         library::install(&mut root);
+        authz::install(&mut root);
         root
     };
 }
@@ -451,6 +453,12 @@ impl Activation<'_> {
     pub fn set(&mut self, name: &str, value: &Value) {
         self.0
             .add_variable_from_value(name.to_owned(), to_cel(value, &Ty::Dyn));
+    }
+
+    /// Binds (or binds again) one variable to a CEL value (the
+    /// `authorizer`, [`authz::authorizer_value`]).
+    pub fn set_value(&mut self, name: &str, value: cel::Value) {
+        self.0.add_variable_from_value(name.to_owned(), value);
     }
 
     /// Evaluates `program`: its value, or cel-go's words for what failed.
