@@ -71,7 +71,10 @@ async fn follow(inner: &Arc<Inner>, storage: &dyn Storage, pause: &mut Duration)
     loop {
         tokio::select! {
             event = events.next() => match event {
-                Some(Ok(event)) => absorb(inner, event),
+                Some(Ok(event)) => {
+                    wait_for_writer(inner, &event).await;
+                    absorb(inner, event)
+                }
                 Some(Err(e)) => return e,
                 None => break,
             },
@@ -153,6 +156,32 @@ fn stores(inner: &Inner, kv: &KeyValue, written: &Cached) -> bool {
 #[cfg(not(debug_assertions))]
 fn stores(_: &Inner, _: &KeyValue, _: &Cached) -> bool {
     true
+}
+
+/// The longest an event waits for the server's write of its key to hand
+/// its object over (the writer has its answer from the store by then; one
+/// that never comes costs its event this long, then a decode).
+const WRITER_WAIT: Duration = Duration::from_millis(100);
+
+/// Waits until the write of `event`'s key under way, if any, has handed
+/// its object over or ended.
+async fn wait_for_writer(inner: &Inner, event: &WatchEvent) {
+    let (key, revision) = match event {
+        WatchEvent::Added(kv) | WatchEvent::Modified { kv, .. } => (&kv.key, kv.mod_revision),
+        _ => return,
+    };
+    let wait = async {
+        loop {
+            let handed = inner.handed.notified();
+            tokio::pin!(handed);
+            handed.as_mut().enable();
+            if inner.handoffs().ready(key, revision) {
+                return;
+            }
+            handed.await;
+        }
+    };
+    let _ = tokio::time::timeout(WRITER_WAIT, wait).await;
 }
 
 /// Applies one event of the store.

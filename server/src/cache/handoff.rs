@@ -2,7 +2,9 @@
 //! the object it stored, so the event of its write takes that object instead
 //! of decoding the stored bytes and defaulting them again (upstream's cacher
 //! decodes every event from etcd; the bytes decode to the object written,
-//! which the debug builds check).
+//! which the debug builds check). The event often comes before the writer
+//! has the store's answer, so a write tells the cache first that it is
+//! under way, and the event of its key waits for it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,6 +18,10 @@ pub(super) struct Handoffs {
     /// been applied already (decoded), and is not kept.
     seen: u64,
     by_key: HashMap<Box<str>, (u64, Arc<Cached>)>,
+    /// The keys the server is writing now, by how many writes: an event of
+    /// such a key waits for the write to hand its object over (it is
+    /// usually seen before the writer has its answer back).
+    writing: HashMap<Box<str>, usize>,
 }
 
 impl Handoffs {
@@ -44,6 +50,31 @@ impl Handoffs {
         }
         let (kept, object) = self.by_key.remove(key)?;
         (kept == revision).then_some(object)
+    }
+
+    /// A write of `key` starts.
+    pub fn start_write(&mut self, key: &str) {
+        *self.writing.entry(key.into()).or_default() += 1;
+    }
+
+    /// A write of `key` ended (handed over, or failed).
+    pub fn end_write(&mut self, key: &str) {
+        if let Some(count) = self.writing.get_mut(key) {
+            *count -= 1;
+            if *count == 0 {
+                self.writing.remove(key);
+            }
+        }
+    }
+
+    /// Whether the event of `key` at `revision` may be applied now: no write
+    /// of the key is under way, or its object is handed over.
+    pub fn ready(&self, key: &str, revision: u64) -> bool {
+        !self.writing.contains_key(key)
+            || self
+                .by_key
+                .get(key)
+                .is_some_and(|(kept, _)| *kept >= revision)
     }
 
     /// The cache listed the store at `revision`: writes up to it are in the
@@ -93,6 +124,23 @@ mod tests {
         handoffs.offer("/registry/configmaps/a/x", 10, &object());
         handoffs.listed(10);
         assert_eq!(handoffs.len(), 0);
+    }
+
+    #[test]
+    fn an_event_waits_while_its_key_is_written() {
+        let mut handoffs = Handoffs::default();
+        let key = "/registry/configmaps/a/x";
+        assert!(handoffs.ready(key, 4));
+        handoffs.start_write(key);
+        handoffs.start_write(key);
+        assert!(!handoffs.ready(key, 4));
+        assert!(handoffs.ready("/registry/configmaps/a/y", 4));
+        handoffs.offer(key, 4, &object());
+        assert!(handoffs.ready(key, 4));
+        assert!(!handoffs.ready(key, 5));
+        handoffs.end_write(key);
+        handoffs.end_write(key);
+        assert!(handoffs.ready(key, 5));
     }
 
     #[test]

@@ -258,6 +258,8 @@ pub(crate) struct Inner {
     snapshots: Mutex<VecDeque<(Instant, Snapshot)>>,
     /// What the server's own writes stored, for their events.
     handoffs: Mutex<handoff::Handoffs>,
+    /// Told when a write hands its object over or ends.
+    handed: tokio::sync::Notify,
     /// How many events took their object from its writer.
     handed_over: AtomicU64,
 }
@@ -306,6 +308,7 @@ impl ResourceCache {
             first_list_failed: AtomicBool::new(false),
             snapshots: Mutex::default(),
             handoffs: Mutex::default(),
+            handed: tokio::sync::Notify::new(),
             handed_over: AtomicU64::new(0),
         });
         let feed = tokio::spawn(feed::run(inner.clone(), storage)).abort_handle();
@@ -364,11 +367,15 @@ impl ResourceCache {
         }
     }
 
-    /// Hands the cache `object`, which the server wrote at `key` at
-    /// `revision` (its resourceVersion stamped): the write's event takes it
-    /// rather than decoding what was stored.
-    pub fn offer(&self, key: &str, revision: u64, object: &Arc<Cached>) {
-        self.inner.handoffs().offer(key, revision, object);
+    /// Notes that the server writes `key` until the guard is dropped: the
+    /// event of that key waits (briefly) for the write's
+    /// [`Writing::offer`].
+    pub fn writing(&self, key: &str) -> Writing {
+        self.inner.handoffs().start_write(key);
+        Writing {
+            inner: self.inner.clone(),
+            key: key.into(),
+        }
     }
 
     /// How many events took their object from the write that stored it
@@ -437,6 +444,29 @@ impl ResourceCache {
         kept.iter()
             .find(|(at, s)| s.revision == revision && at.elapsed() < SNAPSHOT_TTL)
             .map(|(_, s)| s.clone())
+    }
+}
+
+/// A write under way (see [`ResourceCache::writing`]).
+pub struct Writing {
+    inner: Arc<Inner>,
+    key: Box<str>,
+}
+
+impl Writing {
+    /// Hands the cache `object`, which the write stored at `revision` (its
+    /// resourceVersion stamped): the write's event takes it rather than
+    /// decoding what was stored.
+    pub fn offer(&self, revision: u64, object: &Arc<Cached>) {
+        self.inner.handoffs().offer(&self.key, revision, object);
+        self.inner.handed.notify_waiters();
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        self.inner.handoffs().end_write(&self.key);
+        self.inner.handed.notify_waiters();
     }
 }
 

@@ -129,7 +129,9 @@ async fn gets_and_update_hints_come_from_the_store() {
     assert!(uncached.current_hint(scope, key).is_none());
 }
 
-#[tokio::test]
+// Two workers: the cache's feed runs beside the writer, and often sees the
+// write's event before the writer has the store's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cache_takes_what_the_store_writes_from_the_writer() {
     let (store, _dir) = store_with(&[("old", "red")]).await;
     let entry = configmaps();

@@ -13,6 +13,7 @@ use kapi_storage::{StorageError, Update};
 use super::{Cached, CachedStore, Current, decode};
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::Object;
+use crate::cache::Writing;
 use crate::scope::Scope;
 use crate::stored::keys;
 
@@ -47,12 +48,13 @@ impl CachedStore {
     ) -> ApiResult<Arc<Cached>> {
         let key = keys::object(scope.info(), scope.namespace, name);
         let bytes = self.encode(scope.entry, &mut object)?;
+        let writing = self.writing(scope.entry, &key);
         let kv = self
             .backend
             .create(&key, bytes)
             .await
             .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
-        Ok(self.written(scope.entry, &key, kv.mod_revision, object))
+        Ok(written(writing.as_ref(), kv.mod_revision, object))
     }
 
     /// Replaces `name` with `object` if it is still at `current`'s revision.
@@ -76,13 +78,9 @@ impl CachedStore {
             return Ok(Some(Cached::new(object)));
         }
         let key = keys::object(scope.info(), scope.namespace, name);
+        let writing = self.writing(scope.entry, &key);
         match self.backend.update(&key, bytes, current.revision()).await {
-            Ok(kv) => Ok(Some(self.written(
-                scope.entry,
-                &key,
-                kv.mod_revision,
-                object,
-            ))),
+            Ok(kv) => Ok(Some(written(writing.as_ref(), kv.mod_revision, object))),
             Err(StorageError::Conflict(_) | StorageError::NotFound(_)) => Ok(None),
             Err(e) => Err(ApiError::from_storage(e, scope.target(name))),
         }
@@ -111,6 +109,7 @@ impl CachedStore {
         change: &mut (dyn FnMut(Option<Object>) -> ApiResult<Change> + Send),
     ) -> ApiResult<Outcome> {
         let key = keys::object(scope.info(), scope.namespace, name);
+        let writing = self.writing(scope.entry, &key);
         let mut failure = None;
         let mut wrote = None;
         let outcome = self
@@ -142,27 +141,27 @@ impl CachedStore {
         Ok(match (kv, wrote) {
             (None, _) => Outcome::Gone,
             (Some(kv), Some(object)) => {
-                Outcome::Written(self.written(scope.entry, &key, kv.mod_revision, object))
+                Outcome::Written(written(writing.as_ref(), kv.mod_revision, object))
             }
             (Some(kv), None) => Outcome::Kept(Current::Stored(kv)),
         })
     }
 
-    /// `object`, just stored at `key` at `revision`: stamped with it, and
-    /// handed to the resource's cache (when it has one) for the write's
-    /// event.
-    fn written(
-        &self,
-        entry: &KindEntry,
-        key: &str,
-        revision: u64,
-        mut object: Object,
-    ) -> Arc<Cached> {
-        object.metadata_mut().resource_version = Some(revision.to_string());
-        let written = Cached::new(object);
-        if let Some(cache) = self.caches.started(entry) {
-            cache.offer(key, revision, &written);
-        }
-        written
+    /// Tells the resource's cache (when it has one) that `key` is being
+    /// written, until the guard is dropped.
+    fn writing(&self, entry: &KindEntry, key: &str) -> Option<Writing> {
+        self.caches.started(entry).map(|cache| cache.writing(key))
     }
+}
+
+/// `object`, just stored at `revision`: stamped with it, and handed to the
+/// resource's cache (when the write told it, [`CachedStore::writing`]) for
+/// the write's event.
+fn written(writing: Option<&Writing>, revision: u64, mut object: Object) -> Arc<Cached> {
+    object.metadata_mut().resource_version = Some(revision.to_string());
+    let written = Cached::new(object);
+    if let Some(writing) = writing {
+        writing.offer(revision, &written);
+    }
+    written
 }
