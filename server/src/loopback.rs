@@ -33,10 +33,11 @@ pub trait Loopback: Send + Sync {
     /// Whether the server serves `resource` at all.
     fn serves(&self, resource: Resource<'_>) -> bool;
 
-    /// The registry behind these reads, where there is one (what the
-    /// authorizers read from).
-    fn registry(&self) -> Option<&crate::registry::Registry> {
-        None
+    /// What implements these reads, for a reader that needs more of it
+    /// (the authorizers read the registry's caches); by default nothing it
+    /// can use.
+    fn as_any(&self) -> &dyn std::any::Any {
+        &()
     }
 
     /// The resource (plural) serving kind `kind` of `group`/`version`, and

@@ -66,7 +66,7 @@ async fn ask(
     user: &UserInfo,
     check: &Check,
 ) -> Answer {
-    let Some(registry) = objects.registry() else {
+    let Some(registry) = objects.as_any().downcast_ref::<crate::registry::Registry>() else {
         return Answer {
             error: Some("no authorizer".to_owned()),
             ..Answer::default()

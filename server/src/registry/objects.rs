@@ -17,8 +17,8 @@ impl Loopback for Registry {
         self.scheme().get(group, version, plural).is_some()
     }
 
-    fn registry(&self) -> Option<&Registry> {
-        Some(self)
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn scale_of(
