@@ -270,16 +270,12 @@ pub fn cost_of(program: &Program, self_ty: &Ty, old_self: &Ty) -> u64 {
 /// no overload for them; only scalars are judged (anything else may be
 /// dynamic, which every overload takes).
 fn no_overload(name: &str, args: &[Ty]) -> Option<String> {
-    let scalar = |ty: &Ty| -> Option<&'static str> {
-        Some(match ty {
-            Ty::Bool => "bool",
-            Ty::Int => "int",
-            Ty::Uint => "uint",
-            Ty::Double => "double",
-            Ty::String { .. } => "string",
-            Ty::Bytes { .. } => "bytes",
-            _ => return None,
-        })
+    let scalar = |ty: &Ty| {
+        let judged = matches!(
+            ty,
+            Ty::Bool | Ty::Int | Ty::Uint | Ty::Double | Ty::String { .. } | Ty::Bytes { .. }
+        );
+        judged.then(|| ty.name())
     };
     let [a, b] = args else {
         return None;
