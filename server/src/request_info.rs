@@ -63,8 +63,8 @@ pub struct Query {
     pub send_initial_events: Option<String>,
     /// `timeoutSeconds`.
     pub timeout_seconds: Option<String>,
-    /// `dryRun`.
-    pub dry_run: Option<String>,
+    /// `dryRun`: every value (a list upstream, each of which must be `All`).
+    pub dry_run: Vec<String>,
     /// `fieldValidation`.
     pub field_validation: Option<String>,
     /// `gracePeriodSeconds`.
@@ -88,6 +88,10 @@ impl Query {
     pub fn parse(query: Option<&str>) -> Query {
         let mut parsed = Query::default();
         for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            if key == "dryRun" {
+                parsed.dry_run.push(value.into_owned());
+                continue;
+            }
             let slot = match &*key {
                 "labelSelector" => &mut parsed.label_selector,
                 "fieldSelector" => &mut parsed.field_selector,
@@ -99,7 +103,6 @@ impl Query {
                 "allowWatchBookmarks" => &mut parsed.allow_watch_bookmarks,
                 "sendInitialEvents" => &mut parsed.send_initial_events,
                 "timeoutSeconds" => &mut parsed.timeout_seconds,
-                "dryRun" => &mut parsed.dry_run,
                 "fieldValidation" => &mut parsed.field_validation,
                 "gracePeriodSeconds" => &mut parsed.grace_period_seconds,
                 "propagationPolicy" => &mut parsed.propagation_policy,
@@ -408,11 +411,18 @@ mod tests {
         assert_eq!(q.limit.as_deref(), Some("5"));
         assert_eq!(q.label_selector.as_deref(), Some("app=web"));
         assert_eq!(q.continue_token.as_deref(), Some(""));
-        assert_eq!(q.dry_run.as_deref(), Some("All"));
+        assert_eq!(q.dry_run, vec!["All".to_owned()]);
         assert_eq!(
             info.timeout.as_ref().ok(),
             Some(&Some(Duration::from_secs(3)))
         );
+        // dryRun is a list: every value counts, and each must be All.
+        let dry = |query: &str| Query::parse(Some(query)).dry_run().map_err(|e| e.code());
+        assert_eq!(dry("dryRun=All"), Ok(true));
+        assert_eq!(dry("dryRun=All&dryRun=All"), Ok(true));
+        assert_eq!(dry("dryRun="), Ok(false));
+        assert_eq!(dry("dryRun=&dryRun=All"), Err(400));
+        assert_eq!(dry("dryRun=All&dryRun=x"), Err(400));
         let info = RequestInfo::parse(&Method::GET, "/api/v1/pods", Some("watch=false"));
         assert!(!info.watch);
         assert_eq!(info.query.watch.as_deref(), Some("false"));

@@ -315,17 +315,20 @@ impl<'c> TypeChecker<'c> {
                 "" => format!("/openapi/v3/api/{}", gvk.version),
                 group => format!("/openapi/v3/apis/{group}/{}", gvk.version),
             };
-            let schemas = self
-                .client
-                .get_path(&path)
-                .await
-                .ok()
-                .map(|mut doc| doc["components"]["schemas"].take());
+            let schemas =
+                self.client.get_path(&path).await.ok().and_then(|mut doc| {
+                    Some(doc.get_mut("components")?.get_mut("schemas")?.take())
+                });
             self.documents.insert(key.clone(), schemas);
         }
         let schemas = self.documents.get(&key)?.as_ref()?.as_object()?;
-        let root = schemas.values().find(|schema| names_kind(schema, gvk))?;
-        Some(Ty::of_schema(&inline(root, schemas, 0)))
+        let (name, root) = schemas.iter().find(|(_, schema)| names_kind(schema, gvk))?;
+        Some(Ty::of_schema(&inline(
+            root,
+            schemas,
+            0,
+            &mut vec![name.clone()],
+        )))
     }
 
     /// The type of the parameter kind `api_version`/`kind`, when it resolves.
@@ -358,8 +361,15 @@ fn names_kind(schema: &Value, gvk: &Gvk) -> bool {
 }
 
 /// `schema` with its references (`$ref`, and `allOf` around one) replaced
-/// by what they name in `schemas`, `depth` levels deep at most.
-fn inline(schema: &Value, schemas: &Map<String, Value>, depth: usize) -> Value {
+/// by what they name in `schemas`, `depth` levels deep at most; a reference
+/// to a schema being inlined already on the way here (`path`: a type that
+/// contains itself) is dynamic.
+fn inline(
+    schema: &Value,
+    schemas: &Map<String, Value>,
+    depth: usize,
+    path: &mut Vec<String>,
+) -> Value {
     if depth >= MOST_DEPTH {
         return json!({});
     }
@@ -375,10 +385,16 @@ fn inline(schema: &Value, schemas: &Map<String, Value>, depth: usize) -> Value {
         .and_then(Value::as_str)
         .and_then(|r| r.strip_prefix("#/components/schemas/"));
     if let Some(name) = referenced {
-        return match schemas.get(name) {
-            Some(target) => inline(target, schemas, depth + 1),
-            None => json!({}),
+        let Some(target) = schemas.get(name) else {
+            return json!({});
         };
+        if path.iter().any(|on_the_way| on_the_way == name) {
+            return json!({});
+        }
+        path.push(name.to_owned());
+        let inlined = inline(target, schemas, depth + 1, path);
+        path.pop();
+        return inlined;
     }
     let mut out = Map::new();
     for (key, value) in node {
@@ -388,11 +404,13 @@ fn inline(schema: &Value, schemas: &Map<String, Value>, depth: usize) -> Value {
                     .as_object()
                     .into_iter()
                     .flatten()
-                    .map(|(name, property)| (name.clone(), inline(property, schemas, depth + 1)))
+                    .map(|(name, property)| {
+                        (name.clone(), inline(property, schemas, depth + 1, path))
+                    })
                     .collect(),
             ),
             "items" | "additionalProperties" if value.is_object() => {
-                inline(value, schemas, depth + 1)
+                inline(value, schemas, depth + 1, path)
             }
             _ => value.clone(),
         };
@@ -504,7 +522,7 @@ mod tests {
             kind: "Deployment".into(),
         };
         let root = schemas.values().find(|s| names_kind(s, &gvk)).unwrap();
-        let ty = Ty::of_schema(&inline(root, &schemas, 0));
+        let ty = Ty::of_schema(&inline(root, &schemas, 0, &mut Vec::new()));
         let env = environment(&ty, None);
         assert_eq!(
             checked("object.spec.replicas > 1", env.clone()).unwrap(),
@@ -540,7 +558,17 @@ mod tests {
             "props": {"type": "object", "properties": {"not": {"$ref": "#/components/schemas/props"}}}
         }))
         .unwrap();
-        let inlined = inline(&schemas["props"], &schemas, 0);
+        let inlined = inline(
+            &schemas["props"],
+            &schemas,
+            0,
+            &mut vec!["props".to_owned()],
+        );
+        // The reference back to itself is dynamic.
+        assert_eq!(
+            inlined,
+            json!({"type": "object", "properties": {"not": {}}})
+        );
         let ty = Ty::of_schema(&inlined);
         assert!(matches!(ty, Ty::Object { .. }));
     }

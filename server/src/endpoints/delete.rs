@@ -23,8 +23,15 @@ fn options(ctx: &Ctx<'_>, body: &Bytes) -> ApiResult<DeleteOptions> {
     if let Some(orphan) = ctx.query.orphan_dependents()? {
         options.orphan_dependents = Some(orphan);
     }
-    if let Some(dry_run) = ctx.query.dry_run.as_deref().filter(|d| !d.is_empty()) {
-        options.dry_run = Some(vec![dry_run.to_owned()]);
+    let dry_run: Vec<String> = ctx
+        .query
+        .dry_run
+        .iter()
+        .filter(|d| !d.is_empty())
+        .cloned()
+        .collect();
+    if !dry_run.is_empty() {
+        options.dry_run = Some(dry_run);
     }
     validate(&options)?;
     Ok(options)

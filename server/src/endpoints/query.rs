@@ -48,12 +48,17 @@ impl Query {
 
     /// `dryRun=All`.
     pub fn dry_run(&self) -> ApiResult<bool> {
-        match self.dry_run.as_deref() {
-            None | Some("") => Ok(false),
-            Some("All") => Ok(true),
-            Some(other) => Err(ApiError::bad_request(format!(
-                "dryRun: Unsupported value: {other:?}: supported values: \"All\""
-            ))),
+        match self.dry_run.as_slice() {
+            [] => Ok(false),
+            [only] if only.is_empty() => Ok(false),
+            // Each value of the list must be `All`: `dryRun=&dryRun=All`
+            // is refused, never taken for a real write.
+            values => match values.iter().find(|v| *v != "All") {
+                Some(other) => Err(ApiError::bad_request(format!(
+                    "dryRun: Unsupported value: {other:?}: supported values: \"All\""
+                ))),
+                None => Ok(true),
+            },
         }
     }
 
