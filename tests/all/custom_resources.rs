@@ -1439,3 +1439,199 @@ async fn kube_rs_derived_custom_resource_type() {
         ]
     );
 }
+
+/// A definition whose schema the ratcheting tests replace (it starts by
+/// keeping whatever it is given, as the e2e suite's test definition does).
+fn ratchet_crd(plural: &str, schema: &Value) -> String {
+    let kind = format!("R{}", &plural[1..plural.len() - 1]);
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.example.com")},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": plural, "singular": &plural[..plural.len() - 1], "kind": kind},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                          "schema": {"openAPIV3Schema": schema}}]
+        }
+    })
+    .to_string()
+}
+
+/// Applies `fields` (server-side, as manager `manager`) as object `name`
+/// of the ratchet kind `plural`.
+fn ratchet_apply(server: &Server, plural: &str, name: &str, fields: Value) -> std::process::Output {
+    let mut object = fields;
+    object["apiVersion"] = json!("example.com/v1");
+    object["kind"] = json!(format!("R{}", &plural[1..plural.len() - 1]));
+    object["metadata"]["name"] = json!(name);
+    object["metadata"]["namespace"] = json!("default");
+    server.kubectl_stdin(
+        &[
+            "apply",
+            "--server-side",
+            "--field-manager=manager",
+            "-f",
+            "-",
+        ],
+        &object.to_string(),
+    )
+}
+
+/// Replaces the schema of `plural` by `schema` and waits until it is
+/// served, as the e2e suite waits: a property that only accepts a fresh
+/// value, refused until the new schema names it.
+fn ratchet_schema(server: &Server, plural: &str, mut schema: Value) {
+    let marker = format!("sentinel-{}", std::process::id());
+    schema["properties"]["sentinel"] = json!({"type": "string", "enum": [marker]});
+    let out = server.kubectl_stdin(&["replace", "-f", "-"], &ratchet_crd(plural, &schema));
+    assert!(
+        out.status.success(),
+        "the definition with rules is refused: {}",
+        kapi_test_support::text(&out.stderr)
+    );
+    let mut tries = 0;
+    eventually("the new schema to be served", || {
+        tries += 1;
+        let out = ratchet_apply(
+            server,
+            plural,
+            "sentinel",
+            json!({"sentinel": format!("{tries}")}),
+        );
+        kapi_test_support::text(&out.stderr).contains(&marker)
+    });
+}
+
+/// upstream's CRDValidationRatcheting e2e cases with validation rules
+/// (test/e2e/apimachinery/crd_validation_ratcheting.go): rules on fields
+/// of lists and maps without limits must fit the cost budget (each rule's
+/// estimate times as many values as a request could hold), and on update
+/// only the values that changed, or that cannot be paired with the stored
+/// ones, are judged.
+#[test]
+fn validation_rules_ratchet_as_upstream_e2e_expects() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let open = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    let foo_rule = |extra: Value| {
+        let mut field =
+            json!({"type": "string", "x-kubernetes-validations": [{"rule": "self == \"foo\""}]});
+        if let Value::Object(more) = extra {
+            field.as_object_mut().unwrap().extend(more);
+        }
+        field
+    };
+    let correlatable = |other: bool| {
+        let mut item = json!({"field": foo_rule(json!({}))});
+        if other {
+            item["otherField"] = json!({"type": "string"});
+        }
+        let mut list_item = item.clone();
+        list_item["key"] = json!({"type": "string"});
+        let mut root = item.clone();
+        root["struct"] = json!({"type": "object", "properties": item.clone()});
+        root["list"] = json!({"type": "array", "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["key"],
+            "items": {"type": "object", "required": ["key"], "properties": list_item}});
+        root["map"] = json!({"type": "object",
+            "additionalProperties": {"type": "object", "properties": item}});
+        json!({"type": "object", "properties": root})
+    };
+
+    // Unchanged values that break new rules are let through.
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &ratchet_crd("rones", &open));
+    wait_crd(&server, "rones");
+    let before = json!({"field": "notfoo", "struct": {"field": "notfoo"},
+        "list": [{"key": "foo", "field": "notfoo"}, {"key": "bar", "field": "notfoo"}],
+        "map": {"foo": {"field": "notfoo"}, "bar": {"field": "notfoo"}}});
+    assert!(
+        ratchet_apply(&server, "rones", "test-resource", before)
+            .status
+            .success()
+    );
+    ratchet_schema(&server, "rones", correlatable(true));
+    let after = json!({"field": "notfoo", "otherField": "doesntmatter",
+        "struct": {"field": "notfoo", "otherField": "doesntmatter"},
+        "list": [{"key": "foo", "field": "notfoo", "otherField": "doesntmatter"},
+                 {"key": "bar", "field": "notfoo", "otherField": "doesntmatter"},
+                 {"key": "baz", "field": "foo", "otherField": "doesntmatter"}],
+        "map": {"foo": {"field": "notfoo", "otherField": "doesntmatter"},
+                "bar": {"field": "notfoo", "otherField": "doesntmatter"}}});
+    let out = ratchet_apply(&server, "rones", "test-resource", after);
+    assert!(
+        out.status.success(),
+        "{}",
+        kapi_test_support::text(&out.stderr)
+    );
+
+    // Elements of lists whose items cannot be paired are all judged.
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &ratchet_crd("rtwos", &open));
+    wait_crd(&server, "rtwos");
+    let arrays = json!({"setArray": ["foo", "bar", "baz"], "atomicArray": ["foo", "bar", "baz"]});
+    assert!(
+        ratchet_apply(&server, "rtwos", "test-resource", arrays)
+            .status
+            .success()
+    );
+    let not_foo =
+        json!({"type": "string", "x-kubernetes-validations": [{"rule": "self != \"foo\""}]});
+    ratchet_schema(
+        &server,
+        "rtwos",
+        json!({"type": "object", "properties": {
+            "atomicArray": {"type": "array", "items": not_foo},
+            "setArray": {"type": "array", "x-kubernetes-list-type": "set", "items": not_foo}}}),
+    );
+    let mut grown = json!({"setArray": ["foo", "bar", "baz", "notfoo"],
+        "atomicArray": ["foo", "bar", "baz", "notfoo"]});
+    grown["metadata"] = json!({"labels": {"foo": "bar"}});
+    let out = ratchet_apply(&server, "rtwos", "test-resource", grown);
+    let refused = kapi_test_support::text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        refused.contains("atomicArray") && refused.contains("setArray"),
+        "{refused}"
+    );
+
+    // Changed values are judged.
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &ratchet_crd("rthrees", &open));
+    wait_crd(&server, "rthrees");
+    let valid = json!({"field": "foo", "struct": {"field": "foo"},
+        "list": [{"key": "foo", "field": "foo"}, {"key": "bar", "field": "foo"}],
+        "map": {"foo": {"field": "foo"}, "bar": {"field": "foo"}}});
+    assert!(
+        ratchet_apply(&server, "rthrees", "test-resource", valid)
+            .status
+            .success()
+    );
+    ratchet_schema(&server, "rthrees", correlatable(false));
+    let changed = json!({"field": "notfoo", "struct": {"field": "notfoo"},
+        "list": [{"key": "foo", "field": "notfoo"}, {"key": "bar", "field": "notfoo"}],
+        "map": {"foo": {"field": "notfoo"}, "bar": {"field": "notfoo"}}});
+    let out = ratchet_apply(&server, "rthrees", "test-resource", changed);
+    let refused = kapi_test_support::text(&out.stderr);
+    assert!(!out.status.success());
+    for path in [
+        "field",
+        "struct.field",
+        "list[0].field",
+        "list[1].field",
+        "map[foo].field",
+        "map[bar].field",
+    ] {
+        assert!(refused.contains(path), "{path} in {refused}");
+    }
+}
+
+fn wait_crd(server: &Server, plural: &str) {
+    server.kubectl_ok(&[
+        "wait",
+        "--for=condition=Established",
+        &format!("crd/{plural}.example.com"),
+        "--timeout=30s",
+    ]);
+    eventually("the kind to be served", || {
+        server.kubectl(&["get", plural]).status.success()
+    });
+}

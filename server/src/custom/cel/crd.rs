@@ -19,7 +19,7 @@ use super::{
 /// A rule estimated to cost less than this share of the schema's budget is
 /// not named among those that make a total over budget.
 const NOTABLE_COST: u64 = ESTIMATED_SCHEMA_LIMIT / 100;
-use crate::custom::cel::types::Ty;
+use crate::custom::cel::types::{MAX_REQUEST_BYTES, Ty, min_serialized};
 
 /// Checks the rules of every schema of the definition `crd` (its JSON).
 pub fn validate(crd: &Value, errs: &mut FieldErrors) {
@@ -60,7 +60,7 @@ fn validate_schema(schema: &Value, path: FieldPath, errs: &mut FieldErrors) {
         costliest: Vec::new(),
         errs,
     };
-    walk.node(schema, &path, true, 1, None);
+    walk.node(schema, &path, true, Some(1), None);
     if walk.total > ESTIMATED_SCHEMA_LIMIT {
         let total = walk.total;
         for (at, _) in walk.costliest {
@@ -91,7 +91,9 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     /// Checks the rules of `node` at `path` and below. `cardinality` is how
-    /// many values of the node one object can hold; `uncorrelatable` names
+    /// many values of the node one object can hold, as the limits of the
+    /// lists and maps above it tell (`None` when one of them has no limit);
+    /// `uncorrelatable` names
     /// the list above the node whose items an update cannot pair with the
     /// stored ones.
     fn node(
@@ -99,7 +101,7 @@ impl Walk<'_> {
         node: &Value,
         path: &FieldPath,
         root: bool,
-        cardinality: u64,
+        cardinality: Option<u64>,
         uncorrelatable: Option<&FieldPath>,
     ) {
         if let Some(rules) = node
@@ -112,6 +114,10 @@ impl Walk<'_> {
             } else {
                 Ty::of_schema(node)
             };
+            // Under a list or map without a limit: as many values as the
+            // largest request holds, each with a comma.
+            let cardinality = cardinality
+                .unwrap_or_else(|| MAX_REQUEST_BYTES / (min_serialized(node).unwrap_or(0) + 1));
             for (i, (rule, result)) in rules.iter().zip(results).enumerate() {
                 let at = path.child("x-kubernetes-validations").index(i);
                 self.rule(rule, result, &at, &ty, cardinality, uncorrelatable);
@@ -123,29 +129,24 @@ impl Walk<'_> {
                 self.node(property, &at, false, cardinality, uncorrelatable);
             }
         }
-        let ty = Ty::of_schema(node);
+        let limit = |key: &str| {
+            let max = node.get(key).and_then(Value::as_i64)?.max(0) as u64;
+            cardinality.map(|c| c.saturating_mul(max))
+        };
         if let Some(items) = node.get("items").filter(|i| i.is_object()) {
             let at = path.child("items");
             let map_list =
                 node.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map");
-            let size = ty.size().unwrap_or(1).max(1);
             let below = if map_list {
                 uncorrelatable
             } else {
                 uncorrelatable.or(Some(path))
             };
-            self.node(items, &at, false, cardinality.saturating_mul(size), below);
+            self.node(items, &at, false, limit("maxItems"), below);
         }
         if let Some(values) = node.get("additionalProperties").filter(|a| a.is_object()) {
             let at = path.child("additionalProperties");
-            let size = ty.size().unwrap_or(1).max(1);
-            self.node(
-                values,
-                &at,
-                false,
-                cardinality.saturating_mul(size),
-                uncorrelatable,
-            );
+            self.node(values, &at, false, limit("maxProperties"), uncorrelatable);
         }
     }
 
@@ -195,12 +196,9 @@ impl Walk<'_> {
                     costs.rule.saturating_mul(cardinality),
                     "rule",
                 );
+                // A message is estimated once, whatever the cardinality.
                 if let Some(cost) = costs.message {
-                    self.observe(
-                        at.child("messageExpression"),
-                        cost.saturating_mul(cardinality),
-                        "messageExpression",
-                    );
+                    self.observe(at.child("messageExpression"), cost, "messageExpression");
                 }
                 let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
                 let uses_old_self = costs.uses_old_self;

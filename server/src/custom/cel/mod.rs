@@ -8,6 +8,7 @@
 //! type checker and cost estimate ([`check`]) and the Kubernetes library
 //! functions ([`library`]) are ours.
 
+pub mod actual;
 pub mod authz;
 pub mod check;
 pub mod crd;
@@ -206,8 +207,6 @@ impl NodeRules {
         }
         let self_value = to_cel(value, &self.ty);
         let old_value = old.map(|old| to_cel(old, &self.ty));
-        let self_ty = self.ty.sized(value);
-        let old_ty = old.map_or(Ty::Null, |old| self.ty.sized(old));
         ROOT.with(|root| {
             for rule in &self.rules {
                 let old_self = match (&old_value, rule.uses_old_self, rule.optional_old_self) {
@@ -227,8 +226,16 @@ impl NodeRules {
                 if ratcheted != (mode == Mode::Ratcheted) {
                     continue;
                 }
-                let cost = check::cost_of(&rule.program, &self_ty, &old_ty);
-                if cost > *budget {
+                let mut scope = root.new_inner_scope();
+                scope.add_variable_from_value("self", self_value.clone());
+                if let Some(old_self) = old_self {
+                    scope.add_variable_from_value("oldSelf", old_self);
+                }
+                // What the evaluation costs, counted as cel-go counts it:
+                // over the object's budget, or over one call's limit, and
+                // no further rule runs.
+                let counted = actual::cost(rule.program.expression(), &scope, PER_CALL_LIMIT);
+                if counted.cost > *budget {
                     errs.invalid(
                         path.clone(),
                         self.type_text.as_str(),
@@ -236,7 +243,8 @@ impl NodeRules {
                     );
                     return false;
                 }
-                if cost > PER_CALL_LIMIT {
+                *budget -= counted.cost;
+                if counted.exceeded {
                     errs.invalid(
                         path.clone(),
                         self.type_text.as_str(),
@@ -246,12 +254,6 @@ impl NodeRules {
                         ),
                     );
                     return false;
-                }
-                *budget -= cost;
-                let mut scope = root.new_inner_scope();
-                scope.add_variable_from_value("self", self_value.clone());
-                if let Some(old_self) = old_self {
-                    scope.add_variable_from_value("oldSelf", old_self);
                 }
                 match rule.program.execute(&scope) {
                     Ok(cel::Value::Bool(true)) => {}
@@ -421,7 +423,7 @@ pub fn with_eval_stack<R>(f: impl FnOnce() -> R) -> R {
 thread_local! {
     /// Each thread's root context, with the library installed once
     /// (cel-rust's contexts are not `Sync`, so there is one per thread).
-    static ROOT: Context<'static, 'static> = {
+    pub(crate) static ROOT: Context<'static, 'static> = {
         let mut root = Context::with_env(ENV.clone());
         library::install(&mut root);
         authz::install(&mut root);
@@ -529,10 +531,23 @@ fn plain(value: &cel::Value) -> String {
 pub fn to_cel(value: &Value, ty: &Ty) -> cel::Value {
     match (ty, value) {
         (_, Value::Null) => cel::Value::Null,
-        (Ty::Timestamp, Value::String(s)) => match chrono::DateTime::parse_from_rfc3339(s) {
-            Ok(t) => cel::Value::Timestamp(t),
-            Err(_) => cel::Value::String(Arc::new(s.clone())),
-        },
+        (Ty::Timestamp { date: false }, Value::String(s)) => {
+            match chrono::DateTime::parse_from_rfc3339(s) {
+                Ok(t) => cel::Value::Timestamp(t),
+                Err(_) => cel::Value::String(Arc::new(s.clone())),
+            }
+        }
+        // A date is its midnight in UTC.
+        (Ty::Timestamp { date: true }, Value::String(s)) => {
+            match chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+                Ok(day) => cel::Value::Timestamp(
+                    day.and_time(chrono::NaiveTime::MIN)
+                        .and_utc()
+                        .fixed_offset(),
+                ),
+                Err(_) => cel::Value::String(Arc::new(s.clone())),
+            }
+        }
         (Ty::Duration, Value::String(s)) => match crate::go_duration::parse(s)
             .ok()
             .and_then(|nanos| i64::try_from(nanos).ok())

@@ -11,6 +11,22 @@ use serde_json::Value;
 /// The largest request body kube-apiserver accepts (3 MiB): what bounds a
 /// list, map or string whose schema sets no maximum.
 pub const MAX_REQUEST_BYTES: u64 = 3 * 1024 * 1024;
+/// The longest JSON string of a `date` (with its quotes), and of a
+/// `date-time` or `duration` as Kubernetes bounds them.
+pub const JSON_DATE_SIZE: u64 = 12;
+pub const MAX_DATETIME_SIZE: u64 = 32;
+/// The shortest JSON string of a `date-time` and of a `duration`.
+const MIN_DATETIME_SIZE: u64 = 21;
+const MIN_DURATION_SIZE: u64 = 3;
+/// The longest name of a named format.
+pub const MAX_FORMAT_SIZE: u64 = 64;
+
+/// The names CEL gives the Kubernetes libraries' types.
+pub const QUANTITY: &str = "kubernetes.Quantity";
+pub const IP: &str = "net.IP";
+pub const CIDR: &str = "net.CIDR";
+pub const URL: &str = "kubernetes.URL";
+pub const NAMED_FORMAT: &str = "kubernetes.NamedFormat";
 
 /// A value's CEL type and its largest size.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,7 +48,10 @@ pub enum Ty {
         max: u64,
     },
     Duration,
-    Timestamp,
+    /// A `date-time` (or, with `date`, a `date`).
+    Timestamp {
+        date: bool,
+    },
     /// A list of at most `max` elements.
     List {
         elem: Arc<Ty>,
@@ -51,6 +70,9 @@ pub enum Ty {
     Optional(Arc<Ty>),
     /// A type value (`int`, `type(x)`).
     Type,
+    /// A type of Kubernetes' libraries (a quantity, an IP address...), by
+    /// its CEL name.
+    Opaque(&'static str),
 }
 
 impl Ty {
@@ -81,13 +103,28 @@ impl Ty {
             "integer" => Ty::Int,
             "number" => Ty::Double,
             "string" => match node.get("format").and_then(Value::as_str) {
-                Some("date-time") => Ty::Timestamp,
+                Some("date-time") => Ty::Timestamp { date: false },
+                Some("date") => Ty::Timestamp { date: true },
                 Some("duration") => Ty::Duration,
                 Some("byte") => Ty::Bytes {
                     max: count("maxLength").unwrap_or(MAX_REQUEST_BYTES - 2),
                 },
+                // `maxLength` counts characters, of up to four bytes each;
+                // an enum bounds the length by its longest value.
                 _ => Ty::String {
-                    max: count("maxLength").unwrap_or(MAX_REQUEST_BYTES - 2),
+                    max: match (
+                        count("maxLength"),
+                        node.get("enum").and_then(Value::as_array),
+                    ) {
+                        (Some(max), _) => max.saturating_mul(4),
+                        (None, Some(values)) if !values.is_empty() => values
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(|v| v.len() as u64)
+                            .max()
+                            .unwrap_or(0),
+                        _ => MAX_REQUEST_BYTES - 2,
+                    },
                 },
             },
             "array" => {
@@ -95,7 +132,10 @@ impl Ty {
                     .get("items")
                     .map(|items| Ty::of_node(items, false))
                     .unwrap_or(Ty::Dyn);
-                let max = count("maxItems").unwrap_or_else(|| most_items(elem.min_size()));
+                let max = count("maxItems").unwrap_or_else(|| {
+                    let least = node.get("items").and_then(min_serialized).unwrap_or(0);
+                    (MAX_REQUEST_BYTES - 2) / (least + 1)
+                });
                 Ty::List {
                     elem: Arc::new(elem),
                     max,
@@ -106,8 +146,11 @@ impl Ty {
                 let additional = node.get("additionalProperties").filter(|a| a.is_object());
                 if let (None, Some(additional)) = (properties, additional) {
                     let value = Ty::of_node(additional, false);
-                    let max =
-                        count("maxProperties").unwrap_or_else(|| most_items(value.min_size() + 3));
+                    // Each entry: its value, an empty key's quotes, a colon
+                    // and a comma.
+                    let max = count("maxProperties").unwrap_or_else(|| {
+                        (MAX_REQUEST_BYTES - 2) / (min_serialized(additional).unwrap_or(0) + 6)
+                    });
                     return Ty::Map {
                         value: Arc::new(value),
                         max,
@@ -153,125 +196,6 @@ impl Ty {
         }
     }
 
-    /// The type of `value` as it is, sized by what it holds (the cost of a
-    /// rule on this very value).
-    pub fn of_value(value: &Value) -> Ty {
-        match value {
-            Value::Null => Ty::Null,
-            Value::Bool(_) => Ty::Bool,
-            Value::Number(n) if n.is_f64() => Ty::Double,
-            Value::Number(_) => Ty::Int,
-            Value::String(s) => Ty::String {
-                max: s.len() as u64,
-            },
-            Value::Array(items) => {
-                let elem = items
-                    .iter()
-                    .map(Ty::of_value)
-                    .reduce(Ty::widen)
-                    .unwrap_or(Ty::Dyn);
-                Ty::List {
-                    elem: Arc::new(elem),
-                    max: items.len() as u64,
-                }
-            }
-            Value::Object(map) => {
-                let value = map
-                    .values()
-                    .map(Ty::of_value)
-                    .reduce(Ty::widen)
-                    .unwrap_or(Ty::Dyn);
-                Ty::Map {
-                    value: Arc::new(value),
-                    max: map.len() as u64,
-                }
-            }
-        }
-    }
-
-    /// The type `self` (a schema's) sized by what `value` holds: the cost
-    /// of a rule on this very value. Fields the value leaves out are left
-    /// out of the type.
-    pub fn sized(&self, value: &Value) -> Ty {
-        match (self, value) {
-            (Ty::Object { fields, .. }, Value::Object(map)) => {
-                let sized: BTreeMap<String, Ty> = map
-                    .iter()
-                    .filter_map(|(k, v)| {
-                        let escaped = escape(k)?;
-                        let ty = fields.get(&escaped)?.sized(v);
-                        Some((escaped, ty))
-                    })
-                    .collect();
-                let max = sized.len() as u64;
-                Ty::Object {
-                    fields: Arc::new(sized),
-                    max,
-                }
-            }
-            (Ty::Map { value: of, .. }, Value::Object(map)) => Ty::Map {
-                value: Arc::new(
-                    map.values()
-                        .map(|v| of.sized(v))
-                        .reduce(Ty::widen)
-                        .unwrap_or(Ty::Dyn),
-                ),
-                max: map.len() as u64,
-            },
-            (Ty::List { elem, .. }, Value::Array(items)) => Ty::List {
-                elem: Arc::new(
-                    items
-                        .iter()
-                        .map(|v| elem.sized(v))
-                        .reduce(Ty::widen)
-                        .unwrap_or(Ty::Dyn),
-                ),
-                max: items.len() as u64,
-            },
-            (Ty::String { .. }, Value::String(s)) => Ty::String {
-                max: s.len() as u64,
-            },
-            (Ty::Bytes { .. }, Value::String(s)) => Ty::Bytes {
-                max: (s.len() as u64).div_ceil(4) * 3,
-            },
-            (Ty::Dyn | Ty::IntOrString, v) => Ty::of_value(v),
-            (ty, _) => ty.clone(),
-        }
-    }
-
-    /// A type that bounds both `self` and `other` (the largest sizes of
-    /// either).
-    fn widen(self, other: Ty) -> Ty {
-        match (self, other) {
-            (Ty::String { max: a }, Ty::String { max: b }) => Ty::String { max: a.max(b) },
-            (Ty::List { elem: a, max: m }, Ty::List { elem: b, max: n }) => Ty::List {
-                elem: Arc::new(Ty::widen((*a).clone(), (*b).clone())),
-                max: m.max(n),
-            },
-            (Ty::Map { value: a, max: m }, Ty::Map { value: b, max: n }) => Ty::Map {
-                value: Arc::new(Ty::widen((*a).clone(), (*b).clone())),
-                max: m.max(n),
-            },
-            (a, b) if a == b => a,
-            (a, Ty::Null) => a,
-            (Ty::Null, b) => b,
-            _ => Ty::Dyn,
-        }
-    }
-
-    /// The fewest bytes a value of this type takes in JSON, which bounds how
-    /// many of them one request can carry.
-    fn min_size(&self) -> u64 {
-        match self {
-            Ty::Bool => 4,
-            Ty::String { .. } | Ty::Bytes { .. } | Ty::List { .. } => 2,
-            Ty::Map { .. } | Ty::Object { .. } => 2,
-            Ty::Duration => 4,
-            Ty::Timestamp => 22,
-            _ => 1,
-        }
-    }
-
     /// The largest size a value of this type has: elements, entries or
     /// bytes (`None`: not sized).
     pub fn size(&self) -> Option<u64> {
@@ -294,19 +218,63 @@ impl Ty {
             Ty::String { .. } => "string",
             Ty::Bytes { .. } => "bytes",
             Ty::Duration => "google.protobuf.Duration",
-            Ty::Timestamp => "google.protobuf.Timestamp",
+            Ty::Timestamp { .. } => "google.protobuf.Timestamp",
             Ty::List { .. } => "list",
             Ty::Map { .. } | Ty::Object { .. } => "map",
             Ty::Optional(_) => "optional_type",
             Ty::Type => "type",
+            Ty::Opaque(name) => name,
         }
     }
 }
 
-/// How many values of `size` bytes fit in the largest request, each with a
-/// separating comma.
-fn most_items(size: u64) -> u64 {
-    (MAX_REQUEST_BYTES - 2) / (size + 1)
+/// The fewest bytes a value of schema `node` takes in JSON (an object's
+/// required properties without defaults included), which bounds how many
+/// of them one request can carry; `None` for a schema CEL does not see.
+pub fn min_serialized(node: &Value) -> Option<u64> {
+    let flag = |key: &str| node.get(key).and_then(Value::as_bool).unwrap_or(false);
+    if flag("x-kubernetes-int-or-string") {
+        return Some(1);
+    }
+    match node.get("type").and_then(Value::as_str).unwrap_or("") {
+        "array" => node.get("items").and_then(min_serialized).map(|_| 2),
+        "object" => {
+            if let Some(values) = node.get("additionalProperties").filter(|a| a.is_object()) {
+                return min_serialized(values).map(|_| 2);
+            }
+            let required: Vec<&str> = node
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let mut least = 2u64;
+            for (name, property) in node
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                if required.contains(&name.as_str())
+                    && property.get("default").is_none()
+                    && let Some(size) = min_serialized(property)
+                {
+                    least = least.saturating_add(name.len() as u64 + size + 4);
+                }
+            }
+            Some(least)
+        }
+        "string" => Some(match node.get("format").and_then(Value::as_str) {
+            Some("duration") => MIN_DURATION_SIZE,
+            Some("date") => JSON_DATE_SIZE,
+            Some("date-time") => MIN_DATETIME_SIZE,
+            _ => 2,
+        }),
+        "boolean" => Some(4),
+        "number" | "integer" => Some(1),
+        _ => None,
+    }
 }
 
 /// Words CEL reserves, which a property name can only be reached by as

@@ -1,0 +1,456 @@
+//! What an evaluation really costs, counted as cel-go's interpreter counts
+//! it (its `CostTracker`, with Kubernetes' `CallCost` for the library
+//! functions): one unit per variable and per field or index step, a list
+//! literal ten and a map thirty, each call by the sizes of the values it
+//! is given (strings by tenths of their length, lists by their length),
+//! and only the parts that run: the side of `&&`, `||` and `?:` that is
+//! skipped costs nothing, nor do the iterations after a comprehension's
+//! loop condition turns false.
+//!
+//! kube-apiserver refuses a rule whose evaluation passes the per-call
+//! limit and stops validating once the costs of an object's rules pass
+//! its budget; both need this count, not the estimate made when the
+//! definition is written.
+//!
+//! The walk asks the CEL engine for the value of each expression it needs
+//! (a call's arguments, a condition, a comprehension's range), so it
+//! evaluates an expression about as many times as it is deep. It stops
+//! once the count passes the limit.
+
+use std::sync::Arc;
+
+use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr};
+use cel::{Context, Value};
+
+/// cel-go's cost of walking one character of a string.
+const STRING_TRAVERSAL: f64 = 0.1;
+/// cel-go's guess of a regular expression's cost per character.
+const REGEX_PER_CHAR: f64 = 0.25;
+const LIST_CREATE: u64 = 10;
+const MAP_CREATE: u64 = 30;
+const STRUCT_CREATE: u64 = 40;
+/// What one authorization check costs (Kubernetes' authorizer library).
+const AUTHZ_CHECK: u64 = 350_000;
+/// The longest regular expression behind a named format.
+const MAX_NAME_FORMAT_REGEX: f64 = 128.0;
+
+/// The cost of evaluating `expr` in `ctx`, and whether it passed `limit`
+/// (the count stops soon after it does).
+pub fn cost(expr: &IdedExpr, ctx: &Context<'_, '_>, limit: u64) -> Counted {
+    let mut tracker = Tracker { cost: 0, limit };
+    let _ = tracker.eval(expr, ctx);
+    Counted {
+        cost: tracker.cost,
+        exceeded: tracker.cost > limit,
+    }
+}
+
+/// What [`cost`] counted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Counted {
+    pub cost: u64,
+    /// The evaluation passed the limit (cel-go cancels it: `operation
+    /// cancelled: actual cost limit exceeded`).
+    pub exceeded: bool,
+}
+
+/// Why a walk stopped early.
+enum Stop {
+    /// The expression fails (its cost so far stands).
+    Failed,
+    /// The count passed the limit.
+    Limit,
+}
+
+struct Tracker {
+    cost: u64,
+    limit: u64,
+}
+
+type Walked = Result<Value, Stop>;
+
+impl Tracker {
+    fn charge(&mut self, units: u64) -> Result<(), Stop> {
+        self.cost = self.cost.saturating_add(units);
+        if self.cost > self.limit {
+            return Err(Stop::Limit);
+        }
+        Ok(())
+    }
+
+    /// The value of `expr`, as the engine computes it.
+    fn value(expr: &IdedExpr, ctx: &Context<'_, '_>) -> Walked {
+        ctx.resolve(expr).map_err(|_| Stop::Failed)
+    }
+
+    fn eval(&mut self, expr: &IdedExpr, ctx: &Context<'_, '_>) -> Walked {
+        match &expr.expr {
+            Expr::Literal(_) => Self::value(expr, ctx),
+            Expr::Ident(_) => {
+                self.charge(1)?;
+                Self::value(expr, ctx)
+            }
+            Expr::Select(select) => {
+                self.eval(&select.operand, ctx)?;
+                self.charge(1)?;
+                Self::value(expr, ctx)
+            }
+            Expr::List(list) => {
+                for item in &list.elements {
+                    self.eval(item, ctx)?;
+                }
+                self.charge(LIST_CREATE)?;
+                Self::value(expr, ctx)
+            }
+            Expr::Map(map) => {
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(entry) = &entry.expr {
+                        self.eval(&entry.key, ctx)?;
+                        self.eval(&entry.value, ctx)?;
+                    }
+                }
+                self.charge(MAP_CREATE)?;
+                Self::value(expr, ctx)
+            }
+            Expr::Struct(_) => {
+                self.charge(STRUCT_CREATE)?;
+                Self::value(expr, ctx)
+            }
+            Expr::Comprehension(c) => self.comprehension(c, ctx),
+            Expr::Call(call) => self.call(expr, call, ctx),
+            Expr::Unspecified => Err(Stop::Failed),
+        }
+    }
+
+    fn call(&mut self, expr: &IdedExpr, call: &CallExpr, ctx: &Context<'_, '_>) -> Walked {
+        let name = call.func_name.as_str();
+        match (name, call.args.as_slice()) {
+            ("_&&_" | "_||_", [lhs, rhs]) => {
+                // The right side runs only when the left does not decide.
+                let left = self.eval(lhs, ctx);
+                let decided = matches!(
+                    (&left, name),
+                    (Ok(Value::Bool(false)), "_&&_") | (Ok(Value::Bool(true)), "_||_")
+                );
+                if let Err(Stop::Limit) = left {
+                    return Err(Stop::Limit);
+                }
+                if decided {
+                    return left;
+                }
+                match self.eval(rhs, ctx) {
+                    Err(Stop::Limit) => Err(Stop::Limit),
+                    _ => Self::value(expr, ctx),
+                }
+            }
+            ("_?_:_", [cond, yes, no]) => match self.eval(cond, ctx)? {
+                Value::Bool(true) => self.eval(yes, ctx),
+                Value::Bool(false) => self.eval(no, ctx),
+                _ => Err(Stop::Failed),
+            },
+            _ => {
+                // A namespaced function (`optional.of`) has no target value.
+                let mut values = Vec::with_capacity(call.args.len() + 1);
+                let mut qualified = None;
+                if let Some(target) = &call.target {
+                    match &target.expr {
+                        Expr::Ident(namespace) if ctx.resolve(target).is_err() => {
+                            qualified = Some(format!("{namespace}.{name}"));
+                        }
+                        _ => values.push(self.eval(target, ctx)?),
+                    }
+                }
+                let name = qualified.as_deref().unwrap_or(name);
+                let member = !values.is_empty();
+                for arg in &call.args {
+                    values.push(self.eval(arg, ctx)?);
+                }
+                let result = Self::value(expr, ctx);
+                let own = call_cost(name, member, &values, result.as_ref().ok());
+                self.charge(own)?;
+                result
+            }
+        }
+    }
+
+    /// A comprehension, step by step as cel-go folds it: the loop
+    /// condition before each element, the step while it holds, then the
+    /// result.
+    fn comprehension(&mut self, c: &ComprehensionExpr, ctx: &Context<'_, '_>) -> Walked {
+        let range = self.eval(&c.iter_range, ctx)?;
+        let mut accu = self.eval(&c.accu_init, ctx)?;
+        let items: Vec<Value> = match &range {
+            Value::List(items) => items.iter().cloned().collect(),
+            Value::Map(map) => map.map.keys().map(Value::from).collect(),
+            _ => return Err(Stop::Failed),
+        };
+        // `map` and `filter` append to a list: built here in place, with
+        // the cost cel-go counts for `@result + [x]`.
+        let append = appended(c);
+        let mut built: Vec<Value> = Vec::new();
+        for item in items {
+            let mut scope = ctx.new_inner_scope();
+            scope.add_variable_from_value(c.accu_var.as_str(), accu.clone());
+            scope.add_variable_from_value(c.iter_var.as_str(), item);
+            match self.eval(&c.loop_cond, &scope)? {
+                Value::Bool(true) => {}
+                Value::Bool(false) => break,
+                _ => return Err(Stop::Failed),
+            }
+            match &append {
+                Some((filter, element)) => {
+                    if let Some(filter) = filter {
+                        match self.eval(filter, &scope)? {
+                            Value::Bool(true) => {}
+                            Value::Bool(false) => {
+                                // The accumulator is the step's value.
+                                self.charge(1)?;
+                                continue;
+                            }
+                            _ => return Err(Stop::Failed),
+                        }
+                    }
+                    let value = self.eval(element, &scope)?;
+                    // The accumulator (1), the one-element list (10) and
+                    // the concatenation (1).
+                    self.charge(1 + LIST_CREATE + 1)?;
+                    built.push(value);
+                }
+                None => accu = self.eval(&c.loop_step, &scope)?,
+            }
+        }
+        if append.is_some() {
+            accu = Value::List(Arc::new(built));
+        }
+        let mut scope = ctx.new_inner_scope();
+        scope.add_variable_from_value(c.accu_var.as_str(), accu);
+        self.eval(&c.result, &scope)
+    }
+}
+
+/// For a comprehension that only appends to its accumulator (`map`,
+/// `filter`): the filter, if any, and the appended element.
+fn appended(c: &ComprehensionExpr) -> Option<(Option<&IdedExpr>, &IdedExpr)> {
+    let is_accu = |e: &IdedExpr| matches!(&e.expr, Expr::Ident(name) if *name == c.accu_var);
+    fn append<'a>(e: &'a IdedExpr, accu_var: &str) -> Option<&'a IdedExpr> {
+        let Expr::Call(call) = &e.expr else {
+            return None;
+        };
+        match (call.func_name.as_str(), call.args.as_slice()) {
+            ("_+_", [accu, list]) if matches!(&accu.expr, Expr::Ident(n) if n == accu_var) => {
+                match &list.expr {
+                    Expr::List(list) if list.elements.len() == 1 => list.elements.first(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    if !matches!(&c.accu_init.expr, Expr::List(list) if list.elements.is_empty()) {
+        return None;
+    }
+    if let Some(element) = append(&c.loop_step, &c.accu_var) {
+        return Some((None, element));
+    }
+    let Expr::Call(call) = &c.loop_step.expr else {
+        return None;
+    };
+    match (call.func_name.as_str(), call.args.as_slice()) {
+        ("_?_:_", [filter, step, accu]) if is_accu(accu) => {
+            append(step, &c.accu_var).map(|element| (Some(filter), element))
+        }
+        _ => None,
+    }
+}
+
+/// cel-go's size of a value: a string's characters, bytes, a list's or
+/// map's entries; one for anything else.
+fn size(value: &Value) -> u64 {
+    match value {
+        Value::String(s) => s.chars().count() as u64,
+        Value::Bytes(b) => b.len() as u64,
+        Value::List(items) => items.len() as u64,
+        Value::Map(map) => map.map.len() as u64,
+        _ => 1,
+    }
+}
+
+fn by_factor(n: u64, per: f64) -> u64 {
+    let product = (n as f64 * per).ceil();
+    if product >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        product as u64
+    }
+}
+
+/// The cost of walking a value as a tree (Kubernetes' `traversalCost`):
+/// strings by tenths of their length, one for each other scalar.
+fn traversal(value: &Value) -> u64 {
+    match value {
+        Value::String(s) => (s.len() as f64 * STRING_TRAVERSAL) as u64,
+        Value::Bytes(b) => (b.len() as f64 * STRING_TRAVERSAL) as u64,
+        Value::List(items) => items.iter().map(traversal).sum(),
+        Value::Map(map) => map
+            .map
+            .iter()
+            .map(|(k, v)| traversal(&Value::from(k)) + traversal(v))
+            .sum(),
+        _ => 1,
+    }
+}
+
+/// What a call costs itself, from the values it was given (`args`: the
+/// target first, for a method) and its result: Kubernetes' `CallCost`
+/// for its libraries, then cel-go's `costCall`.
+fn call_cost(name: &str, member: bool, args: &[Value], result: Option<&Value>) -> u64 {
+    let arg = |i: usize| args.get(i).map_or(1, size);
+    let text = |i: usize| by_factor(arg(i), STRING_TRAVERSAL);
+    match name {
+        // Kubernetes' libraries.
+        "check" => AUTHZ_CHECK,
+        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
+        | "allowed" | "reason" | "error" | "errored" => 1,
+        "fieldSelector" | "labelSelector" if args.len() >= 2 => {
+            let length = arg(1);
+            let parse = by_factor(length, STRING_TRAVERSAL);
+            let requirements = by_factor(length, 0.5);
+            LIST_CREATE.saturating_add(parse).saturating_add(by_factor(
+                requirements,
+                (LIST_CREATE + STRUCT_CREATE) as f64,
+            ))
+        }
+        "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
+            args.first().map_or(0, traversal)
+        }
+        "url"
+        | "lowerAscii"
+        | "upperAscii"
+        | "substring"
+        | "trim"
+        | "jsonpatch.escapeKey"
+        | "cidr"
+        | "isIP"
+        | "isCIDR"
+        | "quantity"
+        | "isQuantity"
+            if !args.is_empty() =>
+        {
+            text(0)
+        }
+        "replace" | "split" if !args.is_empty() => by_factor(arg(0), 2.0 * STRING_TRAVERSAL),
+        "join" if !args.is_empty() => by_factor(result.map_or(1, size), 2.0 * STRING_TRAVERSAL),
+        "find" | "findAll" if args.len() >= 2 => {
+            let text_cost = by_factor(1 + arg(0), STRING_TRAVERSAL);
+            text_cost.saturating_mul(by_factor(arg(1), REGEX_PER_CHAR))
+        }
+        // A CIDR's address is one of its fields.
+        "ip" if member => 1,
+        "ip" if !args.is_empty() => text(0),
+        "ip.isCanonical" if !args.is_empty() => by_factor(arg(0), 2.0 * STRING_TRAVERSAL),
+        "masked"
+        | "prefixLength"
+        | "family"
+        | "isUnspecified"
+        | "isLoopback"
+        | "isLinkLocalMulticast"
+        | "isLinkLocalUnicast"
+        | "isGlobalUnicast" => 1,
+        "containsIP" | "containsCIDR" if args.len() >= 2 => {
+            let prefix = arg(0);
+            let mut cost = by_factor(prefix + prefix, STRING_TRAVERSAL);
+            if name == "containsCIDR" {
+                cost += by_factor(prefix, STRING_TRAVERSAL) + 1;
+            }
+            if matches!(args.get(1), Some(Value::String(_))) {
+                cost += text(1);
+            }
+            cost
+        }
+        "validate" if args.len() >= 2 => {
+            let text_cost = by_factor(1 + arg(1), STRING_TRAVERSAL);
+            text_cost.saturating_mul(by_factor(1, MAX_NAME_FORMAT_REGEX * REGEX_PER_CHAR))
+        }
+        "format.named" | "sign" | "asInteger" | "isInteger" | "asApproximateFloat"
+        | "isGreaterThan" | "isLessThan" | "compareTo" | "add" | "sub" | "getScheme"
+        | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => 1,
+        // Kubernetes' types compare in constant time.
+        "_==_" if matches!(args, [Value::Opaque(_), Value::Opaque(_)]) => 1,
+        // cel-go's own.
+        "startsWith" | "endsWith" | "strings.quote" | "format" => text(0),
+        "bytes" if matches!(args.first(), Some(Value::String(_))) => text(0),
+        "string" if matches!(args.first(), Some(Value::Bytes(_))) => text(0),
+        "@in" if matches!(args.get(1), Some(Value::List(_))) => arg(1),
+        "_==_" | "_!=_" => by_factor(arg(0).min(arg(1)), STRING_TRAVERSAL),
+        "_<_" | "_<=_" | "_>_" | "_>=_"
+            if matches!(
+                (args.first(), args.get(1)),
+                (Some(Value::String(_)), Some(Value::String(_)))
+                    | (Some(Value::Bytes(_)), Some(Value::Bytes(_)))
+            ) =>
+        {
+            by_factor(arg(0).min(arg(1)), STRING_TRAVERSAL)
+        }
+        "_+_"
+            if matches!(
+                (args.first(), args.get(1)),
+                (Some(Value::String(_)), Some(Value::String(_)))
+                    | (Some(Value::Bytes(_)), Some(Value::Bytes(_)))
+            ) =>
+        {
+            by_factor(arg(0) + arg(1), STRING_TRAVERSAL)
+        }
+        "matches" if args.len() >= 2 => {
+            let text_cost = by_factor(1 + arg(0), STRING_TRAVERSAL);
+            text_cost.saturating_mul(by_factor(arg(1), REGEX_PER_CHAR))
+        }
+        "contains" if args.len() >= 2 => text(0).saturating_mul(text(1)),
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::custom::cel::types::Ty;
+    use crate::custom::cel::{ROOT, parse, to_cel};
+
+    fn counted(source: &str, this: serde_json::Value) -> u64 {
+        let program = parse(source).unwrap();
+        let value = to_cel(&this, &Ty::Dyn);
+        ROOT.with(|root| {
+            let mut ctx = root.new_inner_scope();
+            ctx.add_variable_from_value("self", value);
+            cost(program.expression(), &ctx, u64::MAX).cost
+        })
+    }
+
+    #[test]
+    fn only_what_runs_is_counted() {
+        // self (1), .a (1), == on scalars (1).
+        assert_eq!(counted("self.a == 1", serde_json::json!({"a": 1})), 3);
+        // The right side of `||` is skipped once the left holds.
+        assert_eq!(
+            counted(
+                "self.a == 1 || self.b.all(x, x > 0)",
+                serde_json::json!({"a": 1, "b": [1, 2, 3]})
+            ),
+            3
+        );
+        // `all` stops at the first element that fails.
+        let all = counted("self.all(x, x > 0)", serde_json::json!([1, -1, 2, 3]));
+        let first_fails = counted("self.all(x, x > 0)", serde_json::json!([-1, 1, 2, 3]));
+        assert!(first_fails < all, "{first_fails} < {all}");
+        // A string compared by the shorter side's length.
+        assert_eq!(
+            counted("self == 'x'", serde_json::json!("a".repeat(100))),
+            1 + 1
+        );
+        assert_eq!(
+            counted("self.contains('test')", serde_json::json!("a".repeat(100))),
+            1 + 10
+        );
+    }
+}
