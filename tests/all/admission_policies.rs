@@ -555,3 +555,89 @@ fn the_authorizer_variable_asks_rbac() {
     ));
     until("second", 201);
 }
+
+/// Cost limits as kube-apiserver counts them (cel-go's actual cost): one
+/// expression past the per-call limit fails with cel-go's words; a
+/// policy's validations together past the runtime budget fail the policy
+/// with upstream's words. Each `contains` of a 3000-character value in
+/// itself costs 300 × 300 units.
+#[test]
+fn policies_keep_to_cel_cost_limits() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    namespace(&server, "costly");
+    let configmaps = json!({"apiGroups": [""], "apiVersions": ["v1"],
+        "operations": ["CREATE"], "resources": ["configmaps"]});
+    let every = "object.data.all(k, object.data[k].contains(object.data[k]))";
+    // One expression for the per-call limit; twelve (each under it) for
+    // the budget of the policy.
+    policy(
+        &server,
+        "one.costly.example.com",
+        json!({"matchConstraints": {"resourceRules": [configmaps.clone()]},
+            "matchConditions": [{"name": "one", "expression": "object.metadata.name.startsWith('one')"}],
+            "validations": [{"expression": every}]}),
+    );
+    let twelve: Vec<Value> = (0..12).map(|_| json!({"expression": every})).collect();
+    policy(
+        &server,
+        "twelve.costly.example.com",
+        json!({"matchConstraints": {"resourceRules": [configmaps]},
+            "matchConditions": [{"name": "twelve", "expression": "object.metadata.name.startsWith('twelve')"}],
+            "validations": twelve}),
+    );
+    for name in ["one", "twelve"] {
+        binding(
+            &server,
+            &format!("{name}.costly.binding"),
+            json!({"policyName": format!("{name}.costly.example.com"),
+                "validationActions": ["Deny"],
+                "matchResources": {"namespaceSelector": {"matchLabels": {"policy-test": "costly"}}}}),
+        );
+    }
+    let configmap = |name: &str, keys: usize| {
+        let data: serde_json::Map<String, Value> = (0..keys)
+            .map(|i| (format!("k{i}"), json!("x".repeat(3000))))
+            .collect();
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name}, "data": data})
+    };
+    let create = |name: &str, keys: usize| {
+        send(
+            &server,
+            "POST",
+            "/api/v1/namespaces/costly/configmaps",
+            &configmap(name, keys),
+        )
+    };
+    // Bindings take effect on a later request: wait for the first refusal.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut n = 0;
+    let refused = loop {
+        n += 1;
+        let answer = create(&format!("one-{n}"), 12);
+        if answer.code != 201 {
+            break answer;
+        }
+        assert!(Instant::now() < deadline, "the policy never took effect");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let body: Value = serde_json::from_str(&refused.body).unwrap();
+    assert_eq!(
+        body["message"],
+        format!(
+            "configmaps \"one-{n}\" is forbidden: ValidatingAdmissionPolicy 'one.costly.example.com' with binding 'one.costly.binding' denied request: expression '{every}' resulted in error: operation cancelled: actual cost limit exceeded"
+        ),
+        "{body}"
+    );
+    // Ten values: each expression is under the limit, and one policy's
+    // twelve together are over the budget.
+    assert_eq!(create("one-small", 10).code, 201);
+    let over = create("twelve-a", 10);
+    let body: Value = serde_json::from_str(&over.body).unwrap();
+    assert_eq!(
+        body["message"],
+        "configmaps \"twelve-a\" is forbidden: ValidatingAdmissionPolicy 'twelve.costly.example.com' with binding 'twelve.costly.binding' denied request: validation failed due to running out of cost budget, no further validation rules will be run",
+        "{body}"
+    );
+    assert_eq!(create("twelve-b", 1).code, 201);
+}

@@ -43,7 +43,7 @@ use crate::admission::{Plugin, Request, View};
 use crate::api_error::{ApiError, ApiResult};
 use crate::authz::Authorizer;
 use crate::body::Object;
-use crate::custom::cel::Activation;
+use crate::custom::cel::{Activation, MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, RUNTIME_BUDGET};
 use crate::loopback::{self, Loopback};
 use crate::selectors::label::LabelSelector;
 
@@ -681,15 +681,37 @@ fn evaluate_policy(
     })
 }
 
+/// What the expressions of one rule set (the match conditions, the
+/// validations, their messages, the audit annotations) may still spend,
+/// and the variables whose cost the set has paid: cel-go evaluates a
+/// variable when a set's expression first reads it, and keeps its value
+/// for the rest of the set.
+struct Spend {
+    left: u64,
+    paid: Vec<usize>,
+}
+
+impl Spend {
+    fn new(budget: u64) -> Spend {
+        Spend {
+            left: budget,
+            paid: Vec::new(),
+        }
+    }
+}
+
 /// [`evaluate_policy`] in `activation`.
 fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome {
     let mut outcome = Outcome::default();
     // Variables in order, each seeing the ones before it.
     let mut variables = Map::new();
     let mut broken: Vec<(String, String)> = Vec::new();
+    let mut variable_costs = Vec::with_capacity(compiled.variables.len());
     for (name, expression) in &compiled.variables {
         activation.set("variables", &Value::Object(variables.clone()));
-        match run(expression, &activation) {
+        let (result, cost) = run(expression, activation);
+        variable_costs.push(cost);
+        match result {
             Ok(value) => {
                 variables.insert(name.clone(), value);
             }
@@ -715,21 +737,51 @@ fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome 
             .find(|(name, _)| text.contains(&format!("variables.{name}")))
             .map(|(_, e)| e.clone())
     };
-    let evaluate = |expression: &Expression| match uses_broken(&expression.text) {
-        Some(e) => Err(Failure::Variable(e)),
-        None => run(expression, &activation),
+    // An expression's cost is its own and, the first time its set reads a
+    // variable (or a variable read through another), the variable's.
+    // `None`: the set's budget is spent.
+    let activation = &*activation;
+    let evaluate = |expression: &Expression, spend: &mut Spend| {
+        let (result, mut cost) = match uses_broken(&expression.text) {
+            Some(e) => (Err(Failure::Variable(e)), 0),
+            None => run(expression, activation),
+        };
+        let mut reads = Vec::new();
+        variables_read(compiled, &expression.text, &mut reads);
+        for index in reads {
+            if !spend.paid.contains(&index) {
+                spend.paid.push(index);
+                cost = cost.saturating_add(variable_costs.get(index).copied().unwrap_or(0));
+            }
+        }
+        if cost > spend.left {
+            return None;
+        }
+        spend.left -= cost;
+        Some(result)
+    };
+    let spent = |fail: bool| {
+        let mut outcome = Outcome::default();
+        if fail {
+            outcome
+                .failures
+                .push((OUT_OF_BUDGET.to_owned(), "Invalid".to_owned(), 0));
+        }
+        outcome
     };
     // Match conditions: a false one skips the policy for this param.
     let mut errors = Vec::new();
+    let mut spend = Spend::new(MATCH_CONDITIONS_BUDGET);
     for condition in &compiled.conditions {
-        match evaluate(condition) {
-            Ok(Value::Bool(true)) => {}
-            Ok(Value::Bool(false)) => return outcome,
-            Ok(_) => errors.push(format!(
+        match evaluate(condition, &mut spend) {
+            None => return spent(compiled.fail),
+            Some(Ok(Value::Bool(true))) => {}
+            Some(Ok(Value::Bool(false))) => return outcome,
+            Some(Ok(_)) => errors.push(format!(
                 "expression '{}' resulted in error: the expression did not evaluate to a bool",
                 condition.text
             )),
-            Err(e) => errors.push(condition_error(&condition.text, e)),
+            Some(Err(e)) => errors.push(condition_error(&condition.text, e)),
         }
     }
     if !errors.is_empty() {
@@ -743,22 +795,60 @@ fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome 
         }
         return outcome;
     }
-    for (index, validation) in compiled.validations.iter().enumerate() {
+    // Validations, then every message expression with what they left (as
+    // upstream evaluates them: all of them, one set after the other).
+    let mut spend = Spend::new(RUNTIME_BUDGET);
+    let mut results = Vec::with_capacity(compiled.validations.len());
+    for validation in &compiled.validations {
+        match evaluate(&validation.expression, &mut spend) {
+            Some(result) => results.push(result),
+            None => return spent(compiled.fail),
+        }
+    }
+    let mut spend = Spend::new(spend.left);
+    let mut messages = Vec::with_capacity(compiled.validations.len());
+    let mut messages_spent = false;
+    for validation in &compiled.validations {
+        let message = match &validation.message_expression {
+            Some(expression) => match evaluate(expression, &mut spend) {
+                Some(result) => result.ok(),
+                None => {
+                    messages_spent = true;
+                    break;
+                }
+            },
+            None => None,
+        };
+        messages.push(message);
+    }
+    for (index, (validation, result)) in compiled.validations.iter().zip(results).enumerate() {
         let reason = validation
             .reason
             .clone()
             .unwrap_or_else(|| "Invalid".to_owned());
-        match evaluate(&validation.expression) {
+        match result {
+            Err(e) if compiled.fail => outcome.failures.push((
+                condition_error(&validation.expression.text, e),
+                reason,
+                index,
+            )),
+            Err(_) => {}
+            Ok(_) if messages_spent => {
+                if compiled.fail {
+                    outcome.failures.push((
+                        format!("failed messageExpression: {OUT_OF_BUDGET}"),
+                        reason,
+                        index,
+                    ));
+                }
+            }
             Ok(Value::Bool(true)) => {}
             Ok(Value::Bool(false)) => {
-                let from_expression = validation
-                    .message_expression
-                    .as_ref()
-                    .and_then(|e| match evaluate(e) {
-                        Ok(Value::String(text)) => Some(text.trim().to_owned()),
-                        _ => None,
-                    })
-                    .filter(|t| !t.is_empty() && !t.contains('\n') && t.len() <= 5120);
+                let from_expression = match messages.get(index) {
+                    Some(Some(Value::String(text))) => Some(text.trim().to_owned()),
+                    _ => None,
+                }
+                .filter(|t| !t.is_empty() && !t.contains('\n') && t.len() <= 5120);
                 let message = from_expression
                     .or_else(|| {
                         validation
@@ -781,24 +871,23 @@ fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome 
                 reason,
                 index,
             )),
-            Err(e) if compiled.fail => outcome.failures.push((
-                condition_error(&validation.expression.text, e),
-                reason,
-                index,
-            )),
-            _ => {}
+            Ok(_) => {}
         }
     }
+    let mut spend = Spend::new(RUNTIME_BUDGET);
     for (key, expression) in &compiled.audit {
-        match evaluate(expression) {
-            Ok(Value::String(text)) => {
+        match evaluate(expression, &mut spend) {
+            // The set's budget spent: that error is the policy's only
+            // decision.
+            None => return spent(compiled.fail),
+            Some(Ok(Value::String(text))) => {
                 let text = text.trim();
                 if !text.is_empty() {
                     outcome.annotations.push((key.clone(), text.to_owned()));
                 }
             }
-            Ok(Value::Null) => {}
-            Ok(other) => {
+            Some(Ok(Value::Null)) => {}
+            Some(Ok(other)) => {
                 if compiled.fail {
                     outcome.failures.push((
                         format!(
@@ -811,17 +900,28 @@ fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome 
                     ));
                 }
             }
-            Err(e) if compiled.fail => {
+            Some(Err(e)) if compiled.fail => {
                 outcome.failures.push((
                     condition_error(&expression.text, e),
                     "Invalid".to_owned(),
                     0,
                 ));
             }
-            Err(_) => {}
+            Some(Err(_)) => {}
         }
     }
     outcome
+}
+
+/// The indexes of the variables `text` reads, directly or through other
+/// variables.
+fn variables_read(compiled: &Compiled, text: &str, found: &mut Vec<usize>) {
+    for (index, (name, expression)) in compiled.variables.iter().enumerate() {
+        if !found.contains(&index) && text.contains(&format!("variables.{name}")) {
+            found.push(index);
+            variables_read(compiled, &expression.text, found);
+        }
+    }
 }
 
 /// The words of an expression that failed: a compile error or a run-time
@@ -842,14 +942,15 @@ enum Failure {
     Variable(String),
 }
 
-/// Runs an expression in `activation`, its value as JSON.
-fn run(expression: &Expression, activation: &Activation<'_>) -> Result<Value, Failure> {
-    let program = expression
-        .program
-        .as_ref()
-        .map_err(|e| Failure::Compile(e.clone()))?;
-    let value = activation.evaluate(program).map_err(Failure::Run)?;
-    Ok(to_json(&value))
+/// Runs an expression in `activation`: its value as JSON, and what the
+/// evaluation cost (cancelled past the per-call limit).
+fn run(expression: &Expression, activation: &Activation<'_>) -> (Result<Value, Failure>, u64) {
+    let program = match &expression.program {
+        Ok(program) => program,
+        Err(e) => return (Err(Failure::Compile(e.clone())), 0),
+    };
+    let (value, cost) = activation.evaluate_counted(program);
+    (value.map(|v| to_json(&v)).map_err(Failure::Run), cost)
 }
 
 /// A CEL value as JSON (what variables and results carry on).

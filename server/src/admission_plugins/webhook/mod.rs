@@ -817,20 +817,44 @@ impl Call<'_> {
             ("namespaceObject", &null),
         ];
         let authorizer_value = super::authorizing::authorizer_value(&request);
-        // Each condition's value; None for one that did not compile.
-        let evaluate = || -> Vec<Option<Result<cel::Value, String>>> {
+        // Each condition's value (None for one that did not compile), and
+        // whether the conditions together spent their budget (cel-go's
+        // count, as upstream's matcher keeps it).
+        let evaluate = || -> (Vec<Option<Result<cel::Value, String>>>, bool) {
             crate::custom::cel::with_eval_stack(|| {
                 crate::custom::cel::with_activation(&variables, |activation| {
                     activation.set_value("authorizer", authorizer_value.clone());
-                    let conditions = self.hook.conditions.iter();
-                    conditions
-                        .map(|c| c.program.as_ref().ok().map(|p| activation.evaluate(p)))
-                        .collect()
+                    let mut left = crate::custom::cel::MATCH_CONDITIONS_BUDGET;
+                    let mut values = Vec::with_capacity(self.hook.conditions.len());
+                    for condition in &self.hook.conditions {
+                        let Ok(program) = &condition.program else {
+                            values.push(None);
+                            continue;
+                        };
+                        let (value, cost) = activation.evaluate_counted(program);
+                        if cost > left {
+                            return (values, true);
+                        }
+                        left -= cost;
+                        values.push(Some(value));
+                    }
+                    (values, false)
                 })
             })
         };
         let user = self.request.user;
-        let values = super::authorizing::evaluate(authorizer, objects, user, evaluate).await;
+        let (values, spent) =
+            super::authorizing::evaluate(authorizer, objects, user, evaluate).await;
+        if spent {
+            return if self.hook.fail {
+                Err(self
+                    .request
+                    .attrs
+                    .forbidden(crate::custom::cel::OUT_OF_BUDGET))
+            } else {
+                Ok(false)
+            };
+        }
         let mut errors = Vec::new();
         for (condition, value) in self.hook.conditions.iter().zip(values) {
             let Some(value) = value else {

@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr};
-use cel::{Context, Value};
+use cel::{Context, ExecutionError, Value};
 
 /// cel-go's cost of walking one character of a string.
 const STRING_TRAVERSAL: f64 = 0.1;
@@ -34,24 +34,34 @@ const AUTHZ_CHECK: u64 = 350_000;
 /// The longest regular expression behind a named format.
 const MAX_NAME_FORMAT_REGEX: f64 = 128.0;
 
-/// The cost of evaluating `expr` in `ctx`, and whether it passed `limit`
-/// (the count stops soon after it does).
-pub fn cost(expr: &IdedExpr, ctx: &Context<'_, '_>, limit: u64) -> Counted {
+/// Evaluates `expr` in `ctx`, counting its cost: its value (`None` when
+/// the count passed `limit`, where cel-go cancels the evaluation) and the
+/// cost.
+pub fn evaluate(
+    expr: &IdedExpr,
+    ctx: &Context<'_, '_>,
+    limit: u64,
+) -> (Option<Result<Value, ExecutionError>>, u64) {
     let mut tracker = Tracker { cost: 0, limit };
-    let _ = tracker.eval(expr, ctx);
-    Counted {
-        cost: tracker.cost,
-        exceeded: tracker.cost > limit,
-    }
+    let walked = tracker.eval(expr, ctx);
+    let value = match walked {
+        Err(Stop::Limit) => None,
+        // The engine's own words for what failed; a comprehension's value
+        // as the engine folds it (its errors are deferred as cel-go
+        // defers them).
+        Err(Stop::Failed) => Some(ctx.resolve(expr)),
+        Ok(_) if matches!(expr.expr, Expr::Comprehension(_)) => Some(ctx.resolve(expr)),
+        Ok(value) => Some(Ok(value)),
+    };
+    (value, tracker.cost)
 }
 
-/// What [`cost`] counted.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Counted {
-    pub cost: u64,
-    /// The evaluation passed the limit (cel-go cancels it: `operation
-    /// cancelled: actual cost limit exceeded`).
-    pub exceeded: bool,
+/// The cost of evaluating `expr` in `ctx` (at most a little over
+/// `limit`: the count stops once it passes).
+pub fn cost(expr: &IdedExpr, ctx: &Context<'_, '_>, limit: u64) -> u64 {
+    let mut tracker = Tracker { cost: 0, limit };
+    let _ = tracker.eval(expr, ctx);
+    tracker.cost
 }
 
 /// Why a walk stopped early.
@@ -423,7 +433,7 @@ mod tests {
         ROOT.with(|root| {
             let mut ctx = root.new_inner_scope();
             ctx.add_variable_from_value("self", value);
-            cost(program.expression(), &ctx, u64::MAX).cost
+            cost(program.expression(), &ctx, u64::MAX)
         })
     }
 

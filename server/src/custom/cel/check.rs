@@ -1415,7 +1415,13 @@ mod cost_tests {
 
     /// A schema (given the limit to set, if any), a rule, its cost
     /// without limits, the limit, its cost with it.
-    type Case = (Box<dyn Fn(Option<u64>) -> Value>, &'static str, u64, u64, u64);
+    type Case = (
+        Box<dyn Fn(Option<u64>) -> Value>,
+        &'static str,
+        u64,
+        u64,
+        u64,
+    );
 
     #[test]
     fn rule_costs_are_estimated_as_cel_go_estimates_them() {

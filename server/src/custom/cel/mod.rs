@@ -27,6 +27,14 @@ use types::{Ty, escape};
 
 /// The most one rule may cost on one value (cel-go's per-call limit).
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
+/// cel-go's error for an evaluation cancelled at the per-call limit.
+pub const COST_LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
+/// The most a webhook's match conditions may cost together.
+pub const MATCH_CONDITIONS_BUDGET: u64 = 2_500_000;
+/// kube-apiserver's words when the expressions of a rule set spent their
+/// budget.
+pub const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
 /// The most all the rules of one object may cost together.
 pub const RUNTIME_BUDGET: u64 = 10_000_000;
 /// The most one rule may be estimated to cost when a definition is written.
@@ -234,28 +242,29 @@ impl NodeRules {
                 // What the evaluation costs, counted as cel-go counts it:
                 // over the object's budget, or over one call's limit, and
                 // no further rule runs.
-                let counted = actual::cost(rule.program.expression(), &scope, PER_CALL_LIMIT);
-                if counted.cost > *budget {
+                let (result, cost) =
+                    actual::evaluate(rule.program.expression(), &scope, PER_CALL_LIMIT);
+                if cost > *budget {
                     errs.invalid(
                         path.clone(),
                         self.type_text.as_str(),
-                        "validation failed due to running out of cost budget, no further validation rules will be run",
+                        OUT_OF_BUDGET,
                     );
                     return false;
                 }
-                *budget -= counted.cost;
-                if counted.exceeded {
+                *budget -= cost;
+                let Some(result) = result else {
                     errs.invalid(
                         path.clone(),
                         self.type_text.as_str(),
                         &format!(
-                            "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                            "'{COST_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for rule: {}",
                             rule.error_text()
                         ),
                     );
                     return false;
-                }
-                match rule.program.execute(&scope) {
+                };
+                match result {
                     Ok(cel::Value::Bool(true)) => {}
                     Ok(_) => rule.report(&scope, path, &self.type_text, errs),
                     Err(e) => {
@@ -467,6 +476,18 @@ impl Activation<'_> {
     /// Call it within [`with_eval_stack`].
     pub fn evaluate(&self, program: &Program) -> Result<cel::Value, String> {
         program.execute(&self.0).map_err(|e| go_error(&e))
+    }
+
+    /// [`Activation::evaluate`], with what the evaluation costs as cel-go
+    /// counts it; past [`PER_CALL_LIMIT`] it is cancelled with cel-go's
+    /// words.
+    pub fn evaluate_counted(&self, program: &Program) -> (Result<cel::Value, String>, u64) {
+        let (value, cost) = actual::evaluate(program.expression(), &self.0, PER_CALL_LIMIT);
+        let value = match value {
+            Some(value) => value.map_err(|e| go_error(&e)),
+            None => Err(COST_LIMIT_EXCEEDED.to_owned()),
+        };
+        (value, cost)
     }
 }
 
