@@ -641,3 +641,78 @@ fn policies_keep_to_cel_cost_limits() {
     );
     assert_eq!(create("twelve-b", 1).code, 201);
 }
+
+/// `matchPolicy: Equivalent` (the default): a policy whose rules name
+/// autoscaling/v1 sees a HorizontalPodAutoscaler written as autoscaling/v2
+/// in v1, and so does its `request`; under `Exact` it does not see it.
+#[test]
+fn policies_see_equivalent_versions_in_their_own() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    namespace(&server, "equivalent");
+    for (name, policy_of_match) in [("b-equivalent", "Equivalent"), ("a-exact", "Exact")] {
+        policy(
+            &server,
+            &format!("{name}.hpa.example.com"),
+            json!({"matchConstraints": {"matchPolicy": policy_of_match,
+                    "resourceRules": [{"apiGroups": ["autoscaling"], "apiVersions": ["v1"],
+                        "operations": ["CREATE"], "resources": ["horizontalpodautoscalers"]}]},
+                "validations": [{"expression": "false",
+                    "messageExpression": "'seen as ' + object.apiVersion + ' ' + request.kind.version + '/' + request.resource.version + ' of ' + request.requestKind.version + ', cpu ' + string(object.spec.targetCPUUtilizationPercentage)"}]}),
+        );
+        binding(
+            &server,
+            &format!("{name}.hpa.binding"),
+            json!({"policyName": format!("{name}.hpa.example.com"), "validationActions": ["Deny"],
+                "matchResources": {"namespaceSelector": {"matchLabels": {"policy-test": "equivalent"}}}}),
+        );
+    }
+    let hpa = |name: &str| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+                "minReplicas": 1, "maxReplicas": 3,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 50}}}]}})
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut n = 0;
+    let refused = loop {
+        n += 1;
+        let answer = send(
+            &server,
+            "POST",
+            "/apis/autoscaling/v2/namespaces/equivalent/horizontalpodautoscalers",
+            &hpa(&format!("h{n}")),
+        );
+        if answer.code != 201 {
+            break answer;
+        }
+        assert!(Instant::now() < deadline, "the policy never took effect");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let body: Value = serde_json::from_str(&refused.body).unwrap();
+    assert_eq!(
+        body["message"],
+        format!(
+            "horizontalpodautoscalers.autoscaling \"h{n}\" is forbidden: ValidatingAdmissionPolicy 'b-equivalent.hpa.example.com' with binding 'b-equivalent.hpa.binding' denied request: seen as autoscaling/v1 v1/v1 of v2, cpu 50"
+        ),
+        "{body}"
+    );
+    // Written as v1, both policies see it as it is (the first, by name,
+    // answers).
+    let v1 = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "plain"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+            "maxReplicas": 3, "targetCPUUtilizationPercentage": 40}});
+    let answer = send(
+        &server,
+        "POST",
+        "/apis/autoscaling/v1/namespaces/equivalent/horizontalpodautoscalers",
+        &v1,
+    );
+    assert!(
+        answer.body.contains("'a-exact.hpa.example.com' with binding 'a-exact.hpa.binding' denied request: seen as autoscaling/v1 v1/v1 of v1, cpu 40"),
+        "{}",
+        answer.body
+    );
+}

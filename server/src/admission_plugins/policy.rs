@@ -18,12 +18,15 @@
 //!   the reason's code), Warn (a warning), Audit (an audit annotation).
 //!
 //! The `authorizer` variable asks the server's authorizers
-//! (`super::authorizing`). Not yet: `matchPolicy: Equivalent` across
-//! versions and CEL cost budgets. The type checking written into
+//! (`super::authorizing`). Under `matchPolicy: Equivalent` (the default) a
+//! policy whose rules name another served version of the resource sees the
+//! object, and `request`, in that version. Expressions keep to upstream's
+//! CEL cost limits. The type checking written into
 //! `status.typeChecking` is the built-in controller's
 //! (`builtin_controllers::policy_status`), as it is kube-controller-manager's
 //! upstream.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -34,6 +37,7 @@ use kapi_api_types::admissionregistration::v1::{
 };
 use kapi_api_types::core::v1::Namespace;
 use kapi_runtime::meta::{Status, StatusCause, StatusDetails};
+use kapi_runtime::scheme::KindEntry;
 use serde_json::{Map, Value, json};
 
 use super::authorizing;
@@ -112,6 +116,8 @@ struct Compiled {
     /// `group`, `version`, `kind` of `paramKind`.
     param_kind: Option<(String, String, String)>,
     constraints: Option<MatchResources>,
+    /// `matchPolicy: Equivalent` (the default) in the constraints.
+    equivalent: bool,
     conditions: Vec<Expression>,
     variables: Vec<(String, Expression)>,
     validations: Vec<CompiledValidation>,
@@ -127,6 +133,11 @@ impl Compiled {
             serde_json::to_string(spec).is_ok_and(|text| text.contains("namespaceObject"));
         Compiled {
             uses_namespace,
+            equivalent: spec
+                .match_constraints
+                .as_ref()
+                .and_then(|c| c.match_policy.as_deref())
+                != Some("Exact"),
             fail: spec.failure_policy.as_deref() != Some("Ignore"),
             param_kind: spec.param_kind.as_ref().map(|k| {
                 let api_version = k.api_version.clone().unwrap_or_default();
@@ -226,11 +237,14 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
         if !self.selects_request(request, objects).await? {
             return Ok(());
         }
-        let json = object.json()?;
+        // The object as the client wrote it (its version, not the stored
+        // one).
+        let json = &*client_form(request, object)?;
         let old = match old {
-            Some(old) => Some(old.json()?),
+            Some(old) => Some(client_form(request, old)?),
             None => None,
         };
+        let old = old.as_deref();
         if request.via_scale {
             // A write through /scale is judged as its Scale.
             let info = request.attrs.scope.served.info;
@@ -270,8 +284,8 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
         old: &View<'_>,
         objects: &dyn Loopback,
     ) -> ApiResult<()> {
-        self.admit_with(request, None, Some(old.json()?), objects)
-            .await
+        let old = client_form(request, old)?;
+        self.admit_with(request, None, Some(&old), objects).await
     }
 }
 
@@ -321,8 +335,9 @@ impl ValidatingAdmissionPolicyPlugin {
         let mut context = Context {
             authorizer: &self.authorizer,
             request,
-            object,
-            old,
+            object: object.map(Cow::Borrowed),
+            old: old.map(Cow::Borrowed),
+            invoked: request.attrs.scope.served.info,
             name: &name,
             objects,
             namespace: None,
@@ -352,16 +367,48 @@ impl ValidatingAdmissionPolicyPlugin {
                 }
                 continue;
             };
-            if !context.matches(constraints, false).await? {
+            let Some(invoked_in) = context
+                .matched(constraints, false, compiled.equivalent)
+                .await?
+            else {
                 continue;
-            }
+            };
+            // Matched in an equivalent version: the object, and the
+            // request, as they are in that version.
+            let mut there;
+            let context = match &invoked_in {
+                None => &mut context,
+                Some(entry) => {
+                    let convert = |json: Option<&Value>| {
+                        json.map(|j| super::webhook::to_version(request, j, entry))
+                            .transpose()
+                    };
+                    there = Context {
+                        authorizer: context.authorizer,
+                        request: context.request,
+                        object: convert(context.object.as_deref())?.map(Cow::Owned),
+                        old: convert(context.old.as_deref())?.map(Cow::Owned),
+                        invoked: entry.info,
+                        name: context.name,
+                        objects: context.objects,
+                        namespace: None,
+                        cel_request: None,
+                    };
+                    &mut there
+                }
+            };
             let mut published: BTreeMap<String, Vec<String>> = BTreeMap::new();
             for binding in bound {
                 let binding_name = binding.metadata.name.clone().unwrap_or_default();
-                if let Some(resources) = &binding.spec.match_resources
-                    && !context.matches(resources, true).await?
-                {
-                    continue;
+                if let Some(resources) = &binding.spec.match_resources {
+                    let equivalent = resources.match_policy.as_deref() != Some("Exact");
+                    if context
+                        .matched(resources, true, equivalent)
+                        .await?
+                        .is_none()
+                    {
+                        continue;
+                    }
                 }
                 let params = match context.params(&compiled, binding).await {
                     Ok(params) => params,
@@ -460,8 +507,12 @@ impl ValidatingAdmissionPolicyPlugin {
 struct Context<'a> {
     authorizer: &'a Arc<Authorizer>,
     request: &'a Request<'a>,
-    object: Option<&'a Value>,
-    old: Option<&'a Value>,
+    /// The object and the stored one, in the version the policy matched.
+    object: Option<Cow<'a, Value>>,
+    old: Option<Cow<'a, Value>>,
+    /// The resource version the policy matched (the request's, or an
+    /// equivalent one).
+    invoked: &'a kapi_runtime::ResourceInfo,
     name: &'a str,
     objects: &'a dyn Loopback,
     /// `namespaceObject`, read once.
@@ -471,28 +522,48 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// Whether `resources` select the request; a binding's empty rule list
-    /// selects what its policy does.
-    async fn matches(&self, resources: &MatchResources, binding: bool) -> ApiResult<bool> {
+    /// Whether `resources` select the request, and in which version: the
+    /// request's own (`Some(None)`) or, with `equivalent`, another served
+    /// version of its resource that the rules name (`Some(Some(entry))`).
+    /// A binding's empty rule list selects what its policy does.
+    async fn matched(
+        &self,
+        resources: &MatchResources,
+        binding: bool,
+        equivalent: bool,
+    ) -> ApiResult<Option<Option<KindEntry>>> {
         let rules = resources.resource_rules.as_deref().unwrap_or_default();
-        let listed = |rules: &[NamedRuleWithOperations]| {
+        let listed = |rules: &[NamedRuleWithOperations], info: &kapi_runtime::ResourceInfo| {
             rules.iter().any(|rule| {
                 let names = rule.resource_names.as_deref().unwrap_or_default();
-                matching::rule_matches(&rule.rule_with_operations, self.request)
+                matching::rule_matches_at(&rule.rule_with_operations, self.request, info)
                     && (names.is_empty() || names.iter().any(|n| n == self.name))
             })
         };
+        let own = self.request.attrs.scope.served.info;
         if listed(
             resources
                 .exclude_resource_rules
                 .as_deref()
                 .unwrap_or_default(),
+            own,
         ) {
-            return Ok(false);
+            return Ok(None);
         }
-        if !(binding && rules.is_empty()) && !listed(rules) {
-            return Ok(false);
-        }
+        let invoked = if (binding && rules.is_empty()) || listed(rules, own) {
+            None
+        } else if equivalent && converts(self.request) {
+            let versions = self.objects.versions_of(own.group, own.plural);
+            match versions
+                .into_iter()
+                .find(|entry| entry.info.version != own.version && listed(rules, entry.info))
+            {
+                Some(entry) => Some(entry),
+                None => return Ok(None),
+            }
+        } else {
+            return Ok(None);
+        };
         let selector = |s: Option<&kapi_runtime::meta::LabelSelector>| match s {
             None => Ok(LabelSelector::everything()),
             Some(s) => LabelSelector::from_meta(Some(s)).map_err(ApiError::internal),
@@ -502,16 +573,19 @@ impl Context<'_> {
             &namespaces,
             self.request,
             self.name,
-            self.object,
-            self.old,
+            self.object.as_deref(),
+            self.old.as_deref(),
             self.objects,
         )
         .await?
         {
-            return Ok(false);
+            return Ok(None);
         }
         let labels = selector(resources.object_selector.as_ref())?;
-        Ok(matching::object_matches(&labels, self.object, self.old))
+        Ok(
+            matching::object_matches(&labels, self.object.as_deref(), self.old.as_deref())
+                .then_some(invoked),
+        )
     }
 
     /// The params a binding evaluates its policy with (`null` when the
@@ -646,14 +720,15 @@ impl Context<'_> {
         } else {
             Value::Null
         };
+        let (invoked, name) = (self.invoked, self.name);
         let request = self
             .cel_request
-            .get_or_insert_with(|| review::cel_request(self.request, self.name));
+            .get_or_insert_with(|| review::cel_request(self.request, invoked, name));
         let null = Value::Null;
         let authorizer = authorizing::authorizer_value(request);
         let bindings = [
-            ("object", self.object.unwrap_or(&null)),
-            ("oldObject", self.old.unwrap_or(&null)),
+            ("object", self.object.as_deref().unwrap_or(&null)),
+            ("oldObject", self.old.as_deref().unwrap_or(&null)),
             ("request", &*request),
             ("params", params),
             ("namespaceObject", &namespace),
@@ -679,6 +754,25 @@ fn evaluate_policy(
         activation.set_value("authorizer", authorizer.clone());
         evaluate_in(compiled, activation)
     })
+}
+
+/// A viewed object as JSON in the version the client wrote it in (its
+/// stored form when the two are the same).
+fn client_form<'v>(request: &Request<'_>, view: &'v View<'_>) -> ApiResult<Cow<'v, Value>> {
+    if request.attrs.scope.is_served_as_stored() {
+        view.json().map(Cow::Borrowed)
+    } else {
+        super::webhook::versioned_view(request, view).map(Cow::Owned)
+    }
+}
+
+/// Whether the request's object can be seen in another version: a write
+/// of the resource itself or its status (not a Scale, nor an action's
+/// body of its own kind).
+fn converts(request: &Request<'_>) -> bool {
+    !request.via_scale
+        && request.body_kind.is_none()
+        && matches!(request.subresource(), "" | "status")
 }
 
 /// What the expressions of one rule set (the match conditions, the

@@ -554,7 +554,7 @@ fn versioned_object(request: &Request<'_>, object: &Object) -> ApiResult<Value> 
 }
 
 /// A viewed object in the request's version, as JSON.
-fn versioned_view(request: &Request<'_>, view: &View<'_>) -> ApiResult<Value> {
+pub(super) fn versioned_view(request: &Request<'_>, view: &View<'_>) -> ApiResult<Value> {
     if request.attrs.scope.is_served_as_stored() {
         view.json().cloned()
     } else {
@@ -615,7 +615,11 @@ fn set_replicas(request: &Request<'_>, object: &mut Value, scale: &Value) {
 }
 
 /// `json`, an object in the request's version, in `entry`'s version.
-fn to_version(request: &Request<'_>, json: &Value, entry: &KindEntry) -> ApiResult<Value> {
+pub(super) fn to_version(
+    request: &Request<'_>,
+    json: &Value,
+    entry: &KindEntry,
+) -> ApiResult<Value> {
     let scope = request.attrs.scope;
     let typed = Input::from_value(scope.served, json.clone())?.object;
     let stored = scope.to_storage(typed)?;

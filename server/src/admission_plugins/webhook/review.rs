@@ -240,9 +240,11 @@ pub fn response(body: &[u8], version: &str, uid: &str, mutating: bool) -> Result
 /// The `request` variable of CEL expressions (match conditions,
 /// policies): the review's request without `uid`, `object` and
 /// `oldObject`.
-pub fn cel_request(request: &Request<'_>, name: &str) -> Value {
-    let served = request.attrs.scope.served.info;
-    let mut review = self::request("v1", "", request, served, name, None, None);
+///
+/// `invoked` is the resource version the request was matched as (its own,
+/// or an equivalent one).
+pub fn cel_request(request: &Request<'_>, invoked: &ResourceInfo, name: &str) -> Value {
+    let mut review = self::request("v1", "", request, invoked, name, None, None);
     let mut fields = match review.get_mut("request").map(Value::take) {
         Some(Value::Object(fields)) => fields,
         _ => Map::new(),
