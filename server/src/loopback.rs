@@ -61,10 +61,15 @@ pub trait Loopback: Send + Sync {
         Ok(None)
     }
 
-    /// Every served version of resource `plural` of `group` (an admission
-    /// webhook or policy may be registered for another version than a
-    /// request's).
-    fn versions_of(&self, _group: &str, _plural: &str) -> Vec<kapi_runtime::scheme::KindEntry> {
+    /// Every served resource whose objects are stored as `stored`'s: its
+    /// versions, and the same objects served by another group (core and
+    /// events.k8s.io Events), as upstream's equivalent resources (those of
+    /// one storage). An admission webhook or policy may be registered for
+    /// another of them than a request's.
+    fn equivalents_of(
+        &self,
+        _stored: &'static kapi_runtime::ResourceInfo,
+    ) -> Vec<kapi_runtime::scheme::KindEntry> {
         Vec::new()
     }
 

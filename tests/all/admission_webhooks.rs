@@ -1459,3 +1459,60 @@ fn webhooks_see_scale_writes_as_scales() {
     assert_eq!(put.code, 200, "{}", put.body);
     assert_eq!(body(&put)["spec"]["replicas"], 3);
 }
+
+/// Equivalent resources of another group: core/v1 and events.k8s.io/v1
+/// Events are the same stored objects, so a webhook registered for
+/// events.k8s.io/v1 is called for a core/v1 Event, with the object in
+/// events.k8s.io/v1, and its patch reaches the core Event.
+#[test]
+fn equivalent_resources_of_another_group_reach_a_webhook() {
+    if !webhook_tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("events");
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "events",
+        vec![s.hook(
+            "annotate.events.k8s.io",
+            "/annotate",
+            "events",
+            &[],
+            json!({"rules": [{"operations": ["CREATE"], "apiGroups": ["events.k8s.io"],
+                "apiVersions": ["v1"], "resources": ["events"]}]}),
+        )],
+    );
+    let event = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": name},
+            "involvedObject": {"kind": "Pod", "name": "web", "namespace": "events"},
+            "reason": "Started", "message": "started", "count": 1,
+            "source": {"component": "kubelet"}})
+    };
+    let mut n = 0;
+    eventually("the webhook to patch core Events", || {
+        n += 1;
+        let answer = s.send(
+            "POST",
+            "/api/v1/namespaces/events/events",
+            &event(&format!("e-{n}")),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        let created = body(&answer);
+        created["metadata"]["annotations"]["webhook"] == "events.k8s.io/v1"
+            && created["apiVersion"] == "v1"
+            && created["involvedObject"]["name"] == "web"
+    });
+    let review = &s.reviews("/annotate")[0]["review"]["request"];
+    assert_eq!(
+        review["kind"],
+        json!({"group": "events.k8s.io", "version": "v1", "kind": "Event"})
+    );
+    assert_eq!(
+        review["requestKind"],
+        json!({"group": "", "version": "v1", "kind": "Event"})
+    );
+    assert_eq!(review["object"]["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(review["object"]["regarding"]["name"], "web");
+    assert_eq!(review["object"]["note"], "started");
+}

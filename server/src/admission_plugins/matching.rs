@@ -46,8 +46,9 @@ pub fn rule_matches(rule: &RuleWithOperations, request: &Request<'_>) -> bool {
 
 /// Where a webhook is invoked for a request: in the request's own version
 /// (`Some(None)`) when one of its rules selects that, else, under
-/// `matchPolicy: Equivalent`, in the first other served version of the
-/// resource one selects (`Some(Some(entry))`); `None` when none does.
+/// `matchPolicy: Equivalent`, in the first equivalent resource one selects
+/// (another served version, or the same objects in another group:
+/// `Some(Some(entry))`); `None` when none does.
 pub fn invocation(
     rules: &[RuleWithOperations],
     request: &Request<'_>,
@@ -61,15 +62,20 @@ pub fn invocation(
         return None;
     }
     let served = request.attrs.scope.served.info;
-    let versions = objects.versions_of(served.group, served.plural);
+    let equivalents = objects.equivalents_of(request.attrs.scope.entry.info);
     for rule in rules {
-        for entry in &versions {
-            if entry.info.version != served.version && rule_matches_at(rule, request, entry.info) {
+        for entry in &equivalents {
+            if !same_resource(entry.info, served) && rule_matches_at(rule, request, entry.info) {
                 return Some(Some(entry.clone()));
             }
         }
     }
     None
+}
+
+/// Whether two resource facts name one group, version and resource.
+pub fn same_resource(a: &kapi_runtime::ResourceInfo, b: &kapi_runtime::ResourceInfo) -> bool {
+    (a.group, a.version, a.plural) == (b.group, b.version, b.plural)
 }
 
 /// Whether a rule selects the request as a request for `info`'s version.

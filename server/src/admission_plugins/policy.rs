@@ -553,11 +553,12 @@ impl Context<'_> {
         let invoked = if (binding && rules.is_empty()) || listed(rules, own) {
             None
         } else if equivalent && converts(self.request) {
-            let versions = self.objects.versions_of(own.group, own.plural);
-            match versions
-                .into_iter()
-                .find(|entry| entry.info.version != own.version && listed(rules, entry.info))
-            {
+            let equivalents = self
+                .objects
+                .equivalents_of(self.request.attrs.scope.entry.info);
+            match equivalents.into_iter().find(|entry| {
+                !matching::same_resource(entry.info, own) && listed(rules, entry.info)
+            }) {
                 Some(entry) => Some(entry),
                 None => return Ok(None),
             }

@@ -31,10 +31,16 @@ impl Loopback for Registry {
             .transpose()
     }
 
-    fn versions_of(&self, group: &str, plural: &str) -> Vec<kapi_runtime::scheme::KindEntry> {
+    fn equivalents_of(
+        &self,
+        stored: &'static kapi_runtime::ResourceInfo,
+    ) -> Vec<kapi_runtime::scheme::KindEntry> {
+        let same = |info: &kapi_runtime::ResourceInfo| {
+            (info.group, info.version, info.plural) == (stored.group, stored.version, stored.plural)
+        };
         self.scheme()
             .entries()
-            .filter(|e| (e.info.group, e.info.plural) == (group, plural))
+            .filter(|e| same(e.info) || e.hub().is_some_and(same))
             .cloned()
             .collect()
     }

@@ -19,12 +19,14 @@
 //!   `request`, evaluated by the engine of the CRD rules.
 //!
 //! - `matchPolicy: Equivalent` (the default) calls a webhook registered for
-//!   another served version of the resource in that version: the objects
-//!   are converted to it, and a patch is applied there and converted back.
+//!   an equivalent resource (another served version, or the same objects
+//!   served by another group: core and events.k8s.io Events) in its
+//!   version: the objects are converted to it, and a patch is applied
+//!   there and converted back.
 //!
 //! Match conditions' `authorizer` asks the server's authorizers
-//! (`super::authorizing`). Not yet: equivalent resources of other groups,
-//! the match conditions' cost budget. `reinvocationPolicy:
+//! (`super::authorizing`); they keep to upstream's cost budget.
+//! `reinvocationPolicy:
 //! IfNeeded` calls the webhooks again, not the built-in plugins (upstream
 //! runs the whole mutating chain a second time).
 
