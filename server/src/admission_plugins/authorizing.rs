@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::authz::{Attributes, Authorizer, Decision, Target};
 use crate::custom::cel::authz::{self, Answer, Check, Checks, Who};
 use crate::loopback::Loopback;
+use crate::selectors::field::FieldSelector;
 use crate::user::UserInfo;
 
 /// How many times an evaluation runs again for checks it asked for later
@@ -84,6 +85,15 @@ async fn ask(
             &account
         }
     };
+    // A field selector that does not parse limits nothing (upstream
+    // passes its error along, which the authorizers kapi has ignore); a
+    // label selector is passed to no authorizer kapi has.
+    let fields = match &check.target {
+        authz::Target::Resource { field_selector, .. } if !field_selector.is_empty() => {
+            FieldSelector::parse(field_selector).ok()
+        }
+        _ => None,
+    };
     let target = match &check.target {
         authz::Target::Path(path) => Target::Path(path),
         authz::Target::Resource {
@@ -92,13 +102,14 @@ async fn ask(
             subresource,
             namespace,
             name,
+            ..
         } => Target::Resource {
             namespace,
             group,
             resource,
             subresource,
             name,
-            fields: None,
+            fields: fields.as_ref(),
         },
     };
     let attributes = Attributes {

@@ -36,7 +36,7 @@ use tokio::task::JoinSet;
 use crate::controllers::client::{Client, Resource};
 use crate::controllers::informer::{self, Event, Source};
 use crate::custom::cel::check::check_typed;
-use crate::custom::cel::types::Ty;
+use crate::custom::cel::types::{DYNAMIC, Ty};
 
 /// The field manager of the status it writes (upstream's).
 const FIELD_MANAGER: &str = "validatingadmissionpolicy-status";
@@ -360,6 +360,11 @@ fn names_kind(schema: &Value, gvk: &Gvk) -> bool {
         })
 }
 
+/// A schema node of any type.
+fn dynamic() -> Value {
+    json!({ DYNAMIC: true })
+}
+
 /// `schema` with its references (`$ref`, and `allOf` around one) replaced
 /// by what they name in `schemas`, `depth` levels deep at most; a reference
 /// to a schema being inlined already on the way here (`path`: a type that
@@ -371,7 +376,7 @@ fn inline(
     path: &mut Vec<String>,
 ) -> Value {
     if depth >= MOST_DEPTH {
-        return json!({});
+        return dynamic();
     }
     let Some(node) = schema.as_object() else {
         return schema.clone();
@@ -386,10 +391,10 @@ fn inline(
         .and_then(|r| r.strip_prefix("#/components/schemas/"));
     if let Some(name) = referenced {
         let Some(target) = schemas.get(name) else {
-            return json!({});
+            return dynamic();
         };
         if path.iter().any(|on_the_way| on_the_way == name) {
-            return json!({});
+            return dynamic();
         }
         path.push(name.to_owned());
         let inlined = inline(target, schemas, depth + 1, path);
@@ -567,9 +572,12 @@ mod tests {
         // The reference back to itself is dynamic.
         assert_eq!(
             inlined,
-            json!({"type": "object", "properties": {"not": {}}})
+            json!({"type": "object", "properties": {"not": dynamic()}})
         );
         let ty = Ty::of_schema(&inlined);
-        assert!(matches!(ty, Ty::Object { .. }));
+        assert!(
+            matches!(&ty, Ty::Object { fields, .. } if fields.get("not") == Some(&Ty::Dyn)),
+            "{ty:?}"
+        );
     }
 }

@@ -94,6 +94,10 @@ impl Tracker {
     }
 
     fn eval(&mut self, expr: &IdedExpr, ctx: &Context<'_, '_>) -> Walked {
+        // What cel-go folds when it plans the program costs nothing.
+        if constant(expr) {
+            return Self::value(expr, ctx);
+        }
         match &expr.expr {
             Expr::Literal(_) => Self::value(expr, ctx),
             Expr::Ident(_) => {
@@ -102,7 +106,13 @@ impl Tracker {
             }
             Expr::Select(select) => {
                 self.eval(&select.operand, ctx)?;
-                self.charge(1)?;
+                // A presence test costs nothing of its own (Kubernetes runs
+                // cel-go with `PresenceTestHasCost(false)`); a field of a
+                // variable's path is one qualifier, of any other value an
+                // attribute and its qualifier.
+                if !select.test {
+                    self.charge(if is_attribute(&select.operand) { 1 } else { 2 })?;
+                }
                 Self::value(expr, ctx)
             }
             Expr::List(list) => {
@@ -153,34 +163,72 @@ impl Tracker {
                     _ => Self::value(expr, ctx),
                 }
             }
-            ("_?_:_", [cond, yes, no]) => match self.eval(cond, ctx)? {
-                Value::Bool(true) => self.eval(yes, ctx),
-                Value::Bool(false) => self.eval(no, ctx),
-                _ => Err(Stop::Failed),
+            // Membership in a list of constant scalars is a set lookup
+            // (an empty one is false without looking at the left side).
+            ("@in", [item, list]) if constant(list) => match Self::value(list, ctx)? {
+                Value::List(items) if items.is_empty() => Ok(Value::Bool(false)),
+                Value::List(items) if items.iter().all(is_primitive) => {
+                    self.eval(item, ctx)?;
+                    Self::value(expr, ctx)
+                }
+                _ => self.generic_call(expr, call, ctx),
             },
-            _ => {
-                // A namespaced function (`optional.of`) has no target value.
-                let mut values = Vec::with_capacity(call.args.len() + 1);
-                let mut qualified = None;
-                if let Some(target) = &call.target {
-                    match &target.expr {
-                        Expr::Ident(namespace) if ctx.resolve(target).is_err() => {
-                            qualified = Some(format!("{namespace}.{name}"));
-                        }
-                        _ => values.push(self.eval(target, ctx)?),
-                    }
+            // The branch taken; one that is a variable's path does not
+            // count the variable (cel-go evaluates it as part of the
+            // conditional attribute).
+            ("_?_:_", [cond, yes, no]) => {
+                let branch = match self.eval(cond, ctx)? {
+                    Value::Bool(true) => yes,
+                    Value::Bool(false) => no,
+                    _ => return Err(Stop::Failed),
+                };
+                self.eval_qualifier(branch, ctx)
+            }
+            // An index is a qualifier of the indexed value: one unit (two
+            // on a value that is no variable's path), and the index's own
+            // cost without its variable.
+            ("_[_]", [target, index]) => {
+                self.eval(target, ctx)?;
+                self.eval_qualifier(index, ctx)?;
+                self.charge(if is_attribute(target) { 1 } else { 2 })?;
+                Self::value(expr, ctx)
+            }
+            _ => self.generic_call(expr, call, ctx),
+        }
+    }
+
+    /// `expr` where cel-go takes it as part of an attribute: a variable's
+    /// path costs its qualifiers, not the variable.
+    fn eval_qualifier(&mut self, expr: &IdedExpr, ctx: &Context<'_, '_>) -> Walked {
+        let value = self.eval(expr, ctx);
+        if is_attribute(expr) && !constant(expr) {
+            self.cost = self.cost.saturating_sub(1);
+        }
+        value
+    }
+
+    /// A call of a function: its target and arguments, then its own cost.
+    fn generic_call(&mut self, expr: &IdedExpr, call: &CallExpr, ctx: &Context<'_, '_>) -> Walked {
+        // A namespaced function (`optional.of`) has no target value.
+        let mut values = Vec::with_capacity(call.args.len() + 1);
+        let mut qualified = None;
+        if let Some(target) = &call.target {
+            match &target.expr {
+                Expr::Ident(namespace) if ctx.resolve(target).is_err() => {
+                    qualified = Some(format!("{namespace}.{}", call.func_name));
                 }
-                let name = qualified.as_deref().unwrap_or(name);
-                let member = !values.is_empty();
-                for arg in &call.args {
-                    values.push(self.eval(arg, ctx)?);
-                }
-                let result = Self::value(expr, ctx);
-                let own = call_cost(name, member, &values, result.as_ref().ok());
-                self.charge(own)?;
-                result
+                _ => values.push(self.eval(target, ctx)?),
             }
         }
+        let name = qualified.as_deref().unwrap_or(&call.func_name);
+        let member = !values.is_empty();
+        for arg in &call.args {
+            values.push(self.eval(arg, ctx)?);
+        }
+        let result = Self::value(expr, ctx);
+        let own = call_cost(name, member, &values, result.as_ref().ok());
+        self.charge(own)?;
+        result
     }
 
     /// A comprehension, step by step as cel-go folds it: the loop
@@ -212,18 +260,17 @@ impl Tracker {
                     if let Some(filter) = filter {
                         match self.eval(filter, &scope)? {
                             Value::Bool(true) => {}
-                            Value::Bool(false) => {
-                                // The accumulator is the step's value.
-                                self.charge(1)?;
-                                continue;
-                            }
+                            // The accumulator is the step's value, a branch
+                            // of the conditional: no cost.
+                            Value::Bool(false) => continue,
                             _ => return Err(Stop::Failed),
                         }
                     }
                     let value = self.eval(element, &scope)?;
-                    // The accumulator (1), the one-element list (10) and
-                    // the concatenation (1).
-                    self.charge(1 + LIST_CREATE + 1)?;
+                    // The accumulator (1), the one-element list (10, or
+                    // nothing when it is a constant) and the concatenation.
+                    let list = if constant(element) { 0 } else { LIST_CREATE };
+                    self.charge(1 + list + 1)?;
                     built.push(value);
                 }
                 None => accu = self.eval(&c.loop_step, &scope)?,
@@ -236,6 +283,57 @@ impl Tracker {
         scope.add_variable_from_value(c.accu_var.as_str(), accu);
         self.eval(&c.result, &scope)
     }
+}
+
+/// Whether cel-go folds `expr` into a constant when it plans the program
+/// (its `OptOptimize`): a literal, a list or map literal of constants, a
+/// type conversion of a constant.
+fn constant(expr: &IdedExpr) -> bool {
+    match &expr.expr {
+        Expr::Literal(_) => true,
+        Expr::List(list) => list.elements.iter().all(constant),
+        Expr::Map(map) => map.entries.iter().all(|entry| match &entry.expr {
+            EntryExpr::MapEntry(entry) => constant(&entry.key) && constant(&entry.value),
+            EntryExpr::StructField(_) => false,
+        }),
+        Expr::Call(call) => {
+            call.target.is_none()
+                && matches!(
+                    call.func_name.as_str(),
+                    "bool"
+                        | "bytes"
+                        | "double"
+                        | "duration"
+                        | "dyn"
+                        | "int"
+                        | "string"
+                        | "timestamp"
+                        | "type"
+                        | "uint"
+                )
+                && matches!(call.args.as_slice(), [arg] if constant(arg))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `expr` is a variable's path (a variable, its fields and
+/// indexes), which cel-go plans as one attribute.
+fn is_attribute(expr: &IdedExpr) -> bool {
+    match &expr.expr {
+        Expr::Ident(_) => true,
+        Expr::Select(select) => !select.test && is_attribute(&select.operand),
+        Expr::Call(call) => call.func_name == "_[_]" && call.args.first().is_some_and(is_attribute),
+        _ => false,
+    }
+}
+
+/// A scalar other than bytes (what a constant set may hold).
+fn is_primitive(value: &Value) -> bool {
+    matches!(
+        value,
+        Value::Bool(_) | Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::String(_)
+    )
 }
 
 /// For a comprehension that only appends to its accumulator (`map`,
@@ -410,7 +508,7 @@ fn call_cost(name: &str, member: bool, args: &[Value], result: Option<&Value>) -
         {
             by_factor(arg(0) + arg(1), STRING_TRAVERSAL)
         }
-        "matches" if args.len() >= 2 => {
+        "matches" if member && args.len() >= 2 => {
             let text_cost = by_factor(1 + arg(0), STRING_TRAVERSAL);
             text_cost.saturating_mul(by_factor(arg(1), REGEX_PER_CHAR))
         }
@@ -461,6 +559,60 @@ mod tests {
         assert_eq!(
             counted("self.contains('test')", serde_json::json!("a".repeat(100))),
             1 + 10
+        );
+    }
+
+    /// cel-go's own runtime cost cases (interpreter/runtimecost_test.go),
+    /// with what Kubernetes changes: constants folded when the program is
+    /// planned (`OptOptimize`) and presence tests free.
+    #[test]
+    fn counted_as_cel_go_counts() {
+        let none = serde_json::json!({});
+        // A key of a map read by a variable: the key's variable is part of
+        // the attribute.
+        assert_eq!(
+            counted(
+                "self.all(k, self[k].single_int32 > 3)",
+                serde_json::json!({"val": {"single_int32": 0}})
+            ),
+            9
+        );
+        assert_eq!(counted("false ? false : 1 > 3", none.clone()), 1);
+        assert_eq!(
+            counted(
+                "'12345678901234567890' == '123456789012345678901234567890'",
+                none.clone()
+            ),
+            2
+        );
+        // cel-go gives 62 without folding; the two list literals are
+        // constants here (20 less).
+        assert_eq!(
+            counted("[1,2,3,4,5].filter(x, x % 2 == 0)", none.clone()),
+            42
+        );
+        // 86 without folding.
+        assert_eq!(counted("[1,2,3,4,5].map(x, x)", none.clone()), 66);
+        assert_eq!(
+            counted("self.all(k, self[k].all(x, true))", none.clone()),
+            2
+        );
+        // Free: a presence test, a constant conversion, membership in a
+        // constant set.
+        assert_eq!(counted("has(self.a)", serde_json::json!({"a": 1})), 1);
+        assert_eq!(counted("duration('1h') > duration('30m')", none.clone()), 1);
+        assert_eq!(
+            counted("self.a in ['x', 'y', 'z']", serde_json::json!({"a": "y"})),
+            2
+        );
+        // A field of a call's result: an attribute and its qualifier.
+        assert_eq!(
+            counted(
+                "self.a.split('/')[0] == 'x'",
+                serde_json::json!({"a": "x/y"})
+            ),
+            // self.a (2), split (ceil(3 * 0.2) = 1), [0] (2), == (1)
+            6
         );
     }
 }

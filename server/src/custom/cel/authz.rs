@@ -1,7 +1,8 @@
 //! The Kubernetes authorizer library of admission CEL (upstream's
 //! `k8s.io/apiserver/pkg/cel/library/authz.go`): `authorizer.path(p)`,
 //! `authorizer.group(g).resource(r)` with `.subresource(s)`,
-//! `.namespace(n)` and `.name(n)`, `authorizer.serviceAccount(ns, name)`,
+//! `.namespace(n)`, `.name(n)`, `.fieldSelector(s)` and `.labelSelector(s)`,
+//! `authorizer.serviceAccount(ns, name)`,
 //! `authorizer.requestResource`, `.check(verb)`, and a decision's
 //! `allowed()`, `reason()`, `errored()` and `error()`.
 //!
@@ -10,8 +11,7 @@
 //! and a check with no answer yet fails the evaluation and is noted as
 //! pending. The caller asks the authorizer for the pending checks and
 //! evaluates again (expressions have no side effects), until nothing is
-//! pending. Not yet: `fieldSelector` and `labelSelector` on a resource
-//! check.
+//! pending.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -44,6 +44,10 @@ pub enum Target {
         subresource: String,
         namespace: String,
         name: String,
+        /// The selectors the check is limited by (`""`: none), as
+        /// upstream's `AuthorizeWithSelectors` passes them.
+        field_selector: String,
+        label_selector: String,
     },
 }
 
@@ -121,6 +125,8 @@ pub fn authorizer_value(request_resource: Option<[&str; 5]>) -> Value {
             subresource: subresource.to_owned(),
             namespace: namespace.to_owned(),
             name: name.to_owned(),
+            field_selector: String::new(),
+            label_selector: String::new(),
         };
         fields.insert(
             Key::String(Arc::new("requestResource".to_owned())),
@@ -143,6 +149,8 @@ pub fn install(ctx: &mut Context<'_, '_>) {
     let _ = ctx.add_function("subresource", subresource);
     let _ = ctx.add_function("namespace", namespace);
     let _ = ctx.add_function("name", name);
+    let _ = ctx.add_function("fieldSelector", field_selector);
+    let _ = ctx.add_function("labelSelector", label_selector);
     let _ = ctx.add_function("check", check);
     let _ = ctx.add_function("allowed", allowed);
     let _ = ctx.add_function("reason", reason);
@@ -159,6 +167,8 @@ pub const FUNCTIONS: &[&str] = &[
     "subresource",
     "namespace",
     "name",
+    "fieldSelector",
+    "labelSelector",
     "check",
     "allowed",
     "reason",
@@ -191,6 +201,8 @@ struct ResourceCheck {
     subresource: String,
     namespace: String,
     name: String,
+    field_selector: String,
+    label_selector: String,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -291,6 +303,8 @@ fn resource(This(this): This<Value>, resource: Value) -> Result<Value> {
         subresource: String::new(),
         namespace: String::new(),
         name: String::new(),
+        field_selector: String::new(),
+        label_selector: String::new(),
     })))
 }
 
@@ -324,6 +338,14 @@ fn name(This(this): This<Value>, value: Value) -> Result<Value> {
     with_part(&this, &value, "name", |c, v| c.name = v)
 }
 
+fn field_selector(This(this): This<Value>, value: Value) -> Result<Value> {
+    with_part(&this, &value, "fieldSelector", |c, v| c.field_selector = v)
+}
+
+fn label_selector(This(this): This<Value>, value: Value) -> Result<Value> {
+    with_part(&this, &value, "labelSelector", |c, v| c.label_selector = v)
+}
+
 fn check(This(this): This<Value>, verb: Value) -> Result<Value> {
     let verb = text(&verb, "check")?;
     let Value::Opaque(o) = &this else {
@@ -338,6 +360,8 @@ fn check(This(this): This<Value>, verb: Value) -> Result<Value> {
             subresource: r.subresource.clone(),
             namespace: r.namespace.clone(),
             name: r.name.clone(),
+            field_selector: r.field_selector.clone(),
+            label_selector: r.label_selector.clone(),
         };
         (r.who.clone(), target)
     } else {
@@ -432,6 +456,8 @@ mod tests {
                     subresource: String::new(),
                     namespace: "team".into(),
                     name: "s".into(),
+                    field_selector: String::new(),
+                    label_selector: String::new(),
                 },
             }]
         );
@@ -453,6 +479,27 @@ mod tests {
     }
 
     #[test]
+    fn a_check_carries_its_selectors() {
+        let mut checks = Checks::default();
+        let text = "authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1')\
+                    .labelSelector('app=web').check('list').allowed()";
+        assert!(run(text, &mut checks).is_err());
+        let pending = checks.take_pending();
+        assert_eq!(
+            pending[0].target,
+            Target::Resource {
+                group: String::new(),
+                resource: "pods".into(),
+                subresource: String::new(),
+                namespace: String::new(),
+                name: String::new(),
+                field_selector: "spec.nodeName=n1".into(),
+                label_selector: "app=web".into(),
+            }
+        );
+    }
+
+    #[test]
     fn paths_service_accounts_and_the_request_resource() {
         let mut checks = Checks::default();
         // Both sides of a logical operator are evaluated (CEL's errors are
@@ -470,6 +517,8 @@ mod tests {
                 subresource: "scale".into(),
                 namespace: "team".into(),
                 name: "web".into(),
+                field_selector: String::new(),
+                label_selector: String::new(),
             },
         };
         assert_eq!(pending[0].target, Target::Path("/healthz".into()));

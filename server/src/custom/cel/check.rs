@@ -620,8 +620,9 @@ impl Checker {
                 let ty = field(&operand.ty, &select.field)
                     .map_err(|message| Issue { id: e.id, message })?;
                 if select.test {
-                    // `has()`: one for the test, nothing for the field.
-                    return Ok(Node::new(Ty::Bool, operand.cost.saturating_add(1)));
+                    // `has()`: Kubernetes gives presence tests no cost of
+                    // their own (cel-go's `PresenceTestHasCost(false)`).
+                    return Ok(Node::new(Ty::Bool, operand.cost));
                 }
                 // Selecting from a map or object costs one; from a value of
                 // unknown type, nothing (cel-go's checker knows no more).
@@ -819,11 +820,14 @@ impl Checker {
                     && let Ty::Opaque(kind) = a.ty
                 {
                     // Kubernetes' types compare in constant time, a named
-                    // format by its short name.
-                    let cost = if kind == NAMED_FORMAT {
-                        by_factor(MAX_FORMAT_SIZE, STRING_TRAVERSAL)
-                    } else {
-                        1
+                    // format by its short name, a URL by the right side's
+                    // length when the expression shows it.
+                    let cost = match kind {
+                        NAMED_FORMAT => by_factor(MAX_FORMAT_SIZE, STRING_TRAVERSAL),
+                        URL => b
+                            .computed
+                            .map_or(1, |size| by_factor(size.max, STRING_TRAVERSAL)),
+                        _ => 1,
                     };
                     return (cost, None);
                 }
@@ -900,20 +904,16 @@ impl Checker {
             }
             "format" => (target.map_or(1, |t| traversal(self.size(t))), None),
             "startsWith" | "endsWith" => (first.map_or(1, |a| traversal(self.size(a))), None),
-            "matches" => {
-                let (text, regex) = match target {
-                    Some(t) => (Some(t), first),
-                    None => (first, second),
-                };
-                match (text, regex) {
-                    (Some(text), Some(regex)) => {
-                        let text_cost = traversal(self.size(text).add(Size::exact(1)));
-                        let regex_cost = self.size(regex).times(REGEX_PER_CHAR);
-                        (text_cost.saturating_mul(regex_cost), None)
-                    }
-                    _ => (1, None),
+            // The global form, `matches(s, re)`, is another overload, of
+            // constant cost.
+            "matches" => match (target, first) {
+                (Some(text), Some(regex)) => {
+                    let text_cost = traversal(self.size(text).add(Size::exact(1)));
+                    let regex_cost = self.size(regex).times(REGEX_PER_CHAR);
+                    (text_cost.saturating_mul(regex_cost), None)
                 }
-            }
+                _ => (1, None),
+            },
             "contains" => match (target, first) {
                 (Some(text), Some(part)) => (
                     traversal(self.size(text)).saturating_mul(traversal(self.size(part))),

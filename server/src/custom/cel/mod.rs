@@ -665,6 +665,23 @@ mod tests {
         errs.0.iter().map(ToString::to_string).collect()
     }
 
+    /// What CEL sees of schemas that keep unknown fields or have no type,
+    /// as upstream's declarations: only declared fields, and nothing of a
+    /// node without a type.
+    #[test]
+    fn unknown_fields_and_untyped_nodes_are_not_seen() {
+        let errs = rule_errors(json!({"type": "object", "properties": {
+            "cfg": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "any": {"x-kubernetes-preserve-unknown-fields": true}},
+            "x-kubernetes-validations": [
+                {"rule": "self.cfg.foo == 'x'"},
+                {"rule": "has(self.any)"},
+                {"rule": "self.cfg == oldSelf.cfg"}]}));
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[0].contains("undefined field 'foo'"), "{errs:?}");
+        assert!(errs[1].contains("undefined field 'any'"), "{errs:?}");
+    }
+
     #[test]
     fn rules_are_checked_against_the_schema_when_a_definition_is_written() {
         let errs = rule_errors(

@@ -21,6 +21,11 @@ const MIN_DURATION_SIZE: u64 = 3;
 /// The longest name of a named format.
 pub const MAX_FORMAT_SIZE: u64 = 64;
 
+/// A key kapi sets (never on the wire) on a schema node it knows nothing
+/// of, for a value of any type: a reference cut short where a type
+/// contains itself.
+pub const DYNAMIC: &str = "x-kapi-dynamic";
+
 /// The names CEL gives the Kubernetes libraries' types.
 pub const QUANTITY: &str = "kubernetes.Quantity";
 pub const IP: &str = "net.IP";
@@ -97,6 +102,9 @@ impl Ty {
         if flag("x-kubernetes-int-or-string") {
             return Ty::IntOrString;
         }
+        if flag(DYNAMIC) {
+            return Ty::Dyn;
+        }
         let embedded = flag("x-kubernetes-embedded-resource");
         match node.get("type").and_then(Value::as_str).unwrap_or("") {
             "boolean" => Ty::Bool,
@@ -156,16 +164,13 @@ impl Ty {
                         max,
                     };
                 }
-                if properties.is_none()
-                    && !embedded
-                    && !root
-                    && flag("x-kubernetes-preserve-unknown-fields")
-                {
-                    return Ty::Dyn;
-                }
+                // An object that keeps unknown fields shows CEL only the
+                // fields it declares; a property CEL cannot see (no type)
+                // is left out, as upstream leaves it out.
                 let mut fields: BTreeMap<String, Ty> = properties
                     .into_iter()
                     .flatten()
+                    .filter(|(_, schema)| min_serialized(schema).is_some())
                     .filter_map(|(name, schema)| Some((escape(name)?, Ty::of_node(schema, false))))
                     .collect();
                 if embedded || root {
@@ -233,7 +238,7 @@ impl Ty {
 /// of them one request can carry; `None` for a schema CEL does not see.
 pub fn min_serialized(node: &Value) -> Option<u64> {
     let flag = |key: &str| node.get(key).and_then(Value::as_bool).unwrap_or(false);
-    if flag("x-kubernetes-int-or-string") {
+    if flag("x-kubernetes-int-or-string") || flag(DYNAMIC) {
         return Some(1);
     }
     match node.get("type").and_then(Value::as_str).unwrap_or("") {
