@@ -1516,3 +1516,74 @@ fn equivalent_resources_of_another_group_reach_a_webhook() {
     assert_eq!(review["object"]["regarding"]["name"], "web");
     assert_eq!(review["object"]["note"], "started");
 }
+
+/// A mutating webhook's change runs the mutating chain once more, built-in
+/// plugins included (upstream's reinvoker): an init container a webhook
+/// adds gets its LimitRange defaults from the LimitRanger, which ran before
+/// the webhook in the first run.
+#[test]
+fn built_in_plugins_see_what_a_webhook_added() {
+    if !webhook_tools() {
+        return;
+    }
+    let s = setup();
+    s.namespace("sidecar");
+    // No controllers run here: the namespace's service account is made by
+    // hand.
+    let account = json!({"apiVersion": "v1", "kind": "ServiceAccount",
+        "metadata": {"name": "default"}});
+    assert_eq!(
+        s.send(
+            "POST",
+            "/api/v1/namespaces/sidecar/serviceaccounts",
+            &account
+        )
+        .code,
+        201
+    );
+    let limits = json!({"apiVersion": "v1", "kind": "LimitRange",
+        "metadata": {"name": "defaults"},
+        "spec": {"limits": [{"type": "Container",
+            "default": {"cpu": "200m", "memory": "64Mi"},
+            "defaultRequest": {"cpu": "100m", "memory": "32Mi"}}]}});
+    assert_eq!(
+        s.send("POST", "/api/v1/namespaces/sidecar/limitranges", &limits)
+            .code,
+        201
+    );
+    s.configure(
+        "MutatingWebhookConfiguration",
+        "inject",
+        vec![s.hook(
+            "inject.k8s.io",
+            "/mutating-pods",
+            "sidecar",
+            &["pods"],
+            json!({}),
+        )],
+    );
+    let pod = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    };
+    let mut n = 0;
+    let mut created = Value::Null;
+    eventually("the webhook to add its init container", || {
+        n += 1;
+        let answer = s.send(
+            "POST",
+            "/api/v1/namespaces/sidecar/pods",
+            &pod(&format!("p-{n}")),
+        );
+        assert_eq!(answer.code, 201, "{}", answer.body);
+        created = body(&answer);
+        created["spec"]["initContainers"][0]["name"] == "webhook-added-init-container"
+    });
+    let defaults = json!({"limits": {"cpu": "200m", "memory": "64Mi"},
+        "requests": {"cpu": "100m", "memory": "32Mi"}});
+    assert_eq!(created["spec"]["containers"][0]["resources"], defaults);
+    assert_eq!(
+        created["spec"]["initContainers"][0]["resources"], defaults,
+        "{created}"
+    );
+}

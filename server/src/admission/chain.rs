@@ -21,6 +21,8 @@ use crate::scope::{Endpoint, Scope};
 use crate::user::UserInfo;
 use kapi_runtime::Resource;
 use kapi_runtime::meta::{DeleteOptions, ObjectMeta};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// What a write does to an object.
@@ -63,6 +65,62 @@ pub struct Request<'a> {
     /// endpoint, but admission from outside sees the Scale (upstream admits
     /// `deployments/scale` with an autoscaling/v1 Scale).
     pub via_scale: bool,
+    /// Whether the mutating plugins run a second time (upstream's
+    /// reinvocation context).
+    pub reinvocation: Reinvocation,
+}
+
+/// Upstream's reinvocation context: a mutating webhook that changed the
+/// object has the whole mutating chain run once more (the built-in plugins
+/// see what the webhooks added: a container a webhook injected gets its
+/// LimitRange defaults), and the webhooks keep, across both runs, which of
+/// them ask to be called again.
+#[derive(Debug, Default)]
+pub struct Reinvocation {
+    /// The chain runs once more.
+    should: AtomicBool,
+    /// The second run is under way.
+    reinvoking: AtomicBool,
+    /// The webhook plugin's own record.
+    pub webhooks: Mutex<WebhookReinvocation>,
+}
+
+impl Reinvocation {
+    /// Asks for the chain to run once more.
+    pub fn require(&self) {
+        self.should.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether this is the second run.
+    pub fn is_reinvoke(&self) -> bool {
+        self.reinvoking.load(Ordering::Relaxed)
+    }
+}
+
+/// What the webhooks keep for their second run (upstream's
+/// `webhookReinvokeContext`), by webhook key.
+#[derive(Debug, Default)]
+pub struct WebhookReinvocation {
+    /// `IfNeeded` webhooks called since the object last changed.
+    pub previously_invoked: Vec<String>,
+    /// The webhooks to call in the second run.
+    pub reinvoke: Vec<String>,
+    /// The object as the webhooks last left it (to tell whether the
+    /// built-in plugins changed it in the second run).
+    pub last_output: Option<serde_json::Value>,
+}
+
+impl WebhookReinvocation {
+    /// A change: the `IfNeeded` webhooks called before it are to be called
+    /// again.
+    pub fn require_previously_invoked(&mut self) {
+        let invoked = std::mem::take(&mut self.previously_invoked);
+        for key in invoked {
+            if !self.reinvoke.contains(&key) {
+                self.reinvoke.push(key);
+            }
+        }
+    }
 }
 
 impl<'a> Request<'a> {
@@ -97,6 +155,7 @@ impl<'a> Request<'a> {
             deadline: opts.deadline,
             body_kind: (opts.subresource == "scale").then_some(("autoscaling", "v1", "Scale")),
             via_scale: opts.subresource == "scale",
+            reinvocation: Reinvocation::default(),
         }
     }
 
@@ -127,6 +186,7 @@ impl<'a> Request<'a> {
             deadline: opts.deadline,
             body_kind: None,
             via_scale: false,
+            reinvocation: Reinvocation::default(),
         }
     }
 
@@ -156,6 +216,7 @@ impl<'a> Request<'a> {
             deadline: opts.deadline,
             body_kind: Some(body_kind),
             via_scale: false,
+            reinvocation: Reinvocation::default(),
         }
     }
 
@@ -389,10 +450,21 @@ impl Chain {
         // upstream's decoder defaults it), a stored object as it was read.
         let old = old.map(View::new);
         let mut subject = Subject::new(object, request.attrs.scope.entry);
-        for plugin in plugins {
+        for plugin in &plugins {
             plugin
                 .admit(request, &mut subject, old.as_ref(), objects)
                 .await?;
+        }
+        // A webhook changed the object: every mutating plugin runs once
+        // more (upstream's reinvoker), the webhooks only for those that ask.
+        let reinvocation = &request.reinvocation;
+        if reinvocation.should.load(Ordering::Relaxed) {
+            reinvocation.reinvoking.store(true, Ordering::Relaxed);
+            for plugin in &plugins {
+                plugin
+                    .admit(request, &mut subject, old.as_ref(), objects)
+                    .await?;
+            }
         }
         subject.finish()
     }

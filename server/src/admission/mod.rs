@@ -15,7 +15,9 @@
 mod chain;
 mod subject;
 
-pub use chain::{Chain, Operation, Plugin, Quota, QuotaCharge, Request};
+pub use chain::{
+    Chain, Operation, Plugin, Quota, QuotaCharge, Reinvocation, Request, WebhookReinvocation,
+};
 #[cfg(test)]
 pub(crate) use subject::json_forms_made;
 pub use subject::{Subject, View};

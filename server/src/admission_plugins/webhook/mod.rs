@@ -26,9 +26,10 @@
 //!
 //! Match conditions' `authorizer` asks the server's authorizers
 //! (`super::authorizing`); they keep to upstream's cost budget.
-//! `reinvocationPolicy:
-//! IfNeeded` calls the webhooks again, not the built-in plugins (upstream
-//! runs the whole mutating chain a second time).
+//! `reinvocationPolicy: IfNeeded` and upstream's reinvoker: a webhook's
+//! change runs the whole mutating chain once more (built-in plugins
+//! included); in that run the `IfNeeded` webhooks called before a change
+//! are called again.
 
 mod config;
 mod metrics;
@@ -52,7 +53,7 @@ use config::{Hook, Source};
 use metrics::Rejection;
 
 use super::matching;
-use crate::admission::{Operation, Plugin, Request, Subject, View};
+use crate::admission::{Operation, Plugin, Reinvocation, Request, Subject, View};
 use crate::api_error::{ApiError, ApiResult};
 use crate::body::{Input, Object};
 use crate::loopback::Loopback;
@@ -171,114 +172,139 @@ impl Plugin for MutatingAdmissionWebhook {
             None => None,
         };
         let mut changed_any = false;
-        // Reinvocation (upstream's reinvocation context, among the
-        // webhooks): the IfNeeded webhooks called before a later webhook
-        // changed the object are called once more, after the first round.
-        let mut invoked: Vec<usize> = Vec::new();
-        let mut again: Vec<usize> = Vec::new();
-        for round in 0..2 {
-            if round == 1 && again.is_empty() {
-                break;
+        // Reinvocation (upstream's reinvocation context): a change by a
+        // webhook has the whole mutating chain run again; in that run only
+        // the `IfNeeded` webhooks called before a change are called again
+        // (and all of them when the built-in plugins changed the object
+        // since the webhooks last saw it).
+        let reinvocation = &request.reinvocation;
+        let reinvoking = reinvocation.is_reinvoke();
+        let round = usize::from(reinvoking);
+        if reinvoking {
+            let last = record(reinvocation).last_output.clone();
+            let now = if as_stored {
+                object.object()?.to_value().map_err(ApiError::internal)?
+            } else {
+                versioned_object(request, object.object()?)?
+            };
+            let mut state = record(reinvocation);
+            if last.is_some_and(|last| last != now) {
+                state.require_previously_invoked();
             }
-            for (index, hook) in hooks.iter().enumerate() {
-                if round == 1 && !again.contains(&index) {
-                    continue;
-                }
-                if matching::invocation(&hook.rules, request, hook.equivalent, objects).is_none() {
-                    continue;
-                }
-                if versioned.is_none() {
-                    versioned = Some(if as_stored {
-                        object.object()?.to_value().map_err(ApiError::internal)?
-                    } else {
-                        versioned_object(request, object.object()?)?
-                    });
-                }
-                let Some(current) = versioned.as_mut() else {
-                    continue;
-                };
-                let name = object_name(request, current);
-                let selected = selects(
-                    hook,
-                    request,
-                    &name,
-                    Some(current),
-                    old_json.as_ref(),
-                    objects,
-                )
-                .await?;
-                let Some(invoked_in) = selected else {
-                    continue;
-                };
-                // A webhook registered for another version of the resource
-                // gets the objects in that version; its patch is applied
-                // there and the result converted back.
-                // A write through /scale is shown as its Scale.
-                let mut converted = match &invoked_in {
-                    _ if request.via_scale => Some((
-                        scale_form(request, current, objects)?,
-                        match &old_json {
-                            Some(old) => Some(scale_form(request, old, objects)?),
-                            None => None,
-                        },
-                    )),
-                    Some(entry) => Some((
-                        to_version(request, current, entry)?,
-                        match &old_json {
-                            Some(old) => Some(to_version(request, old, entry)?),
-                            None => None,
-                        },
-                    )),
-                    None => None,
-                };
-                let call = Call {
-                    hook,
-                    index,
-                    round,
-                    mutating: true,
-                    request,
-                    name: &name,
-                    invoked: invoked_in.as_ref(),
-                };
-                let (target, old_for) = match &mut converted {
-                    Some((object, old)) => (object, old.as_ref()),
-                    None => (&mut *current, old_json.as_ref()),
-                };
-                let answer = call.send(&self.0, Some(&*target), old_for, objects).await?;
-                let Some(answer) = answer else { continue };
-                let mutated = match &answer.patch {
-                    Some(patch) => {
-                        call.apply(&self.0, target, patch, answer.patch_type.as_deref())?
+            if state.reinvoke.is_empty() {
+                return Ok(());
+            }
+            drop(state);
+            versioned = Some(now);
+        }
+        for (index, hook) in hooks.iter().enumerate() {
+            let key = format!("{index}/{}", hook.name);
+            if reinvoking && !record(reinvocation).reinvoke.contains(&key) {
+                continue;
+            }
+            if matching::invocation(&hook.rules, request, hook.equivalent, objects).is_none() {
+                continue;
+            }
+            if versioned.is_none() {
+                versioned = Some(if as_stored {
+                    object.object()?.to_value().map_err(ApiError::internal)?
+                } else {
+                    versioned_object(request, object.object()?)?
+                });
+            }
+            let Some(current) = versioned.as_mut() else {
+                continue;
+            };
+            let name = object_name(request, current);
+            let selected = selects(
+                hook,
+                request,
+                &name,
+                Some(current),
+                old_json.as_ref(),
+                objects,
+            )
+            .await?;
+            let Some(invoked_in) = selected else {
+                continue;
+            };
+            // A webhook registered for another version of the resource
+            // gets the objects in that version; its patch is applied
+            // there and the result converted back.
+            // A write through /scale is shown as its Scale.
+            let mut converted = match &invoked_in {
+                _ if request.via_scale => Some((
+                    scale_form(request, current, objects)?,
+                    match &old_json {
+                        Some(old) => Some(scale_form(request, old, objects)?),
+                        None => None,
+                    },
+                )),
+                Some(entry) => Some((
+                    to_version(request, current, entry)?,
+                    match &old_json {
+                        Some(old) => Some(to_version(request, old, entry)?),
+                        None => None,
+                    },
+                )),
+                None => None,
+            };
+            let call = Call {
+                hook,
+                index,
+                round,
+                mutating: true,
+                request,
+                name: &name,
+                invoked: invoked_in.as_ref(),
+            };
+            let (target, old_for) = match &mut converted {
+                Some((object, old)) => (object, old.as_ref()),
+                None => (&mut *current, old_json.as_ref()),
+            };
+            let answer = call.send(&self.0, Some(&*target), old_for, objects).await?;
+            let Some(answer) = answer else { continue };
+            let mutated = match &answer.patch {
+                Some(patch) => call.apply(&self.0, target, patch, answer.patch_type.as_deref())?,
+                None => false,
+            };
+            if mutated {
+                match (converted, &invoked_in) {
+                    (Some((scale, _)), _) if request.via_scale => {
+                        set_replicas(request, current, &scale);
                     }
-                    None => false,
-                };
-                if mutated {
-                    match (converted, &invoked_in) {
-                        (Some((scale, _)), _) if request.via_scale => {
-                            set_replicas(request, current, &scale);
-                        }
-                        (Some((object, _)), Some(entry)) => {
-                            *current = from_version(request, object, entry)?;
-                        }
-                        _ => {}
+                    (Some((object, _)), Some(entry)) => {
+                        *current = from_version(request, object, entry)?;
                     }
+                    _ => {}
                 }
-                call.note_mutation(mutated, answer.patch.as_deref());
-                changed_any |= mutated;
-                if round == 0 {
-                    if mutated {
-                        again.append(&mut invoked);
-                    }
-                    if hook.reinvoke {
-                        invoked.push(index);
-                    }
-                }
+            }
+            call.note_mutation(mutated, answer.patch.as_deref());
+            changed_any |= mutated;
+            let mut state = record(reinvocation);
+            if mutated {
+                state.require_previously_invoked();
+                reinvocation.require();
+            }
+            if hook.reinvoke {
+                state.previously_invoked.push(key);
             }
         }
         if changed_any && let Some(json) = versioned {
             let mut decoded = Input::from_value(scope.served, json)?.object;
             decoded.typed_mut().apply_defaults();
             *object.object()? = scope.to_storage(decoded)?;
+        }
+        // What the webhooks leave (defaulted), for the second run to tell
+        // whether the built-in plugins changed it; needed only while some
+        // webhook may be called again.
+        if !record(reinvocation).previously_invoked.is_empty() {
+            let left = if as_stored {
+                object.object()?.to_value().map_err(ApiError::internal)?
+            } else {
+                versioned_object(request, object.object()?)?
+            };
+            record(reinvocation).last_output = Some(left);
         }
         Ok(())
     }
@@ -562,6 +588,16 @@ pub(super) fn versioned_view(request: &Request<'_>, view: &View<'_>) -> ApiResul
     } else {
         versioned_object(request, view.object())
     }
+}
+
+/// The webhooks' reinvocation record of a request.
+fn record(
+    reinvocation: &Reinvocation,
+) -> std::sync::MutexGuard<'_, crate::admission::WebhookReinvocation> {
+    reinvocation
+        .webhooks
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether `hook` is to be called for `request` (upstream's

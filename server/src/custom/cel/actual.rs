@@ -415,6 +415,11 @@ fn call_cost(name: &str, member: bool, args: &[Value], result: Option<&Value>) -
     let arg = |i: usize| args.get(i).map_or(1, size);
     let text = |i: usize| by_factor(arg(i), STRING_TRAVERSAL);
     match name {
+        // cel-go's sets extension.
+        "sets.contains" | "sets.intersects" | "sets.equivalent" if args.len() >= 2 => {
+            let factor = if name == "sets.equivalent" { 2.0 } else { 1.0 };
+            1 + (arg(0).saturating_mul(arg(1)) as f64 * factor) as u64
+        }
         // Kubernetes' libraries.
         "check" => AUTHZ_CHECK,
         "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"

@@ -88,20 +88,19 @@ const FUNCTIONS: &[&str] = &[
     "substring",
     "trim",
     "join",
-    "reverse",
     "strings.quote",
     "format",
-    // lists extension and Kubernetes lists library
-    "slice",
-    "flatten",
-    "distinct",
-    "sort",
-    "sortBy",
-    "lists.range",
+    // Kubernetes lists library (cel-go's own lists extension is not in
+    // kube-apiserver 1.32's environment, nor the strings extension's
+    // `reverse`)
     "isSorted",
     "sum",
     "min",
     "max",
+    // sets extension
+    "sets.contains",
+    "sets.equivalent",
+    "sets.intersects",
     // optional library
     "optional.of",
     "optional.ofNonZeroValue",
@@ -921,6 +920,16 @@ impl Checker {
                 ),
                 _ => (1, None),
             },
+            // cel-go's sets extension: every pair compared (twice for
+            // equivalence).
+            "sets.contains" | "sets.intersects" | "sets.equivalent" => match (first, second) {
+                (Some(a), Some(b)) => {
+                    let factor = if name == "sets.equivalent" { 2.0 } else { 1.0 };
+                    let pairs = self.lib_size(a).mul(self.lib_size(b));
+                    (pairs.times(factor).saturating_add(1), None)
+                }
+                _ => (1, None),
+            },
             // Kubernetes' libraries.
             "check" => (AUTHZ_CHECK, None),
             "fieldSelector" | "labelSelector" if args.len() == 1 => {
@@ -1148,7 +1157,10 @@ impl Checker {
             | "isSorted"
             | "exists"
             | "all"
-            | "exists_one" => Ty::Bool,
+            | "exists_one"
+            | "sets.contains"
+            | "sets.equivalent"
+            | "sets.intersects" => Ty::Bool,
             "getScheme" | "getHost" | "getHostname" | "getPort" | "getEscapedPath" => {
                 text(MAX_REQUEST_BYTES)
             }
@@ -1184,16 +1196,12 @@ impl Checker {
                 };
                 Ty::Optional(Arc::new(problems))
             }
-            "reverse" if matches!(first, Some(Ty::List { .. })) => {
-                first.cloned().unwrap_or(Ty::Dyn)
-            }
             "charAt" | "lowerAscii" | "upperAscii" | "replace" | "substring" | "trim"
-            | "reverse" | "strings.quote" | "format" => text(size_of(first)),
+            | "strings.quote" | "format" => text(size_of(first)),
             "sum" | "min" | "max" => match first {
                 Some(Ty::List { elem, .. }) => (**elem).clone(),
                 _ => Ty::Dyn,
             },
-            "distinct" | "sort" | "flatten" | "slice" => first.cloned().unwrap_or(Ty::Dyn),
             "optional.of" | "optional.ofNonZeroValue" => {
                 Ty::Optional(Arc::new(arg(0).cloned().unwrap_or(Ty::Dyn)))
             }

@@ -49,6 +49,9 @@ pub fn install(ctx: &mut Context<'_, '_>) {
     let _ = ctx.add_function("isIP", is_ip);
     let _ = ctx.add_function("ip", ip);
     let _ = ctx.add_function("ip.isCanonical", ip_is_canonical);
+    let _ = ctx.add_function("sets.contains", sets_contains);
+    let _ = ctx.add_function("sets.equivalent", sets_equivalent);
+    let _ = ctx.add_function("sets.intersects", sets_intersects);
     let _ = ctx.add_function("family", family);
     let _ = ctx.add_function("isUnspecified", is_unspecified);
     let _ = ctx.add_function("isLoopback", is_loopback);
@@ -522,6 +525,43 @@ fn ip(value: Value) -> Result<Value> {
         }
         _ => Ok(Value::Opaque(Arc::new(Ip(as_ip(&value, "ip")?)))),
     }
+}
+
+/// The elements of a list argument of the sets library.
+fn elements<'a>(value: &'a Value, function: &str) -> Result<&'a [Value]> {
+    match value {
+        Value::List(items) => Ok(items.as_slice()),
+        other => Err(ExecutionError::function_error(
+            function,
+            format!("no such overload: {function}({:?})", other.type_of()),
+        )),
+    }
+}
+
+/// cel-go's sets library: whether every element of `sub` is in `list`.
+fn sets_contains(list: Value, sub: Value) -> Result<bool> {
+    let list = elements(&list, "sets.contains")?;
+    Ok(elements(&sub, "sets.contains")?
+        .iter()
+        .all(|item| list.contains(item)))
+}
+
+/// Whether the two lists hold the same elements (counted once each).
+fn sets_equivalent(a: Value, b: Value) -> Result<bool> {
+    let (a, b) = (
+        elements(&a, "sets.equivalent")?,
+        elements(&b, "sets.equivalent")?,
+    );
+    Ok(a.iter().all(|item| b.contains(item)) && b.iter().all(|item| a.contains(item)))
+}
+
+/// Whether the two lists share an element.
+fn sets_intersects(a: Value, b: Value) -> Result<bool> {
+    let (a, b) = (
+        elements(&a, "sets.intersects")?,
+        elements(&b, "sets.intersects")?,
+    );
+    Ok(a.iter().any(|item| b.contains(item)))
 }
 
 fn ip_is_canonical(value: Value) -> Result<bool> {

@@ -665,6 +665,53 @@ mod tests {
         errs.0.iter().map(ToString::to_string).collect()
     }
 
+    /// kube-apiserver 1.32's CEL environment: cel-go's sets extension is
+    /// in it, its lists extension and the strings extension's `reverse`
+    /// are not.
+    #[test]
+    fn the_environment_is_kube_apiserver_1_32s() {
+        let errs = rule_errors(json!({"type": "object", "properties": {
+            "tags": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10}}},
+            "x-kubernetes-validations": [
+                {"rule": "sets.contains(self.tags, ['a']) && !sets.intersects(self.tags, ['b']) && sets.equivalent(self.tags, self.tags)"},
+                {"rule": "self.tags.slice(0, 1) == ['a']"},
+                {"rule": "self.tags[0].reverse() == 'a'"}]}));
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(
+            errs[0].contains("undeclared reference to 'slice'"),
+            "{errs:?}"
+        );
+        assert!(
+            errs[1].contains("undeclared reference to 'reverse'"),
+            "{errs:?}"
+        );
+        let rules = json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-validations": [
+            {"rule": "sets.contains(self, ['a', 'b']) && !sets.intersects(self, ['x'])"},
+            {"rule": "sets.equivalent(self, ['b', 'a', 'a'])"}]});
+        let (compiled, results) = NodeRules::compile(&rules, false);
+        assert!(results.iter().all(Result::is_ok));
+        let mut errs = FieldErrors::default();
+        let mut budget = RUNTIME_BUDGET;
+        compiled.validate(
+            &json!(["a", "b"]),
+            None,
+            Mode::Decide,
+            &FieldPath::new("tags"),
+            &mut budget,
+            &mut errs,
+        );
+        assert!(errs.0.is_empty(), "{:?}", errs.0);
+        compiled.validate(
+            &json!(["a", "x"]),
+            None,
+            Mode::Decide,
+            &FieldPath::new("tags"),
+            &mut budget,
+            &mut errs,
+        );
+        assert_eq!(errs.0.len(), 2, "{:?}", errs.0);
+    }
+
     /// What CEL sees of schemas that keep unknown fields or have no type,
     /// as upstream's declarations: only declared fields, and nothing of a
     /// node without a type.
