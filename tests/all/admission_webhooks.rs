@@ -673,7 +673,10 @@ fn reinvocation_and_audit_annotations() {
         return;
     }
     let s = setup_with(|dir| {
-        std::fs::write(dir.join("policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [\"configmaps\"]\n").unwrap();
+        // Request level in `again`, where a webhook's patch is recorded;
+        // Metadata elsewhere, where it is not (upstream's
+        // AddAnnotationWithLevel).
+        std::fs::write(dir.join("policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Request\n  namespaces: [\"again\"]\n  resources:\n  - group: \"\"\n    resources: [\"configmaps\"]\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [\"configmaps\"]\n").unwrap();
         vec![
             format!("--audit-policy-file={}", dir.join("policy.yaml").display()),
             format!("--audit-log-path={}", dir.join("audit.log").display()),
@@ -752,6 +755,29 @@ fn reinvocation_and_audit_annotations() {
             "patch": [{"op": "add", "path": "/data/first", "value": "after-second"}],
             "patchType": "JSONPatch"})
         )
+    );
+    // At Metadata level the mutations are recorded, their patches not.
+    let quiet = json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "again-quiet", "labels": {"scenario": "again"}}});
+    assert_eq!(s.send("POST", "/api/v1/namespaces", &quiet).code, 201);
+    let answer = s.configmap("again-quiet", "q", json!({"start": "x"}));
+    assert_eq!(answer.code, 201, "{}", answer.body);
+    let log = std::fs::read_to_string(s.dir.path().join("audit.log")).unwrap();
+    let event = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| {
+            e["stage"] == "ResponseComplete"
+                && e["verb"] == "create"
+                && e["objectRef"]["namespace"] == "again-quiet"
+        })
+        .last()
+        .unwrap_or_else(|| panic!("{log}"));
+    let annotations = event["annotations"].as_object().unwrap();
+    assert!(annotations.contains_key("mutation.webhook.admission.k8s.io/round_0_index_0"));
+    assert!(
+        !annotations.keys().any(|k| k.starts_with("patch.webhook")),
+        "{event}"
     );
 }
 

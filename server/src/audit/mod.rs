@@ -74,6 +74,8 @@ impl Auditor {
 /// What the filters after the audit filter add to a request's events.
 #[derive(Debug, Default)]
 pub struct Context {
+    /// The level the policy gave the request.
+    pub level: Level,
     /// The user the request acts as, when it impersonates one.
     pub impersonated: Option<UserInfo>,
     /// Annotations (`authorization.k8s.io/decision`...).
@@ -150,7 +152,10 @@ pub async fn serve(
     }
     let mut base = Base::new(&request, &id, &decision, described, User::of(&user));
     // What authentication noted (a legacy token's use) is in every event.
-    let mut first = Context::default();
+    let mut first = Context {
+        level: decision.level,
+        ..Context::default()
+    };
     if let Some(notes) = request.extensions().get::<Arc<crate::authn::Notes>>() {
         first.annotations.extend(
             notes

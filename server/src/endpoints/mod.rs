@@ -255,8 +255,15 @@ fn record(recorder: &Recorder, audit: Option<&crate::audit::Shared>, response: &
         let mut context = audit
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (key, value) in annotations {
-            context.annotations.entry(key.into()).or_insert(value);
+        let level = context.level;
+        for (key, value, needs) in annotations {
+            let carried = match needs {
+                crate::recorder::Level::Metadata => level >= crate::audit::Level::Metadata,
+                crate::recorder::Level::Request => level >= crate::audit::Level::Request,
+            };
+            if carried {
+                context.annotations.entry(key.into()).or_insert(value);
+            }
         }
     }
     let noted = recorder.take_warnings();

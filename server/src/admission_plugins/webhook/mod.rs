@@ -1028,7 +1028,8 @@ impl Call<'_> {
             && let Ok(ops) = serde_json::from_slice::<Value>(patch)
             && ops.as_array().is_some_and(|o| !o.is_empty())
         {
-            recorder.annotate(
+            // The patch is in events of level Request and more only.
+            recorder.annotate_at(
                 format!(
                     "patch.webhook.admission.k8s.io/round_{}_index_{}",
                     self.round, self.index
@@ -1036,6 +1037,7 @@ impl Call<'_> {
                 json!({"configuration": hook.configuration, "webhook": hook.name,
                     "patch": ops, "patchType": "JSONPatch"})
                 .to_string(),
+                crate::recorder::Level::Request,
             );
         }
     }
