@@ -210,22 +210,42 @@ impl Tracker {
     /// A call of a function: its target and arguments, then its own cost.
     fn generic_call(&mut self, expr: &IdedExpr, call: &CallExpr, ctx: &Context<'_, '_>) -> Walked {
         // A namespaced function (`optional.of`) has no target value.
+        // Every argument is evaluated, and the call counted, even when one
+        // fails (cel-go's observer sees the call's error too); a failed
+        // argument counts as size one.
         let mut values = Vec::with_capacity(call.args.len() + 1);
         let mut qualified = None;
+        let mut failed = false;
+        let mut take = |walked: Walked, values: &mut Vec<Value>| match walked {
+            Ok(value) => {
+                values.push(value);
+                Ok(())
+            }
+            Err(Stop::Limit) => Err(Stop::Limit),
+            Err(Stop::Failed) => {
+                failed = true;
+                values.push(Value::Null);
+                Ok(())
+            }
+        };
         if let Some(target) = &call.target {
             match &target.expr {
                 Expr::Ident(namespace) if ctx.resolve(target).is_err() => {
                     qualified = Some(format!("{namespace}.{}", call.func_name));
                 }
-                _ => values.push(self.eval(target, ctx)?),
+                _ => take(self.eval(target, ctx), &mut values)?,
             }
         }
         let name = qualified.as_deref().unwrap_or(&call.func_name);
-        let member = !values.is_empty();
+        let member = call.target.is_some() && qualified.is_none();
         for arg in &call.args {
-            values.push(self.eval(arg, ctx)?);
+            take(self.eval(arg, ctx), &mut values)?;
         }
-        let result = Self::value(expr, ctx);
+        let result = if failed {
+            Err(Stop::Failed)
+        } else {
+            Self::value(expr, ctx)
+        };
         let own = call_cost(name, member, &values, result.as_ref().ok());
         self.charge(own)?;
         result
@@ -246,6 +266,7 @@ impl Tracker {
         // the cost cel-go counts for `@result + [x]`.
         let append = appended(c);
         let mut built: Vec<Value> = Vec::new();
+        let mut failed = false;
         for item in items {
             let mut scope = ctx.new_inner_scope();
             scope.add_variable_from_value(c.accu_var.as_str(), accu.clone());
@@ -273,7 +294,18 @@ impl Tracker {
                     self.charge(1 + list + 1)?;
                     built.push(value);
                 }
-                None => accu = self.eval(&c.loop_step, &scope)?,
+                // A step that fails does not end the fold: cel-go goes on
+                // with the error as the accumulator (which a later step may
+                // absorb), and the next steps cost what they cost with the
+                // last value.
+                None => match self.eval(&c.loop_step, &scope) {
+                    Ok(value) => {
+                        accu = value;
+                        failed = false;
+                    }
+                    Err(Stop::Limit) => return Err(Stop::Limit),
+                    Err(Stop::Failed) => failed = true,
+                },
             }
         }
         if append.is_some() {
@@ -281,7 +313,11 @@ impl Tracker {
         }
         let mut scope = ctx.new_inner_scope();
         scope.add_variable_from_value(c.accu_var.as_str(), accu);
-        self.eval(&c.result, &scope)
+        let result = self.eval(&c.result, &scope);
+        if failed {
+            return Err(Stop::Failed);
+        }
+        result
     }
 }
 
@@ -610,6 +646,17 @@ mod tests {
             counted("self.a in ['x', 'y', 'z']", serde_json::json!({"a": "y"})),
             2
         );
+        // A failing element does not stop the count: `all` goes on over
+        // the rest (self 1, per element 2 + the step).
+        let with_error = counted(
+            "self.all(x, x.a > 0)",
+            serde_json::json!([{"b": 1}, {"a": 1}, {"a": 2}]),
+        );
+        let without = counted(
+            "self.all(x, x.a > 0)",
+            serde_json::json!([{"a": 3}, {"a": 1}, {"a": 2}]),
+        );
+        assert_eq!(with_error, without);
         // A field of a call's result: an attribute and its qualifier.
         assert_eq!(
             counted(
