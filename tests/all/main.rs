@@ -5,6 +5,7 @@
 
 mod admission_policies;
 mod admission_webhooks;
+mod aggregation;
 mod apply;
 mod audit;
 mod authentication;

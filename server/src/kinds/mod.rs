@@ -4,6 +4,7 @@
 //! lifecycle, the deletion of CustomResourceDefinitions, ComponentStatus probes, the warning about a Job's pods, binding and evicting pods, service
 //! account tokens, the authentication reviews. [`builtin`] assembles them for the registry at start-up.
 
+pub mod apiservice;
 pub mod authentication;
 pub mod authorization;
 pub mod certificates;
@@ -127,6 +128,10 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
         .with_rest(
             ("apiextensions.k8s.io", "customresourcedefinitions"),
             crd::CrdRest,
+        )
+        .with_rest(
+            ("apiregistration.k8s.io", "apiservices"),
+            apiservice::ApiServiceRest,
         )
         .with_rest(
             ("", "componentstatuses"),

@@ -297,6 +297,12 @@ pub async fn run_with(
     );
     let router = app(state.clone());
     // Custom resources are served by every process, whatever controllers run.
+    // kube-aggregator's registration of the local APIServices.
+    let apiservices = tokio::spawn(crate::kinds::apiservice::run(
+        crate::controllers::client::Client::of_apiserver(router.clone()),
+        base.clone(),
+        shutdown_rx_for_custom.clone(),
+    ));
     let custom = tokio::spawn(crate::custom::controller::run(
         state.registry.clone(),
         base,
@@ -334,6 +340,7 @@ pub async fn run_with(
         controllers.abort();
     }
     custom.abort();
+    apiservices.abort();
     for task in flow_control.iter().flatten() {
         task.abort();
     }
