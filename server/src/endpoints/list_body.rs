@@ -25,11 +25,27 @@ const CHUNK: usize = 256 * 1024;
 
 /// The items of a list, encoded as they are written.
 pub enum Items {
-    /// Each object's JSON, comma-separated.
-    Json(std::vec::IntoIter<Arc<Cached>>),
+    /// Each object's JSON, comma-separated; with `typed`, without its kind
+    /// and apiVersion, as kube-apiserver writes the items of a built-in
+    /// kind's list (a custom resource's keep theirs).
+    Json {
+        items: std::vec::IntoIter<Arc<Cached>>,
+        typed: bool,
+    },
     /// Each object's protobuf message (already encoded: its length is part
     /// of the head), as field 2 of the list message.
     Protobuf(std::vec::IntoIter<Bytes>),
+}
+
+/// An object's JSON after its leading kind and apiVersion (what follows
+/// `{"kind":"...","apiVersion":"...",`), when it starts with them and has
+/// more; the encoder writes them first.
+fn without_type_meta(json: &[u8]) -> Option<&[u8]> {
+    let rest = json.strip_prefix(br#"{"kind":""#)?;
+    let end = rest.iter().position(|b| *b == b'"')?;
+    let rest = rest.get(end + 1..)?.strip_prefix(br#","apiVersion":""#)?;
+    let end = rest.iter().position(|b| *b == b'"')?;
+    rest.get(end + 1..)?.strip_prefix(b",")
 }
 
 /// Writes a list body in chunks.
@@ -50,11 +66,17 @@ impl ListWriter {
         }
         while out.len() < until {
             let next = match &mut self.items {
-                Items::Json(items) => items.next().map(|item| {
+                Items::Json { items, typed } => items.next().map(|item| {
                     if self.written > 0 {
                         out.push(b',');
                     }
-                    item.json().map(|json| out.extend_from_slice(json))
+                    item.json().map(|json| match without_type_meta(json) {
+                        Some(rest) if *typed => {
+                            out.push(b'{');
+                            out.extend_from_slice(rest);
+                        }
+                        _ => out.extend_from_slice(json),
+                    })
                 }),
                 Items::Protobuf(messages) => messages.next().map(|message| {
                     kapi_runtime::proto::wire::put_bytes(out, 2, &message);
@@ -217,13 +239,31 @@ mod tests {
         headers
     }
 
+    #[test]
+    fn a_typed_items_kind_and_api_version_are_left_out() {
+        let pod = br#"{"kind":"Pod","apiVersion":"v1","metadata":{}}"#;
+        let rest = without_type_meta(pod).unwrap();
+        assert!(rest.starts_with(br#""metadata":"#));
+        // What is left out: the 32 bytes of the kind and apiVersion (`{` is
+        // written again before the rest).
+        assert_eq!(rest.len() + 32, pod.len());
+        assert_eq!(
+            without_type_meta(br#"{"kind":"Pod","apiVersion":"v1"}"#),
+            None
+        );
+        assert_eq!(without_type_meta(br#"{"metadata":{}}"#), None);
+    }
+
     #[tokio::test]
     async fn small_lists_go_whole_and_large_ones_in_chunks_gzipped_on_request() {
         for (count, size) in [(0, 0), (3, 10), (400, 1000)] {
             let items = configmaps(count, size);
             let expected = json(&items);
             for headers in [HeaderMap::new(), gzip_accepted()] {
-                let make = || Items::Json(items.clone().into_iter());
+                let make = || Items::Json {
+                    items: items.clone().into_iter(),
+                    typed: false,
+                };
                 let response = response(
                     &headers,
                     "application/json",

@@ -252,7 +252,10 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: Vec<Arc<Cached>>) -> ApiResu
                 json_list(ctx.entry.info, meta)
             }
             .map_err(ApiError::internal)?;
-            let items = list_body::Items::Json(items.into_iter());
+            let items = list_body::Items::Json {
+                items: items.into_iter(),
+                typed: !ctx.entry.is_custom(),
+            };
             list_body::response(ctx.headers, "application/json", head, items, tail)
                 .map_err(ApiError::internal)
         }
