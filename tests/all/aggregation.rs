@@ -99,6 +99,21 @@ fn local_apiservices_are_kube_apiservers() {
         (code == 200 && names(&list).len() >= expected.len()).then_some(list)
     });
     assert_eq!(names(&list), expected);
+    // In YAML too, the items come without their kind.
+    let yaml = http_exchange(
+        server.address,
+        "GET",
+        APISERVICES,
+        &[("Accept", "application/yaml")],
+        b"",
+    )
+    .unwrap();
+    assert!(!yaml.body.contains("kind: APIService\n"), "{}", yaml.body);
+    assert!(
+        yaml.body.contains("kind: APIServiceList\n"),
+        "{}",
+        yaml.body
+    );
     for (ours, theirs) in list["items"]
         .as_array()
         .unwrap()

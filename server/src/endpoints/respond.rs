@@ -262,11 +262,25 @@ pub fn items(ctx: &Ctx<'_>, meta: &ListMeta, items: Vec<Arc<Cached>>) -> ApiResu
         (Shape::Object, _) => {
             let (kind, api_version) = (ctx.entry.info.list_kind(), ctx.entry.info.api_version());
             let decoded = decoded(&items)?;
+            // A built-in kind's items without their kind and apiVersion, as
+            // the JSON list writes them.
+            let typed = !ctx.entry.is_custom();
+            let values = refs(&decoded)
+                .into_iter()
+                .map(|object| {
+                    let mut value = object.to_value().map_err(ApiError::internal)?;
+                    if typed && let Value::Object(fields) = &mut value {
+                        fields.remove("kind");
+                        fields.remove("apiVersion");
+                    }
+                    Ok(value)
+                })
+                .collect::<ApiResult<Vec<Value>>>()?;
             let list = ListBody {
                 kind: &kind,
                 api_version,
                 metadata: meta,
-                items: &refs(&decoded),
+                items: &values,
             };
             body(ctx, StatusCode::OK, &list, &[])
         }

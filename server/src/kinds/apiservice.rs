@@ -276,9 +276,17 @@ pub async fn run(client: Client, base: Arc<Scheme>, mut shutdown: watch::Receive
         at_start: None,
         synced: BTreeSet::new(),
     };
+    // The local availability controller looks at every APIService again
+    // every 30 seconds, as upstream's resync.
+    let mut resync = tokio::time::interval(std::time::Duration::from_secs(30));
     loop {
         tokio::select! {
             _ = shutdown.changed() => break,
+            _ = resync.tick() => {
+                if state.listed == (true, true) {
+                    state.mark_local_available(&client).await;
+                }
+            }
             event = rx.recv() => {
                 let Some((watched, event)) = event else { break };
                 state.apply(watched, event);
