@@ -16,6 +16,14 @@
 //! every `--tls-san`. Signing it again each time keeps it current with the
 //! flags at the cost of one signature (well under a millisecond).
 //!
+//! For the aggregator, kapi makes a front-proxy CA (`front-proxy-ca.crt`,
+//! `front-proxy-ca.key`) and the client certificate it presents to
+//! extension API servers (`front-proxy-client.crt`/`.key`:
+//! `CN=front-proxy-client`), kubeadm's names; `--proxy-client-cert-file` with
+//! `--proxy-client-key-file` present another one, and
+//! `--requestheader-client-ca-file` names the CA extension servers are told
+//! to trust for it.
+//!
 //! kube-apiserver's flags replace the parts made here: `--tls-cert-file` with
 //! `--tls-private-key-file` serve another certificate; `--client-ca-file`
 //! trusts other client certificates (the admin certificate is then not
@@ -43,6 +51,19 @@ pub const CA_KEY_FILE: &str = "ca.key";
 pub const SERVING_CERT_FILE: &str = "apiserver.crt";
 /// Its key.
 pub const SERVING_KEY_FILE: &str = "apiserver.key";
+/// The front-proxy CA.
+pub const FRONT_PROXY_CA_CERT_FILE: &str = "front-proxy-ca.crt";
+/// Its key.
+pub const FRONT_PROXY_CA_KEY_FILE: &str = "front-proxy-ca.key";
+/// The front-proxy CA's common name (kubeadm's).
+const FRONT_PROXY_CA_COMMON_NAME: &str = "front-proxy-ca";
+/// The client certificate kapi presents to extension API servers, as
+/// kubeadm makes it.
+pub const FRONT_PROXY_CLIENT: Identity = Identity {
+    file: "front-proxy-client",
+    user: "front-proxy-client",
+    groups: &[],
+};
 /// The admin client certificate the kubeconfig carries.
 pub const ADMIN_CERT_FILE: &str = "admin.crt";
 /// Its key.
@@ -108,6 +129,14 @@ pub struct TlsFlags {
     pub client_ca_file: Option<PathBuf>,
     /// `--tls-sans`: further names of the serving certificate kapi makes.
     pub sans: Vec<String>,
+    /// `--proxy-client-cert-file`: the client certificate presented to
+    /// extension API servers.
+    pub proxy_client_cert_file: Option<PathBuf>,
+    /// `--proxy-client-key-file`: its key.
+    pub proxy_client_key_file: Option<PathBuf>,
+    /// `--requestheader-client-ca-file`: the CA of front proxies' client
+    /// certificates.
+    pub requestheader_client_ca_file: Option<PathBuf>,
 }
 
 /// Where clients reach the server: what the serving certificate must name.
@@ -140,6 +169,22 @@ pub struct Certificates {
     /// The components' certificates (as [`COMPONENTS`]), unless
     /// `--client-ca-file` trusts other CAs.
     pub components: Vec<(Identity, Credentials)>,
+    /// What kapi presents to extension API servers, and the CA they are
+    /// told to trust for it.
+    pub front_proxy: FrontProxy,
+}
+
+/// The aggregator's client identity towards extension API servers.
+#[derive(Clone, Debug)]
+pub struct FrontProxy {
+    /// The client certificate and key presented.
+    pub client: Credentials,
+    /// The CA (PEM) of front-proxy client certificates: the
+    /// `requestheader-client-ca-file` of the
+    /// `extension-apiserver-authentication` ConfigMap (none when
+    /// `--proxy-client-cert-file` is given without
+    /// `--requestheader-client-ca-file`).
+    pub requestheader_ca_pem: Option<String>,
 }
 
 /// A client certificate and its key, PEM.
@@ -176,12 +221,16 @@ pub enum PkiError {
     /// Only one of `--tls-cert-file` and `--tls-private-key-file` was given.
     #[error("--tls-cert-file and --tls-private-key-file must be given together")]
     Pair,
+    /// Only one of `--proxy-client-cert-file` and `--proxy-client-key-file`
+    /// was given.
+    #[error("--proxy-client-cert-file and --proxy-client-key-file must be given together")]
+    ProxyPair,
 }
 
 /// Reads or makes the certificates of `data_dir` (see the module docs).
 pub fn load(data_dir: &Path, flags: &TlsFlags, at: &Reachable) -> Result<Certificates, PkiError> {
     std::fs::create_dir_all(data_dir).map_err(io(data_dir))?;
-    let ca = ClusterCa::load_or_create(data_dir)?;
+    let ca = ClusterCa::load_or_create(data_dir, CA_CERT_FILE, CA_KEY_FILE, CA_COMMON_NAME)?;
     let (serving_chain, serving_key, serving_ca_pem) = match (&flags.cert_file, &flags.key_file) {
         (Some(cert), Some(key)) => {
             let chain = read_certificates(cert)?;
@@ -209,6 +258,7 @@ pub fn load(data_dir: &Path, flags: &TlsFlags, at: &Reachable) -> Result<Certifi
             (vec![ca.der.clone()], Some(admin), components)
         }
     };
+    let front_proxy = front_proxy(data_dir, flags)?;
     Ok(Certificates {
         serving_chain,
         serving_key,
@@ -217,7 +267,40 @@ pub fn load(data_dir: &Path, flags: &TlsFlags, at: &Reachable) -> Result<Certifi
         cluster_ca_pem: ca.pem,
         admin,
         components,
+        front_proxy,
     })
+}
+
+/// The front proxy's client certificate: the flags', or one kapi makes
+/// with a front-proxy CA of its own.
+fn front_proxy(data_dir: &Path, flags: &TlsFlags) -> Result<FrontProxy, PkiError> {
+    let trusted = match &flags.requestheader_client_ca_file {
+        Some(path) => Some(read_text(path)?),
+        None => None,
+    };
+    match (&flags.proxy_client_cert_file, &flags.proxy_client_key_file) {
+        (Some(cert), Some(key)) => Ok(FrontProxy {
+            client: Credentials {
+                cert_pem: read_text(cert)?,
+                key_pem: read_text(key)?,
+            },
+            requestheader_ca_pem: trusted,
+        }),
+        (None, None) => {
+            let ca = ClusterCa::load_or_create(
+                data_dir,
+                FRONT_PROXY_CA_CERT_FILE,
+                FRONT_PROXY_CA_KEY_FILE,
+                FRONT_PROXY_CA_COMMON_NAME,
+            )?;
+            let client = ca.client(data_dir, FRONT_PROXY_CLIENT)?;
+            Ok(FrontProxy {
+                client,
+                requestheader_ca_pem: Some(trusted.unwrap_or(ca.pem)),
+            })
+        }
+        _ => Err(PkiError::ProxyPair),
+    }
 }
 
 /// kapi's CA: its certificate and what signs with it.
@@ -228,9 +311,16 @@ struct ClusterCa {
 }
 
 impl ClusterCa {
-    fn load_or_create(dir: &Path) -> Result<ClusterCa, PkiError> {
-        let cert_path = dir.join(CA_CERT_FILE);
-        let key_path = dir.join(CA_KEY_FILE);
+    /// The CA of `cert_file` and `key_file` in `dir`, made (with
+    /// `common_name`) when missing.
+    fn load_or_create(
+        dir: &Path,
+        cert_file: &str,
+        key_file: &str,
+        common_name: &str,
+    ) -> Result<ClusterCa, PkiError> {
+        let cert_path = dir.join(cert_file);
+        let key_path = dir.join(key_file);
         if cert_path.exists() {
             let pem = read_text(&cert_path)?;
             let key = KeyPair::from_pem(&read_text(&key_path)?).map_err(invalid(&key_path))?;
@@ -239,7 +329,7 @@ impl ClusterCa {
             return Ok(ClusterCa { pem, der, issuer });
         }
         let key = KeyPair::generate()?;
-        let mut params = params(CA_COMMON_NAME, &[], 10 * 365)?;
+        let mut params = params(common_name, &[], 10 * 365)?;
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.key_usages = vec![
             KeyUsagePurpose::DigitalSignature,
@@ -592,8 +682,32 @@ mod tests {
             key_file: Some(other.path().join(SERVING_KEY_FILE)),
             client_ca_file: Some(other.path().join(CA_CERT_FILE)),
             sans: vec![],
+            proxy_client_cert_file: Some(other.path().join("front-proxy-client.crt")),
+            proxy_client_key_file: Some(other.path().join("front-proxy-client.key")),
+            requestheader_client_ca_file: Some(other.path().join(FRONT_PROXY_CA_CERT_FILE)),
         };
         let used = load(dir.path(), &flags, &reachable()).unwrap();
+        // The front proxy's given client certificate and CA, and none made.
+        assert_eq!(
+            used.front_proxy.client.cert_pem,
+            made.front_proxy.client.cert_pem
+        );
+        assert_eq!(
+            used.front_proxy.requestheader_ca_pem,
+            made.front_proxy.requestheader_ca_pem
+        );
+        assert!(!dir.path().join(FRONT_PROXY_CA_CERT_FILE).exists());
+        // What kapi made: a client certificate for `front-proxy-client`
+        // from a CA of its own, not the cluster's.
+        let ca = made.front_proxy.requestheader_ca_pem.clone().unwrap();
+        assert_ne!(ca, made.cluster_ca_pem);
+        let client =
+            CertificateDer::from_pem_slice(made.front_proxy.client.cert_pem.as_bytes()).unwrap();
+        let (_, client) = x509_parser::parse_x509_certificate(&client).unwrap();
+        let ca = CertificateDer::from_pem_slice(ca.as_bytes()).unwrap();
+        let (_, ca) = x509_parser::parse_x509_certificate(&ca).unwrap();
+        assert_eq!(client.subject().to_string(), "CN=front-proxy-client");
+        assert!(client.verify_signature(Some(ca.public_key())).is_ok());
         assert_eq!(used.serving_chain, made.serving_chain);
         // A chain that ends below its CA names no CA to trust.
         assert_eq!(used.serving_ca_pem, None);

@@ -136,6 +136,18 @@ pub struct ServeArgs {
     /// (comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
     pub tls_san: Vec<String>,
+    /// The client certificate (PEM) kapi presents to extension API servers,
+    /// instead of the one it signs with a front-proxy CA of its own
+    /// (`<data-dir>/front-proxy-client.crt`).
+    #[arg(long, requires = "proxy_client_key_file")]
+    pub proxy_client_cert_file: Option<PathBuf>,
+    /// The key of --proxy-client-cert-file (PEM).
+    #[arg(long, requires = "proxy_client_cert_file")]
+    pub proxy_client_key_file: Option<PathBuf>,
+    /// The CA (PEM) of front proxies' client certificates, which extension
+    /// API servers are told to trust (kapi's own front-proxy CA by default).
+    #[arg(long)]
+    pub requestheader_client_ca_file: Option<PathBuf>,
     /// API priority and fairness: classify requests by FlowSchema and share
     /// the seats of --max-requests-inflight plus
     /// --max-mutating-requests-inflight among priority levels. When false,
@@ -218,6 +230,9 @@ impl ServeArgs {
                 key_file: self.tls_private_key_file.clone(),
                 client_ca_file: self.client_ca_file.clone(),
                 sans: self.tls_san.clone(),
+                proxy_client_cert_file: self.proxy_client_cert_file.clone(),
+                proxy_client_key_file: self.proxy_client_key_file.clone(),
+                requestheader_client_ca_file: self.requestheader_client_ca_file.clone(),
             },
             limits: Limits {
                 priority_and_fairness: self.enable_priority_and_fairness,
