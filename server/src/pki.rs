@@ -137,6 +137,14 @@ pub struct TlsFlags {
     /// `--requestheader-client-ca-file`: the CA of front proxies' client
     /// certificates.
     pub requestheader_client_ca_file: Option<PathBuf>,
+    /// `--requestheader-allowed-names`, `--requestheader-username-headers`,
+    /// `--requestheader-group-headers` and
+    /// `--requestheader-extra-headers-prefix` (kubeadm's values when none
+    /// is given).
+    pub requestheader_allowed_names: Vec<String>,
+    pub requestheader_username_headers: Vec<String>,
+    pub requestheader_group_headers: Vec<String>,
+    pub requestheader_extra_headers_prefix: Vec<String>,
 }
 
 /// Where clients reach the server: what the serving certificate must name.
@@ -685,6 +693,7 @@ mod tests {
             proxy_client_cert_file: Some(other.path().join("front-proxy-client.crt")),
             proxy_client_key_file: Some(other.path().join("front-proxy-client.key")),
             requestheader_client_ca_file: Some(other.path().join(FRONT_PROXY_CA_CERT_FILE)),
+            ..TlsFlags::default()
         };
         let used = load(dir.path(), &flags, &reachable()).unwrap();
         // The front proxy's given client certificate and CA, and none made.

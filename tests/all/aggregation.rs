@@ -200,3 +200,67 @@ fn local_apiservices_are_kube_apiservers() {
     assert_eq!(&lines[1][..3], ["v1.", "Local", "True"]);
     assert_eq!(&lines[2][..3], ["v1.apps", "Local", "True"]);
 }
+
+/// The `extension-apiserver-authentication` ConfigMap, as kube-apiserver's
+/// cluster-authentication-info controller keeps it for extension API
+/// servers (with kubeadm's front-proxy settings, which kapi makes by
+/// default).
+#[test]
+fn extension_servers_are_told_whom_to_trust() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let path = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
+    let configmap = until("the ConfigMap", || {
+        let (code, object) = get(&server, path);
+        (code == 200).then_some(object)
+    });
+    let data = &configmap["data"];
+    let read = |file: &str| std::fs::read_to_string(server.data_dir().join(file)).unwrap();
+    let pems = |text: &str| -> Vec<String> {
+        text.split("-----END CERTIFICATE-----")
+            .filter(|part| part.contains("BEGIN"))
+            .map(|part| part.trim().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        pems(data["client-ca-file"].as_str().unwrap()),
+        pems(&read("ca.crt"))
+    );
+    assert_eq!(
+        pems(data["requestheader-client-ca-file"].as_str().unwrap()),
+        pems(&read("front-proxy-ca.crt"))
+    );
+    assert_eq!(
+        data["requestheader-allowed-names"],
+        r#"["front-proxy-client"]"#
+    );
+    assert_eq!(
+        data["requestheader-username-headers"],
+        r#"["X-Remote-User"]"#
+    );
+    assert_eq!(data["requestheader-group-headers"], r#"["X-Remote-Group"]"#);
+    assert_eq!(
+        data["requestheader-extra-headers-prefix"],
+        r#"["X-Remote-Extra-"]"#
+    );
+    assert_eq!(
+        configmap["metadata"]["managedFields"][0]["manager"],
+        "kube-apiserver"
+    );
+    // What an owner adds stays; what this server needs comes back.
+    let mut edited = configmap.clone();
+    edited["data"]["requestheader-allowed-names"] = json!(r#"["aggregator"]"#);
+    let (code, _) = send(&server, "PUT", path, &edited);
+    assert_eq!(code, 200);
+    until("the allowed names merged", || {
+        let (_, object) = get(&server, path);
+        (object["data"]["requestheader-allowed-names"] == r#"["aggregator","front-proxy-client"]"#)
+            .then_some(())
+    });
+    // Deleted, it is made again.
+    let (code, _) = send(&server, "DELETE", path, &json!({}));
+    assert_eq!(code, 200);
+    until("the ConfigMap again", || {
+        let (code, object) = get(&server, path);
+        (code == 200 && object["metadata"]["uid"] != configmap["metadata"]["uid"]).then_some(())
+    });
+}

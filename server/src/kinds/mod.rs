@@ -8,6 +8,7 @@ pub mod apiservice;
 pub mod authentication;
 pub mod authorization;
 pub mod certificates;
+pub mod cluster_authentication;
 pub mod component_status;
 pub mod crd;
 pub mod job;

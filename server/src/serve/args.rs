@@ -148,6 +148,23 @@ pub struct ServeArgs {
     /// API servers are told to trust (kapi's own front-proxy CA by default).
     #[arg(long)]
     pub requestheader_client_ca_file: Option<PathBuf>,
+    /// The common names a front proxy's client certificate may have
+    /// (comma-separated; with none of the four --requestheader-* lists,
+    /// kubeadm's: front-proxy-client).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_allowed_names: Vec<String>,
+    /// The headers a front proxy names the user in (kubeadm's:
+    /// X-Remote-User).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_username_headers: Vec<String>,
+    /// The headers a front proxy names the groups in (kubeadm's:
+    /// X-Remote-Group).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_group_headers: Vec<String>,
+    /// The prefixes of the headers a front proxy gives extra user
+    /// information in (kubeadm's: X-Remote-Extra-).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_extra_headers_prefix: Vec<String>,
     /// API priority and fairness: classify requests by FlowSchema and share
     /// the seats of --max-requests-inflight plus
     /// --max-mutating-requests-inflight among priority levels. When false,
@@ -233,6 +250,10 @@ impl ServeArgs {
                 proxy_client_cert_file: self.proxy_client_cert_file.clone(),
                 proxy_client_key_file: self.proxy_client_key_file.clone(),
                 requestheader_client_ca_file: self.requestheader_client_ca_file.clone(),
+                requestheader_allowed_names: self.requestheader_allowed_names.clone(),
+                requestheader_username_headers: self.requestheader_username_headers.clone(),
+                requestheader_group_headers: self.requestheader_group_headers.clone(),
+                requestheader_extra_headers_prefix: self.requestheader_extra_headers_prefix.clone(),
             },
             limits: Limits {
                 priority_and_fairness: self.enable_priority_and_fairness,

@@ -297,6 +297,12 @@ pub async fn run_with(
     );
     let router = app(state.clone());
     // Custom resources are served by every process, whatever controllers run.
+    // What extension API servers read to trust this server.
+    let cluster_authentication = tokio::spawn(crate::kinds::cluster_authentication::run(
+        crate::controllers::client::Client::of_apiserver(router.clone()),
+        published(&opts.tls, &certificates),
+        shutdown_rx_for_custom.clone(),
+    ));
     // kube-aggregator's registration of the local APIServices.
     let apiservices = tokio::spawn(crate::kinds::apiservice::run(
         crate::controllers::client::Client::of_apiserver(router.clone()),
@@ -341,6 +347,7 @@ pub async fn run_with(
     }
     custom.abort();
     apiservices.abort();
+    cluster_authentication.abort();
     for task in flow_control.iter().flatten() {
         task.abort();
     }
@@ -430,6 +437,48 @@ async fn write_service_account_key(
         std::fs::write(dir.join("sa.pub"), public)?;
     }
     Ok(())
+}
+
+/// The `extension-apiserver-authentication` ConfigMap's contents: the
+/// client CAs, and the front proxy's CA with the `--requestheader-*`
+/// settings (kubeadm's when none is given).
+fn published(
+    flags: &pki::TlsFlags,
+    certificates: &pki::Certificates,
+) -> crate::kinds::cluster_authentication::Published {
+    use crate::kinds::cluster_authentication::{Published, RequestHeader};
+    let client_ca: String = certificates
+        .client_cas
+        .iter()
+        .map(|der| pki::pem("CERTIFICATE", der))
+        .collect();
+    let lists = [
+        &flags.requestheader_allowed_names,
+        &flags.requestheader_username_headers,
+        &flags.requestheader_group_headers,
+        &flags.requestheader_extra_headers_prefix,
+    ];
+    let request_header = certificates
+        .front_proxy
+        .requestheader_ca_pem
+        .clone()
+        .map(|ca| {
+            if lists.iter().all(|l| l.is_empty()) {
+                RequestHeader::kubeadm(ca)
+            } else {
+                RequestHeader {
+                    client_ca: ca,
+                    allowed_names: flags.requestheader_allowed_names.clone(),
+                    username_headers: flags.requestheader_username_headers.clone(),
+                    group_headers: flags.requestheader_group_headers.clone(),
+                    extra_headers_prefix: flags.requestheader_extra_headers_prefix.clone(),
+                }
+            }
+        });
+    Published {
+        client_ca: (!client_ca.is_empty()).then_some(client_ca),
+        request_header,
+    }
 }
 
 async fn bootstrap_namespaces(registry: &Registry) {
