@@ -264,3 +264,62 @@ fn extension_servers_are_told_whom_to_trust() {
         (code == 200 && object["metadata"]["uid"] != configmap["metadata"]["uid"]).then_some(())
     });
 }
+
+/// A front proxy (a client certificate of the front-proxy CA, named
+/// `front-proxy-client`) names the user in headers, as kube-aggregator
+/// forwards requests and k8s.io/apiserver's request-header authenticator
+/// reads them; without a user header its certificate is no credential.
+#[test]
+fn a_front_proxy_names_the_user_in_headers() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let dir = server.data_dir().to_path_buf();
+    let file = |name: &str| dir.join(name).display().to_string();
+    let review = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
+    let curl = |headers: &[&str]| -> (u16, Value) {
+        let mut command = std::process::Command::new("curl");
+        command
+            .args(["-sS", "--max-time", "20", "-w", "\n%{http_code}"])
+            .args(["--cacert", &file("ca.crt")])
+            .args(["--cert", &file("front-proxy-client.crt")])
+            .args(["--key", &file("front-proxy-client.key")])
+            .args([
+                "-X",
+                "POST",
+                "-H",
+                "Content-Type: application/json",
+                "-d",
+                review,
+            ]);
+        for header in headers {
+            command.args(["-H", header]);
+        }
+        let out = command
+            .arg(format!(
+                "{}/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                server.url()
+            ))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (body, code) = stdout.rsplit_once('\n').unwrap_or(("", "0"));
+        (
+            code.trim().parse().unwrap_or(0),
+            serde_json::from_str(body).unwrap_or(Value::Null),
+        )
+    };
+    let (code, answer) = curl(&[
+        "X-Remote-User: alice",
+        "X-Remote-Group: devs",
+        "X-Remote-Group: qa",
+        "X-Remote-Extra-Foo%2fbar: baz",
+    ]);
+    assert_eq!(code, 201, "{answer}");
+    assert_eq!(
+        answer["status"]["userInfo"],
+        json!({"username": "alice", "groups": ["devs", "qa", "system:authenticated"],
+            "extra": {"foo/bar": ["baz"]}})
+    );
+    // The proxy's certificate alone is no credential.
+    let (code, _) = curl(&[]);
+    assert_eq!(code, 401);
+}

@@ -22,6 +22,7 @@
 
 pub mod bootstrap;
 mod cache;
+pub mod request_header;
 pub mod service_account;
 pub mod token_file;
 pub mod x509;
@@ -39,6 +40,8 @@ use crate::user::{UserInfo, anonymous};
 /// The authenticators configured.
 #[derive(Debug)]
 pub struct Authenticator {
+    /// Front proxies (`--requestheader-*`).
+    request_header: Option<request_header::RequestHeader>,
     /// Client certificates (none without TLS, as in-process tests run).
     certificates: Option<x509::ClientCertificates>,
     /// `--token-auth-file`.
@@ -60,6 +63,7 @@ impl Default for Authenticator {
     /// No credentials are known and requests without any are anonymous.
     fn default() -> Authenticator {
         Authenticator {
+            request_header: None,
             certificates: None,
             tokens: None,
             service_accounts: None,
@@ -75,6 +79,12 @@ impl Authenticator {
     /// No authenticator: every request from the network is anonymous.
     pub fn anonymous_only() -> Authenticator {
         Authenticator::default()
+    }
+
+    /// Authenticates the users front proxies name too.
+    pub fn with_request_header(mut self, proxies: request_header::RequestHeader) -> Authenticator {
+        self.request_header = Some(proxies);
+        self
     }
 
     /// Authenticates client certificates of these CAs too.
@@ -145,6 +155,20 @@ impl Authenticator {
         // As upstream's union: the first authenticator that knows the
         // request wins; a refusal counts only when no one accepts it.
         let mut refused = false;
+        // A front proxy first, as upstream's union has it.
+        if let (Some(proxies), Some(peer)) = (&self.request_header, peer) {
+            match proxies.user(headers, peer) {
+                Ok(Some(mut user)) => {
+                    crate::user::add_authenticated(&mut user);
+                    return Ok((Arc::new(user), Notes::default()));
+                }
+                Ok(None) => {}
+                Err(x509::Refused(why)) => {
+                    tracing::debug!(%why, "front proxy refused");
+                    refused = true;
+                }
+            }
+        }
         if let (Some(trusted), Some(peer)) = (&self.certificates, peer) {
             match peer.user(trusted) {
                 Ok(Some(user)) => return Ok((user, Notes::default())),

@@ -110,6 +110,8 @@ type Verified = Result<Option<(Arc<UserInfo>, u64)>, Refused>;
 pub struct PeerCertificates {
     chain: Vec<CertificateDer<'static>>,
     verified: OnceLock<Verified>,
+    /// The same against the front proxies' CAs.
+    proxy: OnceLock<Verified>,
 }
 
 impl PeerCertificates {
@@ -118,6 +120,19 @@ impl PeerCertificates {
         PeerCertificates {
             chain,
             verified: OnceLock::new(),
+            proxy: OnceLock::new(),
+        }
+    }
+
+    /// [`PeerCertificates::user`] against the front proxies' CAs (the
+    /// proxy's own name).
+    pub fn proxy(&self, trusted: &ClientCertificates) -> Result<Option<Arc<UserInfo>>, Refused> {
+        let now = UnixTime::now();
+        match self.proxy.get_or_init(|| trusted.user(&self.chain, now)) {
+            Ok(Some((user, ends))) if now.as_secs() <= *ends => Ok(Some(user.clone())),
+            Ok(Some(_)) => Err(Refused("the certificate has expired".to_owned())),
+            Ok(None) => Ok(None),
+            Err(refused) => Err(refused.clone()),
         }
     }
 

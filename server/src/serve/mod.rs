@@ -399,8 +399,9 @@ fn controller_options(
     Ok(controllers)
 }
 
-/// Client certificates of the client CAs, `--token-auth-file`'s tokens, the
-/// service account tokens of `issuer`, bootstrap tokens when enabled, and
+/// Front proxies (the `--requestheader-*` settings), client certificates
+/// of the client CAs, `--token-auth-file`'s tokens, the service account
+/// tokens of `issuer`, bootstrap tokens when enabled, and
 /// `--anonymous-auth`.
 fn authenticator(
     opts: &ServeOptions,
@@ -408,7 +409,23 @@ fn authenticator(
     issuer: Arc<Issuer>,
 ) -> Result<Authenticator, ServeError> {
     let trusted = ClientCertificates::new(&certificates.client_cas)?;
-    let mut authenticator = Authenticator::default()
+    let mut authenticator = Authenticator::default();
+    if let Some(proxies) = published(&opts.tls, certificates).request_header {
+        use rustls::pki_types::pem::PemObject;
+        let cas: Vec<_> =
+            rustls::pki_types::CertificateDer::pem_slice_iter(proxies.client_ca.as_bytes())
+                .filter_map(Result::ok)
+                .collect();
+        authenticator =
+            authenticator.with_request_header(crate::authn::request_header::RequestHeader {
+                trusted: ClientCertificates::new(&cas)?,
+                allowed_names: proxies.allowed_names,
+                username_headers: proxies.username_headers,
+                group_headers: proxies.group_headers,
+                extra_headers_prefix: proxies.extra_headers_prefix,
+            });
+    }
+    let mut authenticator = authenticator
         .with_client_certificates(trusted)
         .with_service_accounts(issuer)
         .with_bootstrap_tokens(opts.bootstrap_tokens)
