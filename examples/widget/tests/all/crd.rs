@@ -129,6 +129,16 @@ fn masked(answer: &Answer) -> (u16, Value) {
     if body["metadata"]["continue"] == "" {
         body["metadata"].as_object_mut().unwrap().remove("continue");
     }
+    // A custom resource's list items carry their kind and apiVersion, a
+    // compiled kind's do not: upstream's unstructured and typed lists.
+    if body["kind"].as_str().is_some_and(|k| k.ends_with("List"))
+        && let Some(items) = body.get_mut("items").and_then(Value::as_array_mut)
+    {
+        for item in items.iter_mut().filter_map(Value::as_object_mut) {
+            item.remove("kind");
+            item.remove("apiVersion");
+        }
+    }
     if let Some(rows) = body.get_mut("rows").and_then(Value::as_array_mut) {
         // The last cell of a row is its age.
         for row in rows {
