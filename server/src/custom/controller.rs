@@ -40,7 +40,8 @@ const CLEANUP_POLL: Duration = Duration::from_secs(1);
 /// does after a minute.
 const CLEANUP_PATIENCE: Duration = Duration::from_secs(60);
 
-fn crds() -> Resource {
+/// The CustomResourceDefinitions, as a client addresses them.
+pub fn crds() -> Resource {
     Resource::new(
         "apiextensions.k8s.io",
         "v1",

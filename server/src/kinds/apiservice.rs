@@ -32,6 +32,7 @@ use crate::api_error::ApiResult;
 use crate::body::Object;
 use crate::controllers::client::{Client, Resource};
 use crate::controllers::informer::{self, Event, Source};
+use crate::custom::controller::crds;
 use crate::registry::hooks::KindRest;
 use crate::scope::Scope;
 use crate::user::UserInfo;
@@ -131,15 +132,6 @@ impl KindRest for ApiServiceRest {
 
 fn apiservices() -> Resource {
     Resource::new("apiregistration.k8s.io", "v1", "apiservices", false)
-}
-
-fn crds() -> Resource {
-    Resource::new(
-        "apiextensions.k8s.io",
-        "v1",
-        "customresourcedefinitions",
-        false,
-    )
 }
 
 /// What an APIService of kapi's own is to be.

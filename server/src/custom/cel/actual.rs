@@ -22,17 +22,10 @@ use std::sync::Arc;
 use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr};
 use cel::{Context, ExecutionError, Value};
 
-/// cel-go's cost of walking one character of a string.
-const STRING_TRAVERSAL: f64 = 0.1;
-/// cel-go's guess of a regular expression's cost per character.
-const REGEX_PER_CHAR: f64 = 0.25;
-const LIST_CREATE: u64 = 10;
-const MAP_CREATE: u64 = 30;
-const STRUCT_CREATE: u64 = 40;
-/// What one authorization check costs (Kubernetes' authorizer library).
-const AUTHZ_CHECK: u64 = 350_000;
-/// The longest regular expression behind a named format.
-const MAX_NAME_FORMAT_REGEX: f64 = 128.0;
+use super::check::{
+    AUTHZ_CHECK, LIST_CREATE, MAP_CREATE, MAX_NAME_FORMAT_REGEX, REGEX_PER_CHAR, STRING_TRAVERSAL,
+    STRUCT_CREATE, by_factor,
+};
 
 /// Evaluates `expr` in `ctx`, counting its cost: its value (`None` when
 /// the count passed `limit`, where cel-go cancels the evaluation) and the
@@ -416,15 +409,6 @@ fn size(value: &Value) -> u64 {
         Value::List(items) => items.len() as u64,
         Value::Map(map) => map.map.len() as u64,
         _ => 1,
-    }
-}
-
-fn by_factor(n: u64, per: f64) -> u64 {
-    let product = (n as f64 * per).ceil();
-    if product >= u64::MAX as f64 {
-        u64::MAX
-    } else {
-        product as u64
     }
 }
 

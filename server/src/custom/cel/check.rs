@@ -346,7 +346,7 @@ impl Size {
 }
 
 /// `n * per` rounded up, saturating (cel-go's `multiplyByCostFactor`).
-fn by_factor(n: u64, per: f64) -> u64 {
+pub(super) fn by_factor(n: u64, per: f64) -> u64 {
     let product = (n as f64 * per).ceil();
     if product >= u64::MAX as f64 {
         u64::MAX
@@ -356,18 +356,18 @@ fn by_factor(n: u64, per: f64) -> u64 {
 }
 
 /// cel-go's cost of walking one character of a string.
-const STRING_TRAVERSAL: f64 = 0.1;
+pub(super) const STRING_TRAVERSAL: f64 = 0.1;
 /// cel-go's guess of a regular expression's cost per character.
-const REGEX_PER_CHAR: f64 = 0.25;
+pub(super) const REGEX_PER_CHAR: f64 = 0.25;
 /// The CEL sizes of a list literal's, a map literal's and a message's
 /// creation (cel-go's `ListCreateBaseCost` and the others).
-const LIST_CREATE: u64 = 10;
-const MAP_CREATE: u64 = 30;
-const STRUCT_CREATE: u64 = 40;
+pub(super) const LIST_CREATE: u64 = 10;
+pub(super) const MAP_CREATE: u64 = 30;
+pub(super) const STRUCT_CREATE: u64 = 40;
 /// What one authorization check costs (Kubernetes' authorizer library).
-const AUTHZ_CHECK: u64 = 350_000;
+pub(super) const AUTHZ_CHECK: u64 = 350_000;
 /// The longest regular expression behind a named format.
-const MAX_NAME_FORMAT_REGEX: f64 = 128.0;
+pub(super) const MAX_NAME_FORMAT_REGEX: f64 = 128.0;
 
 /// A step of the path from a variable to a value, as cel-go's cost
 /// estimator names them.
