@@ -640,6 +640,16 @@ fn policies_keep_to_cel_cost_limits() {
         "{body}"
     );
     assert_eq!(create("twelve-b", 1).code, 201);
+    // Upstream's metrics of the two refusals (by the error's words), and a
+    // latency for each.
+    let metrics = http_exchange(server.address, "GET", "/metrics", &[], b"").unwrap();
+    for line in [
+        "apiserver_validating_admission_policy_check_total{policy=\"one.costly.example.com\",policy_binding=\"one.costly.binding\",error_type=\"invalid_error\",enforcement_action=\"deny\"} 1",
+        "apiserver_validating_admission_policy_check_total{policy=\"twelve.costly.example.com\",policy_binding=\"twelve.costly.binding\",error_type=\"out_of_budget\",enforcement_action=\"deny\"} 1",
+        "apiserver_validating_admission_policy_check_duration_seconds_count{policy=\"twelve.costly.example.com\",policy_binding=\"twelve.costly.binding\",error_type=\"out_of_budget\",enforcement_action=\"deny\"} 1",
+    ] {
+        assert!(metrics.body.contains(line), "{line} in\n{}", metrics.body);
+    }
 }
 
 /// `matchPolicy: Equivalent` (the default): a policy whose rules name

@@ -67,9 +67,14 @@ pub fn dynamic(
     authorizer: std::sync::Arc<crate::authz::Authorizer>,
 ) -> Vec<Box<dyn crate::admission::Plugin>> {
     let (mutating, validating) = webhook::plugins(registry, authorizer.clone());
+    let policy_metrics = policy::PolicyMetrics::default();
+    policy_metrics.register(registry);
     vec![
         Box::new(mutating),
-        Box::new(policy::ValidatingAdmissionPolicyPlugin::new(authorizer)),
+        Box::new(policy::ValidatingAdmissionPolicyPlugin::new(
+            authorizer,
+            policy_metrics,
+        )),
         Box::new(validating),
     ]
 }

@@ -29,6 +29,11 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::Histogram;
 
 use async_trait::async_trait;
 use kapi_api_types::admissionregistration::v1::rule::{MatchResources, NamedRuleWithOperations};
@@ -61,6 +66,70 @@ pub struct ValidatingAdmissionPolicyPlugin {
     compiled: Mutex<HashMap<String, (String, Arc<Compiled>, Arc<Object>)>>,
     /// The bindings last read, kept decoded.
     bindings: Mutex<Vec<Arc<Object>>>,
+    metrics: PolicyMetrics,
+}
+
+type Labels = Vec<(&'static str, String)>;
+
+/// Upstream's metrics of policy checks (k8s.io/apiserver's
+/// `policy/validating/metrics`): each decision other than a plain admit,
+/// by policy, binding, error type and what was done with it.
+#[derive(Clone)]
+pub struct PolicyMetrics {
+    checks: Family<Labels, Counter>,
+    latency: Family<Labels, Histogram, fn() -> Histogram>,
+}
+
+impl Default for PolicyMetrics {
+    fn default() -> PolicyMetrics {
+        PolicyMetrics {
+            checks: Family::default(),
+            latency: Family::new_with_constructor(|| {
+                Histogram::new([0.0000005, 0.001, 0.01, 0.1, 1.0])
+            }),
+        }
+    }
+}
+
+impl PolicyMetrics {
+    /// Adds the families to `registry` (prometheus_client adds `_total` to
+    /// the counter, as upstream's name ends).
+    pub fn register(&self, registry: &mut prometheus_client::registry::Registry) {
+        registry.register(
+            "apiserver_validating_admission_policy_check",
+            "[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.",
+            self.checks.clone(),
+        );
+        registry.register(
+            "apiserver_validating_admission_policy_check_duration_seconds",
+            "[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.",
+            self.latency.clone(),
+        );
+    }
+
+    /// One decision of `policy` through `binding` that failed with
+    /// `message`, and what was done (`allow` for an error let through,
+    /// `deny`, `warn`, `audit`).
+    fn observe(&self, policy: &str, binding: &str, message: &str, action: &str, elapsed: Duration) {
+        // Upstream's error types, told by the message's words.
+        let error_type = if message.starts_with("compilation") {
+            "compile_error"
+        } else if message.starts_with(OUT_OF_BUDGET) {
+            "out_of_budget"
+        } else {
+            "invalid_error"
+        };
+        let labels = vec![
+            ("policy", policy.to_owned()),
+            ("policy_binding", binding.to_owned()),
+            ("error_type", error_type.to_owned()),
+            ("enforcement_action", action.to_owned()),
+        ];
+        self.checks.get_or_create(&labels).inc();
+        self.latency
+            .get_or_create(&labels)
+            .observe(elapsed.as_secs_f64());
+    }
 }
 
 /// The resources no policy sees (upstream's policy plugin and
@@ -194,6 +263,8 @@ struct Denial {
 struct Outcome {
     /// Failed validations and errors: (message, reason, validation index).
     failures: Vec<(String, String, usize)>,
+    /// Errors let through under `failurePolicy: Ignore`.
+    ignored: Vec<String>,
     /// Audit annotation values by key.
     annotations: Vec<(String, String)>,
 }
@@ -290,10 +361,15 @@ impl Plugin for ValidatingAdmissionPolicyPlugin {
 }
 
 impl ValidatingAdmissionPolicyPlugin {
-    /// The plugin, its `authorizer` variable asking `authorizer`.
-    pub fn new(authorizer: Arc<Authorizer>) -> ValidatingAdmissionPolicyPlugin {
+    /// The plugin, its `authorizer` variable asking `authorizer`, its
+    /// metrics in `metrics`.
+    pub fn new(
+        authorizer: Arc<Authorizer>,
+        metrics: PolicyMetrics,
+    ) -> ValidatingAdmissionPolicyPlugin {
         ValidatingAdmissionPolicyPlugin {
             authorizer,
+            metrics,
             ..ValidatingAdmissionPolicyPlugin::default()
         }
     }
@@ -426,7 +502,20 @@ impl ValidatingAdmissionPolicyPlugin {
                 };
                 let actions = binding.spec.validation_actions.clone().unwrap_or_default();
                 for param in params {
+                    let started = Instant::now();
                     let outcome = context.evaluate(&compiled, &param).await?;
+                    // Each decision is counted with the time of the whole
+                    // evaluation (upstream times each expression).
+                    let elapsed = started.elapsed();
+                    for message in &outcome.ignored {
+                        self.metrics.observe(
+                            &policy_name,
+                            &binding_name,
+                            message,
+                            "allow",
+                            elapsed,
+                        );
+                    }
                     for (key, value) in outcome.annotations {
                         let values = published.entry(key).or_default();
                         if !values.contains(&value) {
@@ -435,6 +524,14 @@ impl ValidatingAdmissionPolicyPlugin {
                     }
                     for (message, reason, index) in outcome.failures {
                         for action in &actions {
+                            let done = action.to_ascii_lowercase();
+                            self.metrics.observe(
+                                &policy_name,
+                                &binding_name,
+                                &message,
+                                &done,
+                                elapsed,
+                            );
                             match action.as_str() {
                                 "Deny" => denials.push(Denial {
                                     policy: policy_name.clone(),
@@ -861,6 +958,8 @@ fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome 
             outcome
                 .failures
                 .push((OUT_OF_BUDGET.to_owned(), "Invalid".to_owned(), 0));
+        } else {
+            outcome.ignored.push(OUT_OF_BUDGET.to_owned());
         }
         outcome
     };
@@ -927,7 +1026,9 @@ fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome 
                 reason,
                 index,
             )),
-            Err(_) => {}
+            Err(e) => outcome
+                .ignored
+                .push(condition_error(&validation.expression.text, e)),
             Ok(_) if messages_spent => {
                 if compiled.fail {
                     outcome.failures.push((
@@ -1002,7 +1103,7 @@ fn evaluate_in(compiled: &Compiled, activation: &mut Activation<'_>) -> Outcome 
                     0,
                 ));
             }
-            Some(Err(_)) => {}
+            Some(Err(e)) => outcome.ignored.push(condition_error(&expression.text, e)),
         }
     }
     outcome
