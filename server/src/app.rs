@@ -67,6 +67,11 @@ pub fn app(state: Arc<App>) -> Router {
         authorizer: state.authorizer.clone(),
         registry: state.registry.clone(),
     };
+    // Group versions served elsewhere are passed on once the filters ran.
+    let router = router.layer(axum::middleware::from_fn_with_state(
+        state.remote.clone(),
+        crate::aggregator::route,
+    ));
     filters
         .wrap(router)
         .layer(axum::middleware::from_fn(no_cache_by_default))

@@ -39,6 +39,7 @@
 
 pub mod admission;
 pub mod admission_plugins;
+pub mod aggregator;
 pub mod api_error;
 pub mod app;
 pub mod audit;

@@ -33,4 +33,6 @@ pub struct App {
     pub limiter: Limiter,
     /// The audit policy and log (`--audit-policy-file`), if any.
     pub auditor: Option<Arc<crate::audit::Auditor>>,
+    /// The group versions other servers serve (APIServices with a Service).
+    pub remote: Arc<crate::aggregator::RemoteApis>,
 }

@@ -414,7 +414,7 @@ fn go_quote(text: &str) -> String {
 }
 
 /// `host:port`, with brackets around an IPv6 address (Go's JoinHostPort).
-fn join_host_port(host: &str, port: u16) -> String {
+pub(crate) fn join_host_port(host: &str, port: u16) -> String {
     if host.contains(':') {
         format!("[{host}]:{port}")
     } else {
@@ -423,7 +423,7 @@ fn join_host_port(host: &str, port: u16) -> String {
 }
 
 /// A dial failure as Go words it.
-fn dial_error(e: &std::io::Error) -> String {
+pub(crate) fn dial_error(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::ConnectionRefused => "connect: connection refused".to_owned(),
         std::io::ErrorKind::TimedOut => "i/o timeout".to_owned(),
@@ -433,7 +433,7 @@ fn dial_error(e: &std::io::Error) -> String {
 
 /// A TLS failure as Go's crypto/tls words it, where the cause is one Go
 /// names the same way.
-fn tls_error(e: &std::io::Error, server_name: &str) -> String {
+pub(crate) fn tls_error(e: &std::io::Error, server_name: &str) -> String {
     use rustls::{CertificateError, Error};
     let inner = e.get_ref().and_then(|inner| inner.downcast_ref::<Error>());
     match inner {

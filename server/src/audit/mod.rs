@@ -139,6 +139,8 @@ pub async fn serve(
     next: Next,
 ) -> Response {
     let id = audit_id(request.headers());
+    // The ID goes on with the request (to a server it is passed on to).
+    request.headers_mut().insert(AUDIT_ID, id.clone());
     let Some(auditor) = auditor else {
         return with_id(next.run(request).await, id);
     };

@@ -59,6 +59,49 @@ pub struct Authenticator {
     cache: cache::TokenCache,
 }
 
+/// The front-proxy headers everyone knows, cleared from every
+/// authenticated request (k8s.io/apiserver's standard request-header names).
+const STANDARD_PROXY_HEADERS: [&str; 3] = ["x-remote-user", "x-remote-uid", "x-remote-group"];
+
+impl Authenticator {
+    /// Removes the credentials of a request once it is authenticated, as
+    /// k8s.io/apiserver's authentication filter does: `Authorization`, the
+    /// standard front-proxy headers (`X-Remote-User`, `-Uid`, `-Group`,
+    /// `X-Remote-Extra-*`) and the ones `--requestheader-*` names, so that
+    /// none reaches a handler or a server requests are passed on to.
+    pub fn clear_credentials(&self, headers: &mut axum::http::HeaderMap) {
+        headers.remove(axum::http::header::AUTHORIZATION);
+        let mut names: Vec<String> = STANDARD_PROXY_HEADERS.map(str::to_owned).to_vec();
+        let mut prefixes = vec!["x-remote-extra-".to_owned()];
+        if let Some(proxies) = &self.request_header {
+            names.extend(
+                proxies
+                    .username_headers
+                    .iter()
+                    .map(|h| h.to_ascii_lowercase()),
+            );
+            names.extend(proxies.group_headers.iter().map(|h| h.to_ascii_lowercase()));
+            prefixes.extend(
+                proxies
+                    .extra_headers_prefix
+                    .iter()
+                    .map(|h| h.to_ascii_lowercase()),
+            );
+        }
+        let prefixed: Vec<axum::http::HeaderName> = headers
+            .keys()
+            .filter(|k| prefixes.iter().any(|p| k.as_str().starts_with(p.as_str())))
+            .cloned()
+            .collect();
+        for name in prefixed {
+            headers.remove(name);
+        }
+        for name in names {
+            headers.remove(name.as_str());
+        }
+    }
+}
+
 impl Default for Authenticator {
     /// No credentials are known and requests without any are anonymous.
     fn default() -> Authenticator {

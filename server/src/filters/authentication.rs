@@ -52,6 +52,7 @@ pub async fn authenticate(
     match verdict {
         Ok((user, notes)) => {
             request.extensions_mut().insert(user);
+            state.authenticator.clear_credentials(request.headers_mut());
             if notes.warnings.is_empty() && notes.annotations.is_empty() {
                 return next.run(request).await;
             }

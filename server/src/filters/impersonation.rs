@@ -67,6 +67,23 @@ pub async fn impersonate(
     }
     crate::audit::record_impersonation(&request, &asked);
     request.extensions_mut().insert(Arc::new(asked));
+    // Nothing after this filter (a server requests are passed on to)
+    // sees what was asked for.
+    let headers = request.headers_mut();
+    let asking: Vec<axum::http::HeaderName> = headers
+        .keys()
+        .filter(|k| {
+            let k = k.as_str();
+            matches!(
+                k,
+                "impersonate-user" | "impersonate-group" | "impersonate-uid"
+            ) || k.starts_with("impersonate-extra-")
+        })
+        .cloned()
+        .collect();
+    for name in asking {
+        headers.remove(name);
+    }
     next.run(request).await
 }
 

@@ -165,6 +165,11 @@ pub struct ServeArgs {
     /// information in (kubeadm's: X-Remote-Extra-).
     #[arg(long, value_delimiter = ',')]
     pub requestheader_extra_headers_prefix: Vec<String>,
+    /// Send requests for APIServices' group versions to one of their
+    /// Service's endpoints instead of its cluster IP (kapi runs no kube-proxy:
+    /// turn this on unless something routes cluster IPs on this machine).
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+    pub enable_aggregator_routing: bool,
     /// API priority and fairness: classify requests by FlowSchema and share
     /// the seats of --max-requests-inflight plus
     /// --max-mutating-requests-inflight among priority levels. When false,
@@ -255,6 +260,7 @@ impl ServeArgs {
                 requestheader_group_headers: self.requestheader_group_headers.clone(),
                 requestheader_extra_headers_prefix: self.requestheader_extra_headers_prefix.clone(),
             },
+            aggregator_routing: self.enable_aggregator_routing,
             limits: Limits {
                 priority_and_fairness: self.enable_priority_and_fairness,
                 read_only: self.max_requests_inflight,

@@ -76,6 +76,9 @@ pub struct ServeOptions {
     pub tls: pki::TlsFlags,
     /// Priority and fairness or the in-flight limits.
     pub limits: Limits,
+    /// `--enable-aggregator-routing`: APIServices' requests go to an
+    /// endpoint of their Service rather than to its cluster IP.
+    pub aggregator_routing: bool,
 }
 
 /// How many requests run at once.
@@ -266,6 +269,7 @@ pub async fn run_with(
         let path = opts.data_dir.join(format!("{}.conf", identity.file));
         write_kubeconfig(&path, address, serving_ca.as_deref(), Some(credentials))?;
     }
+    let remote = Arc::new(remote_apis(&opts, &certificates, &registry, address));
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let shutdown_rx_for_controllers = shutdown_rx.clone();
     let shutdown_rx_for_custom = shutdown_rx.clone();
@@ -280,6 +284,7 @@ pub async fn run_with(
         authorizer,
         limiter,
         auditor,
+        remote,
     });
     let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
@@ -307,6 +312,12 @@ pub async fn run_with(
     let apiservices = tokio::spawn(crate::kinds::apiservice::run(
         crate::controllers::client::Client::of_apiserver(router.clone()),
         base.clone(),
+        state.remote.clone(),
+        shutdown_rx_for_custom.clone(),
+    ));
+    let availability = tokio::spawn(crate::kinds::apiservice::available::run(
+        crate::controllers::client::Client::of_apiserver(router.clone()),
+        state.remote.clone(),
         shutdown_rx_for_custom.clone(),
     ));
     let custom = tokio::spawn(crate::custom::controller::run(
@@ -347,6 +358,7 @@ pub async fn run_with(
     }
     custom.abort();
     apiservices.abort();
+    availability.abort();
     cluster_authentication.abort();
     for task in flow_control.iter().flatten() {
         task.abort();
@@ -357,6 +369,33 @@ pub async fn run_with(
 }
 
 /// Priority and fairness over the two limits' seats, or the limits alone.
+/// The aggregator's table, empty until the APIServices are read: Services
+/// found through the server's own objects, kapi's front-proxy client
+/// certificate presented.
+fn remote_apis(
+    opts: &ServeOptions,
+    certificates: &pki::Certificates,
+    registry: &Registry,
+    address: SocketAddr,
+) -> crate::aggregator::RemoteApis {
+    use crate::kinds::apiservice::resolver::{Routing, ServiceResolver};
+    let routing = if opts.aggregator_routing {
+        Routing::Endpoints
+    } else {
+        Routing::ClusterIp
+    };
+    let own = (address.ip().to_string(), address.port());
+    let resolver = ServiceResolver::new(Arc::new(registry.clone()), routing, own);
+    let client = &certificates.front_proxy.client;
+    crate::aggregator::RemoteApis::new(
+        Arc::new(resolver),
+        Some(crate::aggregator::transport::Identity {
+            cert_pem: client.cert_pem.clone(),
+            key_pem: client.key_pem.clone(),
+        }),
+    )
+}
+
 fn limiter(limits: Limits, metrics: &Metrics) -> Result<Limiter, ServeError> {
     if !limits.priority_and_fairness {
         return Ok(Limiter::MaxInFlight(MaxInFlight::new(

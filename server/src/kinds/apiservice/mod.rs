@@ -18,6 +18,9 @@
 //! touched. Writes go through the server's own router as kube-apiserver
 //! (manager `kube-apiserver`).
 
+pub mod available;
+pub mod resolver;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -28,6 +31,10 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
+use base64::Engine;
+
+use crate::aggregator::transport::Trust;
+use crate::aggregator::{RemoteApis, ServiceTarget};
 use crate::api_error::ApiResult;
 use crate::body::Object;
 use crate::controllers::client::{Client, Resource};
@@ -243,7 +250,12 @@ enum Watched {
 /// Runs until `shutdown`: keeps the APIServices of `base`'s built-in group
 /// versions and of the custom resources' through `client` (kube-apiserver's
 /// own).
-pub async fn run(client: Client, base: Arc<Scheme>, mut shutdown: watch::Receiver<bool>) {
+pub async fn run(
+    client: Client,
+    base: Arc<Scheme>,
+    remote: Arc<RemoteApis>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut tasks = JoinSet::new();
     let (tx, mut rx) = mpsc::channel(64);
     informer::spawn(
@@ -285,6 +297,7 @@ pub async fn run(client: Client, base: Arc<Scheme>, mut shutdown: watch::Receive
                 while let Ok((watched, event)) = rx.try_recv() {
                     state.apply(watched, event);
                 }
+                route(&remote, &state.services);
                 if state.listed != (true, true) {
                     continue;
                 }
@@ -299,6 +312,57 @@ pub async fn run(client: Client, base: Arc<Scheme>, mut shutdown: watch::Receive
         }
     }
     tasks.abort_all();
+}
+
+/// Puts the aggregator's table in line with the APIServices: those naming
+/// a Service are passed on to it, the rest served here.
+fn route(remote: &RemoteApis, services: &BTreeMap<String, Value>) {
+    let mut wanted = BTreeSet::new();
+    for service in services.values() {
+        let spec = &service["spec"];
+        let (Some(group), Some(version)) = (spec["group"].as_str(), spec["version"].as_str())
+        else {
+            continue;
+        };
+        let target = &spec["service"];
+        if target.is_null() {
+            continue;
+        }
+        let name = service["metadata"]["name"].as_str().unwrap_or_default();
+        let available = service["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["type"] == "Available" && c["status"] == "True");
+        let ca_bundle = spec["caBundle"]
+            .as_str()
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+            .unwrap_or_default();
+        remote.serve_remote(
+            group,
+            version,
+            name,
+            ServiceTarget {
+                namespace: target["namespace"].as_str().unwrap_or_default().to_owned(),
+                name: target["name"].as_str().unwrap_or_default().to_owned(),
+                port: target["port"]
+                    .as_i64()
+                    .and_then(|p| i32::try_from(p).ok())
+                    .unwrap_or(443),
+            },
+            Trust {
+                ca_bundle,
+                insecure: spec["insecureSkipTLSVerify"].as_bool().unwrap_or(false),
+            },
+            available,
+        );
+        wanted.insert((group.to_owned(), version.to_owned()));
+    }
+    for (key, _) in remote.all() {
+        if !wanted.contains(&key) {
+            remote.serve_locally(&key.0, &key.1);
+        }
+    }
 }
 
 /// What the registration knows.

@@ -1,0 +1,225 @@
+//! The aggregator in front of the server (kube-aggregator's proxy): group
+//! versions that another server serves, and the filter that passes their
+//! requests on to it after authentication, audit, priority and fairness
+//! and authorization have run here, as kube-apiserver's aggregator does.
+//!
+//! What fills the table (APIService objects, their availability) is
+//! Kubernetes' built-in behaviour and lives with the APIService kind; this
+//! module knows only group versions, the Service behind each, how to
+//! trust it, and how to find the Service's address ([`Resolve`]).
+
+mod proxy;
+pub mod transport;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+
+pub use proxy::go_query;
+use transport::{Identity, Transport, Trust};
+
+use crate::webhook_client::Resolve;
+
+/// The Service an APIService names (`spec.service`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceTarget {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its port (443 when the APIService gives none).
+    pub port: i32,
+}
+
+impl ServiceTarget {
+    /// The name the server's certificate must carry: `<name>.<namespace>.svc`.
+    pub fn server_name(&self) -> String {
+        format!("{}.{}.svc", self.name, self.namespace)
+    }
+}
+
+/// A group version served by another server.
+#[derive(Debug)]
+pub struct RemoteVersion {
+    /// The APIService's name (`<version>.<group>`).
+    pub apiservice: String,
+    /// Where it is served.
+    pub service: ServiceTarget,
+    /// How the server is trusted.
+    pub trust: Trust,
+    /// Whether the APIService is `Available`: requests to one that is not
+    /// get 503 without being passed on.
+    pub available: bool,
+    /// The transport, or why it could not be built.
+    transport: Result<Transport, String>,
+}
+
+impl RemoteVersion {
+    /// The transport to the server, or why there is none.
+    pub fn transport(&self) -> Result<&Transport, &str> {
+        self.transport.as_ref().map_err(String::as_str)
+    }
+}
+
+/// The group versions served elsewhere, and how to reach them.
+pub struct RemoteApis {
+    versions: RwLock<BTreeMap<(String, String), Arc<RemoteVersion>>>,
+    resolver: Arc<dyn Resolve>,
+    identity: Option<Identity>,
+}
+
+impl std::fmt::Debug for RemoteApis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteApis").finish_non_exhaustive()
+    }
+}
+
+impl RemoteApis {
+    /// No group version served elsewhere yet; Services are found through
+    /// `resolver`, and `identity` is the client certificate presented.
+    pub fn new(resolver: Arc<dyn Resolve>, identity: Option<Identity>) -> RemoteApis {
+        RemoteApis {
+            versions: RwLock::new(BTreeMap::new()),
+            resolver,
+            identity,
+        }
+    }
+
+    /// Where Services are found.
+    pub fn resolver(&self) -> &dyn Resolve {
+        self.resolver.as_ref()
+    }
+
+    /// Where Services are found, shared.
+    pub fn resolver_handle(&self) -> Arc<dyn Resolve> {
+        self.resolver.clone()
+    }
+
+    /// `group`/`version` is served by `service` through APIService
+    /// `apiservice`. The transport is kept while the Service and the trust
+    /// stay the same, so that a change of availability keeps the open
+    /// connections.
+    pub fn serve_remote(
+        &self,
+        group: &str,
+        version: &str,
+        apiservice: &str,
+        service: ServiceTarget,
+        trust: Trust,
+        available: bool,
+    ) {
+        let key = (group.to_owned(), version.to_owned());
+        let mut versions = self
+            .versions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let transport = match versions.get(&key) {
+            Some(old) if old.service == service && old.trust == trust => old.transport.clone(),
+            _ => Transport::new(&service.server_name(), &trust, self.identity.as_ref()),
+        };
+        if let Err(e) = &transport {
+            tracing::warn!(%apiservice, error = %e, "no transport to the APIService's server");
+        }
+        versions.insert(
+            key,
+            Arc::new(RemoteVersion {
+                apiservice: apiservice.to_owned(),
+                service,
+                trust,
+                available,
+                transport,
+            }),
+        );
+    }
+
+    /// `group`/`version` is served here (or not at all).
+    pub fn serve_locally(&self, group: &str, version: &str) {
+        self.versions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&(group.to_owned(), version.to_owned()));
+    }
+
+    /// The server of `group`/`version`, when it is another one.
+    pub fn remote(&self, group: &str, version: &str) -> Option<Arc<RemoteVersion>> {
+        let versions = self.versions.read().unwrap_or_else(PoisonError::into_inner);
+        if versions.is_empty() {
+            return None;
+        }
+        versions
+            .get(&(group.to_owned(), version.to_owned()))
+            .cloned()
+    }
+
+    /// Every group version served elsewhere.
+    pub fn all(&self) -> Vec<((String, String), Arc<RemoteVersion>)> {
+        self.versions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// A transport of its own to `service` trusted as `trust`, with this
+    /// server's identity (the availability checks use one).
+    pub fn transport_to(
+        &self,
+        service: &ServiceTarget,
+        trust: &Trust,
+    ) -> Result<Transport, String> {
+        Transport::new(&service.server_name(), trust, self.identity.as_ref())
+    }
+}
+
+/// The group and version a path addresses: `/apis/<group>/<version>[/...]`,
+/// or `/api/<version>[/...]` for the core group.
+fn group_version(path: &str) -> Option<(&str, &str)> {
+    let mut parts = path.strip_prefix('/')?.splitn(4, '/');
+    match parts.next()? {
+        "apis" => {
+            let group = parts.next().filter(|g| !g.is_empty())?;
+            let version = parts.next().filter(|v| !v.is_empty())?;
+            Some((group, version))
+        }
+        "api" => {
+            let version = parts.next().filter(|v| !v.is_empty())?;
+            Some(("", version))
+        }
+        _ => None,
+    }
+}
+
+/// The filter: a request for a group version served elsewhere is passed
+/// on; any other goes to this server's routes.
+pub async fn route(State(apis): State<Arc<RemoteApis>>, request: Request, next: Next) -> Response {
+    let remote = group_version(request.uri().path()).and_then(|(g, v)| apis.remote(g, v));
+    match remote {
+        Some(remote) => proxy::serve(&apis, &remote, request).await,
+        None => next.run(request).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_name_their_group_version() {
+        assert_eq!(
+            group_version("/apis/metrics.k8s.io/v1beta1"),
+            Some(("metrics.k8s.io", "v1beta1"))
+        );
+        assert_eq!(
+            group_version("/apis/metrics.k8s.io/v1beta1/namespaces/a/pods"),
+            Some(("metrics.k8s.io", "v1beta1"))
+        );
+        assert_eq!(group_version("/apis/metrics.k8s.io/"), None);
+        assert_eq!(group_version("/apis/metrics.k8s.io"), None);
+        assert_eq!(group_version("/api/v1/pods"), Some(("", "v1")));
+        assert_eq!(group_version("/healthz"), None);
+    }
+}
