@@ -96,7 +96,9 @@ fn groups(scheme: &Scheme) -> Vec<(&'static str, Vec<&'static str>)> {
 /// versions first, then beta, then alpha, each newest first (`v2`, `v1`,
 /// `v2beta1`, `v1beta2`, `v1alpha1`); other strings last, by name. The first
 /// is the group's preferred version.
-fn version_priority(version: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, &str) {
+pub fn version_priority(
+    version: &str,
+) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, &str) {
     use std::cmp::Reverse;
     let parsed = version.strip_prefix('v').and_then(|rest| {
         let digits = rest

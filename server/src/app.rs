@@ -97,7 +97,12 @@ async fn openapi_v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
 }
 
 async fn openapi_index(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    openapi::index(&app.openapi, &app.registry.scheme(), &headers)
+    openapi::index(
+        &app.openapi,
+        &app.registry.scheme(),
+        app.remote.openapi_paths(),
+        &headers,
+    )
 }
 
 async fn openapi_group_version(

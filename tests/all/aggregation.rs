@@ -12,6 +12,7 @@ use kapi_test_support::{Server, http_exchange};
 use serde_json::{Value, json};
 
 const APISERVICES: &str = "/apis/apiregistration.k8s.io/v1/apiservices";
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 fn send(server: &Server, method: &str, path: &str, body: &Value) -> (u16, Value) {
     let answer = http_exchange(
@@ -322,4 +323,389 @@ fn a_front_proxy_names_the_user_in_headers() {
     // The proxy's certificate alone is no credential.
     let (code, _) = curl(&[]);
     assert_eq!(code, 401);
+}
+
+/// Waits (at most 60 s) until APIService `name` has an `Available`
+/// condition for which `wanted` holds, and gives it.
+fn condition(server: &Server, name: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last = Value::Null;
+    loop {
+        let (_, object) = get(server, &format!("{APISERVICES}/{name}"));
+        if let Some(found) = object["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Available")
+        {
+            if wanted(found) {
+                return found.clone();
+            }
+            last = found.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "APIService {name}: waited 60 s, last condition {last}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn apiservice(group: &str, service: &str, port: u16, ca: Option<&str>) -> Value {
+    let mut object = json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+        "metadata": {"name": format!("v1.{group}")},
+        "spec": {"group": group, "version": "v1", "groupPriorityMinimum": 2000,
+            "versionPriority": 15,
+            "service": {"namespace": "default", "name": service, "port": port}}});
+    match ca {
+        Some(ca) => object["spec"]["caBundle"] = json!(ca),
+        None => object["spec"]["insecureSkipTLSVerify"] = json!(true),
+    }
+    object
+}
+
+/// Another API server registered with an APIService is reached through
+/// kapi as through kube-apiserver's aggregator: its availability checked
+/// (upstream's reasons and messages), its group in discovery and OpenAPI,
+/// every verb of kubectl passed on with the user named in the front-proxy
+/// headers (the other server refuses whom its own RBAC does not allow, with
+/// its own message), watches streamed; an APIService whose server is not
+/// there is answered 503 as upstream answers it. The other server is a
+/// second kapi that trusts this one's front-proxy CA; its Service is an
+/// ExternalName (Services may not hold loopback endpoints).
+#[test]
+fn an_apiservice_is_served_by_its_server() {
+    let binary = Path::new(env!("CARGO_BIN_EXE_kapi"));
+    let front = Server::start(binary);
+    let front_proxy_ca = front.data_dir().join("front-proxy-ca.crt");
+    let extension = Server::start_args(
+        binary,
+        &[
+            "--requestheader-client-ca-file",
+            front_proxy_ca.to_str().unwrap(),
+            "--tls-san",
+            "extension.default.svc",
+        ],
+    );
+    extension.kubectl_stdin_ok(
+        &["apply", "-f", "-"],
+        r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.ext.example.com"},
+            "spec": {"group": "ext.example.com", "scope": "Namespaced",
+                "names": {"plural": "things", "singular": "thing", "kind": "Thing",
+                    "shortNames": ["th"]},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "spec": {"type": "object", "description": "What the thing is.",
+                            "properties": {"size": {"type": "integer"}}}}}}}]}}"#,
+    );
+    until("the extension's kind", || {
+        let (code, _) = get(&extension, "/apis/ext.example.com/v1/things");
+        (code == 200).then_some(())
+    });
+    let port = extension.address.port();
+    let service = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "extension", "namespace": "default"},
+        "spec": {"type": "ExternalName", "externalName": "127.0.0.1", "ports": [{"port": port}]}});
+    let (code, made) = send(
+        &front,
+        "POST",
+        "/api/v1/namespaces/default/services",
+        &service,
+    );
+    assert_eq!(code, 201, "{made}");
+    let ca = std::fs::read(extension.data_dir().join("ca.crt")).unwrap();
+    use base64::Engine as _;
+    let ca = base64::engine::general_purpose::STANDARD.encode(ca);
+    let (code, made) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice("ext.example.com", "extension", port, Some(&ca)),
+    );
+    assert_eq!(code, 201, "{made}");
+    let available = condition(&front, "v1.ext.example.com", |c| c["status"] == "True");
+    assert_eq!(available["reason"], "Passed");
+    assert_eq!(available["message"], "all checks passed");
+
+    // Discovery learns what the other server serves, after its availability.
+    until("the extension's resources in discovery", || {
+        let answer = http_exchange(
+            front.address,
+            "GET",
+            "/apis",
+            &[("Accept", AGGREGATED)],
+            b"",
+        )?;
+        let list: Value = serde_json::from_str(&answer.body).ok()?;
+        let group = list["items"]
+            .as_array()?
+            .iter()
+            .find(|g| g["metadata"]["name"] == "ext.example.com")?;
+        (group["versions"][0]["freshness"] == "Current").then_some(())
+    });
+    // kubectl through the front: discovery, explain, and every verb.
+    let resources = front.kubectl_ok(&["api-resources", "--api-group", "ext.example.com"]);
+    assert!(
+        resources.contains("things") && resources.contains("th "),
+        "{resources}"
+    );
+    let explained = front.kubectl_ok(&["explain", "things.spec"]);
+    assert!(explained.contains("What the thing is."), "{explained}");
+    let watch = front
+        .kubectl_command(&[
+            "get",
+            "things",
+            "--watch",
+            "--output-watch-events",
+            "-o",
+            "jsonpath={.type} {.object.metadata.name}{\"\\n\"}",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut watch = scopeguard(watch);
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
+    let stdout = watch.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let created = front.kubectl_stdin_ok(
+        &["apply", "-f", "-"],
+        r#"{"apiVersion": "ext.example.com/v1", "kind": "Thing",
+            "metadata": {"name": "one", "namespace": "default"}, "spec": {"size": 1}}"#,
+    );
+    assert!(
+        created.contains("thing.ext.example.com/one created"),
+        "{created}"
+    );
+    let event = lines_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(event, "ADDED one");
+    // The object is the other server's.
+    let (code, there) = get(
+        &extension,
+        "/apis/ext.example.com/v1/namespaces/default/things/one",
+    );
+    assert_eq!(code, 200);
+    let (code, here) = get(
+        &front,
+        "/apis/ext.example.com/v1/namespaces/default/things/one",
+    );
+    assert_eq!((code, &here), (200, &there));
+    assert_eq!(
+        there["metadata"]["managedFields"][0]["manager"],
+        "kubectl-client-side-apply"
+    );
+    front.kubectl_ok(&[
+        "patch",
+        "thing",
+        "one",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"size":2}}"#,
+    ]);
+    let modified = lines_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(modified, "MODIFIED one");
+    let size = front.kubectl_ok(&["get", "th", "one", "-o", "jsonpath={.spec.size}"]);
+    assert_eq!(size, "2");
+    front.kubectl_ok(&["delete", "thing", "one"]);
+    let deleted = lines_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(deleted, "DELETED one");
+
+    // The user reaches the other server, which decides for itself: alice
+    // may list things here, not there.
+    front.kubectl_ok(&[
+        "create",
+        "clusterrole",
+        "things",
+        "--verb=list",
+        "--resource=things.ext.example.com",
+    ]);
+    front.kubectl_ok(&[
+        "create",
+        "clusterrolebinding",
+        "things",
+        "--clusterrole=things",
+        "--user=alice",
+    ]);
+    let answer = http_exchange(
+        front.address,
+        "GET",
+        "/apis/ext.example.com/v1/namespaces/default/things",
+        &[("Impersonate-User", "alice")],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(answer.code, 403, "{}", answer.body);
+    let refusal: Value = serde_json::from_str(&answer.body).unwrap();
+    assert_eq!(
+        refusal["message"],
+        "things.ext.example.com is forbidden: User \"alice\" cannot list resource \"things\" \
+         in API group \"ext.example.com\" in the namespace \"default\""
+    );
+    // Who may not list things here is refused here.
+    let answer = http_exchange(
+        front.address,
+        "GET",
+        "/apis/ext.example.com/v1/namespaces/default/things",
+        &[("Impersonate-User", "bob")],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(answer.code, 403, "{}", answer.body);
+
+    // An APIService whose Service is missing, one whose Service has no
+    // endpoints, and one whose server does not answer.
+    let (code, _) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice("missing.example.com", "nowhere", 443, None),
+    );
+    assert_eq!(code, 201);
+    let missing = condition(&front, "v1.missing.example.com", |c| c["status"] == "False");
+    assert_eq!(missing["reason"], "ServiceNotFound");
+    assert_eq!(
+        missing["message"],
+        "service/nowhere in \"default\" is not present"
+    );
+    let answer = http_exchange(
+        front.address,
+        "GET",
+        "/apis/missing.example.com/v1/things",
+        &[],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            answer.code,
+            answer.body.as_str(),
+            answer.header("content-type")
+        ),
+        (
+            503,
+            "service unavailable\n",
+            vec!["text/plain; charset=utf-8"]
+        )
+    );
+    let kubectl = front.kubectl_err(&["get", "--raw", "/apis/missing.example.com/v1"]);
+    assert!(
+        kubectl.contains("the server is currently unable to handle the request"),
+        "{kubectl}"
+    );
+    // Its group is in discovery, stale.
+    let aggregated = http_exchange(
+        front.address,
+        "GET",
+        "/apis",
+        &[("Accept", AGGREGATED)],
+        b"",
+    )
+    .unwrap();
+    let aggregated: Value = serde_json::from_str(&aggregated.body).unwrap();
+    let group = aggregated["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["metadata"]["name"] == "missing.example.com")
+        .unwrap();
+    assert_eq!(
+        group["versions"],
+        json!([{"version": "v1", "freshness": "Stale"}])
+    );
+
+    let plain = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "plain", "namespace": "default"},
+        "spec": {"ports": [{"port": 443}]}});
+    let (code, _) = send(
+        &front,
+        "POST",
+        "/api/v1/namespaces/default/services",
+        &plain,
+    );
+    assert_eq!(code, 201);
+    let (code, _) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice("plain.example.com", "plain", 443, None),
+    );
+    assert_eq!(code, 201);
+    let plain = condition(&front, "v1.plain.example.com", |c| c["status"] == "False");
+    assert_eq!(plain["reason"], "EndpointsNotFound");
+    assert_eq!(
+        plain["message"],
+        "cannot find endpoints for service/plain in \"default\""
+    );
+    let (code, _) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice("port.example.com", "plain", 8443, None),
+    );
+    assert_eq!(code, 201);
+    let port_error = condition(&front, "v1.port.example.com", |c| c["status"] == "False");
+    assert_eq!(port_error["reason"], "ServicePortError");
+    assert_eq!(
+        port_error["message"],
+        "service/plain in \"default\" is not listening on port 8443"
+    );
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let silent = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "silent", "namespace": "default"},
+        "spec": {"type": "ExternalName", "externalName": "127.0.0.1", "ports": [{"port": closed_port}]}});
+    let (code, _) = send(
+        &front,
+        "POST",
+        "/api/v1/namespaces/default/services",
+        &silent,
+    );
+    assert_eq!(code, 201);
+    let (code, _) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice("silent.example.com", "silent", closed_port, None),
+    );
+    assert_eq!(code, 201);
+    let silent = condition(&front, "v1.silent.example.com", |c| c["status"] == "False");
+    let url = format!("https://127.0.0.1:{closed_port}/apis/silent.example.com/v1");
+    assert_eq!(silent["reason"], "FailedDiscoveryCheck");
+    assert_eq!(
+        silent["message"],
+        format!(
+            "failing or missing response from {url}: Get \"{url}\": dial tcp 127.0.0.1:{closed_port}: connect: connection refused"
+        )
+    );
+    // The other server gone, the APIService becomes unavailable.
+    drop(extension);
+    let gone = condition(&front, "v1.ext.example.com", |c| c["status"] == "False");
+    assert_eq!(gone["reason"], "FailedDiscoveryCheck");
+}
+
+/// Kills the child process when dropped.
+struct ChildGuard(std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn scopeguard(child: std::process::Child) -> ChildGuard {
+    ChildGuard(child)
 }

@@ -176,6 +176,7 @@ pub struct APIVersionDiscovery {
     /// The version.
     pub version: String,
     /// The resources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<APIResourceDiscovery>,
     /// `Current` or `Stale`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -184,6 +185,7 @@ pub struct APIVersionDiscovery {
 
 /// The kind a resource answers with.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct GroupVersionKind {
     /// Group.
     pub group: String,
@@ -200,12 +202,16 @@ pub struct APIResourceDiscovery {
     /// Plural resource name.
     pub resource: String,
     /// The kind the resource returns.
+    #[serde(default)]
     pub response_kind: GroupVersionKind,
     /// `Namespaced` or `Cluster`.
+    #[serde(default)]
     pub scope: String,
     /// Singular name.
+    #[serde(default)]
     pub singular_resource: String,
     /// Supported verbs.
+    #[serde(default)]
     pub verbs: Vec<String>,
     /// Short names.
     #[serde(default, skip_serializing_if = "Option::is_none")]

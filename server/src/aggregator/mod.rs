@@ -8,6 +8,7 @@
 //! module knows only group versions, the Service behind each, how to
 //! trust it, and how to find the Service's address ([`Resolve`]).
 
+pub mod discovery;
 mod proxy;
 pub mod transport;
 
@@ -17,6 +18,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use kapi_runtime::meta::APIVersionDiscovery;
 
 pub use proxy::go_query;
 use transport::{Identity, Transport, Trust};
@@ -69,7 +71,19 @@ pub struct RemoteApis {
     versions: RwLock<BTreeMap<(String, String), Arc<RemoteVersion>>>,
     resolver: Arc<dyn Resolve>,
     identity: Option<Identity>,
+    /// Every APIService's priorities (local ones too), by group version:
+    /// `groupPriorityMinimum` and `versionPriority`, which order discovery.
+    priorities: RwLock<Priorities>,
+    /// What each remote group version's server last said it serves.
+    found: RwLock<BTreeMap<(String, String), APIVersionDiscovery>>,
+    /// The paths of each remote group version's server's OpenAPI v3 index.
+    indexes: RwLock<BTreeMap<(String, String), serde_json::Map<String, serde_json::Value>>>,
+    /// Ticks when the remote group versions change.
+    changed: tokio::sync::watch::Sender<()>,
 }
+
+/// `groupPriorityMinimum` and `versionPriority` by (group, version).
+pub type Priorities = BTreeMap<(String, String), (i64, i64)>;
 
 impl std::fmt::Debug for RemoteApis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -85,7 +99,114 @@ impl RemoteApis {
             versions: RwLock::new(BTreeMap::new()),
             resolver,
             identity,
+            priorities: RwLock::new(BTreeMap::new()),
+            found: RwLock::new(BTreeMap::new()),
+            indexes: RwLock::new(BTreeMap::new()),
+            changed: tokio::sync::watch::channel(()).0,
         }
+    }
+
+    /// The priorities of every APIService.
+    pub fn set_priorities(&self, priorities: Priorities) {
+        *self
+            .priorities
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = priorities;
+    }
+
+    /// The priorities of every APIService, as last set.
+    pub fn priorities(&self) -> Priorities {
+        self.priorities
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records what the server of `group`/`version` serves (`None`: it
+    /// could not be read).
+    fn discovered(&self, group: &str, version: &str, found: Option<APIVersionDiscovery>) {
+        let key = (group.to_owned(), version.to_owned());
+        let mut all = self.found.write().unwrap_or_else(PoisonError::into_inner);
+        match found {
+            Some(found) => {
+                all.insert(key, found);
+            }
+            None => {
+                all.remove(&key);
+            }
+        }
+    }
+
+    /// Records the OpenAPI v3 index of the server of `group`/`version`.
+    fn indexed(
+        &self,
+        group: &str,
+        version: &str,
+        paths: serde_json::Map<String, serde_json::Value>,
+    ) {
+        if self.remote(group, version).is_none() {
+            return;
+        }
+        self.indexes
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((group.to_owned(), version.to_owned()), paths);
+    }
+
+    /// The OpenAPI v3 index entry of each remote group version, as its
+    /// server lists it (`apis/<group>/<version>` with its
+    /// `serverRelativeURL`). Upstream merges every entry of an extension's
+    /// index, so that one listing `api/v1` may shadow the server's own at
+    /// random; only the APIService's own group version is taken here.
+    pub fn openapi_paths(&self) -> serde_json::Map<String, serde_json::Value> {
+        let indexes = self.indexes.read().unwrap_or_else(PoisonError::into_inner);
+        let mut all = serde_json::Map::new();
+        for ((group, version), paths) in indexes.iter() {
+            let key = openapi_key(group, version);
+            if let Some(entry) = paths.get(&key) {
+                all.insert(key, entry.clone());
+            }
+        }
+        all
+    }
+
+    /// The remote group version OpenAPI v3 document `key`
+    /// (`apis/<group>/<version>`) is the server of, once its server listed it.
+    fn openapi_owner(&self, key: &str) -> Option<Arc<RemoteVersion>> {
+        let (group, version) = match key.strip_prefix("apis/") {
+            Some(rest) => rest.split_once('/')?,
+            None => ("", key.strip_prefix("api/")?),
+        };
+        let listed = self
+            .indexes
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(group.to_owned(), version.to_owned()))
+            .is_some_and(|paths| paths.contains_key(key));
+        if !listed {
+            return None;
+        }
+        self.remote(group, version)
+    }
+
+    /// The aggregated discovery of each remote group version: what its
+    /// server serves, or the version alone, `Stale`, when that is not known.
+    pub fn discovery(&self) -> Vec<((String, String), APIVersionDiscovery)> {
+        let found = self.found.read().unwrap_or_else(PoisonError::into_inner);
+        self.all()
+            .into_iter()
+            .map(|(key, _)| {
+                let entry = found
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_else(|| APIVersionDiscovery {
+                        version: key.1.clone(),
+                        resources: Vec::new(),
+                        freshness: Some("Stale".to_owned()),
+                    });
+                (key, entry)
+            })
+            .collect()
     }
 
     /// Where Services are found.
@@ -123,6 +244,9 @@ impl RemoteApis {
         if let Err(e) = &transport {
             tracing::warn!(%apiservice, error = %e, "no transport to the APIService's server");
         }
+        let changed = versions.get(&key).is_none_or(|old| {
+            old.service != service || old.trust != trust || old.available != available
+        });
         versions.insert(
             key,
             Arc::new(RemoteVersion {
@@ -133,14 +257,31 @@ impl RemoteApis {
                 transport,
             }),
         );
+        drop(versions);
+        if changed {
+            self.changed.send_replace(());
+        }
     }
 
     /// `group`/`version` is served here (or not at all).
     pub fn serve_locally(&self, group: &str, version: &str) {
-        self.versions
+        let key = (group.to_owned(), version.to_owned());
+        let removed = self
+            .versions
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&(group.to_owned(), version.to_owned()));
+            .remove(&key);
+        if removed.is_some() {
+            self.found
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&key);
+            self.indexes
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&key);
+            self.changed.send_replace(());
+        }
     }
 
     /// The server of `group`/`version`, when it is another one.
@@ -175,6 +316,15 @@ impl RemoteApis {
     }
 }
 
+/// The key of a group version's OpenAPI v3 document.
+fn openapi_key(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        format!("api/{version}")
+    } else {
+        format!("apis/{group}/{version}")
+    }
+}
+
 /// The group and version a path addresses: `/apis/<group>/<version>[/...]`,
 /// or `/api/<version>[/...]` for the core group.
 fn group_version(path: &str) -> Option<(&str, &str)> {
@@ -196,7 +346,12 @@ fn group_version(path: &str) -> Option<(&str, &str)> {
 /// The filter: a request for a group version served elsewhere is passed
 /// on; any other goes to this server's routes.
 pub async fn route(State(apis): State<Arc<RemoteApis>>, request: Request, next: Next) -> Response {
-    let remote = group_version(request.uri().path()).and_then(|(g, v)| apis.remote(g, v));
+    let path = request.uri().path();
+    let remote = match path.strip_prefix("/openapi/v3/") {
+        // An OpenAPI document another server lists is its to answer.
+        Some(key) => apis.openapi_owner(key.trim_end_matches('/')),
+        None => group_version(path).and_then(|(g, v)| apis.remote(g, v)),
+    };
     match remote {
         Some(remote) => proxy::serve(&apis, &remote, request).await,
         None => next.run(request).await,

@@ -65,6 +65,7 @@ fn json<T: Serialize>(value: &T, content_type: &str) -> Response {
 
 fn aggregated(app: &App, core: bool, version: &str, headers: &HeaderMap) -> Response {
     let mut list = discovery::aggregated(&app.registry.scheme(), core);
+    with_remote_discovery(app, core, &mut list);
     list.types.api_version = format!("apidiscovery.k8s.io/{version}");
     let content_type =
         format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList");
@@ -125,7 +126,8 @@ pub async fn groups(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     if let Some(version) = aggregated_version(&headers) {
         return aggregated(&app, false, version, &headers);
     }
-    let list = discovery::group_list(&app.registry.scheme());
+    let mut list = discovery::group_list(&app.registry.scheme());
+    with_remote_groups(&app, &mut list);
     document(&headers, &list, &list.types)
 }
 
@@ -136,10 +138,184 @@ pub async fn group(
     headers: HeaderMap,
 ) -> Response {
     let scheme = app.registry.scheme();
-    match discovery::group(&scheme, &group) {
+    let mut found = discovery::group(&scheme, &group);
+    with_remote_versions(&app, &group, &mut found);
+    match found {
         Some(doc) => document(&headers, &doc, &doc.types),
         None => not_found(&scheme, &group),
     }
+}
+
+/// The order of groups and versions once other servers serve some, as
+/// kube-aggregator orders them: groups by their highest
+/// `groupPriorityMinimum`, versions by `versionPriority` then kube-aware
+/// version order (a group version without an APIService yet counts 1000
+/// and 15, as upstream's, and the aggregator's own group 20001, first);
+/// groups of equal priority keep this server's order.
+struct Order {
+    priorities: crate::aggregator::Priorities,
+}
+
+impl Order {
+    fn of(app: &App) -> Order {
+        Order {
+            priorities: app.remote.priorities(),
+        }
+    }
+
+    fn priority(&self, group: &str, version: &str) -> (i64, i64) {
+        // The aggregator's own group has no APIService and comes first.
+        if group == "apiregistration.k8s.io" {
+            return (20001, 15);
+        }
+        self.priorities
+            .get(&(group.to_owned(), version.to_owned()))
+            .copied()
+            .unwrap_or((1000, 15))
+    }
+
+    fn group_key<'a>(
+        &self,
+        group: &str,
+        versions: impl Iterator<Item = &'a str>,
+    ) -> std::cmp::Reverse<i64> {
+        std::cmp::Reverse(
+            versions
+                .map(|v| self.priority(group, v).0)
+                .max()
+                .unwrap_or(1000),
+        )
+    }
+
+    fn sort_versions<T>(&self, group: &str, versions: &mut [T], version: impl Fn(&T) -> &str) {
+        versions.sort_by(|a, b| {
+            let (a, b) = (version(a), version(b));
+            let (pa, pb) = (self.priority(group, a).1, self.priority(group, b).1);
+            pb.cmp(&pa)
+                .then_with(|| discovery::version_priority(a).cmp(&discovery::version_priority(b)))
+        });
+    }
+}
+
+/// `/apis` with the groups other servers serve.
+fn with_remote_groups(app: &App, list: &mut kapi_runtime::meta::APIGroupList) {
+    let remote = app.remote.all();
+    if remote.is_empty() {
+        return;
+    }
+    for ((group, version), _) in remote {
+        if group.is_empty() {
+            continue;
+        }
+        let versions = match list.groups.iter_mut().find(|g| g.name == group) {
+            Some(found) => &mut found.versions,
+            None => {
+                list.groups.push(kapi_runtime::meta::APIGroup {
+                    name: group.clone(),
+                    ..Default::default()
+                });
+                let last = list.groups.len() - 1;
+                &mut list.groups[last].versions
+            }
+        };
+        if !versions.iter().any(|v| v.version == version) {
+            versions.push(discovery_version(&group, &version));
+        }
+    }
+    let order = Order::of(app);
+    for group in &mut list.groups {
+        order.sort_versions(&group.name, &mut group.versions, |v| &v.version);
+        group.preferred_version = group.versions.first().cloned().unwrap_or_default();
+    }
+    list.groups.sort_by_cached_key(|g| {
+        order.group_key(&g.name, g.versions.iter().map(|v| v.version.as_str()))
+    });
+}
+
+/// `/apis/<group>` with the versions other servers serve.
+fn with_remote_versions(app: &App, group: &str, found: &mut Option<kapi_runtime::meta::APIGroup>) {
+    let remote: Vec<String> = app
+        .remote
+        .all()
+        .into_iter()
+        .filter(|((g, _), _)| g == group && !g.is_empty())
+        .map(|((_, v), _)| v)
+        .collect();
+    if remote.is_empty() {
+        return;
+    }
+    let doc = found.get_or_insert_with(|| kapi_runtime::meta::APIGroup {
+        types: TypeMeta {
+            kind: "APIGroup".into(),
+            api_version: "v1".into(),
+        },
+        name: group.to_owned(),
+        ..Default::default()
+    });
+    for version in remote {
+        if !doc.versions.iter().any(|v| v.version == version) {
+            doc.versions.push(discovery_version(group, &version));
+        }
+    }
+    Order::of(app).sort_versions(group, &mut doc.versions, |v| &v.version);
+    doc.preferred_version = doc.versions.first().cloned().unwrap_or_default();
+}
+
+fn discovery_version(group: &str, version: &str) -> kapi_runtime::meta::GroupVersionForDiscovery {
+    kapi_runtime::meta::GroupVersionForDiscovery {
+        group_version: format!("{group}/{version}"),
+        version: version.to_owned(),
+    }
+}
+
+/// Aggregated discovery with what other servers serve: a remote group
+/// version's entry replaces a local one of the same name, as upstream's
+/// aggregator source wins.
+fn with_remote_discovery(
+    app: &App,
+    core: bool,
+    list: &mut kapi_runtime::meta::APIGroupDiscoveryList,
+) {
+    let remote = app.remote.discovery();
+    if remote.is_empty() {
+        return;
+    }
+    let mut touched = false;
+    for ((group, _), entry) in remote {
+        if group.is_empty() != core {
+            continue;
+        }
+        touched = true;
+        let name = (!group.is_empty()).then(|| group.clone());
+        let versions = match list.items.iter_mut().find(|g| g.metadata.name == name) {
+            Some(found) => &mut found.versions,
+            None => {
+                list.items.push(kapi_runtime::meta::APIGroupDiscovery {
+                    metadata: kapi_runtime::meta::ObjectMeta {
+                        name,
+                        ..Default::default()
+                    },
+                    versions: Vec::new(),
+                });
+                let last = list.items.len() - 1;
+                &mut list.items[last].versions
+            }
+        };
+        versions.retain(|v| v.version != entry.version);
+        versions.push(entry);
+    }
+    if !touched {
+        return;
+    }
+    let order = Order::of(app);
+    for item in &mut list.items {
+        let group = item.metadata.name.clone().unwrap_or_default();
+        order.sort_versions(&group, &mut item.versions, |v| &v.version);
+    }
+    list.items.sort_by_cached_key(|g| {
+        let group = g.metadata.name.clone().unwrap_or_default();
+        order.group_key(&group, g.versions.iter().map(|v| v.version.as_str()))
+    });
 }
 
 /// `/api/<version>`.

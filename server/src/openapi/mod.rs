@@ -175,10 +175,28 @@ pub fn v2(docs: &OpenApiDocs, scheme: &Arc<Scheme>, headers: &HeaderMap) -> Resp
     response
 }
 
-/// `/openapi/v3`: the index of group-version documents.
-pub fn index(docs: &OpenApiDocs, scheme: &Arc<Scheme>, headers: &HeaderMap) -> Response {
+/// `/openapi/v3`: the index of group-version documents, with the entries
+/// of other servers' indexes (`remote`) after this server's own.
+pub fn index(
+    docs: &OpenApiDocs,
+    scheme: &Arc<Scheme>,
+    remote: serde_json::Map<String, serde_json::Value>,
+    headers: &HeaderMap,
+) -> Response {
     let built = docs.get(scheme);
-    respond(&built.v3_index, headers, false)
+    if remote.is_empty() {
+        return respond(&built.v3_index, headers, false);
+    }
+    let mut index: serde_json::Value = match serde_json::from_slice(&built.v3_index.json) {
+        Ok(index) => index,
+        Err(e) => return ApiError::internal(e.to_string()).into_response(),
+    };
+    if let Some(paths) = index.get_mut("paths").and_then(|p| p.as_object_mut()) {
+        for (key, entry) in remote {
+            paths.entry(key).or_insert(entry);
+        }
+    }
+    respond(&Document::new(&index), headers, false)
 }
 
 /// `/openapi/v3/<api|apis>/...`: one group version; immutable when asked for

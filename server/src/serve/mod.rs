@@ -315,6 +315,10 @@ pub async fn run_with(
         state.remote.clone(),
         shutdown_rx_for_custom.clone(),
     ));
+    let remote_discovery = tokio::spawn(crate::aggregator::discovery::run(
+        state.remote.clone(),
+        shutdown_rx_for_custom.clone(),
+    ));
     let availability = tokio::spawn(crate::kinds::apiservice::available::run(
         crate::controllers::client::Client::of_apiserver(router.clone()),
         state.remote.clone(),
@@ -359,6 +363,7 @@ pub async fn run_with(
     custom.abort();
     apiservices.abort();
     availability.abort();
+    remote_discovery.abort();
     cluster_authentication.abort();
     for task in flow_control.iter().flatten() {
         task.abort();

@@ -45,7 +45,7 @@ enum Watched {
 
 enum Seen {
     ApiService(Event<APIService>),
-    Service(Event<Service>),
+    Service(Box<Event<Service>>),
     Endpoints(Event<Endpoints>),
 }
 
@@ -111,7 +111,7 @@ pub async fn run(client: Client, remote: Arc<RemoteApis>, mut shutdown: watch::R
                 None
             }
             Some((_, e)) = rx_a.recv() => Some(Seen::ApiService(e)),
-            Some((_, e)) = rx_s.recv() => Some(Seen::Service(e)),
+            Some((_, e)) = rx_s.recv() => Some(Seen::Service(Box::new(e))),
             Some((_, e)) = rx_e.recv() => Some(Seen::Endpoints(e)),
             Some(name) = retry_rx.recv() => {
                 state.dirty.insert(name);
@@ -227,7 +227,7 @@ impl State {
                 }
             },
             Seen::Service(event) => {
-                let touched = match event {
+                let touched = match *event {
                     Event::Listed(all) => {
                         self.services = all.into_iter().map(|s| (key_of(&s.metadata), s)).collect();
                         self.listed[1] = true;

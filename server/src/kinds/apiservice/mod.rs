@@ -318,12 +318,20 @@ pub async fn run(
 /// a Service are passed on to it, the rest served here.
 fn route(remote: &RemoteApis, services: &BTreeMap<String, Value>) {
     let mut wanted = BTreeSet::new();
+    let mut priorities = crate::aggregator::Priorities::new();
     for service in services.values() {
         let spec = &service["spec"];
-        let (Some(group), Some(version)) = (spec["group"].as_str(), spec["version"].as_str())
-        else {
+        let group = spec["group"].as_str().unwrap_or_default();
+        let Some(version) = spec["version"].as_str() else {
             continue;
         };
+        priorities.insert(
+            (group.to_owned(), version.to_owned()),
+            (
+                spec["groupPriorityMinimum"].as_i64().unwrap_or_default(),
+                spec["versionPriority"].as_i64().unwrap_or_default(),
+            ),
+        );
         let target = &spec["service"];
         if target.is_null() {
             continue;
@@ -363,6 +371,7 @@ fn route(remote: &RemoteApis, services: &BTreeMap<String, Value>) {
             remote.serve_locally(&key.0, &key.1);
         }
     }
+    remote.set_priorities(priorities);
 }
 
 /// What the registration knows.
