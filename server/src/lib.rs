@@ -14,8 +14,8 @@
 //! - **values**: [`user`], [`request_info`], [`options`], [`recorder`], [`api_error`],
 //!   [`selectors`], [`body`], [`names`], [`go_duration`], [`loopback`] (the
 //!   server's client to itself), [`watch_signal`], [`pki`], [`webhook_client`]
-//!   (calls to webhooks), and the wire
-//!   forms ([`negotiation`], [`protobuf`], [`table`], [`strategic_merge`]);
+//!   (calls to webhooks), [`tls_client`] (a client of another HTTPS
+//!   server), [`kubeconfig`] (another cluster to ask), and the wire forms ([`negotiation`], [`protobuf`], [`table`], [`strategic_merge`]);
 //! - **storage**: [`stored`] (keys and codec), [`cache`] (the watch cache),
 //!   [`store`] (`CachedStore`: get, list, watch and an update's reads, from the
 //!   cache or the backend);
@@ -29,8 +29,8 @@
 //!   [`kinds`] (the kinds' hooks), [`authorizers`] (Node and RBAC, with the
 //!   bootstrap policy) and [`builtin_controllers`], which the generic layers
 //!   never name;
-//! - **server**: [`endpoints`], [`discovery`], [`openapi`], [`health`],
-//!   [`metrics`], [`state`], [`app`](mod@app), [`serve`], [`extensions`] and [`cli`].
+//! - **server**: [`aggregator`] (group versions other servers serve),
+//!   [`endpoints`], [`discovery`], [`openapi`], [`health`], [`metrics`], [`state`], [`app`](mod@app), [`serve`], [`extensions`] and [`cli`].
 
 #![cfg_attr(
     not(test),
@@ -62,6 +62,7 @@ pub mod go_duration;
 pub mod health;
 pub mod jsonpath;
 pub mod kinds;
+pub mod kubeconfig;
 pub mod loopback;
 pub mod memory;
 pub mod metrics;
@@ -82,6 +83,7 @@ pub mod store;
 pub mod stored;
 pub mod strategic_merge;
 pub mod table;
+pub mod tls_client;
 pub mod user;
 pub mod watch_signal;
 pub mod webhook_client;

@@ -10,7 +10,6 @@
 
 pub mod discovery;
 mod proxy;
-pub mod transport;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
@@ -20,8 +19,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 use kapi_runtime::meta::APIVersionDiscovery;
 
+use crate::tls_client::{Identity, Transport, Trust};
 pub use proxy::go_query;
-use transport::{Identity, Transport, Trust};
 
 use crate::webhook_client::Resolve;
 
@@ -88,6 +87,24 @@ pub type Priorities = BTreeMap<(String, String), (i64, i64)>;
 impl std::fmt::Debug for RemoteApis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RemoteApis").finish_non_exhaustive()
+    }
+}
+
+/// A resolver for a server that reaches no Service (one without
+/// Services, or in tests).
+struct NoServices;
+
+#[async_trait::async_trait]
+impl Resolve for NoServices {
+    async fn resolve(&self, _: &str, name: &str, _: i32) -> Result<(String, u16), String> {
+        Err(format!("service \"{name}\" not found"))
+    }
+}
+
+impl Default for RemoteApis {
+    /// No group version served elsewhere, and no Service to reach one at.
+    fn default() -> RemoteApis {
+        RemoteApis::new(Arc::new(NoServices), None)
     }
 }
 

@@ -16,9 +16,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use hyper_util::rt::TokioIo;
 
-use super::transport::Transport;
 use super::{RemoteApis, RemoteVersion};
 use crate::request_info::RequestInfo;
+use crate::tls_client::Transport;
 use crate::user::UserInfo;
 use crate::webhook_client::join_host_port;
 

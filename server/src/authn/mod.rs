@@ -25,6 +25,7 @@ mod cache;
 pub mod request_header;
 pub mod service_account;
 pub mod token_file;
+pub mod webhook;
 pub mod x509;
 
 use std::sync::Arc;
@@ -57,6 +58,9 @@ pub struct Authenticator {
     api_audiences: Vec<String>,
     /// Recent successful token authentications.
     cache: cache::TokenCache,
+    /// Another cluster reviewing the tokens this server does not know
+    /// (`--authentication-kubeconfig`).
+    token_review: Option<webhook::TokenReview>,
 }
 
 /// The front-proxy headers everyone knows, cleared from every
@@ -114,6 +118,7 @@ impl Default for Authenticator {
             anonymous: true,
             api_audiences: vec![service_account::issuer::DEFAULT_ISSUER.to_owned()],
             cache: cache::TokenCache::default(),
+            token_review: None,
         }
     }
 }
@@ -147,6 +152,12 @@ impl Authenticator {
     pub fn with_service_accounts(mut self, issuer: Arc<service_account::Issuer>) -> Authenticator {
         self.api_audiences = issuer.api_audiences().to_vec();
         self.service_accounts = Some(service_account::ServiceAccountTokens::new(issuer));
+        self
+    }
+
+    /// Asks `review` about the tokens no other authenticator knows.
+    pub fn with_token_review(mut self, review: webhook::TokenReview) -> Authenticator {
+        self.token_review = Some(review);
         self
     }
 
@@ -302,6 +313,14 @@ impl Authenticator {
                 bootstrap::Verdict::Refused(why) => return refused(&why),
                 bootstrap::Verdict::NotOurs => {}
             }
+        }
+        if let Some(review) = &self.token_review {
+            return match review.review(token).await {
+                webhook::Reviewed::User(user) => {
+                    TokenVerdict::User(Arc::new(user), audiences.to_vec(), Notes::default())
+                }
+                webhook::Reviewed::Refused(why) => refused(&why),
+            };
         }
         TokenVerdict::Refused(INVALID_BEARER_TOKEN.to_owned())
     }

@@ -6,6 +6,7 @@
 //! [`Authorize`] in `crate::authorizers`.
 
 pub mod authorizer;
+pub mod webhook;
 
 pub use authorizer::{AlwaysAllow, Authorize, Authorizer};
 

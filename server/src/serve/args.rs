@@ -165,6 +165,18 @@ pub struct ServeArgs {
     /// information in (kubeadm's: X-Remote-Extra-).
     #[arg(long, value_delimiter = ',')]
     pub requestheader_extra_headers_prefix: Vec<String>,
+    /// A kubeconfig of the cluster this server extends: tokens it does not
+    /// know are reviewed there (TokenReview), and the client CA and
+    /// front-proxy settings are read from its
+    /// kube-system/extension-apiserver-authentication ConfigMap, unless
+    /// --client-ca-file or --requestheader-client-ca-file are given.
+    #[arg(long)]
+    pub authentication_kubeconfig: Option<PathBuf>,
+    /// A kubeconfig of the cluster this server extends: what users may do
+    /// is asked there (SubjectAccessReview) instead of --authorization-mode;
+    /// /healthz, /readyz and /livez are open to all.
+    #[arg(long)]
+    pub authorization_kubeconfig: Option<PathBuf>,
     /// Send requests for APIServices' group versions to one of their
     /// Service's endpoints instead of its cluster IP (kapi runs no kube-proxy:
     /// turn this on unless something routes cluster IPs on this machine).
@@ -261,6 +273,10 @@ impl ServeArgs {
                 requestheader_extra_headers_prefix: self.requestheader_extra_headers_prefix.clone(),
             },
             aggregator_routing: self.enable_aggregator_routing,
+            delegation: super::Delegation {
+                authentication_kubeconfig: self.authentication_kubeconfig.clone(),
+                authorization_kubeconfig: self.authorization_kubeconfig.clone(),
+            },
             limits: Limits {
                 priority_and_fairness: self.enable_priority_and_fairness,
                 read_only: self.max_requests_inflight,

@@ -40,6 +40,16 @@ use crate::state::App;
 use crate::stored::StorageMediaType;
 
 /// Namespaces every cluster has, created at start when missing.
+/// The resources some of the server's own tasks read: a task whose kinds
+/// the scheme does not serve (an extension server's) is not started.
+const APISERVICES: (&str, &str, &str) = ("apiregistration.k8s.io", "v1", "apiservices");
+const FLOW_SCHEMAS: (&str, &str, &str) = ("flowcontrol.apiserver.k8s.io", "v1", "flowschemas");
+
+/// Whether `scheme` serves `resource` (group, version, plural).
+fn serves(scheme: &Scheme, (group, version, plural): (&str, &str, &str)) -> bool {
+    scheme.get(group, version, plural).is_some()
+}
+
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-system", "kube-public", "kube-node-lease"];
 
 /// What `serve` needs.
@@ -79,6 +89,77 @@ pub struct ServeOptions {
     /// `--enable-aggregator-routing`: APIServices' requests go to an
     /// endpoint of their Service rather than to its cluster IP.
     pub aggregator_routing: bool,
+    /// What is left to the cluster this server extends.
+    pub delegation: Delegation,
+}
+
+/// An extension server's delegation of authentication and authorization to
+/// the cluster it extends, as k8s.io/apiserver's delegating options.
+#[derive(Clone, Debug, Default)]
+pub struct Delegation {
+    /// `--authentication-kubeconfig`.
+    pub authentication_kubeconfig: Option<PathBuf>,
+    /// `--authorization-kubeconfig`.
+    pub authorization_kubeconfig: Option<PathBuf>,
+}
+
+/// What the cluster's `extension-apiserver-authentication` ConfigMap says.
+#[derive(Debug, Default)]
+struct ClusterTrust {
+    /// `client-ca-file`.
+    client_ca: Option<String>,
+    /// The `requestheader-*` keys.
+    request_header: Option<crate::kinds::cluster_authentication::RequestHeader>,
+}
+
+/// Reads the cluster's `kube-system/extension-apiserver-authentication`
+/// ConfigMap, as k8s.io/apiserver's delegating authentication looks up
+/// what it is not given.
+async fn cluster_trust(api: &crate::kubeconfig::RemoteApi) -> Result<ClusterTrust, ServeError> {
+    let path = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
+    let (code, configmap) = api
+        .json(
+            hyper::Method::GET,
+            path,
+            None,
+            std::time::Duration::from_secs(30),
+        )
+        .await
+        .map_err(|e| ServeError::Delegation(e.0))?;
+    if code != 200 {
+        return Err(ServeError::Delegation(format!(
+            "unable to get configmap/extension-apiserver-authentication in kube-system ({code}: {});              usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME              --role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA'",
+            configmap["message"].as_str().unwrap_or_default()
+        )));
+    }
+    let data = &configmap["data"];
+    let text = |key: &str| {
+        data[key]
+            .as_str()
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+    };
+    let list = |key: &str| -> Result<Vec<String>, ServeError> {
+        match text(key) {
+            Some(json) => serde_json::from_str(&json)
+                .map_err(|e| ServeError::Delegation(format!("{key}: {e}"))),
+            None => Ok(Vec::new()),
+        }
+    };
+    let request_header = match text("requestheader-client-ca-file") {
+        Some(client_ca) => Some(crate::kinds::cluster_authentication::RequestHeader {
+            client_ca,
+            allowed_names: list("requestheader-allowed-names")?,
+            username_headers: list("requestheader-username-headers")?,
+            group_headers: list("requestheader-group-headers")?,
+            extra_headers_prefix: list("requestheader-extra-headers-prefix")?,
+        }),
+        None => None,
+    };
+    Ok(ClusterTrust {
+        client_ca: text("client-ca-file"),
+        request_header,
+    })
 }
 
 /// How many requests run at once.
@@ -163,6 +244,8 @@ pub enum ServeError {
     #[error(transparent)]
     TokenFile(#[from] crate::authn::token_file::TokenFileError),
     /// Priority and fairness has no seats to share.
+    #[error("delegation to the cluster: {0}")]
+    Delegation(String),
     #[error(
         "--max-requests-inflight plus --max-mutating-requests-inflight must be positive \
          with priority and fairness enabled"
@@ -205,16 +288,48 @@ pub async fn run_with(
     };
     let controllers = controller_options(&opts, &root_ca, &extensions.controllers)?;
     let issuer = Arc::new(Issuer::from_flags(&opts.service_accounts)?);
-    let authenticator = Arc::new(authenticator(&opts, &certificates, issuer.clone())?);
+    let mut trust = ClusterTrust::default();
+    let mut token_review = None;
+    if let Some(path) = &opts.delegation.authentication_kubeconfig {
+        let api = crate::kubeconfig::RemoteApi::from_file(path)
+            .map_err(|e| ServeError::Delegation(e.0))?;
+        trust = cluster_trust(&api).await?;
+        if opts.tls.client_ca_file.is_some() {
+            trust.client_ca = None;
+        }
+        if opts.tls.requestheader_client_ca_file.is_some() {
+            trust.request_header = None;
+        }
+        token_review = Some(crate::authn::webhook::TokenReview::new(api));
+    }
+    let mut authenticator = authenticator(&opts, &certificates, issuer.clone(), &trust)?;
+    if let Some(review) = token_review {
+        authenticator = authenticator.with_token_review(review);
+    }
+    let authenticator = Arc::new(authenticator);
     let auditor = match &opts.audit {
         Some(flags) => Some(Arc::new(flags.auditor()?)),
         None => None,
     };
     let tls = tls::server_config(&certificates, authenticator.client_certificates())?;
     let rbac = Arc::new(crate::authorizers::rbac::RbacAuthorizer::default());
-    let authorizer = Arc::new(crate::authorizers::chain(&opts.authorization_modes, &rbac));
+    let authorizer = Arc::new(match &opts.delegation.authorization_kubeconfig {
+        Some(path) => {
+            let api = crate::kubeconfig::RemoteApi::from_file(path)
+                .map_err(|e| ServeError::Delegation(e.0))?;
+            crate::authz::Authorizer::new(vec![Arc::new(
+                crate::authz::webhook::SubjectAccessReview::new(api),
+            )])
+        }
+        None => crate::authorizers::chain(&opts.authorization_modes, &rbac),
+    });
     let mut metrics = Metrics::default();
-    let limiter = limiter(opts.limits, &metrics)?;
+    // A server of its own kinds alone (an extension server) has no
+    // flowcontrol objects to configure priority and fairness with: it limits
+    // requests in flight.
+    let mut limits = opts.limits;
+    limits.priority_and_fairness &= serves(&scheme, FLOW_SCHEMAS);
+    let limiter = limiter(limits, &metrics)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
@@ -247,6 +362,7 @@ pub async fn run_with(
     if opts
         .authorization_modes
         .contains(&crate::authorizers::Mode::Rbac)
+        && serves(&base, ("rbac.authorization.k8s.io", "v1", "clusterroles"))
     {
         crate::authorizers::bootstrap::ensure(&registry).await;
     }
@@ -303,33 +419,45 @@ pub async fn run_with(
     let router = app(state.clone());
     // Custom resources are served by every process, whatever controllers run.
     // What extension API servers read to trust this server.
-    let cluster_authentication = tokio::spawn(crate::kinds::cluster_authentication::run(
-        crate::controllers::client::Client::of_apiserver(router.clone()),
-        published(&opts.tls, &certificates),
-        shutdown_rx_for_custom.clone(),
-    ));
+    let cluster_authentication = serves(&base, ("", "v1", "configmaps")).then(|| {
+        tokio::spawn(crate::kinds::cluster_authentication::run(
+            crate::controllers::client::Client::of_apiserver(router.clone()),
+            published(&opts.tls, &certificates),
+            shutdown_rx_for_custom.clone(),
+        ))
+    });
     // kube-aggregator's registration of the local APIServices.
-    let apiservices = tokio::spawn(crate::kinds::apiservice::run(
-        crate::controllers::client::Client::of_apiserver(router.clone()),
-        base.clone(),
-        state.remote.clone(),
-        shutdown_rx_for_custom.clone(),
-    ));
+    let apiservices = serves(&base, APISERVICES).then(|| {
+        tokio::spawn(crate::kinds::apiservice::run(
+            crate::controllers::client::Client::of_apiserver(router.clone()),
+            base.clone(),
+            state.remote.clone(),
+            shutdown_rx_for_custom.clone(),
+        ))
+    });
     let remote_discovery = tokio::spawn(crate::aggregator::discovery::run(
         state.remote.clone(),
         shutdown_rx_for_custom.clone(),
     ));
-    let availability = tokio::spawn(crate::kinds::apiservice::available::run(
-        crate::controllers::client::Client::of_apiserver(router.clone()),
-        state.remote.clone(),
-        shutdown_rx_for_custom.clone(),
-    ));
-    let custom = tokio::spawn(crate::custom::controller::run(
-        state.registry.clone(),
-        base,
-        crate::controllers::client::Client::of_apiserver(router.clone()),
-        shutdown_rx_for_custom,
-    ));
+    let availability = serves(&base, APISERVICES).then(|| {
+        tokio::spawn(crate::kinds::apiservice::available::run(
+            crate::controllers::client::Client::of_apiserver(router.clone()),
+            state.remote.clone(),
+            shutdown_rx_for_custom.clone(),
+        ))
+    });
+    let custom = serves(
+        &base,
+        ("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
+    )
+    .then(|| {
+        tokio::spawn(crate::custom::controller::run(
+            state.registry.clone(),
+            base,
+            crate::controllers::client::Client::of_apiserver(router.clone()),
+            shutdown_rx_for_custom,
+        ))
+    });
     let flow_control = match &state.limiter {
         Limiter::Priority(flow_control) => Some([
             tokio::spawn(crate::flowcontrol::controller::run(
@@ -360,11 +488,19 @@ pub async fn run_with(
     {
         controllers.abort();
     }
-    custom.abort();
-    apiservices.abort();
-    availability.abort();
+    if let Some(task) = custom {
+        task.abort();
+    }
+    if let Some(task) = apiservices {
+        task.abort();
+    }
+    if let Some(task) = availability {
+        task.abort();
+    }
     remote_discovery.abort();
-    cluster_authentication.abort();
+    if let Some(task) = cluster_authentication {
+        task.abort();
+    }
     for task in flow_control.iter().flatten() {
         task.abort();
     }
@@ -394,7 +530,7 @@ fn remote_apis(
     let client = &certificates.front_proxy.client;
     crate::aggregator::RemoteApis::new(
         Arc::new(resolver),
-        Some(crate::aggregator::transport::Identity {
+        Some(crate::tls_client::Identity {
             cert_pem: client.cert_pem.clone(),
             key_pem: client.key_pem.clone(),
         }),
@@ -451,11 +587,23 @@ fn authenticator(
     opts: &ServeOptions,
     certificates: &pki::Certificates,
     issuer: Arc<Issuer>,
+    cluster: &ClusterTrust,
 ) -> Result<Authenticator, ServeError> {
-    let trusted = ClientCertificates::new(&certificates.client_cas)?;
+    use rustls::pki_types::pem::PemObject;
+    let mut client_cas = certificates.client_cas.clone();
+    if let Some(pem) = &cluster.client_ca {
+        client_cas.extend(
+            rustls::pki_types::CertificateDer::pem_slice_iter(pem.as_bytes())
+                .filter_map(Result::ok),
+        );
+    }
+    let trusted = ClientCertificates::new(&client_cas)?;
     let mut authenticator = Authenticator::default();
-    if let Some(proxies) = published(&opts.tls, certificates).request_header {
-        use rustls::pki_types::pem::PemObject;
+    let proxies = match &cluster.request_header {
+        Some(from_cluster) => Some(from_cluster.clone()),
+        None => published(&opts.tls, certificates).request_header,
+    };
+    if let Some(proxies) = proxies {
         let cas: Vec<_> =
             rustls::pki_types::CertificateDer::pem_slice_iter(proxies.client_ca.as_bytes())
                 .filter_map(Result::ok)

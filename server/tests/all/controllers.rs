@@ -140,6 +140,7 @@ fn router_on(storage: Arc<dyn Storage>) -> (Router, watch::Sender<bool>) {
         authorizer: Default::default(),
         limiter: Default::default(),
         auditor: None,
+        remote: Default::default(),
         openapi: Default::default(),
     }));
     (router, tx)

@@ -289,6 +289,7 @@ fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
         authorizer: Default::default(),
         limiter: Default::default(),
         auditor: None,
+        remote: Default::default(),
         openapi: Default::default(),
     }))
 }

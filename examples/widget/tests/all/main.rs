@@ -4,6 +4,7 @@
 //! one binary with a module per topic links once instead of once per file.
 
 mod crd;
+mod extension_server;
 mod extensions;
 mod kubectl;
 mod versions;

@@ -21,10 +21,10 @@ use kapi_runtime::meta::Time;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
-use crate::aggregator::transport::Trust;
 use crate::aggregator::{RemoteApis, ServiceTarget};
 use crate::controllers::client::{Client, Resource};
 use crate::controllers::informer::{self, Event, Source};
+use crate::tls_client::Trust;
 
 /// How often every APIService is checked again (upstream's resync).
 const RESYNC: Duration = Duration::from_secs(30);

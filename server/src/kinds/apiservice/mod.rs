@@ -33,7 +33,6 @@ use tokio::task::JoinSet;
 
 use base64::Engine;
 
-use crate::aggregator::transport::Trust;
 use crate::aggregator::{RemoteApis, ServiceTarget};
 use crate::api_error::ApiResult;
 use crate::body::Object;
@@ -42,6 +41,7 @@ use crate::controllers::informer::{self, Event, Source};
 use crate::custom::controller::crds;
 use crate::registry::hooks::KindRest;
 use crate::scope::Scope;
+use crate::tls_client::Trust;
 use crate::user::UserInfo;
 
 /// The label the aggregator marks the APIServices it keeps with.

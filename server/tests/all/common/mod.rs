@@ -75,6 +75,7 @@ pub async fn harness_on(
         limiter: Default::default(),
         auditor: None,
         openapi: Default::default(),
+        remote: Default::default(),
     }));
     let h = Harness {
         router,

@@ -1,9 +1,10 @@
-//! How the aggregator reaches one extension server: TLS to the name
-//! `<service>.<namespace>.svc`, the server's certificate checked against the
-//! APIService's `caBundle` (or not at all with `insecureSkipTLSVerify`),
-//! kapi's front-proxy client certificate presented, and connections kept
-//! open for the next request, as client-go's transport that kube-aggregator
-//! builds for each APIService.
+//! A client of another HTTPS server, as client-go's transport reaches one:
+//! TLS to a given name (`<service>.<namespace>.svc` for an APIService, the
+//! host of a kubeconfig's server), the server's certificate checked against
+//! given CAs (an APIService's `caBundle`, a kubeconfig's
+//! `certificate-authority-data`) or not at all, a client certificate
+//! presented (kapi's front-proxy one, a kubeconfig user's), and connections
+//! kept open for the next request.
 
 use std::future::Future;
 use std::pin::Pin;
