@@ -35,11 +35,11 @@ pub fn app(state: Arc<App>) -> Router {
         .route("/version", get(discovery::version))
         .route("/version/", get(discovery::version))
         .route("/healthz", get(health::healthz))
-        .route("/healthz/{name}", get(health::healthz_one))
+        .route("/healthz/{*name}", get(health::healthz_one))
         .route("/livez", get(health::livez))
-        .route("/livez/{name}", get(health::livez_one))
+        .route("/livez/{*name}", get(health::livez_one))
         .route("/readyz", get(health::readyz))
-        .route("/readyz/{name}", get(health::readyz_one))
+        .route("/readyz/{*name}", get(health::readyz_one))
         .route("/metrics", get(metrics))
         .route("/metrics/slis", get(metrics_slis))
         .route(
@@ -93,7 +93,12 @@ async fn no_cache_by_default(
 }
 
 async fn openapi_v2(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    openapi::v2(&app.openapi, &app.registry.scheme(), &headers)
+    openapi::v2(
+        &app.openapi,
+        &app.registry.scheme(),
+        app.remote.openapi_v2(),
+        &headers,
+    )
 }
 
 async fn openapi_index(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {

@@ -10,11 +10,15 @@
 //! - `GET /livez/NAME` runs one check: `ok`, or a 500 with its error; 404 for an
 //!   unknown name.
 //!
-//! The checks are kapi's own: `ping` (the server answers), `etcd` (the store
-//! answers a read of its current revision; kube-apiserver's name for its storage
-//! check, kept for tools that look for it, whichever backend kapi runs on) and,
-//! for readiness only, `shutdown` (fails once the server has begun shutting
-//! down, so load balancers stop sending it requests).
+//! The checks, in kube-apiserver's order: `ping` (the server answers), `log`
+//! (the log can be written), `etcd` (the store answers a read of its current
+//! revision; kube-apiserver's name for its storage check, kept for tools that
+//! look for it, whichever backend kapi runs on), for readiness
+//! `informer-sync` (the server's own informers listed), then the post-start
+//! hooks and plain checks the server registered ([`crate::post_start`]:
+//! `poststarthook/<name>` until its work is done, `autoregister-completion`),
+//! and for readiness last `shutdown` (fails once the server has begun
+//! shutting down, so load balancers stop sending it requests).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -44,34 +48,62 @@ impl Endpoint {
     }
 
     /// The checks of this endpoint, in the order they are listed.
-    fn checks(self) -> &'static [Check] {
-        match self {
-            Endpoint::Healthz | Endpoint::Livez => &[Check::Ping, Check::Etcd],
-            Endpoint::Readyz => &[Check::Ping, Check::Etcd, Check::Shutdown],
+    fn checks(self, app: &App) -> Vec<Check> {
+        let mut checks = vec![Check::Ping, Check::Log, Check::Etcd];
+        if self == Endpoint::Readyz {
+            checks.push(Check::InformerSync);
         }
+        checks.extend(
+            app.checks
+                .states()
+                .map(|(name, _)| Check::Registered(name.to_owned())),
+        );
+        if self == Endpoint::Readyz {
+            checks.push(Check::Shutdown);
+        }
+        checks
     }
 }
 
 /// One named check.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Check {
     Ping,
+    Log,
     Etcd,
+    InformerSync,
+    /// A post-start hook or plain check the server registered.
+    Registered(String),
     Shutdown,
 }
 
 impl Check {
-    fn name(self) -> &'static str {
+    fn name(&self) -> &str {
         match self {
             Check::Ping => "ping",
+            Check::Log => "log",
             Check::Etcd => "etcd",
+            Check::InformerSync => "informer-sync",
+            Check::Registered(name) => name,
             Check::Shutdown => "shutdown",
         }
     }
 
-    async fn run(self, app: &App) -> Result<(), String> {
+    async fn run(&self, app: &App) -> Result<(), String> {
         match self {
             Check::Ping => Ok(()),
+            // The log goes to standard error: it must take a write.
+            Check::Log => {
+                use std::io::Write;
+                std::io::stderr()
+                    .flush()
+                    .map_err(|e| format!("logging blocked: {e}"))
+            }
+            Check::InformerSync => app.checks.informers_synced(),
+            Check::Registered(name) => app
+                .checks
+                .state_of(name)
+                .unwrap_or_else(|| Err("not registered".to_owned())),
             Check::Etcd => app
                 .registry
                 .storage()
@@ -133,7 +165,7 @@ async fn all(app: &App, endpoint: Endpoint, query: Option<&str>) -> Response {
     let (verbose, mut excluded) = parse_query(query);
     let mut lines = String::new();
     let mut failed = false;
-    for check in endpoint.checks() {
+    for check in endpoint.checks(app) {
         if excluded.remove(check.name()) {
             lines.push_str(&format!("[+]{} excluded: ok\n", check.name()));
             continue;
@@ -169,7 +201,8 @@ async fn all(app: &App, endpoint: Endpoint, query: Option<&str>) -> Response {
 }
 
 async fn one(app: &App, endpoint: Endpoint, name: &str) -> Response {
-    let Some(check) = endpoint.checks().iter().find(|c| c.name() == name) else {
+    let checks = endpoint.checks(app);
+    let Some(check) = checks.iter().find(|c| c.name() == name) else {
         return plain_text(StatusCode::NOT_FOUND, "404 page not found\n".into());
     };
     let result = check.run(app).await;

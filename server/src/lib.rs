@@ -14,7 +14,8 @@
 //! - **values**: [`user`], [`request_info`], [`options`], [`recorder`], [`api_error`],
 //!   [`selectors`], [`body`], [`names`], [`go_duration`], [`loopback`] (the
 //!   server's client to itself), [`watch_signal`], [`pki`], [`webhook_client`]
-//!   (calls to webhooks), [`tls_client`] (a client of another HTTPS
+//!   (calls to webhooks), [`post_start`] (what the server does once it
+//!   serves, as health checks), [`tls_client`] (a client of another HTTPS
 //!   server), [`kubeconfig`] (another cluster to ask), and the wire forms ([`negotiation`], [`protobuf`], [`table`], [`strategic_merge`]);
 //! - **storage**: [`stored`] (keys and codec), [`cache`] (the watch cache),
 //!   [`store`] (`CachedStore`: get, list, watch and an update's reads, from the
@@ -71,6 +72,7 @@ pub mod negotiation;
 pub mod openapi;
 pub mod options;
 pub mod pki;
+pub mod post_start;
 pub mod protobuf;
 pub mod recorder;
 pub mod registry;

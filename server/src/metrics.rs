@@ -28,7 +28,7 @@ pub struct RequestLabels {
 
 /// Labels of a health check: its name and endpoint (`healthz`, `livez`,
 /// `readyz`), and for the totals its outcome.
-type HealthLabels = Vec<(&'static str, &'static str)>;
+type HealthLabels = Vec<(&'static str, String)>;
 
 /// The server's metrics.
 pub struct Metrics {
@@ -138,11 +138,15 @@ impl Metrics {
     }
 
     /// Records one run of the health check `name` of `endpoint`.
-    pub fn record_health(&self, name: &'static str, endpoint: &'static str, ok: bool) {
-        let labels = vec![("name", name), ("type", endpoint)];
+    pub fn record_health(&self, name: &str, endpoint: &'static str, ok: bool) {
+        let labels = vec![("name", name.to_owned()), ("type", endpoint.to_owned())];
         self.health.get_or_create(&labels).set(i64::from(ok));
         let status = if ok { "success" } else { "error" };
-        let labels = vec![("name", name), ("status", status), ("type", endpoint)];
+        let labels = vec![
+            ("name", name.to_owned()),
+            ("status", status.to_owned()),
+            ("type", endpoint.to_owned()),
+        ];
         self.health_total.get_or_create(&labels).inc();
     }
 

@@ -35,4 +35,6 @@ pub struct App {
     pub auditor: Option<Arc<crate::audit::Auditor>>,
     /// The group versions other servers serve (APIServices with a Service).
     pub remote: Arc<crate::aggregator::RemoteApis>,
+    /// The post-start hooks and plain checks of the health endpoints.
+    pub checks: Arc<crate::post_start::Checks>,
 }

@@ -262,7 +262,7 @@ fn read_address(stdout: ChildStdout) -> Option<SocketAddr> {
 }
 
 fn wait_ready(address: SocketAddr) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
         if http_get(address, "/readyz").is_some_and(|(code, _)| code == 200) {
             return;

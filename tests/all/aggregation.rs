@@ -452,6 +452,19 @@ fn an_apiservice_is_served_by_its_server() {
     );
     let explained = front.kubectl_ok(&["explain", "things.spec"]);
     assert!(explained.contains("What the thing is."), "{explained}");
+    // The OpenAPI v2 document has the extension's paths and schemas too.
+    let spec = until("the extension's paths in /openapi/v2", || {
+        let (code, spec) = get(&front, "/openapi/v2");
+        (code == 200
+            && spec["paths"]
+                .get("/apis/ext.example.com/v1/namespaces/{namespace}/things")
+                .is_some())
+        .then_some(spec)
+    });
+    assert!(spec["paths"].get("/api/v1/namespaces").is_some());
+    let explained =
+        front.kubectl_ok(&["explain", "things.spec", "--output", "plaintext-openapiv2"]);
+    assert!(explained.contains("What the thing is."), "{explained}");
     let watch = front
         .kubectl_command(&[
             "get",
@@ -708,4 +721,95 @@ impl Drop for ChildGuard {
 
 fn scopeguard(child: std::process::Child) -> ChildGuard {
     ChildGuard(child)
+}
+
+/// `/healthz`, `/livez` and `/readyz` list what kapi starts with
+/// kube-apiserver 1.32's names and in its order (the recorded verbose
+/// answers), each passing once its work is done; one can be asked alone.
+#[test]
+fn health_lists_the_post_start_hooks_as_kube_apiserver() {
+    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    for endpoint in ["healthz", "livez", "readyz"] {
+        let recorded = std::fs::read_to_string(format!(
+            "{}/../shared/recorded/kube-apiserver-1.32-{endpoint}-verbose.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ));
+        let Ok(recorded) = recorded else {
+            assert!(!kapi_test_support::require::require(
+                false,
+                "../shared/recorded",
+                "the recorded kube-apiserver answers beside this repository"
+            ));
+            return;
+        };
+        let answer = until("every check passing", || {
+            let answer = http_exchange(
+                server.address,
+                "GET",
+                &format!("/{endpoint}?verbose"),
+                &[],
+                b"",
+            )?;
+            (answer.code == 200).then_some(answer.body)
+        });
+        let ours: Vec<&str> = answer.lines().collect();
+        let theirs: Vec<&str> = recorded.lines().collect();
+        // Every line is one of upstream's, in upstream's order (kapi keeps
+        // its storage check in readiness too).
+        let mut at = 0;
+        for line in &ours {
+            if *line == "[+]etcd ok" && endpoint == "readyz" {
+                continue;
+            }
+            let found = theirs[at..]
+                .iter()
+                .position(|l| l == line)
+                .unwrap_or_else(|| {
+                    panic!("{endpoint}: {line:?} is not upstream's, or out of order:\n{answer}")
+                });
+            at += found + 1;
+        }
+        // What upstream's e2e test "health handlers should contain
+        // necessary checks" requires (its 1.32 names).
+        for required in [
+            "[+]ping ok",
+            "[+]log ok",
+            "[+]poststarthook/start-apiserver-admission-initializer ok",
+            "[+]poststarthook/generic-apiserver-start-informers ok",
+            "[+]poststarthook/start-apiextensions-informers ok",
+            "[+]poststarthook/start-apiextensions-controllers ok",
+            "[+]poststarthook/crd-informer-synced ok",
+            "[+]poststarthook/bootstrap-controller ok",
+            "[+]poststarthook/start-system-namespaces-controller ok",
+            "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok",
+            "[+]poststarthook/start-cluster-authentication-info-controller ok",
+            "[+]poststarthook/start-kube-aggregator-informers ok",
+            "[+]poststarthook/apiservice-registration-controller ok",
+            "[+]poststarthook/apiservice-status-local-available-controller ok",
+            "[+]poststarthook/apiservice-status-remote-available-controller ok",
+            "[+]poststarthook/kube-apiserver-autoregistration ok",
+            "[+]autoregister-completion ok",
+            "[+]poststarthook/apiservice-openapi-controller ok",
+        ] {
+            assert!(
+                ours.contains(&required),
+                "{endpoint} lacks {required}:\n{answer}"
+            );
+        }
+        let one = http_exchange(
+            server.address,
+            "GET",
+            &format!("/{endpoint}/poststarthook/rbac/bootstrap-roles"),
+            &[],
+            b"",
+        )
+        .unwrap();
+        assert_eq!((one.code, one.body.as_str()), (200, "ok"));
+    }
+    let answer = http_exchange(server.address, "GET", "/readyz?verbose", &[], b"").unwrap();
+    assert!(
+        answer.body.contains("[+]informer-sync ok"),
+        "{}",
+        answer.body
+    );
 }

@@ -32,7 +32,13 @@ const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGrou
 
 /// Reads the remote group versions' discovery until `shutdown`: at once
 /// when the APIServices change, and every minute.
-pub async fn run(apis: Arc<RemoteApis>, mut shutdown: watch::Receiver<bool>) {
+/// `ready` (`apiservice-discovery-controller` and
+/// `apiservice-openapiv3-controller`) are done after the first round.
+pub async fn run(
+    apis: Arc<RemoteApis>,
+    ready: Vec<crate::post_start::Handle>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut changed = apis.changed.subscribe();
     let mut refresh = tokio::time::interval(REFRESH);
     loop {
@@ -57,6 +63,13 @@ pub async fn run(apis: Arc<RemoteApis>, mut shutdown: watch::Receiver<bool>) {
                     Err(e) => tracing::debug!(apiservice = %remote.apiservice, error = %e,
                         "could not read the OpenAPI index of an APIService"),
                 }
+                // Its OpenAPI v2 document: none when it has none (404); the
+                // last one read is kept while it cannot be read again.
+                match openapi_v2(&apis, &remote).await {
+                    Ok(spec) => apis.specified(&group, &version, spec),
+                    Err(e) => tracing::debug!(apiservice = %remote.apiservice, error = %e,
+                        "could not read the OpenAPI v2 document of an APIService"),
+                }
                 let found = read(&apis, &remote, &group, &version).await;
                 if let Err(e) = &found {
                     tracing::debug!(apiservice = %remote.apiservice, error = %e,
@@ -66,6 +79,9 @@ pub async fn run(apis: Arc<RemoteApis>, mut shutdown: watch::Receiver<bool>) {
             });
         }
         while reads.join_next().await.is_some() {}
+        for hook in &ready {
+            hook.done();
+        }
     }
 }
 
@@ -136,6 +152,32 @@ async fn openapi_index(
     match index.get("paths") {
         Some(serde_json::Value::Object(paths)) => Ok(paths.clone()),
         _ => Err("the OpenAPI v3 index has no paths".to_owned()),
+    }
+}
+
+/// The server's `/openapi/v2` document, read as `system:aggregator`, as
+/// kube-aggregator's OpenAPI controller downloads it: `None` for a 404.
+async fn openapi_v2(
+    apis: &RemoteApis,
+    remote: &RemoteVersion,
+) -> Result<Option<serde_json::Value>, String> {
+    if !remote.available {
+        return Err("service unavailable".to_owned());
+    }
+    let (status, _, body) = get_as(
+        apis,
+        remote,
+        "/openapi/v2",
+        "application/json",
+        ("system:aggregator", None),
+    )
+    .await?;
+    match status {
+        200 => serde_json::from_slice(&body)
+            .map(Some)
+            .map_err(|e| e.to_string()),
+        404 => Ok(None),
+        other => Err(format!("/openapi/v2 answered {other}")),
     }
 }
 

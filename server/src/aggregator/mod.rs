@@ -77,9 +77,15 @@ pub struct RemoteApis {
     found: RwLock<BTreeMap<(String, String), APIVersionDiscovery>>,
     /// The paths of each remote group version's server's OpenAPI v3 index.
     indexes: RwLock<BTreeMap<(String, String), serde_json::Map<String, serde_json::Value>>>,
+    /// Each remote group version's server's OpenAPI v2 document, kept to
+    /// the group version's paths, and a generation that changes with them.
+    specs: RwLock<(u64, Specs)>,
     /// Ticks when the remote group versions change.
     changed: tokio::sync::watch::Sender<()>,
 }
+
+/// The remote OpenAPI v2 documents by (group, version).
+type Specs = BTreeMap<(String, String), Arc<serde_json::Value>>;
 
 /// `groupPriorityMinimum` and `versionPriority` by (group, version).
 pub type Priorities = BTreeMap<(String, String), (i64, i64)>;
@@ -119,6 +125,7 @@ impl RemoteApis {
             priorities: RwLock::new(BTreeMap::new()),
             found: RwLock::new(BTreeMap::new()),
             indexes: RwLock::new(BTreeMap::new()),
+            specs: RwLock::new((0, BTreeMap::new())),
             changed: tokio::sync::watch::channel(()).0,
         }
     }
@@ -168,6 +175,71 @@ impl RemoteApis {
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .insert((group.to_owned(), version.to_owned()), paths);
+    }
+
+    /// Records the OpenAPI v2 document of the server of `group`/`version`
+    /// (`None`: it has none), kept to the group version's paths.
+    fn specified(&self, group: &str, version: &str, spec: Option<serde_json::Value>) {
+        if self.remote(group, version).is_none() {
+            return;
+        }
+        let key = (group.to_owned(), version.to_owned());
+        let mut specs = self.specs.write().unwrap_or_else(PoisonError::into_inner);
+        let changed = match spec {
+            Some(spec) => {
+                let prefix = if group.is_empty() {
+                    format!("/api/{version}/")
+                } else {
+                    format!("/apis/{group}/{version}/")
+                };
+                let kept = crate::openapi::merge::filter_paths(&spec, &prefix);
+                let same = specs.1.get(&key).is_some_and(|old| **old == kept);
+                if !same {
+                    specs.1.insert(key, Arc::new(kept));
+                }
+                !same
+            }
+            None => specs.1.remove(&key).is_some(),
+        };
+        if changed {
+            specs.0 += 1;
+        }
+    }
+
+    /// The remote OpenAPI v2 documents in the order kube-aggregator merges
+    /// them: by their group's highest `groupPriorityMinimum`, then by
+    /// APIService name.
+    pub fn openapi_v2(&self) -> crate::openapi::RemoteV2 {
+        let specs = self.specs.read().unwrap_or_else(PoisonError::into_inner);
+        if specs.1.is_empty() {
+            return crate::openapi::RemoteV2::default();
+        }
+        let priorities = self.priorities();
+        let group_priority = |group: &str| {
+            priorities
+                .iter()
+                .filter(|((g, _), _)| g == group)
+                .map(|(_, (gpm, _))| *gpm)
+                .max()
+                .unwrap_or(0)
+        };
+        let mut ordered: Vec<(i64, String, Arc<serde_json::Value>)> = specs
+            .1
+            .iter()
+            .filter_map(|((group, version), spec)| {
+                let remote = self.remote(group, version)?;
+                Some((
+                    group_priority(group),
+                    remote.apiservice.clone(),
+                    spec.clone(),
+                ))
+            })
+            .collect();
+        ordered.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        crate::openapi::RemoteV2 {
+            documents: ordered.into_iter().map(|(_, _, spec)| spec).collect(),
+            generation: specs.0,
+        }
     }
 
     /// The OpenAPI v3 index entry of each remote group version, as its
@@ -297,6 +369,10 @@ impl RemoteApis {
                 .write()
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(&key);
+            let mut specs = self.specs.write().unwrap_or_else(PoisonError::into_inner);
+            if specs.1.remove(&key).is_some() {
+                specs.0 += 1;
+            }
             self.changed.send_replace(());
         }
     }

@@ -27,6 +27,7 @@ use tokio::task::JoinSet;
 
 use crate::controllers::client::{Client, ListParams, Resource};
 use crate::controllers::informer::{self, Event, Source};
+use crate::post_start::Handle;
 use crate::registry::Registry;
 
 /// The finalizer a definition being deleted carries until its objects are gone.
@@ -56,6 +57,7 @@ pub async fn run(
     registry: Registry,
     base: Arc<Scheme>,
     client: Client,
+    ready: Ready,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut tasks = JoinSet::new();
@@ -77,8 +79,11 @@ pub async fn run(
                 while let Ok(((), event)) = rx.try_recv() {
                     apply(&mut known, event);
                 }
+                ready.informers.done();
                 serve(&registry, &client, &base, &known, &mut built);
+                ready.controllers.done();
                 accept_names(&client, &known).await;
+                ready.synced.done();
             }
             _ = poll.tick() => {
                 rounds.retain(|name, _| known.get(name).is_some_and(terminating));
@@ -89,6 +94,17 @@ pub async fn run(
         }
     }
     tasks.abort_all();
+}
+
+/// The post-start hooks the controller reports to.
+pub struct Ready {
+    /// `start-apiextensions-informers`: the definitions listed.
+    pub informers: Handle,
+    /// `start-apiextensions-controllers`: the definitions served once.
+    pub controllers: Handle,
+    /// `crd-informer-synced`: every definition there at start served and
+    /// its names accepted.
+    pub synced: Handle,
 }
 
 fn apply(known: &mut BTreeMap<String, Value>, event: Event) {

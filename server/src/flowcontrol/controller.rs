@@ -26,6 +26,7 @@ use super::bootstrap::{self, AUTOUPDATE, parse_bool};
 use super::config::{EXEMPT, dangling_condition};
 use crate::controllers::client::{Client, Resource};
 use crate::controllers::informer::{self, Event, Source};
+use crate::post_start::Handle;
 
 const GROUP_VERSION: &str = "flowcontrol.apiserver.k8s.io/v1";
 const PRODUCER: &str = "api-priority-and-fairness-config-producer-v1";
@@ -124,9 +125,14 @@ impl Known {
 }
 
 /// Runs until `shutdown`.
+/// `consumer` (`priority-and-fairness-config-consumer`) is done once the
+/// configuration was first read, `producer`
+/// (`priority-and-fairness-config-producer`) once the bootstrap objects
+/// were first ensured.
 pub async fn run(
     flow_control: Arc<FlowControl>,
     client: Client,
+    (consumer, producer): (Option<Handle>, Option<Handle>),
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut tasks = JoinSet::new();
@@ -162,10 +168,16 @@ pub async fn run(
                 if !known.ready() {
                     continue;
                 }
+                if let Some(consumer) = &consumer {
+                    consumer.done();
+                }
                 if !ensured {
                     let created = ensure_bootstrap(&client, &known).await;
                     awaiting = Some((Instant::now(), created));
                     ensured = true;
+                    if let Some(producer) = &producer {
+                        producer.done();
+                    }
                 }
                 if let Some((since, created)) = &mut awaiting {
                     created.retain(|(list, name)| !known.has(*list, name));

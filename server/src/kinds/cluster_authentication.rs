@@ -69,8 +69,21 @@ fn configmaps() -> Resource {
 }
 
 /// Runs until `shutdown`: keeps the ConfigMap holding `published`.
-pub async fn run(client: Client, published: Published, mut shutdown: watch::Receiver<bool>) {
+/// `ready` (`start-cluster-authentication-info-controller`) is done once
+/// the ConfigMap was first written (or found right).
+pub async fn run(
+    client: Client,
+    published: Published,
+    ready: Option<crate::post_start::Handle>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let ready = || {
+        if let Some(ready) = &ready {
+            ready.done();
+        }
+    };
     if published.client_ca.is_none() && published.request_header.is_none() {
+        ready();
         return;
     }
     let mut tasks = JoinSet::new();
@@ -95,6 +108,7 @@ pub async fn run(client: Client, published: Published, mut shutdown: watch::Rece
                 }
                 while rx.try_recv().is_ok() {}
                 write(&client, &published).await;
+                ready();
             }
         }
     }

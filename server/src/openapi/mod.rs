@@ -25,6 +25,7 @@ use sha2::{Digest, Sha512};
 use crate::api_error::ApiError;
 
 mod gnostic;
+pub mod merge;
 
 /// One serialized document (JSON, or protobuf for v2) and its content hash (SHA-512, upper-case hex, as
 /// kube-apiserver's).
@@ -56,6 +57,19 @@ impl Document {
 #[derive(Debug, Default)]
 pub struct OpenApiDocs {
     built: Mutex<Option<(Arc<Scheme>, Arc<Built>)>>,
+    /// The v2 document with other servers' merged in (JSON and protobuf),
+    /// for the scheme and the remote documents' generation it was made of.
+    merged: Mutex<Option<(Arc<Scheme>, u64, Arc<(Document, Document)>)>>,
+}
+
+/// Other servers' OpenAPI v2 documents, in the order they are merged, and
+/// a number that changes whenever they do.
+#[derive(Debug, Default)]
+pub struct RemoteV2 {
+    /// The documents, each kept to its group version's paths.
+    pub documents: Vec<Arc<Value>>,
+    /// Changes with the documents.
+    pub generation: u64,
 }
 
 #[derive(Debug)]
@@ -151,7 +165,15 @@ fn respond(doc: &Document, headers: &HeaderMap, immutable: bool) -> Response {
 
 /// `/openapi/v2`: JSON, or gnostic's protobuf when the client asks for it
 /// (client-go does, always).
-pub fn v2(docs: &OpenApiDocs, scheme: &Arc<Scheme>, headers: &HeaderMap) -> Response {
+pub fn v2(
+    docs: &OpenApiDocs,
+    scheme: &Arc<Scheme>,
+    remote: RemoteV2,
+    headers: &HeaderMap,
+) -> Response {
+    if !remote.documents.is_empty() {
+        return merged_v2(docs, scheme, remote, headers);
+    }
     let built = docs.get(scheme);
     let wants_protobuf = headers
         .get(header::ACCEPT)
@@ -173,6 +195,64 @@ pub fn v2(docs: &OpenApiDocs, scheme: &Arc<Scheme>, headers: &HeaderMap) -> Resp
         HeaderValue::from_static(gnostic::CONTENT_TYPE),
     );
     response
+}
+
+/// `/openapi/v2` with other servers' documents merged after this server's.
+fn merged_v2(
+    docs: &OpenApiDocs,
+    scheme: &Arc<Scheme>,
+    remote: RemoteV2,
+    headers: &HeaderMap,
+) -> Response {
+    let merged = {
+        let mut cached = docs.merged.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*cached {
+            Some((for_scheme, generation, merged))
+                if Arc::ptr_eq(for_scheme, scheme) && *generation == remote.generation =>
+            {
+                merged.clone()
+            }
+            _ => {
+                let built = docs.get(scheme);
+                let mut spec: Value = match serde_json::from_slice(&built.v2.json) {
+                    Ok(spec) => spec,
+                    Err(e) => return ApiError::internal(e.to_string()).into_response(),
+                };
+                for other in &remote.documents {
+                    merge::merge(&mut spec, other);
+                }
+                let merged = Arc::new((
+                    Document::new(&spec),
+                    Document::from_bytes(gnostic::document(&spec)),
+                ));
+                *cached = Some((scheme.clone(), remote.generation, merged.clone()));
+                merged
+            }
+        }
+    };
+    if wants_protobuf(headers) {
+        let mut response = respond(&merged.1, headers, false);
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(gnostic::CONTENT_TYPE),
+        );
+        return response;
+    }
+    respond(&merged.0, headers, false)
+}
+
+fn wants_protobuf(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| {
+            accept.split(',').any(|range| {
+                range
+                    .split(';')
+                    .next()
+                    .is_some_and(|m| m.trim() == gnostic::MEDIA_TYPE)
+            })
+        })
 }
 
 /// `/openapi/v3`: the index of group-version documents, with the entries

@@ -44,6 +44,189 @@ use crate::stored::StorageMediaType;
 /// the scheme does not serve (an extension server's) is not started.
 const APISERVICES: (&str, &str, &str) = ("apiregistration.k8s.io", "v1", "apiservices");
 const FLOW_SCHEMAS: (&str, &str, &str) = ("flowcontrol.apiserver.k8s.io", "v1", "flowschemas");
+const CRDS: (&str, &str, &str) = ("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+
+/// The post-start hooks of the health checks, in kube-apiserver 1.32's
+/// order, for the work this server does with upstream's names (a hook whose
+/// work does not happen here, because the scheme lacks its kinds or kapi
+/// has no such task, is not listed).
+struct Hooks {
+    checks: crate::post_start::Checks,
+    admission: Option<Handle>,
+    informers: Option<Handle>,
+    flow_consumer: Option<Handle>,
+    crd_informers: Option<Handle>,
+    crd_controllers: Option<Handle>,
+    crd_synced: Option<Handle>,
+    namespaces: Option<Handle>,
+    cluster_authentication: Option<Handle>,
+    legacy_token_tracking: Option<Handle>,
+    rbac: Option<Handle>,
+    priority_classes: Option<Handle>,
+    flow_producer: Option<Handle>,
+    bootstrap_controller: Option<Handle>,
+    aggregator: Option<crate::kinds::apiservice::Ready>,
+    available: Option<Handle>,
+    discovery: Option<Handle>,
+    openapi_v2: Option<Handle>,
+    openapi_v3: Option<Handle>,
+}
+
+use crate::post_start::Handle;
+
+impl Hooks {
+    fn new(scheme: &Scheme, flow_control: bool, rbac: bool) -> Hooks {
+        let mut checks = crate::post_start::Checks::default();
+        let crds = serves(scheme, CRDS);
+        let configmaps = serves(scheme, ("", "v1", "configmaps"));
+        let apiservices = serves(scheme, APISERVICES);
+        let mut hook = |on: bool, name: &str| on.then(|| checks.hook(name));
+        let admission = hook(true, "start-apiserver-admission-initializer");
+        let informers_hook = |checks: &mut crate::post_start::Checks, on: bool, name: &str| {
+            on.then(|| checks.informers_hook(name))
+        };
+        let informers = informers_hook(&mut checks, true, "generic-apiserver-start-informers");
+        let flow_consumer = informers_hook(
+            &mut checks,
+            flow_control,
+            "priority-and-fairness-config-consumer",
+        );
+        let crd_informers = informers_hook(&mut checks, crds, "start-apiextensions-informers");
+        let mut hook = |on: bool, name: &str| on.then(|| checks.hook(name));
+        let crd_controllers = hook(crds, "start-apiextensions-controllers");
+        let crd_synced = hook(crds, "crd-informer-synced");
+        let namespaces = hook(
+            serves(scheme, ("", "v1", "namespaces")),
+            "start-system-namespaces-controller",
+        );
+        let cluster_authentication =
+            hook(configmaps, "start-cluster-authentication-info-controller");
+        let legacy_token_tracking = hook(configmaps, "start-legacy-token-tracking-controller");
+        let rbac = hook(rbac, "rbac/bootstrap-roles");
+        let priority_classes = hook(
+            serves(scheme, ("scheduling.k8s.io", "v1", "priorityclasses")),
+            "scheduling/bootstrap-system-priority-classes",
+        );
+        let flow_producer = hook(flow_control, "priority-and-fairness-config-producer");
+        let bootstrap_controller = hook(
+            serves(scheme, ("", "v1", "services")),
+            "bootstrap-controller",
+        );
+        let (aggregator, available, discovery, openapi_v2, openapi_v3) = if apiservices {
+            let informers = checks.informers_hook("start-kube-aggregator-informers");
+            let local = checks.hook("apiservice-status-local-available-controller");
+            let available = checks.hook("apiservice-status-remote-available-controller");
+            let registration = checks.hook("apiservice-registration-controller");
+            let discovery = checks.hook("apiservice-discovery-controller");
+            let autoregistration = checks.hook("kube-apiserver-autoregistration");
+            let completion = checks.check("autoregister-completion", "missing APIService");
+            let openapi_v2 = checks.hook("apiservice-openapi-controller");
+            let openapi_v3 = checks.hook("apiservice-openapiv3-controller");
+            let ready = crate::kinds::apiservice::Ready {
+                informers,
+                local,
+                registration,
+                autoregistration,
+                completion,
+            };
+            (
+                Some(ready),
+                Some(available),
+                Some(discovery),
+                Some(openapi_v2),
+                Some(openapi_v3),
+            )
+        } else {
+            (None, None, None, None, None)
+        };
+        Hooks {
+            checks,
+            admission,
+            informers,
+            flow_consumer,
+            crd_informers,
+            crd_controllers,
+            crd_synced,
+            namespaces,
+            cluster_authentication,
+            legacy_token_tracking,
+            rbac,
+            priority_classes,
+            flow_producer,
+            bootstrap_controller,
+            aggregator,
+            available,
+            discovery,
+            openapi_v2,
+            openapi_v3,
+        }
+    }
+}
+
+/// A hook no check lists (for a task whose hooks are not registered).
+fn unlisted() -> Handle {
+    crate::post_start::Checks::default().hook("unlisted")
+}
+
+fn done(handle: &Option<Handle>) {
+    if let Some(handle) = handle {
+        handle.done();
+    }
+}
+
+/// Reads into the watch caches the kinds the admission plugins read (then
+/// `admission` is done) and those the server's own tasks watch (then
+/// `informers` is), as kube-apiserver's hooks start and sync their
+/// informers.
+async fn prime_caches(registry: Registry, admission: Option<Handle>, informers: Option<Handle>) {
+    const ADMISSION: &[(&str, &str, &str)] = &[
+        ("", "v1", "namespaces"),
+        ("", "v1", "limitranges"),
+        ("", "v1", "resourcequotas"),
+        ("", "v1", "serviceaccounts"),
+        ("scheduling.k8s.io", "v1", "priorityclasses"),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "mutatingwebhookconfigurations",
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "validatingwebhookconfigurations",
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "validatingadmissionpolicies",
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "validatingadmissionpolicybindings",
+        ),
+    ];
+    const OWN_TASKS: &[(&str, &str, &str)] = &[
+        ("", "v1", "configmaps"),
+        ("", "v1", "services"),
+        ("", "v1", "endpoints"),
+        APISERVICES,
+        CRDS,
+        FLOW_SCHEMAS,
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "prioritylevelconfigurations",
+        ),
+    ];
+    for (resources, handle) in [(ADMISSION, admission), (OWN_TASKS, informers)] {
+        for resource in resources {
+            // A kind the scheme does not serve has nothing to read.
+            let _ = registry.listed_cache(*resource).await;
+        }
+        done(&handle);
+    }
+}
 
 /// Whether `scheme` serves `resource` (group, version, plural).
 fn serves(scheme: &Scheme, (group, version, plural): (&str, &str, &str)) -> bool {
@@ -357,16 +540,29 @@ pub async fn run_with(
             .merged(extensions.hooks),
         );
     metrics.register_cache(registry.cache_metrics());
-    bootstrap_namespaces(&registry).await;
-    bootstrap_admission(&registry).await;
-    if opts
+    let rbac = opts
         .authorization_modes
         .contains(&crate::authorizers::Mode::Rbac)
-        && serves(&base, ("rbac.authorization.k8s.io", "v1", "clusterroles"))
-    {
+        && serves(&base, ("rbac.authorization.k8s.io", "v1", "clusterroles"));
+    let mut hooks = Hooks::new(&base, limits.priority_and_fairness, rbac);
+    bootstrap_namespaces(&registry).await;
+    done(&hooks.namespaces);
+    bootstrap_admission(&registry).await;
+    done(&hooks.priority_classes);
+    if rbac {
         crate::authorizers::bootstrap::ensure(&registry).await;
+        done(&hooks.rbac);
     }
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
+    done(&hooks.bootstrap_controller);
+    done(&hooks.legacy_token_tracking);
+    // The admission plugins' and the server's own tasks' kinds, read into
+    // the watch caches before those hooks pass.
+    tokio::spawn(prime_caches(
+        registry.clone(),
+        hooks.admission.clone(),
+        hooks.informers.clone(),
+    ));
     write_service_account_key(&opts.data_dir, &issuer, registry.storage().as_ref()).await?;
     // The kubeconfig trusts the serving certificate's CA; with an operator's
     // certificate that names none, the published root CA is the best guess.
@@ -401,6 +597,7 @@ pub async fn run_with(
         limiter,
         auditor,
         remote,
+        checks: Arc::new(std::mem::take(&mut hooks.checks)),
     });
     let compaction = tokio::spawn(compactor);
     tracing::info!(%address, kubeconfig = %kubeconfig.display(), "kapi is serving");
@@ -423,38 +620,47 @@ pub async fn run_with(
         tokio::spawn(crate::kinds::cluster_authentication::run(
             crate::controllers::client::Client::of_apiserver(router.clone()),
             published(&opts.tls, &certificates),
+            hooks.cluster_authentication.clone(),
             shutdown_rx_for_custom.clone(),
         ))
     });
     // kube-aggregator's registration of the local APIServices.
-    let apiservices = serves(&base, APISERVICES).then(|| {
+    let apiservices = hooks.aggregator.take().map(|ready| {
         tokio::spawn(crate::kinds::apiservice::run(
             crate::controllers::client::Client::of_apiserver(router.clone()),
             base.clone(),
             state.remote.clone(),
+            ready,
             shutdown_rx_for_custom.clone(),
         ))
     });
     let remote_discovery = tokio::spawn(crate::aggregator::discovery::run(
         state.remote.clone(),
+        [&hooks.discovery, &hooks.openapi_v2, &hooks.openapi_v3]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
         shutdown_rx_for_custom.clone(),
     ));
     let availability = serves(&base, APISERVICES).then(|| {
         tokio::spawn(crate::kinds::apiservice::available::run(
             crate::controllers::client::Client::of_apiserver(router.clone()),
             state.remote.clone(),
+            hooks.available.clone(),
             shutdown_rx_for_custom.clone(),
         ))
     });
-    let custom = serves(
-        &base,
-        ("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
-    )
-    .then(|| {
+    let custom = serves(&base, CRDS).then(|| {
         tokio::spawn(crate::custom::controller::run(
             state.registry.clone(),
             base,
             crate::controllers::client::Client::of_apiserver(router.clone()),
+            crate::custom::controller::Ready {
+                informers: hooks.crd_informers.clone().unwrap_or_else(unlisted),
+                controllers: hooks.crd_controllers.clone().unwrap_or_else(unlisted),
+                synced: hooks.crd_synced.clone().unwrap_or_else(unlisted),
+            },
             shutdown_rx_for_custom,
         ))
     });
@@ -463,6 +669,7 @@ pub async fn run_with(
             tokio::spawn(crate::flowcontrol::controller::run(
                 flow_control.clone(),
                 crate::controllers::client::Client::of_apiserver(router.clone()),
+                (hooks.flow_consumer.clone(), hooks.flow_producer.clone()),
                 shutdown_rx_for_flow,
             )),
             tokio::spawn(flow_control.clone().run_borrowing()),

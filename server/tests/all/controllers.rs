@@ -141,6 +141,7 @@ fn router_on(storage: Arc<dyn Storage>) -> (Router, watch::Sender<bool>) {
         limiter: Default::default(),
         auditor: None,
         remote: Default::default(),
+        checks: Default::default(),
         openapi: Default::default(),
     }));
     (router, tx)

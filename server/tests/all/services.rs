@@ -290,6 +290,7 @@ fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
         limiter: Default::default(),
         auditor: None,
         remote: Default::default(),
+        checks: Default::default(),
         openapi: Default::default(),
     }))
 }

@@ -73,7 +73,14 @@ fn apiservices() -> Resource {
 
 /// Runs until `shutdown`, reading and writing through `client` and probing
 /// through `remote`'s resolver and identity.
-pub async fn run(client: Client, remote: Arc<RemoteApis>, mut shutdown: watch::Receiver<bool>) {
+/// `ready` (`apiservice-status-remote-available-controller`) is done once
+/// the informers listed.
+pub async fn run(
+    client: Client,
+    remote: Arc<RemoteApis>,
+    ready: Option<crate::post_start::Handle>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut informers = JoinSet::new();
     let (tx_a, mut rx_a) = mpsc::channel::<(Watched, Event<APIService>)>(64);
     let (tx_s, mut rx_s) = mpsc::channel::<(Watched, Event<Service>)>(64);
@@ -136,6 +143,9 @@ pub async fn run(client: Client, remote: Arc<RemoteApis>, mut shutdown: watch::R
         }
         if state.listed != [true; 3] {
             continue;
+        }
+        if let Some(ready) = &ready {
+            ready.done();
         }
         let ready: Vec<String> = state
             .dirty

@@ -39,6 +39,7 @@ use crate::body::Object;
 use crate::controllers::client::{Client, Resource};
 use crate::controllers::informer::{self, Event, Source};
 use crate::custom::controller::crds;
+use crate::post_start::Handle;
 use crate::registry::hooks::KindRest;
 use crate::scope::Scope;
 use crate::tls_client::Trust;
@@ -247,6 +248,24 @@ enum Watched {
     ApiServices,
 }
 
+/// The post-start hooks and the plain check the registration reports to.
+pub struct Ready {
+    /// `start-kube-aggregator-informers`: the CRDs and APIServices listed.
+    pub informers: Handle,
+    /// `apiservice-status-local-available-controller`: the local
+    /// APIServices marked available once.
+    pub local: Handle,
+    /// `apiservice-registration-controller`: every APIService in the
+    /// aggregator's table.
+    pub registration: Handle,
+    /// `kube-apiserver-autoregistration`: the built-in and CRD APIServices
+    /// registered once.
+    pub autoregistration: Handle,
+    /// `autoregister-completion`: every built-in APIService there and
+    /// available (it never goes back).
+    pub completion: Handle,
+}
+
 /// Runs until `shutdown`: keeps the APIServices of `base`'s built-in group
 /// versions and of the custom resources' through `client` (kube-apiserver's
 /// own).
@@ -254,6 +273,7 @@ pub async fn run(
     client: Client,
     base: Arc<Scheme>,
     remote: Arc<RemoteApis>,
+    ready: Ready,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let mut tasks = JoinSet::new();
@@ -301,17 +321,42 @@ pub async fn run(
                 if state.listed != (true, true) {
                     continue;
                 }
+                ready.informers.done();
+                ready.registration.done();
                 if state.at_start.is_none() {
                     state.at_start = Some(state.services.keys().cloned().collect());
                 }
                 let mut wanted = built_in.clone();
                 wanted.extend(custom(&state.definitions));
                 state.register(&client, &wanted).await;
+                ready.autoregistration.done();
                 state.mark_local_available(&client).await;
+                ready.local.done();
+                if ready.completion.state().is_err() {
+                    let missing: Vec<&String> = built_in
+                        .keys()
+                        .filter(|name| !state.services.get(*name).is_some_and(available))
+                        .collect();
+                    if missing.is_empty() {
+                        ready.completion.done();
+                    } else {
+                        let names: Vec<&str> = missing.iter().map(|n| n.as_str()).collect();
+                        ready.completion.fail(format!("missing APIService: [{}]", names.join(" ")));
+                    }
+                }
             }
         }
     }
     tasks.abort_all();
+}
+
+/// Whether an APIService is `Available`.
+fn available(service: &Value) -> bool {
+    service["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Available" && c["status"] == "True")
 }
 
 /// Puts the aggregator's table in line with the APIServices: those naming

@@ -76,6 +76,7 @@ pub async fn harness_on(
         auditor: None,
         openapi: Default::default(),
         remote: Default::default(),
+        checks: Default::default(),
     }));
     let h = Harness {
         router,
