@@ -813,3 +813,216 @@ fn health_lists_the_post_start_hooks_as_kube_apiserver() {
         answer.body
     );
 }
+
+/// A network namespace of the test's own with a veth pair on a private
+/// /30 (Endpoints may not hold loopback addresses): the host end has `.1`,
+/// the namespace's `.2`. Removed, with what runs in it, when dropped.
+struct Namespace {
+    name: String,
+    children: Vec<std::process::Child>,
+}
+
+impl Namespace {
+    fn create(subnet: u8) -> Option<Namespace> {
+        let pid = std::process::id();
+        let name = format!("kapi-agg-{pid}");
+        let (host, inner) = (
+            format!("kah{}", pid % 100_000),
+            format!("kai{}", pid % 100_000),
+        );
+        let ip = |args: &[&str]| {
+            std::process::Command::new("ip")
+                .args(args)
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !ip(&["netns", "add", &name]) {
+            return None;
+        }
+        let namespace = Namespace {
+            name: name.clone(),
+            children: Vec::new(),
+        };
+        let host_address = format!("10.254.{subnet}.1/30");
+        let inner_address = format!("10.254.{subnet}.2/30");
+        let ok = ip(&["link", "add", &host, "type", "veth", "peer", "name", &inner])
+            && ip(&["link", "set", &inner, "netns", &name])
+            && ip(&["addr", "add", &host_address, "dev", &host])
+            && ip(&["link", "set", &host, "up"])
+            && ip(&["-n", &name, "addr", "add", &inner_address, "dev", &inner])
+            && ip(&["-n", &name, "link", "set", &inner, "up"])
+            && ip(&["-n", &name, "link", "set", "lo", "up"]);
+        ok.then_some(namespace)
+    }
+
+    /// Runs `program` with `args` inside the namespace.
+    fn spawn(&mut self, program: &Path, args: &[&str]) {
+        let child = std::process::Command::new("ip")
+            .args(["netns", "exec", &self.name])
+            .arg(program)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .env("RUST_LOG", "warn")
+            .spawn()
+            .unwrap();
+        self.children.push(child);
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        // Deleting the namespace deletes the veth pair with it.
+        let _ = std::process::Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+/// With `--enable-aggregator-routing`, an APIService's requests go to an
+/// endpoint of its Service (kube-proxy's work being left out): the
+/// extension server listens on an address of a network namespace of the
+/// test's own, which the Service's Endpoints name.
+#[test]
+fn aggregator_routing_sends_requests_to_an_endpoint() {
+    let subnet = (std::process::id() % 200) as u8 + 20;
+    let Some(mut namespace) = Namespace::create(subnet) else {
+        kapi_test_support::require::require(
+            false,
+            "a network namespace (ip netns add)",
+            "run the tests as root on Linux with iproute2",
+        );
+        return;
+    };
+    let binary = Path::new(env!("CARGO_BIN_EXE_kapi"));
+    let front = Server::start_args(binary, &["--enable-aggregator-routing=true"]);
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().join("extension");
+    let address = format!("10.254.{subnet}.2:6443");
+    namespace.spawn(
+        binary,
+        &[
+            "serve",
+            "--listen",
+            &address,
+            "--data-dir",
+            data_dir.to_str().unwrap(),
+            "--controllers=-*",
+            "--requestheader-client-ca-file",
+            front
+                .data_dir()
+                .join("front-proxy-ca.crt")
+                .to_str()
+                .unwrap(),
+            "--tls-san",
+            "routed.default.svc",
+        ],
+    );
+    let ca = data_dir.join("ca.crt");
+    until("the extension in its namespace", || {
+        let out = std::process::Command::new("curl")
+            .args(["-sS", "--max-time", "2", "--cacert"])
+            .arg(&ca)
+            .arg(format!("https://{address}/readyz"))
+            .output()
+            .ok()?;
+        (out.stdout == b"ok").then_some(())
+    });
+    let service = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "routed", "namespace": "default"},
+        "spec": {"ports": [{"port": 443, "targetPort": 6443}]}});
+    let (code, made) = send(
+        &front,
+        "POST",
+        "/api/v1/namespaces/default/services",
+        &service,
+    );
+    assert_eq!(code, 201, "{made}");
+    use base64::Engine as _;
+    let ca_bundle = base64::engine::general_purpose::STANDARD.encode(std::fs::read(&ca).unwrap());
+    let (code, made) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice("routed.example.com", "routed", 443, Some(&ca_bundle)),
+    );
+    assert_eq!(code, 201, "{made}");
+    // Without endpoints the Service cannot be reached.
+    let missing = condition(&front, "v1.routed.example.com", |c| c["status"] == "False");
+    assert_eq!(missing["reason"], "EndpointsNotFound");
+    let endpoints = json!({"apiVersion": "v1", "kind": "Endpoints",
+        "metadata": {"name": "routed", "namespace": "default"},
+        "subsets": [{"addresses": [{"ip": format!("10.254.{subnet}.2")}],
+            "ports": [{"port": 6443}]}]});
+    let (code, made) = send(
+        &front,
+        "POST",
+        "/api/v1/namespaces/default/endpoints",
+        &endpoints,
+    );
+    assert_eq!(code, 201, "{made}");
+    // Reached, it does not serve that group: its 404 fails the check.
+    let url = format!("https://10.254.{subnet}.2:6443/apis/routed.example.com/v1");
+    let failed = condition(&front, "v1.routed.example.com", |c| {
+        c["reason"] == "FailedDiscoveryCheck"
+    });
+    assert_eq!(
+        failed["message"],
+        format!("failing or missing response from {url}: bad status from {url}: 404")
+    );
+    // A group it serves, registered the same way, is passed on to it.
+    let kubectl = |args: &[&str], stdin: &str| {
+        let mut child = std::process::Command::new(kapi_test_support::kubectl_path())
+            .arg("--kubeconfig")
+            .arg(data_dir.join("kubeconfig"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "kubectl {args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    kubectl(
+        &["apply", "-f", "-"],
+        r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "things.ext.example.com"},
+            "spec": {"group": "ext.example.com", "scope": "Namespaced",
+                "names": {"plural": "things", "singular": "thing", "kind": "Thing"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-preserve-unknown-fields": true}}}]}}"#,
+    );
+    let (code, made) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice("ext.example.com", "routed", 443, Some(&ca_bundle)),
+    );
+    assert_eq!(code, 201, "{made}");
+    let available = condition(&front, "v1.ext.example.com", |c| c["status"] == "True");
+    assert_eq!(available["message"], "all checks passed");
+    let thing = json!({"apiVersion": "ext.example.com/v1", "kind": "Thing",
+        "metadata": {"name": "routed"}, "spec": {"a": 1}});
+    let (code, made) = send(
+        &front,
+        "POST",
+        "/apis/ext.example.com/v1/namespaces/default/things",
+        &thing,
+    );
+    assert_eq!(code, 201, "{made}");
+    let there = kubectl(&["get", "things", "routed", "-o", "jsonpath={.spec.a}"], "");
+    assert_eq!(there, "1");
+    drop(namespace);
+}
