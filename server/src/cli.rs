@@ -6,6 +6,40 @@
 //! parser), is compiled here. The binary's own crate is then one call, so a
 //! rebuild after a kind changes recompiles the kinds and a `main` of one
 //! call, not the command line as well.
+//!
+//! An extension API server, the way sample-apiserver extends kube-apiserver,
+//! is such a binary that installs its own kinds alone; started with
+//! `--authentication-kubeconfig` and `--authorization-kubeconfig`, it asks the
+//! cluster it extends who its users are (TokenReview, and the front proxy's
+//! trust from the cluster's `extension-apiserver-authentication` ConfigMap)
+//! and what they may do (SubjectAccessReview), and the tasks that need
+//! Kubernetes' own kinds (RBAC bootstrap, APIService registration, priority
+//! and fairness objects) do not start. `examples/widget/src/bin/widget-apiserver.rs`
+//! is one:
+//!
+//! ```no_run
+//! use kapi_runtime::scheme::Scheme;
+//! use kapi_server::cli::{Binary, main as run};
+//!
+//! /// The kinds served: this server's own, derived from annotated structs
+//! /// (`#[derive(Resource)]`), registered by the crate that defines them.
+//! fn install(scheme: &mut Scheme) {
+//!     let _ = scheme; // e.g. my_kinds::install(scheme)
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     run(Binary {
+//!         name: "my-apiserver",
+//!         version: "0.1.0",
+//!         about: "Serves my.example.com as an extension of a Kubernetes cluster",
+//!         install,
+//!         extend: Binary::NOTHING_ELSE,
+//!     })
+//! }
+//! ```
+//!
+//! Registered in the cluster with an `APIService` naming its Service, it is
+//! reached through the cluster's API server (`kapi serve` or kube-apiserver).
 
 use std::process::ExitCode;
 
