@@ -76,6 +76,13 @@ struct Args {
     /// Watches per HTTP/2 connection (kube-apiserver allows 100 streams).
     #[arg(long, default_value_t = 100)]
     streams_per_connection: usize,
+    /// The extension API server `get-aggregated` registers with the
+    /// measured server (the same token must work there).
+    #[arg(long)]
+    extension_server: Option<String>,
+    /// The CA of `--extension-server`'s certificate.
+    #[arg(long)]
+    extension_ca_file: Option<PathBuf>,
     /// Leave the namespace and everything in it at the end.
     #[arg(long)]
     keep: bool,
@@ -113,7 +120,22 @@ async fn run(args: Args) -> Result<()> {
         .pid
         .map(|pid| Arc::new(Probe::start(pid, SAMPLE_EVERY)));
     let etcd = args.etcd_pid.map(|pid| Probe::start(pid, SAMPLE_EVERY));
-    let cx = context(&args, target.clone(), server.clone());
+    let mut cx = context(&args, target.clone(), server.clone());
+    if let Some(url) = &args.extension_server {
+        let alpn: &[&[u8]] = &[b"h2", b"http/1.1"];
+        let trust = match &args.extension_ca_file {
+            Some(ca) => tls::Trust::CaFile(ca),
+            None => tls::Trust::Insecure,
+        };
+        let tls = Some(tls::client_config(trust, alpn)?);
+        let port: u16 = url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim_end_matches('/').parse().ok())
+            .context("--extension-server needs a port")?;
+        let target = Target::new(url, args.token.clone(), tls, protocol)?;
+        cx.extension = Some((Arc::new(target), port));
+    }
     println!(
         "kapi-bench: {} ({:?}), namespace {}, {} clients, {} s phases",
         args.server, protocol, cx.namespace, cx.clients, args.seconds
@@ -171,6 +193,7 @@ fn context(args: &Args, target: Arc<Target>, server: Option<Arc<Probe>>) -> Cont
         streams_per_connection: args.streams_per_connection,
         server,
         working_set_ready: AtomicBool::new(false),
+        extension: None,
     }
 }
 

@@ -72,6 +72,7 @@ pub async fn run(cx: &Context, kind: Kind) -> Result<Report> {
         streams_per_connection: cx.streams_per_connection,
         server: cx.server.clone(),
         working_set_ready: AtomicBool::new(false),
+        extension: None,
     };
     let report = create::run(&sub).await;
     for path in made {

@@ -3,6 +3,7 @@
 //! each returns.
 
 pub mod admission;
+pub mod aggregated;
 pub(crate) mod create;
 pub mod etcd;
 pub mod get;
@@ -50,6 +51,9 @@ pub enum Scenario {
     CreateWebhooks,
     /// `create` with one ValidatingAdmissionPolicy bound to every create.
     CreatePolicy,
+    /// GETs of a custom resource of an extension server
+    /// (`--extension-server`), directly and through the aggregator.
+    GetAggregated,
     /// etcd's own put rate of 1 KiB values (the URL is etcd's client URL).
     EtcdPut,
 }
@@ -69,6 +73,7 @@ impl Scenario {
             Scenario::Pods50k => "pods50k",
             Scenario::CreateWebhooks => "create-webhooks",
             Scenario::CreatePolicy => "create-policy",
+            Scenario::GetAggregated => "get-aggregated",
             Scenario::EtcdPut => "etcd-put",
         }
     }
@@ -99,6 +104,7 @@ impl Scenario {
                 | Scenario::EtcdPut
                 | Scenario::CreateWebhooks
                 | Scenario::CreatePolicy
+                | Scenario::GetAggregated
         )
     }
 }
@@ -133,6 +139,8 @@ pub struct Context {
     pub server: Option<Arc<Probe>>,
     /// Whether the working set exists.
     pub working_set_ready: AtomicBool,
+    /// The extension server of `get-aggregated` and its port.
+    pub extension: Option<(Arc<Target>, u16)>,
 }
 
 impl Context {
@@ -168,6 +176,10 @@ pub async fn run(scenario: Scenario, cx: &Context) -> Result<Report> {
         Scenario::EtcdPut => etcd::run(cx).await,
         Scenario::CreateWebhooks => admission::run(cx, admission::Kind::Webhooks).await,
         Scenario::CreatePolicy => admission::run(cx, admission::Kind::Policy).await,
+        Scenario::GetAggregated => match &cx.extension {
+            Some((target, port)) => aggregated::run(cx, target, *port).await,
+            None => anyhow::bail!("get-aggregated needs --extension-server"),
+        },
     }
 }
 
