@@ -1026,3 +1026,134 @@ fn aggregator_routing_sends_requests_to_an_endpoint() {
     assert_eq!(there, "1");
     drop(namespace);
 }
+
+/// Reads an HTTP/1.1 answer's head (up to the blank line) from `stream`.
+fn read_head(stream: &mut impl std::io::Read) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = stream.read(&mut byte).unwrap();
+        assert_eq!(n, 1, "the connection ended in the head: {head:?}");
+        head.push(byte[0]);
+    }
+    String::from_utf8(head).unwrap()
+}
+
+/// An upgrade (SPDY, WebSocket: exec and port-forward on an extension's
+/// resources) is passed through: the extension's 101 reaches the client
+/// and bytes flow both ways; the user is named in the front-proxy headers
+/// and none of the client's credentials go on; a refusal (403) comes back
+/// as the extension gave it.
+#[test]
+fn upgrades_are_switched_through_to_the_extension() {
+    use std::io::{Read, Write};
+    if !super::custom_resources::webhook_tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/aggregation/upgrade.py"
+    );
+    let (_stand_in, port, ca) = super::custom_resources::start_webhook(script, dir.path());
+    let front = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    let service = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "webhook", "namespace": "default"},
+        "spec": {"type": "ExternalName", "externalName": "127.0.0.1",
+            "ports": [{"port": port.parse::<u16>().unwrap()}]}});
+    let (code, _) = send(
+        &front,
+        "POST",
+        "/api/v1/namespaces/default/services",
+        &service,
+    );
+    assert_eq!(code, 201);
+    use base64::Engine as _;
+    let ca = base64::engine::general_purpose::STANDARD.encode(ca);
+    let (code, made) = send(
+        &front,
+        "POST",
+        APISERVICES,
+        &apiservice(
+            "echo.example.com",
+            "webhook",
+            port.parse().unwrap(),
+            Some(&ca),
+        ),
+    );
+    assert_eq!(code, 201, "{made}");
+    condition(&front, "v1.echo.example.com", |c| c["status"] == "True");
+
+    let upgrade = |path: &str| {
+        let mut stream =
+            kapi_test_support::tls::Stream::connect(front.address, Some(&[b"http/1.1"])).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\
+             X-Stream-Protocol-Version: v4.channel.k8s.io\r\nX-Remote-User: mallory\r\n\
+             X-Remote-Extra-Scopes: everything\r\nContent-Length: 0\r\n\r\n",
+            front.address
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let head = read_head(&mut stream);
+        (stream, head)
+    };
+    let (mut stream, head) = upgrade(
+        "/apis/echo.example.com/v1/namespaces/default/echoes/e1/exec?command=sh&stdin=true",
+    );
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("upgrade: spdy/3.1"),
+        "{head}"
+    );
+    for message in ["ping\n", "a second frame\n"] {
+        stream.write_all(message.as_bytes()).unwrap();
+        let mut back = vec![0u8; message.len()];
+        stream.read_exact(&mut back).unwrap();
+        assert_eq!(String::from_utf8(back).unwrap(), message);
+    }
+    drop(stream);
+    let (mut stream, head) =
+        upgrade("/apis/echo.example.com/v1/namespaces/default/echoes/e1/refuse");
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    let mut rest = String::new();
+    let _ = stream.read_to_string(&mut rest);
+    assert!(rest.contains("no upgrades here"), "{rest}");
+
+    // What the extension was sent.
+    let log = std::fs::read_to_string(dir.path().join("upgrades.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first["path"],
+        "/apis/echo.example.com/v1/namespaces/default/echoes/e1/exec?command=sh&stdin=true"
+    );
+    let headers = &first["headers"];
+    assert_ne!(headers["x-remote-user"], json!(["mallory"]), "{headers}");
+    assert_eq!(
+        headers["x-remote-user"].as_array().unwrap().len(),
+        1,
+        "{headers}"
+    );
+    assert!(
+        headers["x-remote-group"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("system:masters")),
+        "{headers}"
+    );
+    assert!(headers.get("x-remote-extra-scopes").is_none(), "{headers}");
+    assert!(headers.get("authorization").is_none(), "{headers}");
+    assert_eq!(
+        headers["x-stream-protocol-version"],
+        json!(["v4.channel.k8s.io"])
+    );
+    assert!(
+        headers["x-forwarded-for"][0]
+            .as_str()
+            .unwrap()
+            .contains("127.0.0.1"),
+        "{headers}"
+    );
+}

@@ -58,7 +58,10 @@ impl Operation for CreateThing {
             .call(Method::POST, &things(&self.namespace), Some(body(&thing)))
             .await?;
         if !status.is_success() && status.as_u16() != 409 {
-            bail!("creating a thing: {}", crate::http::status_error(status, &answer));
+            bail!(
+                "creating a thing: {}",
+                crate::http::status_error(status, &answer)
+            );
         }
         Ok(Done::one("create"))
     }
@@ -89,7 +92,11 @@ pub async fn run(cx: &Context, extension: &Arc<Target>, extension_port: u16) -> 
                 "schema": {"openAPIV3Schema": {"type": "object",
                     "x-kubernetes-preserve-unknown-fields": true}}}]}});
     let _ = direct
-        .call(Method::POST, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Some(body(&crd)))
+        .call(
+            Method::POST,
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            Some(body(&crd)),
+        )
         .await?;
     crate::namespace::create(&mut direct, &cx.namespace)
         .await
@@ -105,7 +112,11 @@ pub async fn run(cx: &Context, extension: &Arc<Target>, extension_port: u16) -> 
         "spec": {"type": "ExternalName", "externalName": "127.0.0.1",
             "ports": [{"port": extension_port}]}});
     let _ = front
-        .call(Method::POST, "/api/v1/namespaces/default/services", Some(body(&service)))
+        .call(
+            Method::POST,
+            "/api/v1/namespaces/default/services",
+            Some(body(&service)),
+        )
         .await?;
     let apiservice = json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
         "metadata": {"name": format!("v1.{GROUP}")},
@@ -113,7 +124,11 @@ pub async fn run(cx: &Context, extension: &Arc<Target>, extension_port: u16) -> 
             "groupPriorityMinimum": 1000, "versionPriority": 15,
             "service": {"namespace": "default", "name": "bench-extension", "port": extension_port}}});
     let _ = front
-        .call(Method::POST, "/apis/apiregistration.k8s.io/v1/apiservices", Some(body(&apiservice)))
+        .call(
+            Method::POST,
+            "/apis/apiregistration.k8s.io/v1/apiservices",
+            Some(body(&apiservice)),
+        )
         .await?;
     wait("the APIService available", async || {
         matches!(front.call(Method::GET, &listed, None).await, Ok((s, _)) if s.is_success())
@@ -129,15 +144,23 @@ pub async fn run(cx: &Context, extension: &Arc<Target>, extension_port: u16) -> 
     )
     .await;
     if totals.errors > 0 {
-        bail!("creating things: {}", totals.first_error.unwrap_or_default());
+        bail!(
+            "creating things: {}",
+            totals.first_error.unwrap_or_default()
+        );
     }
     let operation = Arc::new(GetThing {
         namespace: cx.namespace.clone(),
     });
     let phase = async |target: &Arc<Target>| {
         let before = cx.server_cpu_seconds();
-        let mut totals =
-            workload::run(target, cx.clients, Until::Elapsed(cx.duration), operation.clone()).await;
+        let mut totals = workload::run(
+            target,
+            cx.clients,
+            Until::Elapsed(cx.duration),
+            operation.clone(),
+        )
+        .await;
         let cpu = cx.cpu_ms_per_op(before, totals.ops);
         let rate = totals.rate();
         let latency = totals.all_latencies().summary();
@@ -148,10 +171,18 @@ pub async fn run(cx: &Context, extension: &Arc<Target>, extension_port: u16) -> 
     // What this scenario registered goes; the objects go with the
     // extension's namespace.
     let _ = front
-        .call(Method::DELETE, &format!("/apis/apiregistration.k8s.io/v1/apiservices/v1.{GROUP}"), None)
+        .call(
+            Method::DELETE,
+            &format!("/apis/apiregistration.k8s.io/v1/apiservices/v1.{GROUP}"),
+            None,
+        )
         .await;
     let _ = front
-        .call(Method::DELETE, "/api/v1/namespaces/default/services/bench-extension", None)
+        .call(
+            Method::DELETE,
+            "/api/v1/namespaces/default/services/bench-extension",
+            None,
+        )
         .await;
     let _ = crate::namespace::delete(&mut direct, &cx.namespace).await;
     let json = json!({
