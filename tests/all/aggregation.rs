@@ -728,7 +728,20 @@ fn scopeguard(child: std::process::Child) -> ChildGuard {
 /// answers), each passing once its work is done; one can be asked alone.
 #[test]
 fn health_lists_the_post_start_hooks_as_kube_apiserver() {
-    let server = Server::start(Path::new(env!("CARGO_BIN_EXE_kapi")));
+    // On the embedded store and on etcd.
+    let binary = Path::new(env!("CARGO_BIN_EXE_kapi"));
+    health_as_upstream(&Server::start(binary));
+    if !kapi_test_support::etcd::etcd_available() {
+        return;
+    }
+    let etcd = kapi_test_support::etcd::EtcdCluster::start(1);
+    health_as_upstream(&Server::start_args(
+        binary,
+        &["--etcd-servers", &etcd.endpoints()],
+    ));
+}
+
+fn health_as_upstream(server: &Server) {
     for endpoint in ["healthz", "livez", "readyz"] {
         let recorded = std::fs::read_to_string(format!(
             "{}/../shared/recorded/kube-apiserver-1.32-{endpoint}-verbose.txt",

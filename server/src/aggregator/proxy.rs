@@ -84,9 +84,23 @@ pub async fn serve(apis: &RemoteApis, remote: &RemoteVersion, mut request: Reque
     let Ok(uri) = uri.parse::<hyper::Uri>() else {
         return text(StatusCode::BAD_REQUEST, "invalid request URI");
     };
-    let discovery = {
+    let (discovery, deadline) = {
         let info = RequestInfo::of(&request);
-        info.resource.is_none() && request.uri().path().trim_matches('/').split('/').count() == 3
+        let discovery = info.resource.is_none()
+            && request.uri().path().trim_matches('/').split('/').count() == 3;
+        // A watch, and what streams (exec, attach, log, port-forward,
+        // proxy), run as long as they last; anything else within the
+        // server's request deadline, as upstream's timeout filter bounds it.
+        let long_running = info.watch
+            || info.resource.as_ref().is_some_and(|r| {
+                r.verb == crate::request_info::Verb::Watch
+                    || matches!(
+                        r.subresource.as_deref(),
+                        Some("attach" | "exec" | "proxy" | "log" | "portforward")
+                    )
+                    || r.resource == "proxy"
+            });
+        (discovery, (!long_running).then(|| info.deadline()))
     };
     let peer = request
         .extensions()
@@ -142,13 +156,22 @@ pub async fn serve(apis: &RemoteApis, remote: &RemoteVersion, mut request: Reque
     *outgoing.uri_mut() = uri;
     *outgoing.headers_mut() = headers;
     let sent = transport.send(outgoing);
-    let answer = if discovery {
-        match tokio::time::timeout(DISCOVERY_TIMEOUT, sent).await {
+    let answer = match (discovery, deadline) {
+        (true, _) => match tokio::time::timeout(DISCOVERY_TIMEOUT, sent).await {
             Ok(answer) => answer,
             Err(_) => Err("context deadline exceeded".to_owned()),
-        }
-    } else {
-        sent.await
+        },
+        (false, Some(deadline)) => match tokio::time::timeout(deadline, sent).await {
+            Ok(answer) => answer,
+            // kube-apiserver's timeout filter answers first.
+            Err(_) => {
+                return crate::api_error::ApiError::timeout(
+                    "Timeout: request did not complete within the allotted timeout",
+                )
+                .into_response();
+            }
+        },
+        (false, None) => sent.await,
     };
     let answer = match answer {
         Ok(answer) => answer,

@@ -66,6 +66,25 @@ pub struct Authenticator {
 /// The front-proxy headers everyone knows, cleared from every
 /// authenticated request (k8s.io/apiserver's standard request-header names).
 const STANDARD_PROXY_HEADERS: [&str; 3] = ["x-remote-user", "x-remote-uid", "x-remote-group"];
+const STANDARD_EXTRA_PREFIX: &str = "x-remote-extra-";
+
+/// Removes the headers whose names start with one of `prefixes` (compared
+/// without case); nothing is allocated when there is none.
+fn remove_prefixed(headers: &mut axum::http::HeaderMap, prefixes: &[&str]) {
+    let starts = |name: &str| {
+        prefixes.iter().any(|p| {
+            name.len() >= p.len() && name.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+        })
+    };
+    let found: Vec<axum::http::HeaderName> = headers
+        .keys()
+        .filter(|k| starts(k.as_str()))
+        .cloned()
+        .collect();
+    for name in found {
+        headers.remove(name);
+    }
+}
 
 impl Authenticator {
     /// Removes the credentials of a request once it is authenticated, as
@@ -75,33 +94,23 @@ impl Authenticator {
     /// none reaches a handler or a server requests are passed on to.
     pub fn clear_credentials(&self, headers: &mut axum::http::HeaderMap) {
         headers.remove(axum::http::header::AUTHORIZATION);
-        let mut names: Vec<String> = STANDARD_PROXY_HEADERS.map(str::to_owned).to_vec();
-        let mut prefixes = vec!["x-remote-extra-".to_owned()];
-        if let Some(proxies) = &self.request_header {
-            names.extend(
-                proxies
-                    .username_headers
-                    .iter()
-                    .map(|h| h.to_ascii_lowercase()),
-            );
-            names.extend(proxies.group_headers.iter().map(|h| h.to_ascii_lowercase()));
-            prefixes.extend(
-                proxies
-                    .extra_headers_prefix
-                    .iter()
-                    .map(|h| h.to_ascii_lowercase()),
-            );
-        }
-        let prefixed: Vec<axum::http::HeaderName> = headers
-            .keys()
-            .filter(|k| prefixes.iter().any(|p| k.as_str().starts_with(p.as_str())))
-            .cloned()
-            .collect();
-        for name in prefixed {
+        for name in STANDARD_PROXY_HEADERS {
             headers.remove(name);
         }
-        for name in names {
+        let Some(proxies) = &self.request_header else {
+            remove_prefixed(headers, &[STANDARD_EXTRA_PREFIX]);
+            return;
+        };
+        for name in proxies
+            .username_headers
+            .iter()
+            .chain(&proxies.group_headers)
+        {
             headers.remove(name.as_str());
+        }
+        remove_prefixed(headers, &[STANDARD_EXTRA_PREFIX]);
+        for prefix in &proxies.extra_headers_prefix {
+            remove_prefixed(headers, &[prefix.as_str()]);
         }
     }
 }
