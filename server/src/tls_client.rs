@@ -181,6 +181,13 @@ fn tls_config(
         for cert in CertificateDer::pem_slice_iter(&trust.ca_bundle).flatten() {
             let _ = roots.add(cert);
         }
+        // CAs given that do not parse are an error (client-go's words), not
+        // an empty trust.
+        if roots.is_empty() && !trust.ca_bundle.is_empty() {
+            return Err(
+                "unable to load root certificates: unable to parse bytes as PEM block".to_owned(),
+            );
+        }
         builder.with_root_certificates(roots)
     };
     let mut config = match identity {

@@ -585,7 +585,9 @@ fn an_apiservice_is_served_by_its_server() {
         &apiservice("missing.example.com", "nowhere", 443, None),
     );
     assert_eq!(code, 201);
-    let missing = condition(&front, "v1.missing.example.com", |c| c["status"] == "False");
+    let missing = condition(&front, "v1.missing.example.com", |c| {
+        c["reason"] == "ServiceNotFound"
+    });
     assert_eq!(missing["reason"], "ServiceNotFound");
     assert_eq!(
         missing["message"],
@@ -654,7 +656,9 @@ fn an_apiservice_is_served_by_its_server() {
         &apiservice("plain.example.com", "plain", 443, None),
     );
     assert_eq!(code, 201);
-    let plain = condition(&front, "v1.plain.example.com", |c| c["status"] == "False");
+    let plain = condition(&front, "v1.plain.example.com", |c| {
+        c["reason"] == "EndpointsNotFound"
+    });
     assert_eq!(plain["reason"], "EndpointsNotFound");
     assert_eq!(
         plain["message"],
@@ -667,7 +671,9 @@ fn an_apiservice_is_served_by_its_server() {
         &apiservice("port.example.com", "plain", 8443, None),
     );
     assert_eq!(code, 201);
-    let port_error = condition(&front, "v1.port.example.com", |c| c["status"] == "False");
+    let port_error = condition(&front, "v1.port.example.com", |c| {
+        c["reason"] == "ServicePortError"
+    });
     assert_eq!(port_error["reason"], "ServicePortError");
     assert_eq!(
         port_error["message"],
@@ -694,7 +700,9 @@ fn an_apiservice_is_served_by_its_server() {
         &apiservice("silent.example.com", "silent", closed_port, None),
     );
     assert_eq!(code, 201);
-    let silent = condition(&front, "v1.silent.example.com", |c| c["status"] == "False");
+    let silent = condition(&front, "v1.silent.example.com", |c| {
+        c["reason"] == "FailedDiscoveryCheck"
+    });
     let url = format!("https://127.0.0.1:{closed_port}/apis/silent.example.com/v1");
     assert_eq!(silent["reason"], "FailedDiscoveryCheck");
     assert_eq!(
@@ -964,7 +972,9 @@ fn aggregator_routing_sends_requests_to_an_endpoint() {
     );
     assert_eq!(code, 201, "{made}");
     // Without endpoints the Service cannot be reached.
-    let missing = condition(&front, "v1.routed.example.com", |c| c["status"] == "False");
+    let missing = condition(&front, "v1.routed.example.com", |c| {
+        c["reason"] == "EndpointsNotFound"
+    });
     assert_eq!(missing["reason"], "EndpointsNotFound");
     let endpoints = json!({"apiVersion": "v1", "kind": "Endpoints",
         "metadata": {"name": "routed", "namespace": "default"},

@@ -34,11 +34,24 @@ const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGrou
 /// when the APIServices change, and every minute.
 /// `ready` (`apiservice-discovery-controller` and
 /// `apiservice-openapiv3-controller`) are done after the first round.
+/// The first round waits for `after` (the APIServices' registration) to be
+/// done, as upstream's discovery controller waits for the registration.
 pub async fn run(
     apis: Arc<RemoteApis>,
-    ready: Vec<crate::post_start::Handle>,
+    (after, ready): (
+        Option<crate::post_start::Handle>,
+        Vec<crate::post_start::Handle>,
+    ),
     mut shutdown: watch::Receiver<bool>,
 ) {
+    if let Some(after) = after {
+        while after.state().is_err() {
+            tokio::select! {
+                _ = shutdown.changed() => return,
+                _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+            }
+        }
+    }
     let mut changed = apis.changed.subscribe();
     let mut refresh = tokio::time::interval(REFRESH);
     loop {

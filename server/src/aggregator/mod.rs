@@ -132,10 +132,17 @@ impl RemoteApis {
 
     /// The priorities of every APIService.
     pub fn set_priorities(&self, priorities: Priorities) {
-        *self
+        let mut current = self
             .priorities
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = priorities;
+            .unwrap_or_else(PoisonError::into_inner);
+        if *current == priorities {
+            return;
+        }
+        *current = priorities;
+        drop(current);
+        // The merged OpenAPI document follows the priorities' order.
+        self.specs.write().unwrap_or_else(PoisonError::into_inner).0 += 1;
     }
 
     /// The priorities of every APIService, as last set.
@@ -150,11 +157,14 @@ impl RemoteApis {
     /// could not be read).
     fn discovered(&self, group: &str, version: &str, found: Option<APIVersionDiscovery>) {
         let key = (group.to_owned(), version.to_owned());
+        let remote = self.remote(group, version).is_some();
         let mut all = self.found.write().unwrap_or_else(PoisonError::into_inner);
         match found {
-            Some(found) => {
+            // A version served here again since the read began stays out.
+            Some(found) if remote => {
                 all.insert(key, found);
             }
+            Some(_) => {}
             None => {
                 all.remove(&key);
             }

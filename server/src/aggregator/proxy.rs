@@ -111,7 +111,20 @@ pub async fn serve(apis: &RemoteApis, remote: &RemoteVersion, mut request: Reque
         .extensions_mut()
         .remove::<hyper::upgrade::OnUpgrade>();
     let (parts, body) = request.into_parts();
-    let mut headers = parts.headers.clone();
+    let mut headers = parts.headers;
+    let switching = upgrade && on_upgrade.is_some();
+    if !switching {
+        // Dropped first, so that no header the client names in
+        // `Connection` can take away one the proxy adds below.
+        let trailers = headers
+            .get_all(header::TE)
+            .iter()
+            .any(|v| has_token(v, "trailers"));
+        remove_hop_by_hop(&mut headers);
+        if trailers {
+            headers.insert(header::TE, HeaderValue::from_static("trailers"));
+        }
+    }
     if let Ok(value) = HeaderValue::from_str(&authority) {
         headers.insert(header::HOST, value);
     }
@@ -119,7 +132,7 @@ pub async fn serve(apis: &RemoteApis, remote: &RemoteVersion, mut request: Reque
     if let Some(ip) = peer {
         append_forwarded_for(&mut headers, ip);
     }
-    if upgrade && let Some(on_upgrade) = on_upgrade {
+    if let Some(on_upgrade) = on_upgrade.filter(|_| upgrade) {
         return switch(
             transport,
             &host,
@@ -131,14 +144,6 @@ pub async fn serve(apis: &RemoteApis, remote: &RemoteVersion, mut request: Reque
         )
         .await;
     }
-    let trailers = headers
-        .get_all(header::TE)
-        .iter()
-        .any(|v| has_token(v, "trailers"));
-    remove_hop_by_hop(&mut headers);
-    if trailers {
-        headers.insert(header::TE, HeaderValue::from_static("trailers"));
-    }
     // The proxy's own forwarding headers (apimachinery's transport).
     headers.insert("x-forwarded-proto", HeaderValue::from_static("https"));
     if let Ok(value) = HeaderValue::from_str(&authority) {
@@ -146,10 +151,6 @@ pub async fn serve(apis: &RemoteApis, remote: &RemoteVersion, mut request: Reque
     }
     if let Ok(value) = HeaderValue::from_str(&path) {
         headers.insert("x-forwarded-uri", value);
-    }
-    if !headers.contains_key(header::USER_AGENT) {
-        // Go's proxy sends an empty agent rather than its own.
-        headers.insert(header::USER_AGENT, HeaderValue::from_static(""));
     }
     let mut outgoing = hyper::Request::new(body);
     *outgoing.method_mut() = parts.method;

@@ -310,8 +310,12 @@ impl Authenticator {
                 service_account::Verdict::User(user, granted, notes) => {
                     return TokenVerdict::User(Arc::new(user), granted, notes);
                 }
-                service_account::Verdict::Refused(why) => return refused(&why),
-                service_account::Verdict::NotOurs => {}
+                // With a cluster to ask, a refusal here is not the last word
+                // (upstream's union goes on to the next authenticator).
+                service_account::Verdict::Refused(why) if self.token_review.is_none() => {
+                    return refused(&why);
+                }
+                service_account::Verdict::Refused(_) | service_account::Verdict::NotOurs => {}
             }
         }
         if self.bootstrap_tokens && !api.is_empty() {
@@ -319,8 +323,10 @@ impl Authenticator {
                 bootstrap::Verdict::User(user) => {
                     return TokenVerdict::User(Arc::new(user), api, Notes::default());
                 }
-                bootstrap::Verdict::Refused(why) => return refused(&why),
-                bootstrap::Verdict::NotOurs => {}
+                bootstrap::Verdict::Refused(why) if self.token_review.is_none() => {
+                    return refused(&why);
+                }
+                bootstrap::Verdict::Refused(_) | bootstrap::Verdict::NotOurs => {}
             }
         }
         if let Some(review) = &self.token_review {

@@ -309,9 +309,16 @@ async fn cluster_trust(api: &crate::kubeconfig::RemoteApi) -> Result<ClusterTrus
         )
         .await
         .map_err(|e| ServeError::Delegation(e.0))?;
+    // No ConfigMap: nothing to learn from the cluster (upstream goes on
+    // without it).
+    if code == 404 {
+        return Ok(ClusterTrust::default());
+    }
     if code != 200 {
         return Err(ServeError::Delegation(format!(
-            "unable to get configmap/extension-apiserver-authentication in kube-system ({code}: {});              usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME              --role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA'",
+            "Unable to get configmap/extension-apiserver-authentication in kube-system ({code}: {}).  \
+             Usually fixed by 'kubectl create rolebinding -n kube-system ROLEBINDING_NAME \
+             --role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA'",
             configmap["message"].as_str().unwrap_or_default()
         )));
     }
@@ -625,6 +632,7 @@ pub async fn run_with(
         ))
     });
     // kube-aggregator's registration of the local APIServices.
+    let registration = hooks.aggregator.as_ref().map(|r| r.registration.clone());
     let apiservices = hooks.aggregator.take().map(|ready| {
         tokio::spawn(crate::kinds::apiservice::run(
             crate::controllers::client::Client::of_apiserver(router.clone()),
@@ -636,11 +644,14 @@ pub async fn run_with(
     });
     let remote_discovery = tokio::spawn(crate::aggregator::discovery::run(
         state.remote.clone(),
-        [&hooks.discovery, &hooks.openapi_v2, &hooks.openapi_v3]
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect(),
+        (
+            registration,
+            [&hooks.discovery, &hooks.openapi_v2, &hooks.openapi_v3]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect(),
+        ),
         shutdown_rx_for_custom.clone(),
     ));
     let availability = serves(&base, APISERVICES).then(|| {

@@ -206,6 +206,19 @@ fn the_widget_is_served_as_an_extension_of_a_cluster() {
         "widgets.example.kapi.dev is forbidden: User \"carol\" cannot list resource \"widgets\" \
          in API group \"example.kapi.dev\" in the namespace \"default\""
     );
+    // A service account token of the cluster is the cluster's to review,
+    // although this server checks service account tokens of its own too.
+    cluster.kubectl_ok(&["create", "serviceaccount", "robot"]);
+    let token = cluster.kubectl_ok(&["create", "token", "robot"]);
+    let (code, refusal) = curl(&url, &ca_file, Some(token.trim()));
+    assert_eq!(code, 403, "{refusal}");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("User \"system:serviceaccount:default:robot\" cannot list"),
+        "{refusal}"
+    );
     // A token the cluster does not know: 401.
     let (code, _) = curl(&url, &ca_file, Some("nobody"));
     assert_eq!(code, 401);

@@ -108,6 +108,9 @@ pub async fn run(
     );
     let mut state = State::default();
     let mut checks: JoinSet<(String, Verdict)> = JoinSet::new();
+    // Which APIService each check task is for, to forget one whose task
+    // ended without a verdict.
+    let mut tasks: HashMap<tokio::task::Id, String> = HashMap::new();
     let (retry_tx, mut retry_rx) = mpsc::unbounded_channel::<String>();
     let mut resync = tokio::time::interval(RESYNC);
     loop {
@@ -121,12 +124,19 @@ pub async fn run(
             Some((_, e)) = rx_s.recv() => Some(Seen::Service(Box::new(e))),
             Some((_, e)) = rx_e.recv() => Some(Seen::Endpoints(e)),
             Some(name) = retry_rx.recv() => {
+                state.retrying.remove(&name);
                 state.dirty.insert(name);
                 None
             }
-            Some(done) = checks.join_next(), if !checks.is_empty() => {
-                if let Ok((name, verdict)) = done {
+            Some(done) = checks.join_next_with_id(), if !checks.is_empty() => {
+                let id = match &done {
+                    Ok((id, _)) => *id,
+                    Err(e) => e.id(),
+                };
+                if let Some(name) = tasks.remove(&id) {
                     state.checking.remove(&name);
+                }
+                if let Ok((_, (name, verdict))) = done {
                     let failed = verdict.reason == "FailedDiscoveryCheck";
                     let written = state.record(&client, &name, verdict).await;
                     if failed || !written {
@@ -159,7 +169,9 @@ pub async fn run(
                 continue;
             };
             state.checking.insert(name.clone());
-            checks.spawn(async move { (name, job.await) });
+            let name_for_task = name.clone();
+            let id = checks.spawn(async move { (name.clone(), job.await) }).id();
+            tasks.insert(id, name_for_task);
         }
     }
     informers.abort_all();
@@ -180,6 +192,9 @@ struct State {
     checking: BTreeSet<String>,
     /// Failed checks in a row, for the backoff.
     failures: HashMap<String, u32>,
+    /// APIServices with a retry waiting (one at a time, as a work queue
+    /// keeps one delayed add per key).
+    retrying: BTreeSet<String>,
 }
 
 fn key_of(meta: &kapi_runtime::meta::ObjectMeta) -> (String, String) {
@@ -435,6 +450,9 @@ impl State {
 
     /// Checks `name` again after upstream's backoff (5 ms doubling to 30 s).
     fn retry_later(&mut self, name: &str, retry: &mpsc::UnboundedSender<String>) {
+        if !self.retrying.insert(name.to_owned()) {
+            return;
+        }
         let failures = self.failures.entry(name.to_owned()).or_default();
         let delay = Duration::from_millis(5)
             .saturating_mul(1 << (*failures).min(13))
@@ -478,12 +496,19 @@ async fn probe(remote: &RemoteApis, target: &ServiceTarget, path: &str) -> Resul
         );
         let resolver = remote.resolver_handle();
         tokio::spawn(async move {
+            let resolved = resolver
+                .resolve(&target.namespace, &target.name, target.port)
+                .await;
+            let (host, port) = match resolved {
+                Ok(found) => found,
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    return;
+                }
+            };
+            let authority = crate::webhook_client::join_host_port(&host, port);
+            let url = format!("https://{authority}{path}");
             let attempt = async {
-                let (host, port) = resolver
-                    .resolve(&target.namespace, &target.name, target.port)
-                    .await?;
-                let authority = crate::webhook_client::join_host_port(&host, port);
-                let url = format!("https://{authority}{path}");
                 let request = hyper::Request::get(url.as_str())
                     .header(hyper::header::HOST, authority.as_str())
                     .header("x-remote-user", "system:kube-aggregator")
@@ -515,10 +540,7 @@ async fn probe(remote: &RemoteApis, target: &ServiceTarget, path: &str) -> Resul
             };
             let outcome = match tokio::time::timeout(PROBE_GUARD, attempt).await {
                 Ok(outcome) => outcome,
-                Err(_) => Err(format!(
-                    "timed out waiting for https://{}{path}",
-                    target.server_name()
-                )),
+                Err(_) => Err(format!("timed out waiting for {url}")),
             };
             let _ = tx.send(outcome).await;
         });

@@ -378,7 +378,9 @@ fn route(remote: &RemoteApis, services: &BTreeMap<String, Value>) {
             ),
         );
         let target = &spec["service"];
-        if target.is_null() {
+        // The aggregator's own group is always served here (upstream serves
+        // it ahead of any proxy), so that a bad APIService can be removed.
+        if target.is_null() || group == "apiregistration.k8s.io" {
             continue;
         }
         let name = service["metadata"]["name"].as_str().unwrap_or_default();
