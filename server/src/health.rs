@@ -178,7 +178,7 @@ async fn all(app: &App, endpoint: Endpoint, query: Option<&str>) -> Response {
             Err(e) => {
                 // A post-start hook is expected to be pending for a moment
                 // at start; only the server's own checks are worth a warning.
-                if matches!(check, Check::Registered(_)) {
+                if matches!(check, Check::Registered(_) | Check::InformerSync) {
                     tracing::debug!(check = check.name(), endpoint = endpoint.name(), error = %e, "health check pending");
                 } else {
                     tracing::warn!(check = check.name(), endpoint = endpoint.name(), error = %e, "health check failed");
