@@ -166,6 +166,28 @@ fn the_widget_is_served_as_an_extension_of_a_cluster() {
         lines.recv_timeout(Duration::from_secs(20)).unwrap(),
         "ADDED w1"
     );
+    let created = cluster.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        r#"{"apiVersion": "example.kapi.dev/v1", "kind": "Widget",
+            "metadata": {"name": "w2", "namespace": "default"}, "spec": {"color": "blue"}}"#,
+    );
+    assert!(
+        created.contains("widget.example.kapi.dev/w2 created"),
+        "{created}"
+    );
+    assert_eq!(
+        lines.recv_timeout(Duration::from_secs(20)).unwrap(),
+        "ADDED w2"
+    );
+    // The extension's defaults and validation hold through the cluster.
+    let size = cluster.kubectl_ok(&["get", "widget", "w2", "-o", "jsonpath={.spec.size}"]);
+    assert_eq!(size, "1");
+    let refused = cluster.kubectl_stdin(
+        &["create", "-f", "-"],
+        r#"{"apiVersion": "example.kapi.dev/v1", "kind": "Widget",
+            "metadata": {"name": "w3", "namespace": "default"}, "spec": {"color": "pink"}}"#,
+    );
+    assert!(!refused.status.success());
     let listed = cluster.kubectl_ok(&["get", "wd"]);
     assert!(listed.contains("w1") && listed.contains("red"), "{listed}");
     // The extension's own store holds it, and it knows who wrote it.
@@ -192,6 +214,44 @@ fn the_widget_is_served_as_an_extension_of_a_cluster() {
     );
     let _ = watch.kill();
     let _ = watch.wait();
+
+    // An APIService whose Service is not there: upstream's condition, and
+    // upstream's plain-text 503 to its requests.
+    cluster.kubectl_stdin_ok(
+        &["apply", "-f", "-"],
+        r#"{"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+            "metadata": {"name": "v1.nowhere.kapi.dev"},
+            "spec": {"group": "nowhere.kapi.dev", "version": "v1", "insecureSkipTLSVerify": true,
+                "groupPriorityMinimum": 1000, "versionPriority": 15,
+                "service": {"namespace": "default", "name": "nowhere", "port": 443}}}"#,
+    );
+    let message = until("the APIService judged", || {
+        let out = cluster.kubectl(&[
+            "get",
+            "apiservice",
+            "v1.nowhere.kapi.dev",
+            "-o",
+            "jsonpath={.status.conditions[0].reason}/{.status.conditions[0].message}",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.starts_with("ServiceNotFound/").then_some(text)
+    });
+    assert_eq!(
+        message,
+        "ServiceNotFound/service/nowhere in \"default\" is not present"
+    );
+    let answer = http_exchange(
+        cluster.address,
+        "GET",
+        "/apis/nowhere.kapi.dev/v1/things",
+        &[],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(
+        (answer.code, answer.body.as_str()),
+        (503, "service unavailable\n")
+    );
 
     // A user the cluster knows but has not allowed: refused by the
     // extension itself (a TokenReview and a SubjectAccessReview at the
