@@ -177,18 +177,20 @@ fn tls_config(
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(Unchecked(provider)))
     } else {
-        let mut roots = rustls::RootCertStore::empty();
-        for cert in CertificateDer::pem_slice_iter(&trust.ca_bundle).flatten() {
-            let _ = roots.add(cert);
+        if trust.ca_bundle.is_empty() {
+            builder.with_root_certificates(rustls::RootCertStore::empty())
+        } else {
+            // CAs given that do not parse are an error (client-go's words),
+            // not an empty trust.
+            let verifier = crate::webhook_client::bundle_verifier(&trust.ca_bundle, &provider)
+                .ok_or_else(|| {
+                    "unable to load root certificates: unable to parse bytes as PEM block"
+                        .to_owned()
+                })?;
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(verifier)
         }
-        // CAs given that do not parse are an error (client-go's words), not
-        // an empty trust.
-        if roots.is_empty() && !trust.ca_bundle.is_empty() {
-            return Err(
-                "unable to load root certificates: unable to parse bytes as PEM block".to_owned(),
-            );
-        }
-        builder.with_root_certificates(roots)
     };
     let mut config = match identity {
         Some(identity) => {

@@ -114,7 +114,7 @@ impl Target {
         let (address, server_name, path, url, authority) = if let Some(service) = &config.service {
             let port = service.port.unwrap_or(443);
             let server_name = format!("{}.{}.svc", service.name, service.namespace);
-            let path = service.path.clone().unwrap_or_default();
+            let path = clean_path(service.path.as_deref().unwrap_or_default());
             let url = format!("https://{server_name}:{port}{path}");
             let authority = format!("{server_name}:{port}");
             let address = Address::Service {
@@ -139,7 +139,7 @@ impl Target {
                 .trim_end_matches(']')
                 .to_owned();
             let port = authority.port_u16().unwrap_or(443);
-            let path = uri.path().to_owned();
+            let path = clean_path(uri.path());
             let shown = format!("https://{authority}{path}");
             let authority = authority.as_str().to_owned();
             (
@@ -155,19 +155,18 @@ impl Target {
         } else {
             return Err("webhook configuration must have either service or URL".to_owned());
         };
-        let mut roots = rustls::RootCertStore::empty();
-        for cert in CertificateDer::pem_slice_iter(&config.ca_bundle) {
-            // Upstream skips what does not parse as a certificate.
-            if let Ok(cert) = cert {
-                let _ = roots.add(cert);
-            }
-        }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+            .map_err(|e| e.to_string())?;
+        // Upstream skips what does not parse as a certificate.
+        let builder = match bundle_verifier(&config.ca_bundle, &provider) {
+            Some(verifier) => builder
+                .dangerous()
+                .with_custom_certificate_verifier(verifier),
+            None => builder.with_root_certificates(rustls::RootCertStore::empty()),
+        };
+        let mut tls = builder.with_no_client_auth();
         tls.alpn_protocols = vec![b"http/1.1".to_vec()];
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         config.ca_bundle.hash(&mut hasher);
@@ -408,6 +407,111 @@ impl Client {
     }
 }
 
+/// Trusts the certificates of a CA bundle as Go's x509 pool does: as roots
+/// a server's chain may end at, and also each as itself, so that a bundle
+/// holding the server's own (leaf) certificate trusts that certificate
+/// (envtest and many webhook set-ups give the serving certificate as
+/// `caBundle`); its name and validity are still checked. `None` when the
+/// bundle holds no certificate.
+pub(crate) fn bundle_verifier(
+    bundle: &[u8],
+    provider: &Arc<rustls::crypto::CryptoProvider>,
+) -> Option<Arc<dyn rustls::client::danger::ServerCertVerifier>> {
+    let certificates: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(bundle)
+        .filter_map(Result::ok)
+        .collect();
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in &certificates {
+        let _ = roots.add(cert.clone());
+    }
+    let inner = rustls::client::WebPkiServerVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .ok()?;
+    Some(Arc::new(BundleVerifier {
+        inner,
+        certificates,
+    }))
+}
+
+#[derive(Debug)]
+struct BundleVerifier {
+    inner: Arc<rustls::client::WebPkiServerVerifier>,
+    certificates: Vec<CertificateDer<'static>>,
+}
+
+impl rustls::client::danger::ServerCertVerifier for BundleVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        use rustls::{CertificateError, Error};
+        // Go trusts a certificate that is itself in the pool, before any
+        // chain is looked for.
+        if self
+            .certificates
+            .iter()
+            .any(|c| c.as_ref() == end_entity.as_ref())
+        {
+            let parsed = rustls::server::ParsedCertificate::try_from(end_entity)?;
+            rustls::client::verify_server_name(&parsed, server_name)?;
+            let valid = x509_parser::parse_x509_certificate(end_entity.as_ref())
+                .is_ok_and(|(_, cert)| cert.validity().is_valid());
+            if !valid {
+                return Err(Error::InvalidCertificate(CertificateError::Expired));
+            }
+            return Ok(rustls::client::danger::ServerCertVerified::assertion());
+        }
+        self.inner
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+/// A webhook's path as client-go's REST client makes it
+/// (`path.Join("/", path)`): one slash between segments, `.` and `..`
+/// resolved, no slash at the end; `/` for none.
+fn clean_path(path: &str) -> String {
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            other => segments.push(other),
+        }
+    }
+    format!("/{}", segments.join("/"))
+}
+
 /// Go's `%q` of a string (the URL in `Post "..."`).
 fn go_quote(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_else(|_| format!("\"{text}\""))
@@ -605,6 +709,54 @@ mod tests {
             hostname_error("a.svc", &[]),
             "x509: certificate is not valid for any names, but wanted to match a.svc"
         );
+    }
+
+    #[test]
+    fn a_bundle_trusts_its_leaf_certificates_as_go_does() {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+        let ca_key = KeyPair::generate().unwrap();
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = ca_params.self_signed(&ca_key).unwrap();
+        let issuer = Issuer::new(ca_params, ca_key);
+        let leaf_key = KeyPair::generate().unwrap();
+        let leaf = CertificateParams::new(vec!["webhook.default.svc".to_owned()])
+            .unwrap()
+            .signed_by(&leaf_key, &issuer)
+            .unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verify = |bundle: &str, name: &str| {
+            let verifier = bundle_verifier(bundle.as_bytes(), &provider).unwrap();
+            verifier
+                .verify_server_cert(
+                    leaf.der(),
+                    &[],
+                    &ServerName::try_from(name.to_owned()).unwrap(),
+                    &[],
+                    rustls::pki_types::UnixTime::now(),
+                )
+                .map(drop)
+        };
+        // The CA, as usual; the leaf itself, as Go's pool takes it.
+        assert!(verify(&ca.pem(), "webhook.default.svc").is_ok());
+        assert!(verify(&leaf.pem(), "webhook.default.svc").is_ok());
+        // The leaf is still checked for its name.
+        assert!(verify(&leaf.pem(), "other.default.svc").is_err());
+        // Another certificate trusts neither.
+        let other_key = KeyPair::generate().unwrap();
+        let other = CertificateParams::new(vec!["x".to_owned()])
+            .unwrap()
+            .self_signed(&other_key)
+            .unwrap();
+        assert!(verify(&other.pem(), "webhook.default.svc").is_err());
+    }
+
+    #[test]
+    fn paths_are_cleaned_as_client_go_cleans_them() {
+        assert_eq!(clean_path(""), "/");
+        assert_eq!(clean_path("//mutate-v1-pod"), "/mutate-v1-pod");
+        assert_eq!(clean_path("/a/./b/../c/"), "/a/c");
+        assert_eq!(clean_path("/validate"), "/validate");
     }
 
     #[test]
