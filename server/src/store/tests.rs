@@ -172,7 +172,11 @@ async fn the_cache_takes_what_the_store_writes_from_the_writer() {
     let revision = last.revision().unwrap();
     assert!(revision > updated.revision().unwrap());
     assert!(cache.wait_fresh(revision).await);
-    assert_eq!(cache.handed_over(), 3);
+    // The events take the writers' objects; one whose writer is slower
+    // than the cache's wait for it (a loaded machine) is decoded instead,
+    // as it must be, so not all three need to have been handed over.
+    let handed = cache.handed_over();
+    assert!((1..=3).contains(&handed), "{handed} of 3 handed over");
     let kept = cache.get(key).unwrap().unwrap();
     assert_eq!(kept.json().unwrap(), last.json().unwrap());
     // A write the cache did not see coming (straight to the backend) is
