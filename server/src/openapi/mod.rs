@@ -59,8 +59,12 @@ pub struct OpenApiDocs {
     built: Mutex<Option<(Arc<Scheme>, Arc<Built>)>>,
     /// The v2 document with other servers' merged in (JSON and protobuf),
     /// for the scheme and the remote documents' generation it was made of.
-    merged: Mutex<Option<(Arc<Scheme>, u64, Arc<(Document, Document)>)>>,
+    merged: Mutex<Option<Merged>>,
 }
+
+/// The merged v2 document (JSON, protobuf), with the scheme and the remote
+/// documents' generation it was made of.
+type Merged = (Arc<Scheme>, u64, Arc<(Document, Document)>);
 
 /// Other servers' OpenAPI v2 documents, in the order they are merged, and
 /// a number that changes whenever they do.
@@ -175,21 +179,16 @@ pub fn v2(
         return merged_v2(docs, scheme, remote, headers);
     }
     let built = docs.get(scheme);
-    let wants_protobuf = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| {
-            accept.split(',').any(|range| {
-                range
-                    .split(';')
-                    .next()
-                    .is_some_and(|m| m.trim() == gnostic::MEDIA_TYPE)
-            })
-        });
-    if !wants_protobuf {
-        return respond(&built.v2, headers, false);
+    answer_v2(&built.v2, &built.v2_protobuf, headers)
+}
+
+/// The v2 document in the form the client asks for: gnostic's protobuf
+/// or JSON.
+fn answer_v2(json: &Document, protobuf: &Document, headers: &HeaderMap) -> Response {
+    if !wants_protobuf(headers) {
+        return respond(json, headers, false);
     }
-    let mut response = respond(&built.v2_protobuf, headers, false);
+    let mut response = respond(protobuf, headers, false);
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(gnostic::CONTENT_TYPE),
@@ -230,15 +229,7 @@ fn merged_v2(
             }
         }
     };
-    if wants_protobuf(headers) {
-        let mut response = respond(&merged.1, headers, false);
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(gnostic::CONTENT_TYPE),
-        );
-        return response;
-    }
-    respond(&merged.0, headers, false)
+    answer_v2(&merged.0, &merged.1, headers)
 }
 
 fn wants_protobuf(headers: &HeaderMap) -> bool {
