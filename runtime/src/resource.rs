@@ -10,6 +10,22 @@ pub use crate::resource_info::{
     BodyKind, NameFormat, PrinterColumn, ResetFields, ResourceInfo, ScaleSubresource, Subresource,
 };
 
+/// Another version a kind's objects are stored in, as JSON: how an object
+/// of the kind (as JSON) becomes the stored version's and back. The
+/// functions work on JSON values, as the stored version need not have a type
+/// of its own.
+#[derive(Debug)]
+pub struct StoredForm {
+    /// The stored version's `apiVersion`.
+    pub api_version: &'static str,
+    /// Makes an object of the kind (with its `apiVersion` and `kind`) the
+    /// stored version's.
+    pub to_stored: fn(&mut serde_json::Value) -> Result<(), String>,
+    /// Makes an object of the stored version the kind's, applying the stored
+    /// version's defaults on the way.
+    pub from_stored: fn(&mut serde_json::Value) -> Result<(), String>,
+}
+
 /// A kind of the API: implemented by `#[derive(Resource)]`.
 ///
 /// The hook methods have defaults; the derive overrides one when the kind names a
@@ -31,6 +47,11 @@ pub trait Resource:
     /// How this version converts to and from the kind's hub (storage) version;
     /// `None` for the hub itself (`#[resource(hub = Path)]`).
     const HUB: Option<&'static HubLink> = None;
+
+    /// The version objects are stored in as JSON, when it is not this one
+    /// (kube-apiserver stores CustomResourceDefinitions as
+    /// `apiextensions.k8s.io/v1beta1`): `#[resource(stored_as = STATIC)]`.
+    const STORED_AS: Option<&'static StoredForm> = None;
 
     /// The checks a write through this version adds to the kind's own
     /// validation, run on the object as stored (the hub version's type) and,

@@ -33,6 +33,16 @@ pub struct ResourceInfo {
     pub kind: &'static str,
     /// Plural resource name used in URLs, e.g. `configmaps`.
     pub plural: &'static str,
+    /// Where the kind's objects are kept in the store, under its prefix
+    /// (`--etcd-prefix`, `/registry`): `<group>/<plural>` by default, as a
+    /// generic API server and custom resources keep them; kube-apiserver's own
+    /// kinds under their bare plural or an older name (`minions`,
+    /// `services/specs`), as its storage factory keeps them.
+    pub storage_prefix: &'static str,
+    /// Whether objects are stored as JSON whatever `--storage-media-type`
+    /// says, as kube-apiserver stores CustomResourceDefinitions and
+    /// APIServices.
+    pub storage_json: bool,
     /// Singular name, e.g. `configmap`.
     pub singular: &'static str,
     /// Short names for kubectl, e.g. `cm`.

@@ -71,6 +71,12 @@ pub trait KindOps: Send + Sync {
     /// An object of the hub version as this version's.
     fn to_served(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String>;
 
+    /// The version objects are stored in, when it is another
+    /// ([`Resource::STORED_AS`]).
+    fn stored_as(&self) -> Option<&'static crate::resource::StoredForm> {
+        None
+    }
+
     /// Whether the kind is a custom resource, defined at run time: it has no
     /// Go struct upstream, so no strategic merge patch, and each of its
     /// versions prints its own columns.
@@ -265,6 +271,10 @@ impl<T: Resource> KindOps for Typed<T> {
 
     fn hub(&self) -> Option<&'static ResourceInfo> {
         T::HUB.map(|hub| hub.info)
+    }
+
+    fn stored_as(&self) -> Option<&'static crate::resource::StoredForm> {
+        T::STORED_AS
     }
 
     fn to_hub(&self, object: Box<dyn DynObject>) -> Result<Box<dyn DynObject>, String> {

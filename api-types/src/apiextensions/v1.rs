@@ -2,6 +2,7 @@
 
 pub mod customresourcedefinition;
 pub mod json_schema;
+mod stored;
 mod structural;
 mod validation;
 

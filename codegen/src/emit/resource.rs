@@ -54,6 +54,8 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
         kind,
         plural,
         singular,
+        storage_prefix,
+        storage_json,
         namespaced,
         status,
         return_deleted_object,
@@ -117,9 +119,17 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 });
         }
     });
+    let stored_as = model.stored_as.as_ref().map(|form| {
+        let ty = quote!(::kapi_runtime::resource::StoredForm);
+        quote_spanned! {form.span()=>
+            const STORED_AS: ::core::option::Option<&'static #ty> =
+                ::core::option::Option::Some(&#form);
+        }
+    });
     quote! {
         impl ::kapi_runtime::Resource for #ident {
             #hub
+            #stored_as
 
             const INFO: &'static ::kapi_runtime::ResourceInfo = &::kapi_runtime::ResourceInfo {
                 group: #group,
@@ -128,6 +138,8 @@ pub fn emit(model: &ResourceModel) -> TokenStream {
                 kind: #kind,
                 plural: #plural,
                 singular: #singular,
+                storage_prefix: #storage_prefix,
+                storage_json: #storage_json,
                 short_names: &[#(#short_names),*],
                 categories: &[#(#categories),*],
                 verbs: &[#(#verbs),*],

@@ -17,10 +17,16 @@ pub struct ResourceModel {
     pub plural: String,
     /// Singular resource name.
     pub singular: String,
+    /// The key prefix in the store.
+    pub storage_prefix: String,
+    /// Stored as JSON whatever the storage media type.
+    pub storage_json: bool,
     /// Short names.
     pub short_names: Vec<String>,
     /// The hub version's type, when this version is not the hub.
     pub hub: Option<syn::Path>,
+    /// The `StoredForm` static, when objects are stored in another version.
+    pub stored_as: Option<syn::Path>,
     /// The verbs served, in Kubernetes' (alphabetical) order.
     pub verbs: Vec<String>,
     /// Categories.
@@ -242,6 +248,21 @@ impl ResourceModel {
             .as_ref()
             .map(LitStr::value)
             .unwrap_or_else(|| pluralize(&singular));
+        let group = input.group.as_ref().map(LitStr::value).unwrap_or_default();
+        let storage_prefix = match &input.storage_prefix {
+            Some(lit) => {
+                check(
+                    &mut errors,
+                    lit,
+                    is_storage_prefix,
+                    "a storage prefix is path segments of lower-case ASCII letters, digits, \
+                     dots and dashes, without a leading or trailing slash",
+                );
+                lit.value()
+            }
+            None if group.is_empty() => plural.clone(),
+            None => format!("{group}/{plural}"),
+        };
         for lit in [&input.plural, &input.singular].into_iter().flatten() {
             check(
                 &mut errors,
@@ -327,9 +348,10 @@ impl ResourceModel {
         errors.finish_with(ResourceModel {
             subresources,
             hub: input.hub,
+            stored_as: input.stored_as,
             verbs,
             ident: input.ident,
-            group: input.group.as_ref().map(LitStr::value).unwrap_or_default(),
+            group,
             version: input
                 .version
                 .as_ref()
@@ -338,6 +360,8 @@ impl ResourceModel {
             kind,
             plural,
             singular,
+            storage_prefix,
+            storage_json: input.storage_json.is_present(),
             short_names: input.short_names.values(),
             categories: input.categories.values(),
             namespaced: !input.cluster_scoped.is_present(),
@@ -559,6 +583,17 @@ fn is_dns_subdomain(g: &str) -> bool {
 fn is_kind(k: &str) -> bool {
     k.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && k.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+fn is_storage_prefix(p: &str) -> bool {
+    p.split('/').all(|segment| {
+        !segment.is_empty()
+            && segment != "."
+            && segment != ".."
+            && segment
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-')
+    })
 }
 
 fn is_lower_name(n: &str) -> bool {

@@ -30,6 +30,18 @@ pub struct ResourceInput {
     /// `singular = "pod"`; defaults to the lower-cased kind.
     #[darling(default)]
     pub singular: Option<LitStr>,
+    /// `storage_prefix = "minions"`: where objects are kept in the store
+    /// (under `--etcd-prefix`); `<group>/<plural>` by default.
+    #[darling(default)]
+    pub storage_prefix: Option<LitStr>,
+    /// `stored_as = path::to::STATIC`: a `kapi_runtime::StoredForm`, the
+    /// other version's JSON objects are stored in.
+    #[darling(default)]
+    pub stored_as: Option<syn::Path>,
+    /// `storage_json`: objects are stored as JSON whatever
+    /// `--storage-media-type` says.
+    #[darling(default)]
+    pub storage_json: Flag,
     /// `short_names("po")`.
     #[darling(default)]
     pub short_names: StrList,

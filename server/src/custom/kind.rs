@@ -322,6 +322,9 @@ pub fn entries(crd: &Value, client: Option<&Client>) -> Result<Vec<KindEntry>, S
             kind: intern::str(&kind),
             plural: intern::str(&plural),
             singular: intern::str(&singular),
+            // Upstream's CRDRESTOptionsGetter: `<group>/<accepted plural>`.
+            storage_prefix: intern::str(&format!("{group}/{plural}")),
+            storage_json: true,
             short_names: intern::strs(&list(names, "shortNames")),
             categories: intern::strs(&list(names, "categories")),
             verbs: if terminating {

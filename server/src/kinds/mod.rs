@@ -26,8 +26,9 @@ use crate::authn::service_account::Issuer;
 use crate::authorizers::rbac::RbacAuthorizer;
 use crate::authz::Authorizer;
 use crate::registry::Hooks;
+use crate::stored::StorageMediaType;
 
-pub use service::{IpRange, ServiceRanges};
+pub use service::{IpRange, Repair as ServiceRepair, SERVICE_RANGE_KEYS, ServiceRanges};
 
 /// Who answers the reviews and signs service account tokens.
 #[derive(Clone, Default)]
@@ -44,8 +45,9 @@ pub struct Security {
 }
 
 /// The hooks of the built-in kinds, Services taking addresses and ports
-/// from `ranges`, the reviews and service account tokens as `security`.
-pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
+/// from `ranges` (their bitmaps stored in `media_type`, as Services), the
+/// reviews and service account tokens as `security`.
+pub fn builtin(ranges: ServiceRanges, media_type: StorageMediaType, security: Security) -> Hooks {
     let Security {
         authenticator,
         authorizer,
@@ -102,7 +104,10 @@ pub fn builtin(ranges: ServiceRanges, security: Security) -> Hooks {
             ("authentication.k8s.io", "tokenreviews"),
             authentication::TokenReviewRest { authenticator },
         )
-        .with_rest(("", "services"), service::ServiceRest::new(ranges))
+        .with_rest(
+            ("", "services"),
+            service::ServiceRest::new(ranges, media_type),
+        )
         .with_rest(("", "namespaces"), namespace::NamespaceRest)
         .with_rest(("batch", "jobs"), job::JobRest)
         .with_rest(

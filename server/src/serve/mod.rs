@@ -61,6 +61,7 @@ struct Hooks {
     namespaces: Option<Handle>,
     cluster_authentication: Option<Handle>,
     legacy_token_tracking: Option<Handle>,
+    service_ip_repair: Option<Handle>,
     rbac: Option<Handle>,
     priority_classes: Option<Handle>,
     flow_producer: Option<Handle>,
@@ -102,6 +103,10 @@ impl Hooks {
         let cluster_authentication =
             hook(configmaps, "start-cluster-authentication-info-controller");
         let legacy_token_tracking = hook(configmaps, "start-legacy-token-tracking-controller");
+        let service_ip_repair = hook(
+            serves(scheme, ("", "v1", "services")),
+            "start-service-ip-repair-controllers",
+        );
         let rbac = hook(rbac, "rbac/bootstrap-roles");
         let priority_classes = hook(
             serves(scheme, ("scheduling.k8s.io", "v1", "priorityclasses")),
@@ -150,6 +155,7 @@ impl Hooks {
             namespaces,
             cluster_authentication,
             legacy_token_tracking,
+            service_ip_repair,
             rbac,
             priority_classes,
             flow_producer,
@@ -521,6 +527,22 @@ pub async fn run_with(
     limits.priority_and_fairness &= serves(&scheme, FLOW_SCHEMAS);
     let limiter = limiter(limits, &metrics)?;
     let Opened { storage, compactor } = opts.backend.open().await?;
+    let migrated = crate::stored::migrate::migrate(
+        &*storage,
+        &scheme,
+        opts.storage_media_type,
+        crate::kinds::SERVICE_RANGE_KEYS,
+    )
+    .await?;
+    if migrated.was_old {
+        tracing::info!(
+            moved = migrated.moved,
+            rewritten = migrated.rewritten,
+            "the store was migrated, once, to kube-apiserver 1.32's etcd layout (kapi before \
+             this version cannot read it); the service address and port bitmaps are rebuilt \
+             from the Services, and resource versions from before are compacted away"
+        );
+    }
     let listener = TcpListener::bind(opts.listen).await?;
     let address = listener.local_addr()?;
     let base = Arc::new(scheme);
@@ -537,6 +559,7 @@ pub async fn run_with(
         .with_hooks(
             crate::kinds::builtin(
                 opts.service_ranges.clone(),
+                opts.storage_media_type,
                 crate::kinds::Security {
                     authenticator: authenticator.clone(),
                     authorizer: authorizer.clone(),
@@ -559,6 +582,27 @@ pub async fn run_with(
     if rbac {
         crate::authorizers::bootstrap::ensure(&registry).await;
         done(&hooks.rbac);
+    }
+    if let Some(services) = base.get("", "v1", "services") {
+        let mut repair = crate::kinds::ServiceRepair::new(
+            registry.storage().clone(),
+            services.clone(),
+            opts.service_ranges.clone(),
+            opts.storage_media_type,
+        );
+        // Before any Service takes an address: a bitmap rebuilt after a
+        // move, or written by another server, must hold every taken one.
+        let pending = match repair.run_once().await {
+            Ok(()) => {
+                done(&hooks.service_ip_repair);
+                None
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "could not repair the service address and port bitmaps");
+                hooks.service_ip_repair.take()
+            }
+        };
+        tokio::spawn(repair.run(pending));
     }
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
     done(&hooks.bootstrap_controller);

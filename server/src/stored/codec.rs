@@ -11,6 +11,7 @@ use std::str::FromStr;
 
 use bytes::Bytes;
 use kapi_runtime::proto::envelope;
+use kapi_runtime::resource::StoredForm;
 use kapi_runtime::scheme::KindEntry;
 use kapi_storage::KeyValue;
 use serde_json::Value;
@@ -58,7 +59,17 @@ impl StorageMediaType {
     }
 
     fn encode_unversioned(self, entry: &KindEntry, object: &Object) -> Result<Bytes, String> {
+        if let Some(form) = entry.ops.stored_as() {
+            // In another version's JSON, as upstream stores a CRD.
+            let mut value = object.to_value()?;
+            (form.to_stored)(&mut value)?;
+            return serde_json::to_vec(&value)
+                .map(Bytes::from)
+                .map_err(|e| e.to_string());
+        }
         match (self, entry.proto) {
+            // Kinds upstream stores as JSON whatever the flag says.
+            _ if entry.info.storage_json => object.to_json().map(Bytes::from),
             (StorageMediaType::Json, _) | (StorageMediaType::Protobuf, None) => {
                 object.to_json().map(Bytes::from)
             }
@@ -123,7 +134,11 @@ pub fn decode_stored(entry: &KindEntry, kv: &KeyValue) -> Result<Object, String>
         proto.decode(unknown.raw)
     } else {
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{') => entry.ops.decode_json(bytes).map(|d| d.object),
+            Some(b'{') => match entry.ops.stored_as() {
+                Some(form) => from_stored_json(form, bytes)
+                    .and_then(|value| entry.ops.decode_value(value).map(|d| d.object)),
+                None => entry.ops.decode_json(bytes).map(|d| d.object),
+            },
             _ => std::str::from_utf8(bytes)
                 .map_err(|e| e.to_string())
                 .and_then(|text| serde_saphyr::from_str::<Value>(text).map_err(|e| e.to_string()))
@@ -135,6 +150,17 @@ pub fn decode_stored(entry: &KindEntry, kv: &KeyValue) -> Result<Object, String>
     object.typed_mut().apply_defaults();
     object.metadata_mut().resource_version = Some(kv.mod_revision.to_string());
     Ok(object)
+}
+
+/// A stored JSON object of a kind stored in another version
+/// ([`StoredForm`]), as the kind's JSON: converted when it is in the stored
+/// version (an object written in the kind's own version is read as it is).
+fn from_stored_json(form: &StoredForm, bytes: &[u8]) -> Result<Value, String> {
+    let mut value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    if value["apiVersion"] == form.api_version {
+        (form.from_stored)(&mut value)?;
+    }
+    Ok(value)
 }
 
 #[cfg(test)]

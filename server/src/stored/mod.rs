@@ -5,5 +5,6 @@
 
 pub mod codec;
 pub mod keys;
+pub mod migrate;
 
 pub use codec::{StorageMediaType, decode_stored};

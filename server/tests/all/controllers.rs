@@ -132,6 +132,7 @@ fn router_on(storage: Arc<dyn Storage>) -> (Router, watch::Sender<bool>) {
             .with_hooks(kapi_server::kinds::builtin(
                 Default::default(),
                 Default::default(),
+                Default::default(),
             )),
         shutdown: rx,
         address: "127.0.0.1:0".into(),

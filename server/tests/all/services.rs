@@ -278,7 +278,11 @@ fn router(h: &crate::common::Harness, ranges: ServiceRanges) -> Router {
     kapi_api_types::install(&mut scheme);
     let registry = Registry::new(h.store.clone(), Arc::new(scheme))
         .with_admission(kapi_server::admission_plugins::builtin())
-        .with_hooks(kinds::builtin(ranges, Default::default()));
+        .with_hooks(kinds::builtin(
+            ranges,
+            Default::default(),
+            Default::default(),
+        ));
     let (_, rx) = tokio::sync::watch::channel(false);
     app(Arc::new(App {
         registry,

@@ -161,7 +161,7 @@ async fn every_verb_on_objects_stored_as_protobuf() {
     assert_eq!(got["spec"], created["spec"], "defaults survive storage");
     let raw = h
         .store
-        .get("/registry/apps/deployments/default/d")
+        .get("/registry/deployments/default/d")
         .await
         .unwrap()
         .unwrap();

@@ -18,6 +18,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "admissionregistration.k8s.io",
     version = "v1",
     plural = "validatingadmissionpolicies",
+    storage_prefix = "validatingadmissionpolicies",
     reset_status = "metadata, spec",
     categories("api-extensions"),
     cluster_scoped,

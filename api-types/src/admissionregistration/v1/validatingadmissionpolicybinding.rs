@@ -17,6 +17,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "admissionregistration.k8s.io",
     version = "v1",
     plural = "validatingadmissionpolicybindings",
+    storage_prefix = "validatingadmissionpolicybindings",
     categories("api-extensions"),
     cluster_scoped,
     printer_column(name = "PolicyName", type = "string", json_path = ".spec.policyName",

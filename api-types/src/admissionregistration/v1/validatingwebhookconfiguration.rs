@@ -18,6 +18,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "admissionregistration.k8s.io",
     version = "v1",
     plural = "validatingwebhookconfigurations",
+    storage_prefix = "validatingwebhookconfigurations",
     categories("api-extensions"),
     cluster_scoped,
     printer_column(name = "Webhooks", type = "integer", json_path = ".webhooks",

@@ -18,6 +18,8 @@ use crate::go_json::{null_as_default, omitempty};
     group = "apiextensions.k8s.io",
     version = "v1",
     plural = "customresourcedefinitions",
+    storage_json,
+    stored_as = super::stored::STORED_AS_V1BETA1,
     reset_status = "metadata, spec",
     short_names("crd", "crds"),
     categories("api-extensions"),

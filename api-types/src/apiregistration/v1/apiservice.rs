@@ -18,6 +18,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "apiregistration.k8s.io",
     version = "v1",
     plural = "apiservices",
+    storage_json,
     reset_status = "metadata, spec",
     categories("api-extensions"),
     cluster_scoped,

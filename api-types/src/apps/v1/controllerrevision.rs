@@ -17,6 +17,7 @@ use crate::go_json::null_as_default;
     group = "apps",
     version = "v1",
     plural = "controllerrevisions",
+    storage_prefix = "controllerrevisions",
     generation = false,
     printer_column(name = "Controller", type = "string",
         json_path = ".metadata.ownerReferences",

@@ -19,6 +19,7 @@ use crate::labels::{format_labels, format_selector};
     group = "apps",
     version = "v1",
     plural = "daemonsets",
+    storage_prefix = "daemonsets",
     short_names("ds"),
     categories("all"),
     status,

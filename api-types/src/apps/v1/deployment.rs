@@ -18,6 +18,7 @@ use crate::labels::format_selector;
     group = "apps",
     version = "v1",
     plural = "deployments",
+    storage_prefix = "deployments",
     reset_status = "spec, metadata.labels",
     short_names("deploy"),
     categories("all"),

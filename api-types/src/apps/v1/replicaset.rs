@@ -18,6 +18,7 @@ use crate::labels::format_selector;
     group = "apps",
     version = "v1",
     plural = "replicasets",
+    storage_prefix = "replicasets",
     short_names("rs"),
     categories("all"),
     status,

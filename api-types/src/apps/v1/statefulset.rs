@@ -19,6 +19,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "apps",
     version = "v1",
     plural = "statefulsets",
+    storage_prefix = "statefulsets",
     short_names("sts"),
     categories("all"),
     status,

@@ -15,6 +15,7 @@ use crate::go_json::null_as_default;
     group = "authentication.k8s.io",
     version = "v1",
     plural = "selfsubjectreviews",
+    storage_prefix = "selfsubjectreviews",
     cluster_scoped,
     verbs("create"),
     answer = super::answers::answer_self_subject_review,

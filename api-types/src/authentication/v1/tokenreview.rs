@@ -16,6 +16,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "authentication.k8s.io",
     version = "v1",
     plural = "tokenreviews",
+    storage_prefix = "tokenreviews",
     cluster_scoped,
     verbs("create"),
     answer = super::answers::answer_token_review,

@@ -16,6 +16,7 @@ use crate::go_json::null_as_default;
     group = "authorization.k8s.io",
     version = "v1",
     plural = "localsubjectaccessreviews",
+    storage_prefix = "localsubjectaccessreviews",
     verbs("create"),
     answer = super::answers::answer_local_subject_access_review,
     generation = false

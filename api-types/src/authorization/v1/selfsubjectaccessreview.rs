@@ -18,6 +18,7 @@ use crate::go_json::null_as_default;
     group = "authorization.k8s.io",
     version = "v1",
     plural = "selfsubjectaccessreviews",
+    storage_prefix = "selfsubjectaccessreviews",
     cluster_scoped,
     verbs("create"),
     answer = super::answers::answer_self_subject_access_review,

@@ -16,6 +16,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "authorization.k8s.io",
     version = "v1",
     plural = "selfsubjectrulesreviews",
+    storage_prefix = "selfsubjectrulesreviews",
     cluster_scoped,
     verbs("create"),
     answer = super::answers::answer_self_subject_rules_review,

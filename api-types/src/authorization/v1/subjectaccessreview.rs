@@ -20,6 +20,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "authorization.k8s.io",
     version = "v1",
     plural = "subjectaccessreviews",
+    storage_prefix = "subjectaccessreviews",
     cluster_scoped,
     verbs("create"),
     answer = super::answers::answer_subject_access_review,

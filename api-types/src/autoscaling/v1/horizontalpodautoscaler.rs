@@ -20,6 +20,7 @@ use crate::go_json::{null_as_default, omitempty};
     version = "v1",
     hub = crate::autoscaling::v2::HorizontalPodAutoscaler,
     plural = "horizontalpodautoscalers",
+    storage_prefix = "horizontalpodautoscalers",
     short_names("hpa"),
     categories("all"),
     status,

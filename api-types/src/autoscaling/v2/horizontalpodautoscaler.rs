@@ -19,6 +19,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "autoscaling",
     version = "v2",
     plural = "horizontalpodautoscalers",
+    storage_prefix = "horizontalpodautoscalers",
     short_names("hpa"),
     categories("all"),
     status,

@@ -18,6 +18,7 @@ use crate::labels::format_selector;
     group = "batch",
     version = "v1",
     plural = "cronjobs",
+    storage_prefix = "cronjobs",
     short_names("cj"),
     categories("all"),
     status,

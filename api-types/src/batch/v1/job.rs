@@ -18,6 +18,7 @@ use crate::labels::format_selector;
     group = "batch",
     version = "v1",
     plural = "jobs",
+    storage_prefix = "jobs",
     orphan_dependents,
     selectable_fields("status.successful"),
     field_label = job_field_label,

@@ -21,6 +21,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "certificates.k8s.io",
     version = "v1",
     plural = "certificatesigningrequests",
+    storage_prefix = "certificatesigningrequests",
     reset_main = "spec, status",
     reset_status = "spec, status.conditions",
     short_names("csr"),

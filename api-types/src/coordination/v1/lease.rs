@@ -15,6 +15,7 @@ use crate::go_json::null_as_default;
     group = "coordination.k8s.io",
     version = "v1",
     plural = "leases",
+    storage_prefix = "leases",
     generation = false,
     printer_column(name = "Holder", type = "string", json_path = ".spec.holderIdentity",
         description = "Identity currently holding the lease."),

@@ -16,6 +16,7 @@ use crate::go_json::omitempty;
     group = "",
     version = "v1",
     plural = "endpoints",
+    storage_prefix = "services/endpoints",
     singular = "endpoints",
     short_names("ep"),
     generation = false,

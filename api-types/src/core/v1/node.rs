@@ -20,6 +20,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "",
     version = "v1",
     plural = "nodes",
+    storage_prefix = "minions",
     short_names("no"),
     generation = false,
     cluster_scoped,

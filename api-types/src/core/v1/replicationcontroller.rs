@@ -20,6 +20,7 @@ use crate::labels::format_labels;
     group = "",
     version = "v1",
     plural = "replicationcontrollers",
+    storage_prefix = "controllers",
     orphan_dependents,
     short_names("rc"),
     categories("all"),

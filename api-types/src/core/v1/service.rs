@@ -23,6 +23,7 @@ use crate::go_json::null_as_default;
     group = "",
     version = "v1",
     plural = "services",
+    storage_prefix = "services/specs",
     return_deleted_object,
     short_names("svc"),
     generation = false,

@@ -19,6 +19,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "discovery.k8s.io",
     version = "v1",
     plural = "endpointslices",
+    storage_prefix = "endpointslices",
     printer_column(name = "AddressType", type = "string", json_path = ".addressType",
         description = "Kind of address of the endpoints."),
     printer_column(name = "Ports", type = "string", json_path = ".ports",

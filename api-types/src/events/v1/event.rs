@@ -22,6 +22,7 @@ use crate::go_json::{null_as_default, omitempty};
     version = "v1",
     hub = crate::core::v1::Event,
     plural = "events",
+    storage_prefix = "events",
     short_names("ev"),
     generation = false,
     selectable_fields(

@@ -16,6 +16,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "flowcontrol.apiserver.k8s.io",
     version = "v1",
     plural = "flowschemas",
+    storage_prefix = "flowschemas",
     reset_status = "metadata, spec",
     cluster_scoped,
     status,

@@ -16,6 +16,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "flowcontrol.apiserver.k8s.io",
     version = "v1",
     plural = "prioritylevelconfigurations",
+    storage_prefix = "prioritylevelconfigurations",
     reset_status = "metadata, spec",
     cluster_scoped,
     status,

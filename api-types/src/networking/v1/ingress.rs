@@ -19,6 +19,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "networking.k8s.io",
     version = "v1",
     plural = "ingresses",
+    storage_prefix = "ingress",
     short_names("ing"),
     status,
     printer_column(name = "Class", type = "string", json_path = ".spec.ingressClassName",

@@ -15,6 +15,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "networking.k8s.io",
     version = "v1",
     plural = "ingressclasses",
+    storage_prefix = "ingressclasses",
     cluster_scoped,
     printer_column(name = "Controller", type = "string", json_path = ".spec.controller",
         description = "The controller implementing the class."),

@@ -17,6 +17,7 @@ use crate::labels::format_selector;
     group = "networking.k8s.io",
     version = "v1",
     plural = "networkpolicies",
+    storage_prefix = "networkpolicies",
     short_names("netpol"),
     printer_column(name = "Pod-Selector", type = "string", json_path = ".spec.podSelector",
         description = "The pods the policy applies to."),

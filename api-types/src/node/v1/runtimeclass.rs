@@ -18,6 +18,7 @@ use crate::go_json::omitempty;
     group = "node.k8s.io",
     version = "v1",
     plural = "runtimeclasses",
+    storage_prefix = "runtimeclasses",
     cluster_scoped,
     generation = false,
     printer_column(

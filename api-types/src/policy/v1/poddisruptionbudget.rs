@@ -20,6 +20,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "policy",
     version = "v1",
     plural = "poddisruptionbudgets",
+    storage_prefix = "poddisruptionbudgets",
     short_names("pdb"),
     status,
     printer_column(name = "Min Available", type = "string", json_path = ".spec.minAvailable",

@@ -15,6 +15,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "rbac.authorization.k8s.io",
     version = "v1",
     plural = "clusterroles",
+    storage_prefix = "clusterroles",
     cluster_scoped,
     generation = false,
     name_format = "path-segment",

@@ -16,6 +16,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "rbac.authorization.k8s.io",
     version = "v1",
     plural = "clusterrolebindings",
+    storage_prefix = "clusterrolebindings",
     cluster_scoped,
     generation = false,
     name_format = "path-segment",

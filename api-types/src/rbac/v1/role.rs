@@ -14,6 +14,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "rbac.authorization.k8s.io",
     version = "v1",
     plural = "roles",
+    storage_prefix = "roles",
     generation = false,
     name_format = "path-segment",
     printer_column(

@@ -15,6 +15,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "rbac.authorization.k8s.io",
     version = "v1",
     plural = "rolebindings",
+    storage_prefix = "rolebindings",
     generation = false,
     name_format = "path-segment",
     printer_column(name = "Role", type = "string", json_path = ".roleRef.name",

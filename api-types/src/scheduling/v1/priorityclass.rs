@@ -15,6 +15,7 @@ use crate::go_json::omitempty;
     group = "scheduling.k8s.io",
     version = "v1",
     plural = "priorityclasses",
+    storage_prefix = "priorityclasses",
     short_names("pc"),
     cluster_scoped,
     printer_column(name = "Value", type = "integer", json_path = ".value",

@@ -16,6 +16,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "storage.k8s.io",
     version = "v1",
     plural = "csidrivers",
+    storage_prefix = "csidrivers",
     return_deleted_object,
     cluster_scoped,
     generation = false,

@@ -15,6 +15,7 @@ use crate::go_json::null_as_default;
     group = "storage.k8s.io",
     version = "v1",
     plural = "csinodes",
+    storage_prefix = "csinodes",
     return_deleted_object,
     cluster_scoped,
     generation = false,

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
     group = "storage.k8s.io",
     version = "v1",
     plural = "csistoragecapacities",
+    storage_prefix = "csistoragecapacities",
     generation = false,
     printer_column(
         name = "Created At",

@@ -20,6 +20,7 @@ use crate::go_json::omitempty;
     group = "storage.k8s.io",
     version = "v1",
     plural = "storageclasses",
+    storage_prefix = "storageclasses",
     return_deleted_object,
     short_names("sc"),
     cluster_scoped,

@@ -19,6 +19,7 @@ use crate::go_json::{null_as_default, omitempty};
     group = "storage.k8s.io",
     version = "v1",
     plural = "volumeattachments",
+    storage_prefix = "volumeattachments",
     reset_status = "metadata, spec",
     return_deleted_object,
     cluster_scoped,

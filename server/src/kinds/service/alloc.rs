@@ -20,6 +20,8 @@ use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
 use kapi_api_types::core::v1::Service;
 use kapi_api_types::core::v1::service::ServiceSpec;
+use kapi_runtime::proto::envelope;
+use kapi_runtime::proto::wire::{Reader, put_bytes};
 use kapi_runtime::validation::{FieldErrors, FieldPath};
 use kapi_storage::{Storage, StorageError, Update};
 use serde_json::{Value, json};
@@ -27,9 +29,9 @@ use serde_json::{Value, json};
 use crate::api_error::{ApiError, ApiResult};
 
 /// Where the ClusterIP bitmap lives.
-const IPS_KEY: &str = "/registry/ranges/serviceips";
+pub(super) const IPS_KEY: &str = "/registry/ranges/serviceips";
 /// Where the NodePort bitmap lives.
-const PORTS_KEY: &str = "/registry/ranges/servicenodeports";
+pub(super) const PORTS_KEY: &str = "/registry/ranges/servicenodeports";
 
 /// The ranges Services are given addresses and ports from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,22 +124,23 @@ fn from_u128(v4: bool, value: u128) -> IpAddr {
 }
 
 impl IpRange {
-    /// How many addresses can be handed out: all but the network address
-    /// (and, for IPv4, the broadcast address), at most 2^20 as upstream caps
-    /// IPv6 ranges.
+    /// How many addresses can be handed out, as upstream's ipallocator
+    /// counts them: all but the network address (and, for IPv4, the
+    /// broadcast address), an IPv6 range capped at 65,536 before that.
     fn size(&self) -> usize {
-        let bits: u32 = if self.base.is_ipv4() { 32 } else { 128 };
-        let host_bits = bits - u32::from(self.prefix);
-        let all = if host_bits >= 21 {
-            1 << 20
-        } else {
-            1usize << host_bits
-        };
+        let all = usize::try_from(self.cidr_size()).unwrap_or(usize::MAX);
         if self.base.is_ipv4() {
             all - 2
         } else {
-            all - 1
+            all.min(1 << 16) - 1
         }
+    }
+
+    /// How many addresses the CIDR holds (saturating).
+    fn cidr_size(&self) -> u128 {
+        let bits: u32 = if self.base.is_ipv4() { 32 } else { 128 };
+        let host_bits = bits - u32::from(self.prefix);
+        1u128.checked_shl(host_bits).unwrap_or(u128::MAX)
     }
 
     fn address(&self, offset: usize) -> IpAddr {
@@ -165,27 +168,116 @@ enum Refusal {
     Full,
 }
 
-/// One bitmap of taken offsets.
+/// One bitmap of taken offsets, kept as upstream keeps it: a v1
+/// `RangeAllocation` whose `range` names the range and whose `data` is Go's
+/// `big.Int.Bytes()` of the bitmap (offset *o* is bit *o* of the integer:
+/// big-endian, without leading zero bytes). In memory bit *o* is in byte
+/// `o / 8`.
 struct Bitmap {
     bits: Vec<u8>,
     size: usize,
 }
 
+/// A stored RangeAllocation: its range text and bitmap data.
+struct Stored<'a> {
+    range: std::borrow::Cow<'a, str>,
+    data: std::borrow::Cow<'a, [u8]>,
+}
+
+impl<'a> Stored<'a> {
+    /// Reads a RangeAllocation written as protobuf (the `k8s\0` envelope)
+    /// or JSON.
+    fn read(bytes: &'a [u8]) -> Result<Stored<'a>, String> {
+        if bytes.starts_with(envelope::MAGIC) {
+            let unknown = envelope::decode(bytes).map_err(|e| e.to_string())?;
+            if unknown.kind != "RangeAllocation" {
+                return Err(format!(
+                    "a {} where a RangeAllocation is kept",
+                    unknown.kind
+                ));
+            }
+            let mut reader = Reader::new(unknown.raw);
+            let (mut range, mut data) = (&b""[..], &b""[..]);
+            while !reader.is_empty() {
+                let (number, wire) = reader.key().map_err(|e| e.to_string())?;
+                match number {
+                    2 => range = reader.len_delimited().map_err(|e| e.to_string())?,
+                    3 => data = reader.len_delimited().map_err(|e| e.to_string())?,
+                    _ => reader.skip(wire).map_err(|e| e.to_string())?,
+                }
+            }
+            let range = std::str::from_utf8(range).map_err(|e| e.to_string())?;
+            return Ok(Stored {
+                range: range.into(),
+                data: data.into(),
+            });
+        }
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        let data = match value["data"].as_str() {
+            Some(data) => STANDARD.decode(data).map_err(|e| e.to_string())?,
+            None => Vec::new(),
+        };
+        Ok(Stored {
+            range: value["range"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+                .into(),
+            data: data.into(),
+        })
+    }
+}
+
 impl Bitmap {
-    fn decode(stored: Option<&[u8]>, size: usize) -> Bitmap {
-        let mut bits = stored
-            .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok())
-            .and_then(|v| v["data"].as_str().and_then(|d| STANDARD.decode(d).ok()))
-            .unwrap_or_default();
-        bits.resize(size.div_ceil(8), 0);
-        Bitmap { bits, size }
+    fn empty(size: usize) -> Bitmap {
+        Bitmap {
+            bits: vec![0; size.div_ceil(8)],
+            size,
+        }
     }
 
-    fn encode(&self, range: &str) -> Bytes {
-        let object = json!({"kind": "RangeAllocation", "apiVersion": "v1",
-            "metadata": {"creationTimestamp": null}, "range": range,
-            "data": STANDARD.encode(&self.bits)});
-        Bytes::from(object.to_string())
+    /// The bitmap kept under `range`, as upstream's Restore reads it: a
+    /// stored range other than ours is an error, as two servers must not
+    /// share a bitmap over different ranges.
+    fn decode(stored: &[u8], range: &str, size: usize) -> Result<Bitmap, String> {
+        let stored = Stored::read(stored)?;
+        if !stored.range.is_empty() && stored.range != range {
+            return Err("the provided range does not match the current range".into());
+        }
+        let mut bitmap = Bitmap::empty(size);
+        // Big-endian: the last byte holds offsets 0..8.
+        for (i, byte) in stored.data.iter().rev().enumerate() {
+            match bitmap.bits.get_mut(i) {
+                Some(b) => *b = *byte,
+                None if *byte == 0 => {}
+                None => return Err("the stored bitmap is larger than the range".into()),
+            }
+        }
+        Ok(bitmap)
+    }
+
+    /// The bitmap's data as upstream stores it (big-endian, no leading
+    /// zero bytes; empty when nothing is taken).
+    fn data(&self) -> Vec<u8> {
+        let used = self.bits.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
+        self.bits[..used].iter().rev().copied().collect()
+    }
+
+    /// The RangeAllocation to store: protobuf in the envelope, or JSON when
+    /// objects are stored as JSON.
+    fn encode(&self, range: &str, json: bool) -> Bytes {
+        let data = self.data();
+        if json {
+            let object = json!({"kind": "RangeAllocation", "apiVersion": "v1",
+                "metadata": {"creationTimestamp": null}, "range": range,
+                "data": STANDARD.encode(&data)});
+            return Bytes::from(object.to_string());
+        }
+        let mut raw = Vec::with_capacity(range.len() + data.len() + 8);
+        put_bytes(&mut raw, 1, &[]);
+        put_bytes(&mut raw, 2, range.as_bytes());
+        put_bytes(&mut raw, 3, &data);
+        Bytes::from(envelope::encode("v1", "RangeAllocation", &raw))
     }
 
     fn is_set(&self, i: usize) -> bool {
@@ -204,28 +296,34 @@ impl Bitmap {
         }
     }
 
-    /// A free offset, searched from a random point of the upper band first
-    /// (upstream keeps the lowest addresses for requested ones), then from
-    /// the start.
+    /// A free offset as upstream's randomScanStrategyWithOffset finds one:
+    /// from a random point of the upper band `[reserved, size)`, wrapping
+    /// inside it (the lower band is left to requested values), then from a
+    /// random point of the lower band.
     fn free(&self, reserved: usize) -> Option<usize> {
-        let upper = self.size.saturating_sub(reserved);
-        if upper > 0 {
-            let start = (uuid::Uuid::new_v4().as_u128() % upper as u128) as usize;
-            let found = (0..upper)
-                .map(|i| reserved + (start + i) % upper)
-                .find(|i| !self.is_set(*i));
-            if found.is_some() {
-                return found;
+        let reserved = reserved.min(self.size);
+        let scan = |from: usize, len: usize| {
+            if len == 0 {
+                return None;
             }
-        }
-        (0..reserved.min(self.size)).find(|i| !self.is_set(*i))
+            let start = (uuid::Uuid::new_v4().as_u128() % len as u128) as usize;
+            (0..len)
+                .map(|i| from + (start + i) % len)
+                .find(|i| !self.is_set(*i))
+        };
+        scan(reserved, self.size - reserved).or_else(|| scan(0, reserved))
     }
 }
 
-/// The lower band left to requested values: upstream's
-/// `min(max(16, size/step), cap)`.
-fn reserved(size: usize, step: usize, cap: usize) -> usize {
-    (size / step).clamp(16, cap).min(size)
+/// The lower band left to requested values (upstream's
+/// calculateRangeOffset): none for a range of at most 16, else
+/// `size / step` between 16 and `cap`. `size` is the whole CIDR's for
+/// addresses, the range's for ports.
+fn reserved(size: u128, step: u128, cap: u128) -> usize {
+    if size <= 16 {
+        return 0;
+    }
+    usize::try_from((size / step).clamp(16, cap)).unwrap_or(0)
 }
 
 /// One change to the two bitmaps: what to take (a value, or any free one)
@@ -255,12 +353,25 @@ impl Held {
 #[derive(Clone, Debug, Default)]
 pub struct ServiceAllocator {
     ranges: ServiceRanges,
+    /// Whether the bitmaps are written as JSON (objects are stored as JSON)
+    /// rather than protobuf.
+    json: bool,
 }
 
 impl ServiceAllocator {
-    /// Allocators over `ranges`.
+    /// Allocators over `ranges`, writing their bitmaps as protobuf.
     pub fn new(ranges: ServiceRanges) -> ServiceAllocator {
-        ServiceAllocator { ranges }
+        ServiceAllocator {
+            ranges,
+            json: false,
+        }
+    }
+
+    /// Writes the bitmaps as JSON, as Services are written
+    /// (`--storage-media-type=application/json`).
+    pub fn with_json(mut self, json: bool) -> ServiceAllocator {
+        self.json = json;
+        self
     }
 
     /// Gives the new Service (defaulted and validated) its IP family fields,
@@ -550,7 +661,7 @@ impl ServiceAllocator {
             Vec::new()
         } else {
             let size = range.size();
-            let reserve = reserved(size, 16, 256);
+            let reserve = reserved(range.cidr_size(), 16, 256);
             let offsets: Vec<usize> = change
                 .give_ips
                 .iter()
@@ -563,6 +674,7 @@ impl ServiceAllocator {
                 .collect();
             let result = update_bitmap(
                 storage,
+                self.json,
                 IPS_KEY,
                 &range.to_string(),
                 size,
@@ -599,7 +711,7 @@ impl ServiceAllocator {
         let ports = if change.take_ports.is_empty() && change.give_ports.is_empty() {
             Vec::new()
         } else {
-            let reserve = reserved(size, 32, 128);
+            let reserve = reserved(size as u128, 32, 128);
             let to_offset = |p: u16| (first..=last).contains(&p).then(|| usize::from(p - first));
             let offsets: Vec<usize> = change
                 .give_ports
@@ -611,6 +723,7 @@ impl ServiceAllocator {
             let range_text = format!("{first}-{last}");
             let result = update_bitmap(
                 storage,
+                self.json,
                 PORTS_KEY,
                 &range_text,
                 size,
@@ -684,6 +797,7 @@ impl ServiceAllocator {
         let offsets: Vec<usize> = ips.iter().filter_map(|ip| range.offset(*ip)).collect();
         let given = update_bitmap(
             storage,
+            self.json,
             IPS_KEY,
             &range.to_string(),
             size,
@@ -699,11 +813,133 @@ impl ServiceAllocator {
     }
 }
 
+/// How many repairs in a row must find an offset taken by no Service before
+/// it is given back (upstream's numRepairsBeforeLeakCleanup): a Service
+/// being created holds its address before it is stored.
+const REPAIRS_BEFORE_LEAK_CLEANUP: u8 = 3;
+
+/// Offsets found taken by no Service, and how many more repairs must find
+/// them so before they are given back.
+#[derive(Debug, Default)]
+pub struct Leaks {
+    ips: std::collections::HashMap<usize, u8>,
+    ports: std::collections::HashMap<usize, u8>,
+}
+
+impl ServiceAllocator {
+    /// Upstream's repair controllers (one run): both bitmaps rebuilt from
+    /// the Services stored, so that an address held by a Service is always
+    /// marked (after a restore, a move, or a server that wrote without
+    /// marking) and one held by none is given back after
+    /// [`REPAIRS_BEFORE_LEAK_CLEANUP`] runs. A bitmap kept over another
+    /// range (another server's flags) is left alone, with an error.
+    pub async fn repair(
+        &self,
+        storage: &dyn Storage,
+        services: &[Service],
+        leaks: &mut Leaks,
+    ) -> Result<(), String> {
+        let range = self.ranges.cluster_ips;
+        let (first, last) = self.ranges.node_ports;
+        let mut ips = Vec::new();
+        let mut ports = Vec::new();
+        for service in services {
+            let held = self.held(service);
+            ips.extend(held.ips.iter().filter_map(|ip| range.offset(*ip)));
+            ports.extend(
+                held.ports
+                    .iter()
+                    .filter(|p| (first..=last).contains(*p))
+                    .map(|p| usize::from(p - first)),
+            );
+        }
+        let port_size = usize::from(last - first) + 1;
+        let ip_text = range.to_string();
+        let port_text = format!("{first}-{last}");
+        let ip_result = rebuild_bitmap(
+            storage,
+            self.json,
+            IPS_KEY,
+            &ip_text,
+            range.size(),
+            &ips,
+            &mut leaks.ips,
+        )
+        .await;
+        let port_result = rebuild_bitmap(
+            storage,
+            self.json,
+            PORTS_KEY,
+            &port_text,
+            port_size,
+            &ports,
+            &mut leaks.ports,
+        )
+        .await;
+        ip_result.and(port_result)
+    }
+}
+
+/// Writes the bitmap under `key` afresh with `held` set, keeping offsets
+/// the stored one has that no Service holds until they leaked long enough.
+async fn rebuild_bitmap(
+    storage: &dyn Storage,
+    json: bool,
+    key: &str,
+    range: &str,
+    size: usize,
+    held: &[usize],
+    leaks: &mut std::collections::HashMap<usize, u8>,
+) -> Result<(), String> {
+    let stored = storage.get(key).await.map_err(|e| e.to_string())?;
+    let mut fresh = Bitmap::empty(size);
+    for offset in held {
+        fresh.set(*offset, true);
+    }
+    let mut still_leaking = std::collections::HashMap::new();
+    if let Some(kv) = &stored {
+        let old = Bitmap::decode(&kv.value, range, size).map_err(|e| format!("{key}: {e}"))?;
+        let leaked: Vec<usize> = (0..size)
+            .filter(|o| old.is_set(*o) && !fresh.is_set(*o))
+            .collect();
+        for offset in leaked {
+            let left = leaks
+                .get(&offset)
+                .copied()
+                .unwrap_or(REPAIRS_BEFORE_LEAK_CLEANUP)
+                .saturating_sub(1);
+            if left > 0 {
+                fresh.set(offset, true);
+                still_leaking.insert(offset, left);
+            } else {
+                tracing::info!(
+                    key,
+                    offset,
+                    "an allocated value no Service holds is given back"
+                );
+            }
+        }
+    }
+    *leaks = still_leaking;
+    let bytes = fresh.encode(range, json);
+    let written = match &stored {
+        Some(kv) if kv.value == bytes => return Ok(()),
+        Some(kv) => storage.update(key, bytes, kv.mod_revision).await,
+        None => storage.create(key, bytes).await,
+    };
+    match written {
+        // Changed meanwhile by an allocation: the next run looks again.
+        Ok(_) | Err(StorageError::Conflict(_) | StorageError::AlreadyExists(_)) => Ok(()),
+        Err(e) => Err(format!("{key}: {e}")),
+    }
+}
+
 /// Reads, changes and writes one bitmap: the offsets taken (in the order
 /// asked), or the index of the first refused request.
 #[allow(clippy::too_many_arguments)]
 async fn update_bitmap(
     storage: &dyn Storage,
+    json: bool,
     key: &str,
     range: &str,
     size: usize,
@@ -715,7 +951,11 @@ async fn update_bitmap(
     let mut outcome = None;
     let result = storage
         .guaranteed_update(key, &mut |current| {
-            let mut bitmap = Bitmap::decode(current.map(|kv| kv.value.as_ref()), size);
+            let mut bitmap = match current {
+                Some(kv) => Bitmap::decode(&kv.value, range, size)
+                    .map_err(|e| StorageError::Internal(format!("{key}: {e}")))?,
+                None => Bitmap::empty(size),
+            };
             for offset in give {
                 bitmap.set(*offset, false);
             }
@@ -746,7 +986,7 @@ async fn update_bitmap(
             if dry_run {
                 Ok(Update::Keep)
             } else {
-                Ok(Update::Write(bitmap.encode(range)))
+                Ok(Update::Write(bitmap.encode(range, json)))
             }
         })
         .await;
@@ -889,6 +1129,7 @@ mod tests {
     fn ranges_parse_and_count_as_upstream() {
         let range: IpRange = "10.96.0.0/12".parse().unwrap();
         assert_eq!(range.size(), (1 << 20) - 2);
+        assert_eq!(range.to_string(), "10.96.0.0/12");
         assert_eq!(range.address(0), IpAddr::from([10, 96, 0, 1]));
         assert_eq!(range.offset(IpAddr::from([10, 96, 0, 1])), Some(0));
         assert_eq!(range.offset(IpAddr::from([10, 96, 0, 0])), None);
@@ -909,7 +1150,7 @@ mod tests {
 
     #[test]
     fn bitmaps_hand_out_each_offset_once() {
-        let mut bitmap = Bitmap::decode(None, 40);
+        let mut bitmap = Bitmap::empty(40);
         let mut seen = Vec::new();
         for _ in 0..40 {
             let offset = bitmap.free(16).unwrap();
@@ -920,8 +1161,49 @@ mod tests {
         // The upper band went first.
         assert!(seen[..24].iter().all(|o| *o >= 16), "{seen:?}");
         assert_eq!(bitmap.free(16), None);
-        let stored = bitmap.encode("x");
-        let again = Bitmap::decode(Some(&stored), 40);
-        assert!((0..40).all(|i| again.is_set(i)));
+        for json in [false, true] {
+            let stored = bitmap.encode("x", json);
+            let again = Bitmap::decode(&stored, "x", 40).unwrap();
+            assert!((0..40).all(|i| again.is_set(i)));
+            assert!(Bitmap::decode(&stored, "y", 40).is_err(), "another range");
+        }
+    }
+
+    /// Bytes as kube-apiserver writes them: offsets 0 and 9 taken is the
+    /// integer 0x0201, `data` = [0x02, 0x01].
+    #[test]
+    fn bitmaps_are_stored_as_upstream_stores_them() {
+        let mut bitmap = Bitmap::empty(100);
+        bitmap.set(0, true);
+        bitmap.set(9, true);
+        assert_eq!(bitmap.data(), vec![0x02, 0x01]);
+        assert_eq!(Bitmap::empty(100).data(), Vec::<u8>::new());
+        let mut raw = Vec::new();
+        put_bytes(&mut raw, 1, &[]);
+        put_bytes(&mut raw, 2, b"10.0.0.0/24");
+        put_bytes(&mut raw, 3, &[0x02, 0x01]);
+        let upstream = envelope::encode("v1", "RangeAllocation", &raw);
+        assert_eq!(bitmap.encode("10.0.0.0/24", false), upstream);
+        let read = Bitmap::decode(&upstream, "10.0.0.0/24", 254).unwrap();
+        let taken: Vec<usize> = (0..254).filter(|o| read.is_set(*o)).collect();
+        assert_eq!(taken, vec![0, 9]);
+        let json = br#"{"kind":"RangeAllocation","apiVersion":"v1","metadata":{},"range":"30000-32767","data":"AgE="}"#;
+        let read = Bitmap::decode(json, "30000-32767", 2768).unwrap();
+        assert!(read.is_set(0) && read.is_set(9) && !read.is_set(1));
+        // A bitmap reaching past the range is refused, not cut.
+        assert!(Bitmap::decode(&upstream, "10.0.0.0/24", 8).is_err());
+    }
+
+    #[test]
+    fn the_reserved_band_is_upstreams() {
+        let range = |text: &str| text.parse::<IpRange>().unwrap();
+        assert_eq!(reserved(range("10.96.0.0/12").cidr_size(), 16, 256), 256);
+        assert_eq!(reserved(range("10.0.0.0/24").cidr_size(), 16, 256), 16);
+        assert_eq!(reserved(range("10.0.0.0/28").cidr_size(), 16, 256), 0);
+        assert_eq!(reserved(range("fd00::/64").cidr_size(), 16, 256), 256);
+        assert_eq!(range("fd00::/64").size(), 65535);
+        assert_eq!(range("fd00::/112").size(), 65535);
+        assert_eq!(range("fd00::/120").size(), 255);
+        assert_eq!(reserved(2768, 32, 128), 86);
     }
 }

@@ -13,6 +13,7 @@ pub use alloc::{IpRange, ServiceRanges};
 use crate::api_error::{ApiError, ApiResult};
 use crate::registry::hooks::{Held, KindRest, Taken};
 use crate::registry::{Object, Scope};
+use crate::stored::StorageMediaType;
 
 /// Services' addresses and ports, from the ranges given at start-up.
 pub struct ServiceRest {
@@ -20,10 +21,12 @@ pub struct ServiceRest {
 }
 
 impl ServiceRest {
-    /// Gives Services ClusterIPs and NodePorts from `ranges`.
-    pub fn new(ranges: ServiceRanges) -> ServiceRest {
+    /// Gives Services ClusterIPs and NodePorts from `ranges`, keeping the
+    /// bitmaps in `media_type`.
+    pub fn new(ranges: ServiceRanges, media_type: StorageMediaType) -> ServiceRest {
         ServiceRest {
-            allocator: alloc::ServiceAllocator::new(ranges),
+            allocator: alloc::ServiceAllocator::new(ranges)
+                .with_json(media_type != StorageMediaType::Protobuf),
         }
     }
 
@@ -101,6 +104,85 @@ impl KindRest for ServiceRest {
                 self.allocator.release(storage, &held).await;
             }
             Err(e) => tracing::warn!(error = ?e.0.message, "could not read a deleted service"),
+        }
+    }
+}
+
+/// Where the bitmaps are kept: dropped when the store moves to the new
+/// layout (kapi kept them in another bit order), then rebuilt.
+pub const SERVICE_RANGE_KEYS: &[&str] = &[alloc::IPS_KEY, alloc::PORTS_KEY];
+
+/// How often the repair runs (upstream's repairLoopInterval).
+const REPAIR_EVERY: std::time::Duration = std::time::Duration::from_secs(180);
+
+/// Upstream's service IP and node port repair controllers: both bitmaps
+/// rebuilt from the stored Services, once before the server serves (the
+/// `start-service-ip-repair-controllers` hook) and then every three minutes.
+pub struct Repair {
+    storage: std::sync::Arc<dyn Storage>,
+    services: kapi_runtime::scheme::KindEntry,
+    allocator: alloc::ServiceAllocator,
+    leaks: alloc::Leaks,
+}
+
+impl Repair {
+    /// A repair of the bitmaps over `ranges` (stored in `media_type`) from
+    /// the `services` in `storage`.
+    pub fn new(
+        storage: std::sync::Arc<dyn Storage>,
+        services: kapi_runtime::scheme::KindEntry,
+        ranges: ServiceRanges,
+        media_type: StorageMediaType,
+    ) -> Repair {
+        Repair {
+            storage,
+            services,
+            allocator: alloc::ServiceAllocator::new(ranges)
+                .with_json(media_type != StorageMediaType::Protobuf),
+            leaks: alloc::Leaks::default(),
+        }
+    }
+
+    /// One run.
+    pub async fn run_once(&mut self) -> Result<(), String> {
+        let prefix = crate::stored::keys::prefix(self.services.info, None);
+        let listed = self
+            .storage
+            .list(&prefix, kapi_storage::ListOptions::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut services = Vec::with_capacity(listed.items.len());
+        for kv in &listed.items {
+            let object = crate::stored::decode_stored(&self.services, kv)?;
+            if let Some(service) = object.downcast_ref::<Service>() {
+                services.push(service.clone());
+            }
+        }
+        self.allocator
+            .repair(&*self.storage, &services, &mut self.leaks)
+            .await
+    }
+
+    /// Runs every three minutes until the process ends; every second while
+    /// `pending` (the hook of a first run that failed) waits for a success.
+    pub async fn run(mut self, mut pending: Option<crate::post_start::Handle>) {
+        loop {
+            let wait = if pending.is_some() {
+                std::time::Duration::from_secs(1)
+            } else {
+                REPAIR_EVERY
+            };
+            tokio::time::sleep(wait).await;
+            match self.run_once().await {
+                Ok(()) => {
+                    if let Some(hook) = pending.take() {
+                        hook.done();
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not repair the service address and port bitmaps");
+                }
+            }
         }
     }
 }

@@ -24,9 +24,12 @@ pub(super) struct KeyMap {
 }
 
 impl KeyMap {
+    /// The map for `--etcd-prefix=<prefix>`, read as kube-apiserver reads
+    /// it (`path.Join("/", prefix)`): `registry`, `/registry` and
+    /// `/registry/` are one prefix, and `//a/./b` is `/a/b`.
     pub(super) fn new(prefix: &str) -> KeyMap {
         KeyMap {
-            prefix: prefix.trim_end_matches('/').to_owned(),
+            prefix: clean(prefix),
         }
     }
 
@@ -47,6 +50,26 @@ impl KeyMap {
             caller: caller.to_owned(),
         }
     }
+}
+
+/// Go's `path.Join("/", prefix)` without its trailing `/` (empty for the
+/// root): empty and `.` segments dropped, `..` taking one back.
+fn clean(prefix: &str) -> String {
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in prefix.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    segments.iter().fold(String::new(), |mut path, s| {
+        path.push('/');
+        path.push_str(s);
+        path
+    })
 }
 
 /// A caller's key prefix and its etcd image, to name returned keys back.
@@ -105,6 +128,26 @@ mod tests {
         assert_eq!(map.to_etcd("/registry"), "/cluster-b");
         assert_eq!(map.to_etcd("/registryx/a"), "/registryx/a");
         assert_eq!(map.to_etcd("/other/a"), "/other/a");
+    }
+
+    #[test]
+    fn the_prefix_is_read_as_kube_apiserver_joins_it() {
+        for given in [
+            "registry",
+            "/registry",
+            "/registry/",
+            "//registry//",
+            "/a/../registry",
+        ] {
+            let map = KeyMap::new(given);
+            assert_eq!(
+                map.to_etcd("/registry/pods/ns/a"),
+                "/registry/pods/ns/a",
+                "{given}"
+            );
+        }
+        assert_eq!(KeyMap::new("/").to_etcd("/registry/pods/a"), "/pods/a");
+        assert_eq!(KeyMap::new("a/./b").to_etcd("/registry/x"), "/a/b/x");
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub async fn harness_on(
         .with_admission(kapi_server::admission_plugins::builtin())
         .with_hooks(kapi_server::kinds::builtin(
             Default::default(),
+            media_type,
             Default::default(),
         ));
     kapi_server::serve::bootstrap_admission(&registry).await;
