@@ -16,6 +16,7 @@ mod control_plane;
 mod controllers;
 mod custom_resources;
 mod etcd;
+mod etcd_layout;
 mod event_versions;
 mod generated_fresh;
 mod kube_client;
