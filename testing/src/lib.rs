@@ -61,6 +61,25 @@ impl Server {
         server
     }
 
+    /// Starts `binary serve` like [`Server::start_args`], its log at the
+    /// `info` level written to `log` (kept by the caller) instead of the
+    /// test's output.
+    pub fn start_logging(binary: &Path, extra: &[&str], log: &Path) -> Server {
+        let temp = tempfile::tempdir().expect("tempdir");
+        let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+        let data_dir = temp.path().join("data");
+        let (child, address) = spawn_logging(binary, &data_dir, &extra, Some(log));
+        Server {
+            child,
+            binary: binary.to_owned(),
+            data_dir,
+            extra,
+            _temp: Some(temp),
+            cache_dir: tempfile::tempdir().expect("tempdir"),
+            address,
+        }
+    }
+
     fn start_with(binary: &Path, data_dir: &Path, extra: &[&str]) -> Server {
         let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
         let (child, address) = spawn(binary, data_dir, &extra);
@@ -218,15 +237,28 @@ pub fn text(bytes: &[u8]) -> String {
 /// write, and the controllers add `kube-root-ca.crt`, `default` service
 /// accounts and a Lease of their own.
 fn spawn(binary: &Path, data_dir: &Path, extra: &[String]) -> (Child, SocketAddr) {
+    spawn_logging(binary, data_dir, extra, None)
+}
+
+fn spawn_logging(
+    binary: &Path,
+    data_dir: &Path,
+    extra: &[String],
+    log: Option<&Path>,
+) -> (Child, SocketAddr) {
     let quiet = !extra.iter().any(|a| a.starts_with("--controllers"));
+    let stderr = match log {
+        Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
+        None => Stdio::inherit(),
+    };
     let mut child = Command::new(binary)
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
         .args(quiet.then_some("--controllers=-*"))
         .args(extra)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", if log.is_some() { "info" } else { "warn" })
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(stderr)
         .spawn()
         .expect("spawn server");
     let stdout = child.stdout.take().expect("stdout");

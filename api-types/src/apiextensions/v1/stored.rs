@@ -36,14 +36,14 @@ fn to_v1beta1(crd: &mut Value) -> Result<(), String> {
         .and_then(Value::as_bool)
         .unwrap_or(false);
     spec.insert("preserveUnknownFields".into(), preserve.into());
-    if let Some(Value::Object(conversion)) = spec.get_mut("conversion") {
-        if let Some(Value::Object(mut webhook)) = conversion.remove("webhook") {
-            if let Some(config) = webhook.remove("clientConfig") {
-                conversion.insert("webhookClientConfig".into(), config);
-            }
-            if let Some(versions) = webhook.remove("conversionReviewVersions") {
-                conversion.insert("conversionReviewVersions".into(), versions);
-            }
+    if let Some(Value::Object(conversion)) = spec.get_mut("conversion")
+        && let Some(Value::Object(mut webhook)) = conversion.remove("webhook")
+    {
+        if let Some(config) = webhook.remove("clientConfig") {
+            conversion.insert("webhookClientConfig".into(), config);
+        }
+        if let Some(versions) = webhook.remove("conversionReviewVersions") {
+            conversion.insert("conversionReviewVersions".into(), versions);
         }
     }
     let Some(Value::Array(versions)) = spec.get_mut("versions") else {
