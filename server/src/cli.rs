@@ -88,20 +88,74 @@ enum Command {
     },
 }
 
+/// The name kube-apiserver's command line answers to: the binary invoked
+/// under it (a symlink or copy named `kube-apiserver`), or its subcommand.
+const KUBE_APISERVER: &str = "kube-apiserver";
+
 /// Runs `binary`'s command line.
 pub fn main(binary: Binary) -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let invoked_as = argv
+        .first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .is_some_and(|name| name == KUBE_APISERVER);
+    if invoked_as || argv.get(1).is_some_and(|a| a == KUBE_APISERVER) {
+        if !invoked_as {
+            argv.remove(0);
+        }
+        return kube_apiserver(binary, argv);
+    }
+    init_log("info");
     let command = Cli::command()
         .name(binary.name)
         .version(binary.version)
-        .about(binary.about);
+        .about(binary.about)
+        .subcommand(crate::serve::kube_apiserver::command(KUBE_APISERVER));
     let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
+    block_on(binary, execute(cli.command, binary))
+}
+
+/// Logs to stderr at `level` unless `RUST_LOG` says otherwise.
+fn init_log(level: &str) {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+/// kube-apiserver's command line (`argv[0]` is the command's name).
+fn kube_apiserver(binary: Binary, argv: Vec<std::ffi::OsString>) -> ExitCode {
+    use crate::serve::kube_apiserver;
+    let command = kube_apiserver::command(KUBE_APISERVER).version(binary.version);
+    let matches = command.get_matches_from(argv);
+    let args = kube_apiserver::parse(&matches).unwrap_or_else(|e| e.exit());
+    init_log(args.log_level());
+    for flag in kube_apiserver::ignored_given(&matches) {
+        tracing::info!(flag = %format!("--{flag}"), "accepted and ignored");
+    }
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    block_on(binary, async move {
+        let mut scheme = Scheme::new();
+        (binary.install)(&mut scheme);
+        let mut extensions = Extensions::default();
+        (binary.extend)(&mut extensions);
+        Ok(run_with(scheme, options, extensions).await?)
+    })
+}
+
+fn block_on(
+    binary: Binary,
+    run: impl std::future::Future<Output = Result<(), Box<dyn std::error::Error>>>,
+) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -112,7 +166,7 @@ pub fn main(binary: Binary) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(execute(cli.command, binary)) {
+    match runtime.block_on(run) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{}: {e}", binary.name);

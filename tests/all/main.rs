@@ -15,6 +15,7 @@ mod connections;
 mod control_plane;
 mod controllers;
 mod custom_resources;
+mod envtest;
 mod etcd;
 mod etcd_layout;
 mod event_versions;

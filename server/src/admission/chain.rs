@@ -399,6 +399,16 @@ impl Chain {
         self
     }
 
+    /// The same chain without the plugins (and the quota stage) named in
+    /// `names` (`--disable-admission-plugins`).
+    pub fn without(mut self, names: &[&str]) -> Chain {
+        self.plugins.retain(|p| !names.contains(&p.name()));
+        if names.contains(&"ResourceQuota") {
+            self.quota = None;
+        }
+        self
+    }
+
     /// The quota stage of a create: what to charge, if anything.
     pub async fn quota<'a>(
         &self,

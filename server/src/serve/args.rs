@@ -199,7 +199,7 @@ pub struct ServeArgs {
 }
 
 /// `30000-32767`.
-fn parse_port_range(text: &str) -> Result<(u16, u16), String> {
+pub(super) fn parse_port_range(text: &str) -> Result<(u16, u16), String> {
     let invalid = || format!("{text:?} is not a port range (e.g. 30000-32767)");
     let (first, last) = text.split_once('-').ok_or_else(invalid)?;
     let first: u16 = first.trim().parse().map_err(|_| invalid())?;
@@ -282,6 +282,7 @@ impl ServeArgs {
                 read_only: self.max_requests_inflight,
                 mutating: self.max_mutating_requests_inflight,
             },
+            disabled_admission_plugins: Vec::new(),
         }
     }
 }

@@ -5,6 +5,7 @@
 mod args;
 mod backend;
 mod connections;
+pub mod kube_apiserver;
 pub mod tls;
 
 pub use args::ServeArgs;
@@ -280,6 +281,10 @@ pub struct ServeOptions {
     pub aggregator_routing: bool,
     /// What is left to the cluster this server extends.
     pub delegation: Delegation,
+    /// Admission plugins not to run (`kapi kube-apiserver`'s reading of
+    /// `--enable-admission-plugins` and `--disable-admission-plugins`;
+    /// `kapi serve` runs every one).
+    pub disabled_admission_plugins: Vec<&'static str>,
 }
 
 /// An extension server's delegation of authentication and authorization to
@@ -554,7 +559,8 @@ pub async fn run_with(
                 .with_plugins(crate::admission_plugins::dynamic(
                     metrics.registry_mut(),
                     authorizer.clone(),
-                )),
+                ))
+                .without(&opts.disabled_admission_plugins),
         )
         .with_hooks(
             crate::kinds::builtin(
