@@ -292,3 +292,71 @@ fn python_client_applies_server_side() {
         vec![("python-client".to_owned(), "Apply".to_owned())]
     );
 }
+
+/// What a create's manager owns is what kube-apiserver 1.32 records: the
+/// object as its defaulting and its conversion into the internal version
+/// leave it, before admission and the registry's strategy (a Secret's
+/// `stringData` recorded as the `data` keys it becomes, a DaemonSet's
+/// template generation annotation, a Job's defaulted `manualSelector`),
+/// so that two servers sharing one etcd store the same managedFields.
+#[test]
+fn a_creates_manager_owns_what_upstreams_defaulting_and_conversion_set() {
+    let s = server();
+    let fields = |kind: &str, name: &str| -> Value {
+        let object: Value = serde_json::from_str(&s.kubectl_ok(&[
+            "get",
+            kind,
+            name,
+            "-o",
+            "json",
+            "--show-managed-fields",
+        ]))
+        .unwrap();
+        object["metadata"]["managedFields"][0]["fieldsV1"].clone()
+    };
+    s.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "default"},
+            "stringData": {"k": "v"}})
+        .to_string(),
+    );
+    let secret = fields("secret", "s");
+    assert!(secret["f:data"]["f:k"].is_object(), "{secret}");
+    assert!(secret.get("f:stringData").is_none(), "{secret}");
+
+    let template = json!({"metadata": {"labels": {"app": "x"}},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    s.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template}})
+        .to_string(),
+    );
+    let daemonset = fields("daemonset", "d");
+    assert!(
+        daemonset["f:metadata"]["f:annotations"]["f:deprecated.daemonset.template.generation"]
+            .is_object(),
+        "{daemonset}"
+    );
+    assert_eq!(
+        s.kubectl_ok(&[
+            "get",
+            "daemonset",
+            "d",
+            "-o",
+            "jsonpath={.metadata.annotations.deprecated\\.daemonset\\.template\\.generation}"
+        ]),
+        "1"
+    );
+
+    let mut job_template = template.clone();
+    job_template["spec"]["restartPolicy"] = "Never".into();
+    s.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+            "spec": {"template": job_template}})
+        .to_string(),
+    );
+    let job = fields("job", "j");
+    assert!(job["f:spec"]["f:manualSelector"].is_object(), "{job}");
+}

@@ -33,7 +33,11 @@ fn componentstatuses_report_the_store_and_refuse_writes() {
         .skip(1)
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(names, ["controller-manager", "scheduler", "embedded-0"], "{table}");
+    assert_eq!(
+        names,
+        ["controller-manager", "scheduler", "embedded-0"],
+        "{table}"
+    );
     let row: Vec<&str> = table.lines().nth(3).unwrap().split_whitespace().collect();
     assert_eq!(row, ["embedded-0", "Healthy", "ok"], "{table}");
     // What kube-apiserver answered with no kube-scheduler running (kube-rs's
@@ -44,8 +48,13 @@ fn componentstatuses_report_the_store_and_refuse_writes() {
         "/../shared/recorded/kube-apiserver-1.32-componentstatus-scheduler.json"
     ));
     if let (true, Ok(recorded)) = (scheduler_port_free, recorded) {
-        let (code, body) =
-            http_request(s.address, "GET", "/api/v1/componentstatuses/scheduler", None).unwrap();
+        let (code, body) = http_request(
+            s.address,
+            "GET",
+            "/api/v1/componentstatuses/scheduler",
+            None,
+        )
+        .unwrap();
         assert_eq!(code, 200, "{body}");
         let ours: Value = serde_json::from_str(&body).unwrap();
         let theirs: Value = serde_json::from_str(&recorded).unwrap();

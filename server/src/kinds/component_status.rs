@@ -70,7 +70,11 @@ async fn probe(port: u16) -> (&'static str, Option<String>, Option<String>) {
         Ok(Err(e)) => failed(format!("Get {url:?}: {e}")),
         Ok(Ok((code, body))) if (200..400).contains(&code) => {
             let body = &body[..body.len().min(MAX_BODY)];
-            ("True", Some(String::from_utf8_lossy(body).into_owned()), None)
+            (
+                "True",
+                Some(String::from_utf8_lossy(body).into_owned()),
+                None,
+            )
         }
         Ok(Ok((code, _))) => failed(format!("HTTP probe failed with statuscode: {code}")),
     }
@@ -97,11 +101,8 @@ impl KindRest for ComponentStatusRest {
                 Err(e) => ("False", None, Some(e.to_string())),
             }
         };
-        let (controller_manager, scheduler, store) = tokio::join!(
-            probe(CONTROLLER_MANAGER_PORT),
-            probe(SCHEDULER_PORT),
-            store
-        );
+        let (controller_manager, scheduler, store) =
+            tokio::join!(probe(CONTROLLER_MANAGER_PORT), probe(SCHEDULER_PORT), store);
         let components = [
             ("controller-manager".to_owned(), controller_manager),
             ("scheduler".to_owned(), scheduler),

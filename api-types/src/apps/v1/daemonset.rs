@@ -214,7 +214,7 @@ pub struct DaemonSetCondition {
 }
 
 /// The annotation with the generation of a daemon set's template.
-const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+pub(super) const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
 
 /// The template generation an annotation says (0 when absent or unreadable).
 fn template_generation(ds: &DaemonSet) -> i64 {

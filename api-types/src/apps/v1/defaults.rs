@@ -23,7 +23,22 @@ pub(super) fn default_deployment(deploy: &mut Deployment) {
 
 /// `SetDefaults_DaemonSet`: a rolling update by default, one node at a time
 /// and no surge.
+///
+/// The `deprecated.daemonset.template.generation` annotation is there too,
+/// as upstream's conversion of its internal DaemonSet always writes it (its
+/// template generation, 0 until the registry counts it): an object a client
+/// sends reads with it before the field manager records what the client
+/// set, so the writer owns it, as upstream records.
 pub(super) fn default_daemon_set(ds: &mut DaemonSet) {
+    let annotations = ds.metadata.annotations.get_or_insert_with(Default::default);
+    let generation = annotations
+        .get(super::daemonset::TEMPLATE_GENERATION_ANNOTATION)
+        .and_then(|v| v.parse::<i64>().ok())
+        .unwrap_or(0);
+    annotations.insert(
+        super::daemonset::TEMPLATE_GENERATION_ANNOTATION.to_owned(),
+        generation.to_string(),
+    );
     let strategy = &mut ds.spec.update_strategy;
     if default_text(&mut strategy.type_, "RollingUpdate") == "RollingUpdate" {
         let rolling = strategy.rolling_update.get_or_insert_with(Default::default);

@@ -32,6 +32,9 @@ pub(super) fn default_job(job: &mut Job) {
     spec.completion_mode
         .get_or_insert_with(|| "NonIndexed".to_owned());
     spec.suspend.get_or_insert(false);
+    // Since 1.29 (kubernetes#120206): the registry's selector generation
+    // reads it, and the writer owns it.
+    spec.manual_selector.get_or_insert(false);
     if spec.pod_replacement_policy.is_none() {
         let policy = if spec.pod_failure_policy.is_some() {
             "Failed"

@@ -24,12 +24,16 @@ use crate::go_json::omitempty;
         description = "Type of the secret, e.g. Opaque or kubernetes.io/tls."),
     printer_column(name = "Data", type = "integer", json_path = ".data",
         description = "Number of keys."),
+    // Folded while defaulting (before the field manager records the
+    // writer's fields: `f:data`, as upstream's conversion into its internal
+    // Secret folds it) and again before every write.
     prepare = fold_string_data,
     table_cells = secret_cells,
     validate_update = super::validation::validate_secret_update,
     warnings = super::validation::secret_warnings
 )]
 #[api(validate = super::validation::validate_secret)]
+#[api(defaults = fold_string_data)]
 pub struct Secret {
     /// Name, namespace, labels and other metadata.
     #[serde(default)]
