@@ -702,6 +702,63 @@ mod tests {
         assert!(parse_args(&["--anonymous-auth", "false"]).is_err());
     }
 
+    /// kubeadm 1.32's static pod manifest for a plain `kubeadm init`.
+    #[test]
+    fn kubeadms_command_line_is_taken() {
+        let p = "/etc/kubernetes/pki";
+        let args = [
+            "--advertise-address=192.168.1.10".to_owned(),
+            "--allow-privileged=true".to_owned(),
+            "--authorization-mode=Node,RBAC".to_owned(),
+            format!("--client-ca-file={p}/ca.crt"),
+            "--enable-admission-plugins=NodeRestriction".to_owned(),
+            "--enable-bootstrap-token-auth=true".to_owned(),
+            format!("--etcd-cafile={p}/etcd/ca.crt"),
+            format!("--etcd-certfile={p}/apiserver-etcd-client.crt"),
+            format!("--etcd-keyfile={p}/apiserver-etcd-client.key"),
+            "--etcd-servers=https://127.0.0.1:2379".to_owned(),
+            format!("--kubelet-client-certificate={p}/apiserver-kubelet-client.crt"),
+            format!("--kubelet-client-key={p}/apiserver-kubelet-client.key"),
+            "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname".to_owned(),
+            format!("--proxy-client-cert-file={p}/front-proxy-client.crt"),
+            format!("--proxy-client-key-file={p}/front-proxy-client.key"),
+            "--requestheader-allowed-names=front-proxy-client".to_owned(),
+            format!("--requestheader-client-ca-file={p}/front-proxy-ca.crt"),
+            "--requestheader-extra-headers-prefix=X-Remote-Extra-".to_owned(),
+            "--requestheader-group-headers=X-Remote-Group".to_owned(),
+            "--requestheader-username-headers=X-Remote-User".to_owned(),
+            "--secure-port=6443".to_owned(),
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local".to_owned(),
+            format!("--service-account-key-file={p}/sa.pub"),
+            format!("--service-account-signing-key-file={p}/sa.key"),
+            "--service-cluster-ip-range=10.96.0.0/12".to_owned(),
+            format!("--tls-cert-file={p}/apiserver.crt"),
+            format!("--tls-private-key-file={p}/apiserver.key"),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let matches = command("kube-apiserver")
+            .try_get_matches_from(std::iter::once("kube-apiserver").chain(args.iter().copied()))
+            .unwrap();
+        let ignored = ignored_given(&matches);
+        assert!(ignored.contains(&"advertise-address") && ignored.contains(&"kubelet-client-key"));
+        let options = parse(&matches).unwrap().options().unwrap();
+        assert_eq!(options.listen, "0.0.0.0:6443".parse().unwrap());
+        assert_eq!(options.authorization_modes, vec![Mode::Node, Mode::Rbac]);
+        assert!(options.bootstrap_tokens);
+        assert!(
+            !options
+                .disabled_admission_plugins
+                .contains(&"NodeRestriction")
+        );
+        assert_eq!(
+            options.tls.cert_file.as_deref(),
+            Some(Path::new("/etc/kubernetes/pki/apiserver.crt"))
+        );
+        assert!(
+            matches!(&options.backend, super::super::Backend::Etcd(etcd) if etcd.tls.is_some())
+        );
+    }
+
     #[test]
     fn what_kapi_does_not_implement_is_refused_by_name() {
         for (flag, words) in [
