@@ -24,6 +24,18 @@ pub fn request_timeout(value: Option<&str>) -> ApiResult<Option<Duration>> {
     )))
 }
 
+/// A positive duration flag (`--event-ttl=1h0m0s`), read as Go's
+/// `time.ParseDuration` reads it.
+pub fn positive_flag(text: &str) -> Result<Duration, String> {
+    let nanos = parse(text)?;
+    if nanos <= 0 {
+        return Err(format!("{text:?} is not a positive duration"));
+    }
+    Ok(Duration::from_nanos(
+        u64::try_from(nanos).unwrap_or(u64::MAX),
+    ))
+}
+
 /// Nanoseconds of a duration, or Go's error text.
 pub fn parse(text: &str) -> Result<i128, String> {
     let invalid = || format!("time: invalid duration {text:?}");

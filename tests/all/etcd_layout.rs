@@ -1113,3 +1113,57 @@ fn two_replicas_allocate_distinct_service_addresses_from_one_bitmap() {
         ips.iter().map(|s| (*s).to_owned()).collect::<BTreeSet<_>>()
     );
 }
+
+/// Events live `--event-ttl` after their last write, as kube-apiserver
+/// writes them: on etcd under a lease (which kube-apiserver, sharing the
+/// etcd, sees the same), on the embedded store by its own expiry. A watch
+/// sees them go.
+#[test]
+fn events_expire_after_the_event_ttl() {
+    let event = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"},
+            "reason": "Tested", "message": "expires", "type": "Normal"})
+        .to_string()
+    };
+    let gone = |server: &Server, name: &str| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while server
+            .kubectl(&["get", "event", name, "-n", "default"])
+            .status
+            .success()
+        {
+            assert!(Instant::now() < deadline, "{name} still there");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let embedded = Server::start_args(kapi(), &["--event-ttl=2s"]);
+    embedded.kubectl_stdin_ok(&["create", "-f", "-"], &event("e1"));
+    embedded.kubectl_stdin_ok(
+        &["create", "-f", "-"],
+        &json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "stays", "namespace": "default"}})
+        .to_string(),
+    );
+    gone(&embedded, "e1");
+    embedded.kubectl_ok(&["get", "configmap", "stays", "-n", "default"]);
+
+    if !etcd_available() {
+        return;
+    }
+    let etcd = EtcdCluster::start(1);
+    let endpoints = etcd.endpoints();
+    let server = Server::start_args(kapi(), &["--etcd-servers", &endpoints, "--event-ttl=2s"]);
+    server.kubectl_stdin_ok(&["create", "-f", "-"], &event("e2"));
+    // The key is attached to a lease (etcd's JSON gateway shows it).
+    let address: std::net::SocketAddr = endpoints.trim_start_matches("http://").parse().unwrap();
+    let range = json!({"key": STANDARD.encode("/registry/events/default/e2")}).to_string();
+    let (code, body) =
+        kapi_test_support::http_request(address, "POST", "/v3/kv/range", Some(&range)).unwrap();
+    assert_eq!(code, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    let lease = answer["kvs"][0]["lease"].as_str().unwrap_or("0");
+    assert_ne!(lease, "0", "{body}");
+    gone(&server, "e2");
+}

@@ -187,6 +187,17 @@ impl Registry {
         self
     }
 
+    /// Lets objects kept under `storage_prefix` expire `ttl` after each
+    /// write ([`CachedStore::with_expiry`]).
+    pub fn with_expiry(
+        mut self,
+        storage_prefix: &'static str,
+        ttl: std::time::Duration,
+    ) -> Registry {
+        self.store = self.store.with_expiry(storage_prefix, ttl);
+        self
+    }
+
     /// Ownership tracking (managedFields) over `scheme`.
     pub(crate) fn field_manager<'s>(
         &'s self,

@@ -177,6 +177,10 @@ pub struct ServeArgs {
     /// /healthz, /readyz and /livez are open to all.
     #[arg(long)]
     pub authorization_kubeconfig: Option<PathBuf>,
+    /// How long an Event is kept after it was last written (an etcd lease,
+    /// or the embedded store's expiry), as kube-apiserver's flag.
+    #[arg(long, default_value = "1h0m0s", value_parser = crate::go_duration::positive_flag)]
+    pub event_ttl: std::time::Duration,
     /// Send requests for APIServices' group versions to one of their
     /// Service's endpoints instead of its cluster IP (kapi runs no kube-proxy:
     /// turn this on unless something routes cluster IPs on this machine).
@@ -283,6 +287,7 @@ impl ServeArgs {
                 mutating: self.max_mutating_requests_inflight,
             },
             disabled_admission_plugins: Vec::new(),
+            event_ttl: self.event_ttl,
         }
     }
 }

@@ -166,6 +166,9 @@ pub struct KubeApiserverArgs {
     /// default is accepted, as kapi implements 1.32's defaults.
     #[arg(long, value_delimiter = ',')]
     pub feature_gates: Vec<String>,
+    /// How long an Event is kept after it was last written.
+    #[arg(long, default_value = "1h0m0s", value_parser = crate::go_duration::positive_flag)]
+    pub event_ttl: std::time::Duration,
     /// Log verbosity, as klog's: 0-3 info, 4-5 debug, 6 and more trace.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,
@@ -252,7 +255,6 @@ pub const IGNORED: &[(&str, &str)] = &[
         "http2-max-streams-per-connection",
         "kapi's HTTP/2 limits are its own",
     ),
-    ("event-ttl", "kapi keeps Events until they are deleted"),
 ];
 
 /// The feature gates kapi accepts: 1.32's default of each gate it
@@ -510,6 +512,7 @@ impl KubeApiserverArgs {
             enable_priority_and_fairness: self.enable_priority_and_fairness,
             max_requests_inflight: self.max_requests_inflight,
             max_mutating_requests_inflight: self.max_mutating_requests_inflight,
+            event_ttl: self.event_ttl,
         };
         let mut options = serve.options();
         options.disabled_admission_plugins = disabled;

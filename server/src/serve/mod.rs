@@ -285,6 +285,8 @@ pub struct ServeOptions {
     /// `--enable-admission-plugins` and `--disable-admission-plugins`;
     /// `kapi serve` runs every one).
     pub disabled_admission_plugins: Vec<&'static str>,
+    /// `--event-ttl`: how long an Event lives after its last write.
+    pub event_ttl: std::time::Duration,
 }
 
 /// An extension server's delegation of authentication and authorization to
@@ -553,6 +555,8 @@ pub async fn run_with(
     let base = Arc::new(scheme);
     let registry = Registry::new(storage, base.clone())
         .with_storage_media_type(opts.storage_media_type)
+        // Events, of core/v1 and events.k8s.io/v1 alike (one storage).
+        .with_expiry("events", opts.event_ttl)
         .with_admission(
             crate::admission_plugins::builtin()
                 .with_plugins(extensions.admission)

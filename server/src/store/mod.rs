@@ -66,6 +66,9 @@ pub struct CachedStore {
     /// The format objects are written in.
     media_type: StorageMediaType,
     uncached: Uncached,
+    /// How long objects of a storage prefix live after each write (Events:
+    /// `--event-ttl`); objects of the others live until deleted.
+    expiring: Arc<Vec<(&'static str, std::time::Duration)>>,
 }
 
 impl CachedStore {
@@ -77,7 +80,32 @@ impl CachedStore {
             backend,
             media_type: StorageMediaType::default(),
             uncached: Arc::new(|_| false),
+            expiring: Arc::default(),
         }
+    }
+
+    /// Lets objects kept under `storage_prefix` expire `ttl` after each
+    /// write, as kube-apiserver's Events (`--event-ttl`): an etcd lease, or
+    /// the embedded store's own expiry.
+    pub fn with_expiry(
+        mut self,
+        storage_prefix: &'static str,
+        ttl: std::time::Duration,
+    ) -> CachedStore {
+        let mut expiring = (*self.expiring).clone();
+        expiring.retain(|(prefix, _)| *prefix != storage_prefix);
+        expiring.push((storage_prefix, ttl));
+        self.expiring = Arc::new(expiring);
+        self
+    }
+
+    /// How long an object of `entry`'s kind lives after a write, if it
+    /// expires.
+    fn ttl(&self, entry: &KindEntry) -> Option<std::time::Duration> {
+        self.expiring
+            .iter()
+            .find(|(prefix, _)| *prefix == entry.info.storage_prefix)
+            .map(|(_, ttl)| *ttl)
     }
 
     /// Writes objects in `media_type` from now on (objects already stored

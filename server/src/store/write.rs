@@ -49,11 +49,11 @@ impl CachedStore {
         let key = keys::object(scope.info(), scope.namespace, name);
         let bytes = self.encode(scope.entry, &mut object)?;
         let writing = self.writing(scope.entry, &key);
-        let kv = self
-            .backend
-            .create(&key, bytes)
-            .await
-            .map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
+        let created = match self.ttl(scope.entry) {
+            Some(ttl) => self.backend.create_expiring(&key, bytes, ttl).await,
+            None => self.backend.create(&key, bytes).await,
+        };
+        let kv = created.map_err(|e| ApiError::from_storage(e, scope.target(name)))?;
         Ok(written(writing.as_ref(), kv.mod_revision, object))
     }
 
@@ -79,7 +79,15 @@ impl CachedStore {
         }
         let key = keys::object(scope.info(), scope.namespace, name);
         let writing = self.writing(scope.entry, &key);
-        match self.backend.update(&key, bytes, current.revision()).await {
+        let updated = match self.ttl(scope.entry) {
+            Some(ttl) => {
+                self.backend
+                    .update_expiring(&key, bytes, current.revision(), ttl)
+                    .await
+            }
+            None => self.backend.update(&key, bytes, current.revision()).await,
+        };
+        match updated {
             Ok(kv) => Ok(Some(written(writing.as_ref(), kv.mod_revision, object))),
             Err(StorageError::Conflict(_) | StorageError::NotFound(_)) => Ok(None),
             Err(e) => Err(ApiError::from_storage(e, scope.target(name))),
@@ -114,7 +122,7 @@ impl CachedStore {
         let mut wrote = None;
         let outcome = self
             .backend
-            .guaranteed_update(&key, &mut |current| {
+            .guaranteed_update_expiring(&key, self.ttl(scope.entry), &mut |current| {
                 wrote = None;
                 let current = current.map(|kv| decode(scope.entry, kv)).transpose();
                 let step = current

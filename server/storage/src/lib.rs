@@ -205,6 +205,28 @@ pub trait Storage: Send + Sync + 'static {
         expected_revision: u64,
     ) -> Result<KeyValue, StorageError>;
 
+    /// [`Storage::create`] of a key the store deletes by itself `ttl` after
+    /// this write (or a little later), unless it is written again: an etcd
+    /// lease, as kube-apiserver writes Events (`--event-ttl`). Its expiry is
+    /// a delete like any other, seen by watches.
+    async fn create_expiring(
+        &self,
+        key: &str,
+        value: Bytes,
+        ttl: std::time::Duration,
+    ) -> Result<KeyValue, StorageError>;
+
+    /// [`Storage::update`] that leaves the key to expire `ttl` after this
+    /// write. (A plain update keeps the key for good, as a put without a
+    /// lease does in etcd.)
+    async fn update_expiring(
+        &self,
+        key: &str,
+        value: Bytes,
+        expected_revision: u64,
+        ttl: std::time::Duration,
+    ) -> Result<KeyValue, StorageError>;
+
     /// Deletes a key, if given only while its mod revision is `expected_revision`.
     /// Returns the last value it had.
     async fn delete(
@@ -283,16 +305,38 @@ pub trait Storage: Send + Sync + 'static {
                  dyn for<'kv> FnMut(Option<&'kv KeyValue>) -> Result<Update, StorageError> + Send
              ),
     ) -> Result<Option<KeyValue>, StorageError> {
+        self.guaranteed_update_expiring(key, None, try_update).await
+    }
+
+    /// [`Storage::guaranteed_update`] whose writes leave the key to expire
+    /// `ttl` after them (when given), as [`Storage::update_expiring`].
+    async fn guaranteed_update_expiring(
+        &self,
+        key: &str,
+        ttl: Option<std::time::Duration>,
+        try_update: &mut (
+                 dyn for<'kv> FnMut(Option<&'kv KeyValue>) -> Result<Update, StorageError> + Send
+             ),
+    ) -> Result<Option<KeyValue>, StorageError> {
         loop {
             let current = self.get(key).await?;
             let outcome = match (try_update(current.as_ref())?, current) {
                 (Update::Keep, current) => return Ok(current),
-                (Update::Write(value), None) => self.create(key, value).await.map(Some),
+                (Update::Write(value), None) => match ttl {
+                    Some(ttl) => self.create_expiring(key, value, ttl).await.map(Some),
+                    None => self.create(key, value).await.map(Some),
+                },
                 (Update::Write(value), Some(cur)) => {
                     if cur.value == value {
                         return Ok(Some(cur));
                     }
-                    self.update(key, value, cur.mod_revision).await.map(Some)
+                    match ttl {
+                        Some(ttl) => self
+                            .update_expiring(key, value, cur.mod_revision, ttl)
+                            .await
+                            .map(Some),
+                        None => self.update(key, value, cur.mod_revision).await.map(Some),
+                    }
                 }
                 (Update::Delete, None) => return Err(StorageError::NotFound(key.to_owned())),
                 (Update::Delete, Some(cur)) => {

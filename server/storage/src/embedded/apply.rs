@@ -6,8 +6,8 @@ use bytes::Bytes;
 use redb::{ReadableTable, Table, WriteTransaction};
 
 use super::schema::{
-    COMPACTED, CURRENT, HISTORY, HistoryKey, HistoryValue, LOG, META, REVISION, Version, db_err,
-    meta, version_at,
+    COMPACTED, CURRENT, DUE, EXPIRES, HISTORY, HistoryKey, HistoryValue, LOG, META, REVISION,
+    Version, db_err, meta, version_at,
 };
 use crate::{KeyValue, StorageError, WatchEvent};
 
@@ -36,8 +36,9 @@ impl From<StorageError> for OpError {
 pub(super) struct Applied {
     /// The reply (`None` for compaction).
     pub(super) kv: Option<KeyValue>,
-    /// The event to publish once the batch is durable (`None` when nothing changed).
-    pub(super) event: Option<WatchEvent>,
+    /// The events to publish once the batch is durable (none when nothing
+    /// changed; an expiry may delete several keys).
+    pub(super) events: Vec<WatchEvent>,
 }
 
 /// The tables of one batch's write transaction and the counters it advances.
@@ -46,6 +47,8 @@ pub(super) struct Tables<'txn> {
     pub(super) current: Table<'txn, &'static str, u64>,
     pub(super) history: Table<'txn, HistoryKey, HistoryValue>,
     pub(super) log: Table<'txn, u64, &'static str>,
+    pub(super) expires: Table<'txn, &'static str, u64>,
+    pub(super) due: Table<'txn, (u64, &'static str), ()>,
     /// The revision of the last write, including this batch's writes so far.
     pub(super) revision: u64,
     /// The compacted revision, including this batch's compactions so far.
@@ -63,6 +66,8 @@ impl<'txn> Tables<'txn> {
             current: txn.open_table(CURRENT).map_err(db_err)?,
             history: txn.open_table(HISTORY).map_err(db_err)?,
             log: txn.open_table(LOG).map_err(db_err)?,
+            expires: txn.open_table(EXPIRES).map_err(db_err)?,
+            due: txn.open_table(DUE).map_err(db_err)?,
             revision,
             compacted,
         })
@@ -90,6 +95,20 @@ impl<'txn> Tables<'txn> {
         }
     }
 
+    /// Makes `key` expire at `when` (milliseconds since the epoch), or
+    /// never: each write of a key replaces its expiry, as a put with or
+    /// without a lease does in etcd.
+    fn set_expiry(&mut self, key: &str, when: Option<u64>) -> Result<(), OpError> {
+        if let Some(old) = self.expires.remove(key)?.map(|g| g.value()) {
+            self.due.remove((old, key))?;
+        }
+        if let Some(when) = when {
+            self.expires.insert(key, when)?;
+            self.due.insert((when, key), ())?;
+        }
+        Ok(())
+    }
+
     /// Records a new version of `key` at the next revision.
     fn write(&mut self, key: &str, version: &Version) -> Result<u64, OpError> {
         let revision = self.revision + 1;
@@ -110,8 +129,14 @@ impl<'txn> Tables<'txn> {
     }
 }
 
-/// Creates `key`; `AlreadyExists` if it is live.
-pub(super) fn create(t: &mut Tables<'_>, key: &str, value: Bytes) -> Result<Applied, OpError> {
+/// Creates `key` (expiring at `expires`, if given); `AlreadyExists` if it
+/// is live.
+pub(super) fn create(
+    t: &mut Tables<'_>,
+    key: &str,
+    value: Bytes,
+    expires: Option<u64>,
+) -> Result<Applied, OpError> {
     if t.current.get(key)?.is_some() {
         return Err(OpError::Rejected(StorageError::AlreadyExists(
             key.to_owned(),
@@ -123,35 +148,39 @@ pub(super) fn create(t: &mut Tables<'_>, key: &str, value: Bytes) -> Result<Appl
         value,
     };
     let revision = t.write(key, &version)?;
+    t.set_expiry(key, expires)?;
     let kv = version.into_kv(key, revision);
     Ok(Applied {
         kv: Some(kv.clone()),
-        event: Some(WatchEvent::Added(kv)),
+        events: vec![WatchEvent::Added(kv)],
     })
 }
 
-/// Replaces `key` if its mod revision is `expected`; a byte-equal value writes
-/// nothing (Kubernetes skips no-op updates so the resourceVersion stays).
+/// Replaces `key` if its mod revision is `expected` (expiring at `expires`,
+/// if given); a byte-equal value writes nothing (Kubernetes skips no-op
+/// updates so the resourceVersion stays) and leaves its expiry.
 pub(super) fn update(
     t: &mut Tables<'_>,
     key: &str,
     value: Bytes,
     expected: u64,
+    expires: Option<u64>,
 ) -> Result<Applied, OpError> {
     let (current_rev, current) = expect_live(t, key, Some(expected))?;
     let prev = current.clone().into_kv(key, current_rev);
     if current.value == value {
         return Ok(Applied {
             kv: Some(prev),
-            event: None,
+            events: Vec::new(),
         });
     }
     let version = Version { value, ..current };
     let revision = t.write(key, &version)?;
+    t.set_expiry(key, expires)?;
     let kv = version.into_kv(key, revision);
     Ok(Applied {
         kv: Some(kv.clone()),
-        event: Some(WatchEvent::Modified { kv, prev }),
+        events: vec![WatchEvent::Modified { kv, prev }],
     })
 }
 
@@ -169,11 +198,32 @@ pub(super) fn delete(
         value: Bytes::new(),
     };
     let revision = t.write(key, &tombstone)?;
+    t.set_expiry(key, None)?;
     let prev = current.into_kv(key, current_rev);
     Ok(Applied {
         kv: Some(prev.clone()),
-        event: Some(WatchEvent::Deleted { prev, revision }),
+        events: vec![WatchEvent::Deleted { prev, revision }],
     })
+}
+
+/// Deletes every key whose expiry is at or before `now` (milliseconds since
+/// the epoch), each at a revision of its own, as etcd deletes the keys of a
+/// lease that ran out.
+pub(super) fn expire(t: &mut Tables<'_>, now: u64) -> Result<Applied, OpError> {
+    let due: Vec<(u64, String)> = t
+        .due
+        .range(..=(now, "\u{10FFFF}"))?
+        .map(|row| row.map(|(k, _)| (k.value().0, k.value().1.to_owned())))
+        .collect::<Result<_, _>>()?;
+    let mut events = Vec::with_capacity(due.len());
+    for (when, key) in due {
+        t.due.remove((when, key.as_str()))?;
+        t.expires.remove(key.as_str())?;
+        if let Ok(mut deleted) = delete(t, &key, None) {
+            events.append(&mut deleted.events);
+        }
+    }
+    Ok(Applied { kv: None, events })
 }
 
 /// The live version of `key`, checked against an expected mod revision.

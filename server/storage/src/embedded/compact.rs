@@ -31,7 +31,7 @@ pub(super) fn compact(t: &mut Tables<'_>, target: u64) -> Result<Applied, OpErro
     }
     Ok(Applied {
         kv: None,
-        event: None,
+        events: Vec::new(),
     })
 }
 

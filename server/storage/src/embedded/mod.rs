@@ -110,6 +110,7 @@ impl EmbeddedStore {
             compacted: AtomicU64::new(compacted),
         });
         let writer = Writer::start(shared.clone(), options.watch_buffer)?;
+        writer.start_expiry()?;
         Ok(EmbeddedStore {
             shared,
             writer: Arc::new(writer),
@@ -137,6 +138,11 @@ impl EmbeddedStore {
 }
 
 /// Creates the tables of a new file and reads the counters of an existing one.
+/// When a key written now with `ttl` expires, in milliseconds since the epoch.
+fn expiry(ttl: std::time::Duration) -> u64 {
+    writer::now_millis().saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX))
+}
+
 fn initialize(db: &Database) -> Result<(u64, u64), StorageError> {
     let txn = db.begin_write().map_err(schema::db_err)?;
     let counters = {
@@ -166,7 +172,45 @@ impl Storage for EmbeddedStore {
 
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue, StorageError> {
         let key = key.to_owned();
-        self.write(Op::Create { key, value }).await
+        self.write(Op::Create {
+            key,
+            value,
+            expires: None,
+        })
+        .await
+    }
+
+    async fn create_expiring(
+        &self,
+        key: &str,
+        value: Bytes,
+        ttl: std::time::Duration,
+    ) -> Result<KeyValue, StorageError> {
+        let key = key.to_owned();
+        let expires = Some(expiry(ttl));
+        self.write(Op::Create {
+            key,
+            value,
+            expires,
+        })
+        .await
+    }
+
+    async fn update_expiring(
+        &self,
+        key: &str,
+        value: Bytes,
+        expected_revision: u64,
+        ttl: std::time::Duration,
+    ) -> Result<KeyValue, StorageError> {
+        let key = key.to_owned();
+        self.write(Op::Update {
+            key,
+            value,
+            expected: expected_revision,
+            expires: Some(expiry(ttl)),
+        })
+        .await
     }
 
     async fn update(
@@ -181,6 +225,7 @@ impl Storage for EmbeddedStore {
             key,
             value,
             expected,
+            expires: None,
         })
         .await
     }

@@ -27,6 +27,13 @@ pub(super) const HISTORY: TableDefinition<(&str, u64), (bool, u64, &[u8])> =
 /// revision -> key written at that revision: the order in which a watch replays.
 pub(super) const LOG: TableDefinition<u64, &str> = TableDefinition::new("log");
 
+/// Keys that expire -> when (milliseconds since the Unix epoch): etcd's
+/// leases, kept with the keys so that an expiry survives a restart.
+pub(super) const EXPIRES: TableDefinition<&str, u64> = TableDefinition::new("expires");
+
+/// (when, key) of every expiring key: what is due, in order.
+pub(super) const DUE: TableDefinition<(u64, &str), ()> = TableDefinition::new("due");
+
 /// The key type of [`HISTORY`].
 pub(super) type HistoryKey = (&'static str, u64);
 /// The value type of [`HISTORY`].

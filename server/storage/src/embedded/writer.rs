@@ -21,6 +21,16 @@ use crate::{KeyValue, StorageError, WatchEvent};
 /// Most requests in one transaction, so one batch cannot grow without bound.
 const MAX_BATCH: usize = 1024;
 
+/// How often expired keys are looked for.
+const EXPIRY_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Now, in milliseconds since the Unix epoch.
+pub(super) fn now_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// Requests that may wait for the writer before senders are slowed down.
 const QUEUE: usize = 4096;
 
@@ -29,11 +39,18 @@ pub(super) enum Op {
     Create {
         key: String,
         value: Bytes,
+        /// When it expires (milliseconds since the epoch), if it does.
+        expires: Option<u64>,
     },
     Update {
         key: String,
         value: Bytes,
         expected: u64,
+        expires: Option<u64>,
+    },
+    /// Deletes the keys due by then (milliseconds since the epoch).
+    Expire {
+        now: u64,
     },
     Delete {
         key: String,
@@ -77,6 +94,31 @@ impl Writer {
             thread: Some(thread),
             events,
         })
+    }
+
+    /// Starts the thread that asks, every second, for the keys due to be
+    /// deleted (it ends with the writer: it holds the queue only weakly).
+    pub(super) fn start_expiry(&self) -> Result<(), StorageError> {
+        let Some(queue) = self.queue.as_ref().map(mpsc::Sender::downgrade) else {
+            return Ok(());
+        };
+        std::thread::Builder::new()
+            .name("kapi-storage-expiry".to_owned())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(EXPIRY_EVERY);
+                    let Some(queue) = queue.upgrade() else {
+                        return;
+                    };
+                    let (reply, _) = oneshot::channel();
+                    let op = Op::Expire { now: now_millis() };
+                    if queue.blocking_send(Request { op, reply }).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map(|_| ())
+            .map_err(|e| StorageError::Unavailable(format!("cannot start expiry: {e}")))
     }
 
     /// A receiver of every batch committed from now on.
@@ -147,7 +189,7 @@ fn commit_batch(shared: &Shared, publisher: &broadcast::Sender<Batch>, batch: Ve
     let mut answers = Vec::with_capacity(outcomes.len());
     for outcome in outcomes {
         answers.push(outcome.map(|applied| {
-            events.extend(applied.event);
+            events.extend(applied.events);
             applied.kv
         }));
     }
@@ -200,12 +242,18 @@ fn apply_batch(
 
 fn apply_one(tables: &mut Tables<'_>, op: &Op) -> Result<Applied, OpError> {
     match op {
-        Op::Create { key, value } => apply::create(tables, key, value.clone()),
+        Op::Create {
+            key,
+            value,
+            expires,
+        } => apply::create(tables, key, value.clone(), *expires),
         Op::Update {
             key,
             value,
             expected,
-        } => apply::update(tables, key, value.clone(), *expected),
+            expires,
+        } => apply::update(tables, key, value.clone(), *expected, *expires),
+        Op::Expire { now } => apply::expire(tables, *now),
         Op::Delete { key, expected } => apply::delete(tables, key, *expected),
         Op::Compact { revision } => compact::compact(tables, *revision),
     }

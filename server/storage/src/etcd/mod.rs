@@ -17,6 +17,7 @@ mod call;
 mod compaction;
 mod feed;
 mod keys;
+mod lease;
 mod list;
 mod watch;
 mod write;
@@ -137,6 +138,8 @@ pub struct EtcdStore {
     reads: Arc<batch::Reads>,
     /// The watch caches' feed.
     feeds: Arc<feed::Feeds>,
+    /// Leases of expiring keys.
+    leases: Arc<lease::Leases>,
     timeout: Duration,
 }
 
@@ -184,6 +187,7 @@ impl EtcdStore {
                 .max_decoding_message_size(MAX_RESPONSE_BYTES),
             keys: Arc::new(KeyMap::new(prefix)),
             feeds: Arc::new(feed::Feeds::default()),
+            leases: Arc::new(lease::Leases::new(client.lease_client(), timeout)),
             timeout,
         }
     }
@@ -227,7 +231,7 @@ impl Storage for EtcdStore {
     }
 
     async fn create(&self, key: &str, value: Bytes) -> Result<KeyValue, StorageError> {
-        write::create(self, key, value).await
+        write::create(self, key, value, None).await
     }
 
     async fn update(
@@ -236,7 +240,28 @@ impl Storage for EtcdStore {
         value: Bytes,
         expected_revision: u64,
     ) -> Result<KeyValue, StorageError> {
-        write::update(self, key, value, expected_revision).await
+        write::update(self, key, value, expected_revision, None).await
+    }
+
+    async fn create_expiring(
+        &self,
+        key: &str,
+        value: Bytes,
+        ttl: Duration,
+    ) -> Result<KeyValue, StorageError> {
+        let lease = self.leases.for_ttl(ttl).await?;
+        write::create(self, key, value, Some(lease)).await
+    }
+
+    async fn update_expiring(
+        &self,
+        key: &str,
+        value: Bytes,
+        expected_revision: u64,
+        ttl: Duration,
+    ) -> Result<KeyValue, StorageError> {
+        let lease = self.leases.for_ttl(ttl).await?;
+        write::update(self, key, value, expected_revision, Some(lease)).await
     }
 
     async fn delete(

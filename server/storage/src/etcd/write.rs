@@ -21,6 +21,7 @@ pub(super) async fn create(
     store: &EtcdStore,
     key: &str,
     value: Bytes,
+    lease: Option<i64>,
 ) -> Result<KeyValue, StorageError> {
     let etcd_key = store.keys.to_etcd(key);
     let txn = Txn::new()
@@ -29,7 +30,11 @@ pub(super) async fn create(
             CompareOp::Equal,
             0,
         )])
-        .and_then([TxnOp::put(etcd_key, value.to_vec(), None)]);
+        .and_then([TxnOp::put(
+            etcd_key,
+            value.to_vec(),
+            lease.map(|id| PutOptions::new().with_lease(id)),
+        )]);
     let response = store.txn(txn).await?;
     if !response.succeeded() {
         return Err(StorageError::AlreadyExists(key.to_owned()));
@@ -48,6 +53,7 @@ pub(super) async fn update(
     key: &str,
     value: Bytes,
     expected: u64,
+    lease: Option<i64>,
 ) -> Result<KeyValue, StorageError> {
     let etcd_key = store.keys.to_etcd(key);
     let mut when = vec![
@@ -64,11 +70,11 @@ pub(super) async fn update(
     } else if let Some(current) = unchanged(store, key, &value, expected).await? {
         return Ok(current);
     }
-    let put = TxnOp::put(
-        etcd_key.as_str(),
-        value.to_vec(),
-        Some(PutOptions::new().with_prev_key()),
-    );
+    let mut options = PutOptions::new().with_prev_key();
+    if let Some(id) = lease {
+        options = options.with_lease(id);
+    }
+    let put = TxnOp::put(etcd_key.as_str(), value.to_vec(), Some(options));
     let txn = Txn::new()
         .when(when)
         .and_then([put])

@@ -50,6 +50,7 @@ pub async fn run_all(store: &dyn Storage) {
         watch::watch_replays_then_continues_live,
         watch::watch_from_a_middle_revision,
         watch::watch_translates_predicate_transitions,
+        watch::expiring_keys_are_deleted_when_their_time_runs_out,
         feed::feed_lists_then_hands_over_changes_under_its_prefix,
         feed::feed_reports_progress_past_writes_elsewhere,
         feed::feeds_started_during_writes_miss_nothing,

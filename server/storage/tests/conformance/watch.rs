@@ -201,3 +201,44 @@ pub async fn compaction_expires_old_revisions(store: &dyn Storage, p: &str) {
         "{err:?}"
     );
 }
+
+/// A key written to expire is deleted once its time runs out (a delete
+/// watches see, as etcd's lease expiry); writing it again without a TTL
+/// keeps it, and with a longer one keeps it for that long.
+pub async fn expiring_keys_are_deleted_when_their_time_runs_out(store: &dyn Storage, p: &str) {
+    let from = store.current_revision().await.unwrap();
+    let mut stream = watch(store, p, from, None).await;
+    let ttl = Duration::from_secs(1);
+    let (a, b_key, c, keep) = (
+        format!("{p}a"),
+        format!("{p}b"),
+        format!("{p}c"),
+        format!("{p}keep"),
+    );
+    store.create_expiring(&a, b("a"), ttl).await.unwrap();
+    let made = store.create_expiring(&b_key, b("b"), ttl).await.unwrap();
+    store
+        .update(&b_key, b("b2"), made.mod_revision)
+        .await
+        .unwrap();
+    let made = store.create_expiring(&c, b("c"), ttl).await.unwrap();
+    store
+        .update_expiring(&c, b("c2"), made.mod_revision, Duration::from_secs(60))
+        .await
+        .unwrap();
+    store.create(&keep, b("keep")).await.unwrap();
+    let mut deleted = Vec::new();
+    // Six writes, then the expiry.
+    for _ in 0..7 {
+        if let WatchEvent::Deleted { prev, .. } = next(&mut stream).await {
+            deleted.push(prev.key);
+            break;
+        }
+    }
+    assert_eq!(deleted, vec![a.clone()]);
+    assert!(store.get(&a).await.unwrap().is_none());
+    for key in [&b_key, &c, &keep] {
+        assert!(store.get(key).await.unwrap().is_some(), "{key} expired");
+    }
+    assert_quiet(&mut stream).await;
+}
