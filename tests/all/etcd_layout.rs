@@ -909,6 +909,11 @@ fn a_store_of_kapis_old_layout_is_moved_once() {
             "Ingress" => serde_json::from_value::<kapi_api_types::networking::v1::Ingress>(value)
                 .unwrap()
                 .encode_to_vec(),
+            "CustomResourceDefinition" => serde_json::from_value::<
+                kapi_api_types::apiextensions::v1::CustomResourceDefinition,
+            >(value)
+            .unwrap()
+            .encode_to_vec(),
             other => panic!("{other}"),
         };
         envelope::encode(&api_version, &kind, &raw)
@@ -977,6 +982,25 @@ fn a_store_of_kapis_old_layout_is_moved_once() {
             "/registry/ranges/serviceips".to_owned(),
             old_range.to_string().into_bytes(),
         ),
+        // A definition kept as v1 protobuf: same key, rewritten as upstream
+        // keeps it.
+        (
+            "/registry/apiextensions.k8s.io/customresourcedefinitions/gadgets.example.com"
+                .to_owned(),
+            typed(
+                json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": meta(None, "gadgets.example.com"),
+                "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+                    "versions": [{"name": "v1", "served": true, "storage": true,
+                        "schema": {"openAPIV3Schema": {"type": "object"}}}]},
+                "status": {"acceptedNames": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget",
+                    "listKind": "GadgetList"}, "storedVersions": ["v1"],
+                    "conditions": [{"type": "Established", "status": "True",
+                        "lastTransitionTime": "2026-11-28T10:00:00Z", "reason": "InitialNamesAccepted",
+                        "message": "the initial names have been accepted"}]}}),
+            ),
+        ),
     ];
     seed.sort();
     etcd_put(&endpoints, &seed);
@@ -995,6 +1019,7 @@ fn a_store_of_kapis_old_layout_is_moved_once() {
         .collect();
     assert_eq!(migrated.len(), 1, "{logged}");
     assert!(migrated[0].contains("moved=5"), "{}", migrated[0]);
+    assert!(migrated[0].contains("rewritten=1"), "{}", migrated[0]);
 
     let dump = etcd_dump(&endpoints);
     for (old, new) in [
@@ -1020,6 +1045,13 @@ fn a_store_of_kapis_old_layout_is_moved_once() {
         assert!(dump.contains_key(new), "{new} is missing");
     }
     assert!(dump.contains_key("/registry/kapi.dev/storage-layout"));
+    let crd = describe(
+        &dump["/registry/apiextensions.k8s.io/customresourcedefinitions/gadgets.example.com"],
+    );
+    assert_eq!(
+        (crd.encoding, crd.api_version.as_str()),
+        ("json", "apiextensions.k8s.io/v1beta1")
+    );
     // The bitmap rebuilt from the Services in upstream's format.
     let (range, offsets) = read_range(&dump["/registry/ranges/serviceips"]);
     assert_eq!(range, "10.0.0.0/24");
@@ -1044,6 +1076,16 @@ fn a_store_of_kapis_old_layout_is_moved_once() {
     );
     server.kubectl_ok(&["get", "deployment", "d1", "-n", "mig"]);
     server.kubectl_ok(&["get", "node", "n1"]);
+    assert_eq!(
+        server.kubectl_ok(&[
+            "get",
+            "crd",
+            "gadgets.example.com",
+            "-o",
+            "jsonpath={.spec.versions[0].schema.openAPIV3Schema.type}"
+        ]),
+        "object"
+    );
 
     // Once: a restart finds the marker and moves nothing.
     server.terminate();
