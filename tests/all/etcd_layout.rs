@@ -1209,3 +1209,82 @@ fn events_expire_after_the_event_ttl() {
     assert_ne!(lease, "0", "{body}");
     gone(&server, "e2");
 }
+
+/// The `kubernetes` Service's endpoints as kube-apiserver's lease
+/// reconciler keeps them: each replica holds `/registry/masterleases/<ip>`
+/// (a v1 Endpoints under an etcd lease) and Endpoints `default/kubernetes`
+/// (left alone by the mirroring) and its EndpointSlice list every live one;
+/// a replica that stops takes itself out. (The addresses are only written
+/// into objects: nothing connects to them.)
+#[test]
+fn replicas_keep_the_kubernetes_services_endpoints_by_lease() {
+    if !etcd_available() {
+        return;
+    }
+    let etcd = EtcdCluster::start(1);
+    let endpoints = etcd.endpoints();
+    let a = Server::start_args(
+        kapi(),
+        &[
+            "--etcd-servers",
+            &endpoints,
+            "--advertise-address=10.254.200.1",
+        ],
+    );
+    let mut b = Server::start_args(
+        kapi(),
+        &[
+            "--etcd-servers",
+            &endpoints,
+            "--advertise-address=10.254.200.2",
+        ],
+    );
+    let ips = |server: &Server, kind: &str| -> String {
+        let path = if kind == "endpoints" {
+            "jsonpath={.subsets[0].addresses[*].ip}"
+        } else {
+            "jsonpath={.endpoints[*].addresses[0]}"
+        };
+        let out = server.kubectl(&["get", kind, "kubernetes", "-n", "default", "-o", path]);
+        kapi_test_support::text(&out.stdout)
+    };
+    let wait_for = |server: &Server, kind: &str, expected: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while ips(server, kind) != expected {
+            assert!(
+                Instant::now() < deadline,
+                "{kind}: {:?}, not {expected:?}",
+                ips(server, kind)
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    wait_for(&a, "endpoints", "10.254.200.1 10.254.200.2");
+    wait_for(&a, "endpointslices", "10.254.200.1 10.254.200.2");
+    assert_eq!(
+        a.kubectl_ok(&[
+            "get",
+            "endpoints",
+            "kubernetes",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.metadata.labels.endpointslice\\.kubernetes\\.io/skip-mirror}"
+        ]),
+        "true"
+    );
+    let dump = etcd_dump(&endpoints);
+    let lease = describe(&dump["/registry/masterleases/10.254.200.2"]);
+    assert_eq!(
+        (
+            lease.encoding,
+            lease.api_version.as_str(),
+            lease.kind.as_str()
+        ),
+        ("protobuf", "v1", "Endpoints")
+    );
+    b.terminate();
+    wait_for(&a, "endpoints", "10.254.200.1");
+    wait_for(&a, "endpointslices", "10.254.200.1");
+    assert!(!etcd_dump(&endpoints).contains_key("/registry/masterleases/10.254.200.2"));
+}

@@ -12,6 +12,7 @@ pub mod cluster_authentication;
 pub mod component_status;
 pub mod crd;
 pub mod job;
+pub mod master_endpoints;
 pub mod namespace;
 pub mod pod;
 pub mod rbac;

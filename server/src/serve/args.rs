@@ -177,6 +177,11 @@ pub struct ServeArgs {
     /// /healthz, /readyz and /livez are open to all.
     #[arg(long)]
     pub authorization_kubeconfig: Option<PathBuf>,
+    /// The address the `kubernetes` Service's endpoints name, which pods
+    /// reach this server at (not loopback); by default the --listen address
+    /// when it is neither loopback nor unspecified, else none are written.
+    #[arg(long)]
+    pub advertise_address: Option<std::net::IpAddr>,
     /// How long an Event is kept after it was last written (an etcd lease,
     /// or the embedded store's expiry), as kube-apiserver's flag.
     #[arg(long, default_value = "1h0m0s", value_parser = crate::go_duration::positive_flag)]
@@ -288,6 +293,7 @@ impl ServeArgs {
             },
             disabled_admission_plugins: Vec::new(),
             event_ttl: self.event_ttl,
+            advertise_address: self.advertise_address,
         }
     }
 }

@@ -169,6 +169,10 @@ pub struct KubeApiserverArgs {
     /// How long an Event is kept after it was last written.
     #[arg(long, default_value = "1h0m0s", value_parser = crate::go_duration::positive_flag)]
     pub event_ttl: std::time::Duration,
+    /// The address the `kubernetes` Service's endpoints name (default: the
+    /// bind address, unless loopback or unspecified).
+    #[arg(long)]
+    pub advertise_address: Option<IpAddr>,
     /// Log verbosity, as klog's: 0-3 info, 4-5 debug, 6 and more trace.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,
@@ -177,10 +181,6 @@ pub struct KubeApiserverArgs {
 /// Flags accepted and ignored: each only tunes something kapi has no
 /// counterpart for. (name, why).
 pub const IGNORED: &[(&str, &str)] = &[
-    (
-        "advertise-address",
-        "kapi does not publish its address in the kubernetes Service's endpoints",
-    ),
     (
         "kubelet-client-certificate",
         "kapi does not reach kubelets (logs, exec, port-forward)",
@@ -513,6 +513,7 @@ impl KubeApiserverArgs {
             max_requests_inflight: self.max_requests_inflight,
             max_mutating_requests_inflight: self.max_mutating_requests_inflight,
             event_ttl: self.event_ttl,
+            advertise_address: self.advertise_address,
         };
         let mut options = serve.options();
         options.disabled_admission_plugins = disabled;
@@ -743,11 +744,15 @@ mod tests {
             .try_get_matches_from(std::iter::once("kube-apiserver").chain(args.iter().copied()))
             .unwrap();
         let ignored = ignored_given(&matches);
-        assert!(ignored.contains(&"advertise-address") && ignored.contains(&"kubelet-client-key"));
+        assert!(ignored.contains(&"kubelet-client-key"));
         let options = parse(&matches).unwrap().options().unwrap();
         assert_eq!(options.listen, "0.0.0.0:6443".parse().unwrap());
         assert_eq!(options.authorization_modes, vec![Mode::Node, Mode::Rbac]);
         assert!(options.bootstrap_tokens);
+        assert_eq!(
+            options.advertise_address,
+            Some("192.168.1.10".parse().unwrap())
+        );
         assert!(
             !options
                 .disabled_admission_plugins

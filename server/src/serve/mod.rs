@@ -287,6 +287,10 @@ pub struct ServeOptions {
     pub disabled_admission_plugins: Vec<&'static str>,
     /// `--event-ttl`: how long an Event lives after its last write.
     pub event_ttl: std::time::Duration,
+    /// `--advertise-address`: the address the `kubernetes` Service's
+    /// endpoints name (by default the one listened on, unless loopback or
+    /// unspecified).
+    pub advertise_address: Option<std::net::IpAddr>,
 }
 
 /// An extension server's delegation of authentication and authorization to
@@ -647,6 +651,7 @@ pub async fn run_with(
     let shutdown_rx_for_controllers = shutdown_rx.clone();
     let shutdown_rx_for_custom = shutdown_rx.clone();
     let shutdown_rx_for_flow = shutdown_rx.clone();
+    let shutdown_rx_for_endpoints = shutdown_rx.clone();
     let state = Arc::new(App {
         registry,
         shutdown: shutdown_rx,
@@ -743,6 +748,23 @@ pub async fn run_with(
     };
     // The controllers reach the API through the router itself, not the socket:
     // they keep working while the listener drains, and release their lease.
+    // The kubernetes Service's endpoints, when pods can reach this server.
+    let master_endpoints =
+        crate::kinds::master_endpoints::advertised(opts.advertise_address, address.ip())
+            .zip(state.registry.scheme().get("", "v1", "endpoints").cloned())
+            .map(|(ip, endpoints)| {
+                tokio::spawn(
+                    crate::kinds::master_endpoints::MasterEndpoints {
+                        storage: state.registry.storage().clone(),
+                        endpoints,
+                        media_type: opts.storage_media_type,
+                        ip,
+                        port: address.port(),
+                        client: crate::controllers::client::Client::of_apiserver(router.clone()),
+                    }
+                    .run(shutdown_rx_for_endpoints),
+                )
+            });
     let mut controllers = tokio::spawn(controllers::run(
         router.clone(),
         controllers,
@@ -759,6 +781,13 @@ pub async fn run_with(
         .is_err()
     {
         controllers.abort();
+    }
+    if let Some(mut task) = master_endpoints
+        && tokio::time::timeout(CONTROLLER_STOP, &mut task)
+            .await
+            .is_err()
+    {
+        task.abort();
     }
     if let Some(task) = custom {
         task.abort();
