@@ -832,7 +832,9 @@ impl ServiceAllocator {
     /// marked (after a restore, a move, or a server that wrote without
     /// marking) and one held by none is given back after
     /// [`REPAIRS_BEFORE_LEAK_CLEANUP`] runs. A bitmap kept over another
-    /// range (another server's flags) is left alone, with an error.
+    /// range (the flag changed) is rebuilt over this server's, as upstream's
+    /// repair does; between repairs, allocations refuse a bitmap of another
+    /// range, as upstream's allocator does.
     pub async fn repair(
         &self,
         storage: &dyn Storage,
@@ -897,8 +899,18 @@ async fn rebuild_bitmap(
         fresh.set(*offset, true);
     }
     let mut still_leaking = std::collections::HashMap::new();
-    if let Some(kv) = &stored {
-        let old = Bitmap::decode(&kv.value, range, size).map_err(|e| format!("{key}: {e}"))?;
+    // A bitmap kept over another range (the flag changed) or unreadable is
+    // replaced by the one rebuilt over this server's range, as upstream's
+    // repair blasts its rebuilt state into storage: its offsets mean other
+    // addresses, so none of them is kept as a leak.
+    let old = stored.as_ref().and_then(|kv| match Bitmap::decode(&kv.value, range, size) {
+        Ok(old) => Some(old),
+        Err(e) => {
+            tracing::warn!(key, error = %e, "the stored bitmap is rebuilt over the configured range");
+            None
+        }
+    });
+    if let Some(old) = old {
         let leaked: Vec<usize> = (0..size)
             .filter(|o| old.is_set(*o) && !fresh.is_set(*o))
             .collect();
@@ -1192,6 +1204,51 @@ mod tests {
         assert!(read.is_set(0) && read.is_set(9) && !read.is_set(1));
         // A bitmap reaching past the range is refused, not cut.
         assert!(Bitmap::decode(&upstream, "10.0.0.0/24", 8).is_err());
+    }
+
+    /// The repair rebuilds the bitmaps from the Services: an offset no
+    /// Service holds is given back on the third run, and a bitmap of another
+    /// range is replaced by one of the configured range.
+    #[tokio::test]
+    async fn repairs_give_back_leaks_and_follow_the_configured_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = kapi_storage::embedded::EmbeddedStore::open(dir.path()).unwrap();
+        let ranges = |cidr: &str| ServiceRanges {
+            cluster_ips: cidr.parse().unwrap(),
+            node_ports: (30000, 30100),
+        };
+        let mut leaked = Bitmap::empty(254);
+        leaked.set(5, true);
+        store
+            .create(IPS_KEY, leaked.encode("10.0.0.0/24", false))
+            .await
+            .unwrap();
+        let allocator = ServiceAllocator::new(ranges("10.0.0.0/24"));
+        let mut leaks = Leaks::default();
+        let read = |bytes: &[u8], range: &str| Bitmap::decode(bytes, range, 254).unwrap();
+        for run in 1..=3 {
+            allocator.repair(&store, &[], &mut leaks).await.unwrap();
+            let stored = store.get(IPS_KEY).await.unwrap().unwrap();
+            assert_eq!(
+                read(&stored.value, "10.0.0.0/24").is_set(5),
+                run < 3,
+                "run {run}"
+            );
+        }
+        let moved = ServiceAllocator::new(ranges("10.1.0.0/24"));
+        let mut service = Service::default();
+        service.spec.cluster_ip = Some("10.1.0.7".into());
+        service.spec.cluster_ips = Some(vec!["10.1.0.7".into()]);
+        moved
+            .repair(&store, &[service], &mut Leaks::default())
+            .await
+            .unwrap();
+        let stored = store.get(IPS_KEY).await.unwrap().unwrap();
+        let rebuilt = read(&stored.value, "10.1.0.0/24");
+        assert_eq!(
+            (0..254).filter(|o| rebuilt.is_set(*o)).collect::<Vec<_>>(),
+            vec![6]
+        );
     }
 
     #[test]
