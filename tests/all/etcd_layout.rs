@@ -1288,3 +1288,37 @@ fn replicas_keep_the_kubernetes_services_endpoints_by_lease() {
     wait_for(&a, "endpointslices", "10.254.200.1");
     assert!(!etcd_dump(&endpoints).contains_key("/registry/masterleases/10.254.200.2"));
 }
+
+/// The identity lease kube-apiserver 1.32 keeps (and other tools count API
+/// servers by): `kube-system/apiserver-<base32 of the host name's
+/// SHA-256>`, labelled as kube-apiserver's, held for an hour.
+#[test]
+fn the_server_holds_kube_apiservers_identity_lease() {
+    let server = Server::start(kapi());
+    let expected = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import base64,hashlib,socket;\
+             print('apiserver-'+base64.b32encode(hashlib.sha256(socket.gethostname().encode()).digest()[:16]).decode().rstrip('=').lower())",
+        ])
+        .output()
+        .unwrap();
+    let expected = kapi_test_support::text(&expected.stdout).trim().to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let lease: Value = loop {
+        let out = server.kubectl(&["get", "lease", &expected, "-n", "kube-system", "-o", "json"]);
+        if out.status.success() {
+            break serde_json::from_slice(&out.stdout).unwrap();
+        }
+        assert!(Instant::now() < deadline, "no lease {expected}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        lease["metadata"]["labels"]["apiserver.kubernetes.io/identity"],
+        "kube-apiserver"
+    );
+    assert!(lease["metadata"]["labels"]["kubernetes.io/hostname"].is_string());
+    assert_eq!(lease["spec"]["leaseDurationSeconds"], 3600);
+    let holder = lease["spec"]["holderIdentity"].as_str().unwrap();
+    assert!(holder.starts_with(&format!("{expected}_")), "{holder}");
+}

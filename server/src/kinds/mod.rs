@@ -11,6 +11,7 @@ pub mod certificates;
 pub mod cluster_authentication;
 pub mod component_status;
 pub mod crd;
+pub mod identity_lease;
 pub mod job;
 pub mod master_endpoints;
 pub mod namespace;

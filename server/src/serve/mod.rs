@@ -61,6 +61,8 @@ struct Hooks {
     crd_synced: Option<Handle>,
     namespaces: Option<Handle>,
     cluster_authentication: Option<Handle>,
+    identity_lease: Option<Handle>,
+    identity_lease_gc: Option<Handle>,
     legacy_token_tracking: Option<Handle>,
     service_ip_repair: Option<Handle>,
     rbac: Option<Handle>,
@@ -103,6 +105,12 @@ impl Hooks {
         );
         let cluster_authentication =
             hook(configmaps, "start-cluster-authentication-info-controller");
+        let leases = serves(scheme, ("coordination.k8s.io", "v1", "leases"));
+        let identity_lease = hook(leases, "start-kube-apiserver-identity-lease-controller");
+        let identity_lease_gc = hook(
+            leases,
+            "start-kube-apiserver-identity-lease-garbage-collector",
+        );
         let legacy_token_tracking = hook(configmaps, "start-legacy-token-tracking-controller");
         let service_ip_repair = hook(
             serves(scheme, ("", "v1", "services")),
@@ -155,6 +163,8 @@ impl Hooks {
             crd_synced,
             namespaces,
             cluster_authentication,
+            identity_lease,
+            identity_lease_gc,
             legacy_token_tracking,
             service_ip_repair,
             rbac,
@@ -690,6 +700,22 @@ pub async fn run_with(
             shutdown_rx_for_custom.clone(),
         ))
     });
+    // The identity lease and its collector, started as upstream's hooks
+    // start them.
+    let identity = hooks.identity_lease.take().map(|hook| {
+        hook.done();
+        tokio::spawn(crate::kinds::identity_lease::renew(
+            crate::controllers::client::Client::of_apiserver(router.clone()),
+            shutdown_rx_for_custom.clone(),
+        ))
+    });
+    let identity_gc = hooks.identity_lease_gc.take().map(|hook| {
+        hook.done();
+        tokio::spawn(crate::kinds::identity_lease::collect(
+            crate::controllers::client::Client::of_apiserver(router.clone()),
+            shutdown_rx_for_custom.clone(),
+        ))
+    });
     // kube-aggregator's registration of the local APIServices.
     let registration = hooks.aggregator.as_ref().map(|r| r.registration.clone());
     let apiservices = hooks.aggregator.take().map(|ready| {
@@ -799,6 +825,9 @@ pub async fn run_with(
         task.abort();
     }
     remote_discovery.abort();
+    for task in [identity, identity_gc].into_iter().flatten() {
+        task.abort();
+    }
     if let Some(task) = cluster_authentication {
         task.abort();
     }
