@@ -453,6 +453,25 @@ fn kapi_runs_as_envtests_kube_apiserver() {
         "{reviews}"
     );
 
+    // Environment.Stop with CleanUpAfterUse: the CRDs are deleted (the
+    // definition's finalizer runs in the server).
+    kubectl_ok(
+        &kubeconfig,
+        &[
+            "delete",
+            "crd",
+            "frigates.ship.example.com",
+            "--wait=true",
+            "--timeout=20s",
+        ],
+        None,
+    );
+    assert!(
+        !kubectl(&kubeconfig, &["get", "crd", "frigates.ship.example.com"])
+            .status
+            .success()
+    );
+
     // Stop: SIGTERM with a watch open; kapi is gone well within envtest's
     // 20 s stop timeout.
     let mut watch = Process(

@@ -555,6 +555,23 @@ pub async fn run_with(
         crate::kinds::SERVICE_RANGE_KEYS,
     )
     .await?;
+    // Upstream's MultiCIDRServiceAllocator (off in 1.32) allocates from
+    // ServiceCIDR objects; kapi does not read them.
+    let cidrs = storage
+        .list(
+            "/registry/servicecidrs/",
+            kapi_storage::ListOptions {
+                limit: 1,
+                ..Default::default()
+            },
+        )
+        .await?;
+    if !cidrs.items.is_empty() {
+        tracing::warn!(
+            "this store holds ServiceCIDRs (kube-apiserver's MultiCIDRServiceAllocator): kapi \
+             allocates Service addresses from --service-cluster-ip-range and its bitmap only"
+        );
+    }
     if migrated.was_old {
         tracing::info!(
             moved = migrated.moved,
