@@ -30,7 +30,8 @@ const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 const MAX_BODY: usize = 10 * 1024;
 
 /// Upstream's HTTP probe of `https://127.0.0.1:<port>/healthz`, its
-/// certificate unchecked: `True` with the body on a 2xx or 3xx, `False`
+/// certificate unchecked: `True` with the body on a 2xx (`Unknown` on a
+/// redirect, which it does not follow), `False`
 /// with why otherwise (Go's words for a failed request: `Get "<url>":
 /// dial tcp ...: connect: connection refused`).
 async fn probe(port: u16) -> (&'static str, Option<String>, Option<String>) {
@@ -55,27 +56,43 @@ async fn probe(port: u16) -> (&'static str, Option<String>, Option<String>) {
     let answer = async {
         let response = transport.send(request).await?;
         let code = response.status().as_u16();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| e.to_string())?
-            .to_bytes();
-        Ok::<_, String>((code, body))
+        // Read up to upstream's limit; the rest is left unread.
+        let mut body = response.into_body();
+        let mut read = Vec::new();
+        while read.len() < MAX_BODY {
+            match body.frame().await {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        read.extend_from_slice(&data);
+                    }
+                }
+                Some(Err(e)) => return Err(e.to_string()),
+                None => break,
+            }
+        }
+        read.truncate(MAX_BODY);
+        Ok::<_, String>((code, read))
     };
     match tokio::time::timeout(PROBE_TIMEOUT, answer).await {
         Err(_) => failed(format!(
             "Get {url:?}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
         )),
         Ok(Err(e)) => failed(format!("Get {url:?}: {e}")),
-        Ok(Ok((code, body))) if (200..400).contains(&code) => {
-            let body = &body[..body.len().min(MAX_BODY)];
-            (
-                "True",
-                Some(String::from_utf8_lossy(body).into_owned()),
-                None,
-            )
-        }
+        Ok(Ok((code, body))) if (200..300).contains(&code) => (
+            "True",
+            Some(String::from_utf8_lossy(&body).into_owned()),
+            None,
+        ),
+        // Upstream's probe does not follow redirects: a Warning, which
+        // reads as Unknown.
+        Ok(Ok((code, body))) if (300..400).contains(&code) => (
+            "Unknown",
+            Some(format!(
+                "Probe terminated redirects, Response body: {}",
+                String::from_utf8_lossy(&body)
+            )),
+            None,
+        ),
         Ok(Ok((code, _))) => failed(format!("HTTP probe failed with statuscode: {code}")),
     }
 }

@@ -123,15 +123,15 @@ async fn renew_once(client: &Client, host: &str, name: &str, holder: &str) -> Re
     }
 }
 
-/// Deletes expired identity leases every hour until `shutdown`.
+/// Deletes expired identity leases now and every hour until `shutdown`.
 pub async fn collect(client: Client, mut shutdown: watch::Receiver<bool>) {
     loop {
+        if let Err(e) = collect_once(&client).await {
+            tracing::debug!(error = %e, "could not collect expired identity leases");
+        }
         tokio::select! {
             () = tokio::time::sleep(GC_EVERY) => {}
             _ = shutdown.changed() => return,
-        }
-        if let Err(e) = collect_once(&client).await {
-            tracing::debug!(error = %e, "could not collect expired identity leases");
         }
     }
 }

@@ -212,6 +212,7 @@ impl MasterEndpoints {
         };
         let endpoints: Vec<Value> = ips
             .iter()
+            .filter(|ip| ip.contains(':') == (address_type == "IPv6"))
             .map(|ip| json!({"addresses": [ip], "conditions": {"ready": true}}))
             .collect();
         let ports = json!([{"name": "https", "port": self.port, "protocol": "TCP"}]);
@@ -236,11 +237,28 @@ impl MasterEndpoints {
                 }
             }
             Err(e) => Err(e.to_string()),
+            Ok(current) if current["addressType"] != address_type => {
+                // The type cannot change: the slice is made again, as
+                // upstream's adapter makes it.
+                let gone = self
+                    .client
+                    .delete(&resource, Some("default"), "kubernetes", &json!({}))
+                    .await;
+                if let Err(e) = gone
+                    && !e.is_not_found()
+                {
+                    return Err(e.to_string());
+                }
+                self.client
+                    .create(&resource, Some("default"), &wanted)
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            }
             Ok(current) => {
                 if current["endpoints"] == wanted["endpoints"]
                     && current["ports"] == wanted["ports"]
                     && current["metadata"]["labels"] == labels
-                    && current["addressType"] == address_type
                 {
                     return Ok(());
                 }

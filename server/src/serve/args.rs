@@ -33,7 +33,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub etcd_cafile: Option<PathBuf>,
     /// Client certificate (PEM) for etcd.
-    #[arg(long, requires = "etcd_keyfile")]
+    #[arg(long, requires_all = ["etcd_keyfile", "etcd_cafile"])]
     pub etcd_certfile: Option<PathBuf>,
     /// Key (PEM) of the etcd client certificate.
     #[arg(long, requires = "etcd_certfile")]
@@ -294,6 +294,7 @@ impl ServeArgs {
             disabled_admission_plugins: Vec::new(),
             event_ttl: self.event_ttl,
             advertise_address: self.advertise_address,
+            endpoint_reconciler: true,
         }
     }
 }

@@ -173,6 +173,10 @@ pub struct KubeApiserverArgs {
     /// bind address, unless loopback or unspecified).
     #[arg(long)]
     pub advertise_address: Option<IpAddr>,
+    /// Who keeps the `kubernetes` Service's endpoints: `lease` (each server
+    /// holds a lease) or `none`.
+    #[arg(long, default_value = "lease")]
+    pub endpoint_reconciler_type: String,
     /// Log verbosity, as klog's: 0-3 info, 4-5 debug, 6 and more trace.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,
@@ -206,10 +210,6 @@ pub const IGNORED: &[(&str, &str)] = &[
     ("logging-format", "kapi logs text"),
     ("log-flush-frequency", "kapi writes each log line at once"),
     ("vmodule", "kapi has one verbosity (--v)"),
-    (
-        "endpoint-reconciler-type",
-        "kapi does not write the kubernetes Service's endpoints",
-    ),
     ("watch-cache", "kapi's watch cache is always on"),
     (
         "default-watch-cache-size",
@@ -250,7 +250,6 @@ pub const IGNORED: &[(&str, &str)] = &[
         "etcd-readycheck-timeout",
         "kapi checks etcd within its request timeout",
     ),
-    ("lease-reuse-duration-seconds", "kapi writes no etcd leases"),
     (
         "http2-max-streams-per-connection",
         "kapi's HTTP/2 limits are its own",
@@ -422,6 +421,21 @@ impl KubeApiserverArgs {
         if self.etcd_certfile.is_some() != self.etcd_keyfile.is_some() {
             errors.push("--etcd-certfile and --etcd-keyfile must be given together".to_owned());
         }
+        if self.etcd_certfile.is_some() && self.etcd_cafile.is_none() {
+            errors.push(
+                "--etcd-certfile needs --etcd-cafile: kapi does not trust the system's CAs for etcd"
+                    .to_owned(),
+            );
+        }
+        match self.endpoint_reconciler_type.as_str() {
+            "lease" | "none" => {}
+            "master-count" => errors.push(
+                "--endpoint-reconciler-type=master-count is not implemented by kapi (lease and \
+                 none are)"
+                    .to_owned(),
+            ),
+            other => errors.push(format!("invalid endpoint reconciler type: {other}")),
+        }
         if !self.allow_privileged {
             errors.push(
                 "--allow-privileged=false is not implemented: kapi always allows privileged \
@@ -517,6 +531,7 @@ impl KubeApiserverArgs {
         };
         let mut options = serve.options();
         options.disabled_admission_plugins = disabled;
+        options.endpoint_reconciler = self.endpoint_reconciler_type == "lease";
         Ok(options)
     }
 
@@ -571,6 +586,16 @@ impl KubeApiserverArgs {
             {
                 errors.push(format!("{flag} plugin {name:?} is unknown"));
             }
+        }
+        let overlapped: Vec<&String> = self
+            .enable_admission_plugins
+            .iter()
+            .filter(|n| self.disable_admission_plugins.contains(n))
+            .collect();
+        if !overlapped.is_empty() {
+            errors.push(format!(
+                "{overlapped:?} in enable-admission-plugins and disable-admission-plugins overlapped"
+            ));
         }
         for name in &self.enable_admission_plugins {
             let known = KNOWN_PLUGINS.contains(&name.as_str());
@@ -786,6 +811,13 @@ mod tests {
                 "dual-stack",
             ),
             ("--allow-privileged=false", "allow-privileged"),
+            ("--enable-admission-plugins=ServiceAccount", "overlapped"),
+            ("--endpoint-reconciler-type=master-count", "master-count"),
+            (
+                "--lease-reuse-duration-seconds=30",
+                "lease-reuse-duration-seconds",
+            ),
+            ("--etcd-certfile=/c", "--etcd-keyfile"),
         ] {
             let mut args: Vec<&str> = ENVTEST.to_vec();
             args.push(flag);

@@ -301,6 +301,9 @@ pub struct ServeOptions {
     /// endpoints name (by default the one listened on, unless loopback or
     /// unspecified).
     pub advertise_address: Option<std::net::IpAddr>,
+    /// Whether this server keeps the `kubernetes` Service's endpoints
+    /// (`--endpoint-reconciler-type=lease`, the default; `none` turns it off).
+    pub endpoint_reconciler: bool,
 }
 
 /// An extension server's delegation of authentication and authorization to
@@ -624,6 +627,7 @@ pub async fn run_with(
         crate::authorizers::bootstrap::ensure(&registry).await;
         done(&hooks.rbac);
     }
+    let mut service_repair = None;
     if let Some(services) = base.get("", "v1", "services") {
         let mut repair = crate::kinds::ServiceRepair::new(
             registry.storage().clone(),
@@ -643,7 +647,7 @@ pub async fn run_with(
                 hooks.service_ip_repair.take()
             }
         };
-        tokio::spawn(repair.run(pending));
+        service_repair = Some(tokio::spawn(repair.run(pending)));
     }
     bootstrap_objects(&registry, &opts.service_ranges, address.port()).await;
     done(&hooks.bootstrap_controller);
@@ -792,22 +796,34 @@ pub async fn run_with(
     // The controllers reach the API through the router itself, not the socket:
     // they keep working while the listener drains, and release their lease.
     // The kubernetes Service's endpoints, when pods can reach this server.
-    let master_endpoints =
+    let advertised =
         crate::kinds::master_endpoints::advertised(opts.advertise_address, address.ip())
-            .zip(state.registry.scheme().get("", "v1", "endpoints").cloned())
-            .map(|(ip, endpoints)| {
-                tokio::spawn(
-                    crate::kinds::master_endpoints::MasterEndpoints {
-                        storage: state.registry.storage().clone(),
-                        endpoints,
-                        media_type: opts.storage_media_type,
-                        ip,
-                        port: address.port(),
-                        client: crate::controllers::client::Client::of_apiserver(router.clone()),
-                    }
-                    .run(shutdown_rx_for_endpoints),
-                )
-            });
+            .filter(|_| opts.endpoint_reconciler);
+    if advertised.is_none()
+        && opts.endpoint_reconciler
+        && opts.advertise_address.is_none()
+        && !address.ip().is_loopback()
+    {
+        tracing::warn!(
+            "no --advertise-address: the kubernetes Service gets no endpoints from this server \
+             (kube-apiserver would use the default route's address)"
+        );
+    }
+    let master_endpoints = advertised
+        .zip(state.registry.scheme().get("", "v1", "endpoints").cloned())
+        .map(|(ip, endpoints)| {
+            tokio::spawn(
+                crate::kinds::master_endpoints::MasterEndpoints {
+                    storage: state.registry.storage().clone(),
+                    endpoints,
+                    media_type: opts.storage_media_type,
+                    ip,
+                    port: address.port(),
+                    client: crate::controllers::client::Client::of_apiserver(router.clone()),
+                }
+                .run(shutdown_rx_for_endpoints),
+            )
+        });
     let mut controllers = tokio::spawn(controllers::run(
         router.clone(),
         controllers,
@@ -842,7 +858,10 @@ pub async fn run_with(
         task.abort();
     }
     remote_discovery.abort();
-    for task in [identity, identity_gc].into_iter().flatten() {
+    for task in [identity, identity_gc, service_repair]
+        .into_iter()
+        .flatten()
+    {
         task.abort();
     }
     if let Some(task) = cluster_authentication {

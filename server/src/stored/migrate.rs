@@ -23,8 +23,12 @@ use super::keys::ROOT;
 
 /// The key that says the store is laid out as kube-apiserver 1.32 lays it out.
 pub const MARKER: &str = "/registry/kapi.dev/storage-layout";
-/// The marker's value.
+/// The marker's value once the move is done.
 const LAYOUT: &str = "kube-apiserver-1.32";
+/// The marker's value while a move is under way: a start that finds it
+/// finishes what a start that died did (the bitmaps dropped, the
+/// compaction), though nothing is left to move.
+const MOVING: &str = "moving";
 
 /// What the move did.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -47,21 +51,28 @@ pub async fn migrate(
     media_type: StorageMediaType,
     drop: &[&str],
 ) -> Result<Migrated, StorageError> {
-    if storage.get(MARKER).await?.is_some() {
-        return Ok(Migrated::default());
-    }
+    let resumed = match storage.get(MARKER).await? {
+        Some(marker) if marker.value.as_ref() == LAYOUT.as_bytes() => {
+            return Ok(Migrated::default());
+        }
+        Some(_) => true,
+        None => false,
+    };
+    // Written before the first move, not before looking: two replicas
+    // starting on a new store must not take each other's look for a move.
+    let mut moving = resumed;
     let mut done = Migrated::default();
     for entry in scheme.entries().filter(|e| e.hub().is_none()) {
         let info = entry.info;
         let old = old_prefix(info.group, info.plural);
         if old != info.storage_prefix {
-            done.moved += move_kind(storage, entry, &old).await?;
+            done.moved += move_kind(storage, entry, &old, &mut moving).await?;
         }
         if info.storage_json || entry.ops.stored_as().is_some() {
-            done.rewritten += rewrite_kind(storage, entry, media_type).await?;
+            done.rewritten += rewrite_kind(storage, entry, media_type, &mut moving).await?;
         }
     }
-    done.was_old = done.moved > 0 || done.rewritten > 0;
+    done.was_old = done.moved > 0 || done.rewritten > 0 || resumed;
     if done.was_old {
         for key in drop {
             match storage.delete(key, None).await {
@@ -70,13 +81,13 @@ pub async fn migrate(
             }
         }
     }
-    match storage
-        .create(MARKER, Bytes::from_static(LAYOUT.as_bytes()))
-        .await
-    {
-        Ok(_) | Err(StorageError::AlreadyExists(_)) => {}
-        Err(e) => return Err(e),
-    }
+    storage
+        .guaranteed_update(MARKER, &mut |_| {
+            Ok(kapi_storage::Update::Write(Bytes::from_static(
+                LAYOUT.as_bytes(),
+            )))
+        })
+        .await?;
     if done.was_old {
         // Resource versions read before the move name keys that are gone:
         // a client resuming from one must relist, as after an etcd restore.
@@ -84,6 +95,22 @@ pub async fn migrate(
         storage.compact(revision).await?;
     }
     Ok(done)
+}
+
+/// Marks the store as being moved, once, before its first change.
+async fn mark_moving(storage: &dyn Storage, moving: &mut bool) -> Result<(), StorageError> {
+    if *moving {
+        return Ok(());
+    }
+    match storage
+        .create(MARKER, Bytes::from_static(MOVING.as_bytes()))
+        .await
+    {
+        Ok(_) | Err(StorageError::AlreadyExists(_)) => {}
+        Err(e) => return Err(e),
+    }
+    *moving = true;
+    Ok(())
 }
 
 /// Where kapi kept a kind before.
@@ -100,6 +127,7 @@ async fn move_kind(
     storage: &dyn Storage,
     entry: &KindEntry,
     old: &str,
+    moving: &mut bool,
 ) -> Result<usize, StorageError> {
     let prefix = format!("{ROOT}{old}/");
     // An old key holds the namespace and the name: a longer one under the
@@ -127,6 +155,7 @@ async fn move_kind(
                 continue;
             }
             let new = format!("{ROOT}{}/{rest}", entry.info.storage_prefix);
+            mark_moving(storage, moving).await?;
             move_one(storage, kv, &new).await?;
             moved += 1;
         }
@@ -169,6 +198,7 @@ async fn rewrite_kind(
     storage: &dyn Storage,
     entry: &KindEntry,
     media_type: StorageMediaType,
+    moving: &mut bool,
 ) -> Result<usize, StorageError> {
     let prefix = super::keys::prefix(entry.info, None);
     let page = storage.list(&prefix, ListOptions::default()).await?;
@@ -190,6 +220,7 @@ async fn rewrite_kind(
         if bytes == kv.value {
             continue;
         }
+        mark_moving(storage, moving).await?;
         match storage.update(&kv.key, bytes, kv.mod_revision).await {
             Ok(_) => rewritten += 1,
             Err(StorageError::Conflict(_) | StorageError::NotFound(_)) => {}

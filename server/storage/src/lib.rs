@@ -217,8 +217,9 @@ pub trait Storage: Send + Sync + 'static {
     ) -> Result<KeyValue, StorageError>;
 
     /// [`Storage::update`] that leaves the key to expire `ttl` after this
-    /// write. (A plain update keeps the key for good, as a put without a
-    /// lease does in etcd.)
+    /// write. (A plain update that writes keeps the key for good, as a put
+    /// without a lease does in etcd; an update that changes nothing writes
+    /// nothing and leaves the key's expiry as it was, in both.)
     async fn update_expiring(
         &self,
         key: &str,

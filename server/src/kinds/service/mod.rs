@@ -153,7 +153,14 @@ impl Repair {
             .map_err(|e| e.to_string())?;
         let mut services = Vec::with_capacity(listed.items.len());
         for kv in &listed.items {
-            let object = crate::stored::decode_stored(&self.services, kv)?;
+            // One unreadable Service must not stop the repair of the others.
+            let object = match crate::stored::decode_stored(&self.services, kv) {
+                Ok(object) => object,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a stored Service left out of the address repair");
+                    continue;
+                }
+            };
             if let Some(service) = object.downcast_ref::<Service>() {
                 services.push(service.clone());
             }

@@ -206,13 +206,21 @@ pub(super) fn delete(
     })
 }
 
+/// Most keys one expiry pass deletes.
+const EXPIRE_AT_ONCE: usize = 1000;
+
 /// Deletes every key whose expiry is at or before `now` (milliseconds since
 /// the epoch), each at a revision of its own, as etcd deletes the keys of a
 /// lease that ran out.
+///
+/// At most [`EXPIRE_AT_ONCE`] keys per call, so that a store reopened after a
+/// long stop does not hold the writer (and send watchers one huge batch)
+/// for every Event at once: the next call goes on.
 pub(super) fn expire(t: &mut Tables<'_>, now: u64) -> Result<Applied, OpError> {
     let due: Vec<(u64, String)> = t
         .due
         .range(..=(now, "\u{10FFFF}"))?
+        .take(EXPIRE_AT_ONCE)
         .map(|row| row.map(|(k, _)| (k.value().0, k.value().1.to_owned())))
         .collect::<Result<_, _>>()?;
     let mut events = Vec::with_capacity(due.len());

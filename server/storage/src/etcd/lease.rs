@@ -3,6 +3,8 @@
 //! about a minute, granted a little longer than asked (5% of the TTL, at most
 //! 60 s: `--lease-reuse-duration-seconds`) so that every key attached to it
 //! lives at least its TTL, and a new one is granted once 1,000 keys share it.
+//! Upstream keeps a lease manager per resource; here one is kept per TTL
+//! (Events' hour, the master leases' 15 s), which shares the same way.
 
 use std::time::{Duration, Instant};
 
@@ -30,7 +32,7 @@ struct Current {
 pub(super) struct Leases {
     client: LeaseClient,
     timeout: Duration,
-    current: Mutex<Current>,
+    current: Mutex<std::collections::HashMap<u64, Current>>,
 }
 
 impl Leases {
@@ -47,7 +49,8 @@ impl Leases {
         let ttl = ttl.as_secs().max(1);
         let reuse = ((ttl as f64 * REUSE_SHARE) as u64).min(REUSE_SECONDS);
         let now = Instant::now();
-        let mut current = self.current.lock().await;
+        let mut leases = self.current.lock().await;
+        let current = leases.entry(ttl).or_default();
         current.attached += 1;
         if let Some(expires) = current.expires {
             let valid = now + Duration::from_secs(ttl) < expires;

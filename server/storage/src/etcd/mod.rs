@@ -172,6 +172,7 @@ impl EtcdStore {
         .await?;
         let store = EtcdStore::from_client(&client, &opts.prefix, timeout);
         store.ready().await?;
+        store.refuse_relative_prefix_data(&opts.prefix).await?;
         Ok(store)
     }
 
@@ -190,6 +191,30 @@ impl EtcdStore {
             leases: Arc::new(lease::Leases::new(client.lease_client(), timeout)),
             timeout,
         }
+    }
+
+    /// kapi once kept the keys of a relative `--etcd-prefix` (`kapi`) under
+    /// it as given (`kapi/...`); it now reads it as kube-apiserver joins it
+    /// (`/kapi/...`). A store with keys under the old form is refused
+    /// rather than served as empty beside them.
+    async fn refuse_relative_prefix_data(&self, prefix: &str) -> Result<(), StorageError> {
+        let raw = prefix.trim_end_matches('/');
+        if raw.is_empty() || raw.starts_with('/') {
+            return Ok(());
+        }
+        let old = format!("{raw}/");
+        let options = GetOptions::new()
+            .with_range(keys::prefix_range_end(old.as_bytes()))
+            .with_count_only();
+        let found = self.range(old.clone(), options).await?;
+        if found.count() > 0 {
+            return Err(StorageError::Unavailable(format!(
+                "keys are kept under {old:?}, but --etcd-prefix={prefix} now means {:?} (as \
+                 kube-apiserver reads it): move them there, or give the prefix that holds them",
+                self.keys.to_etcd("/registry/")
+            )));
+        }
+        Ok(())
     }
 
     /// One bounded transaction; all of kapi's transactions write.
