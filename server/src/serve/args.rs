@@ -100,22 +100,9 @@ pub struct ServeArgs {
     /// kube-system Secret `bootstrap-token-<id>`), as kube-apiserver's flag.
     #[arg(long)]
     pub enable_bootstrap_token_auth: bool,
-    /// The audit policy (an audit.k8s.io/v1 Policy, YAML or JSON): which
-    /// requests are written to --audit-log-path, at what level.
-    #[arg(long)]
-    pub audit_policy_file: Option<PathBuf>,
-    /// Where audit events go, one JSON line each (`-`: standard output).
-    #[arg(long)]
-    pub audit_log_path: Option<PathBuf>,
-    /// Megabytes the audit log grows to before it is rotated (0: never).
-    #[arg(long = "audit-log-maxsize", default_value_t = 0)]
-    pub audit_log_maxsize: u64,
-    /// Rotated audit logs kept (0: all).
-    #[arg(long = "audit-log-maxbackup", default_value_t = 0)]
-    pub audit_log_maxbackup: usize,
-    /// Days a rotated audit log is kept (0: forever).
-    #[arg(long = "audit-log-maxage", default_value_t = 0)]
-    pub audit_log_maxage: u64,
+    /// Audit logging.
+    #[command(flatten)]
+    pub audit: AuditArgs,
     /// Serve requests without credentials as `system:anonymous` (false: answer
     /// them 401 Unauthorized).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
@@ -136,35 +123,9 @@ pub struct ServeArgs {
     /// (comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
     pub tls_san: Vec<String>,
-    /// The client certificate (PEM) kapi presents to extension API servers,
-    /// instead of the one it signs with a front-proxy CA of its own
-    /// (`<data-dir>/front-proxy-client.crt`).
-    #[arg(long, requires = "proxy_client_key_file")]
-    pub proxy_client_cert_file: Option<PathBuf>,
-    /// The key of --proxy-client-cert-file (PEM).
-    #[arg(long, requires = "proxy_client_cert_file")]
-    pub proxy_client_key_file: Option<PathBuf>,
-    /// The CA (PEM) of front proxies' client certificates, which extension
-    /// API servers are told to trust (kapi's own front-proxy CA by default).
-    #[arg(long)]
-    pub requestheader_client_ca_file: Option<PathBuf>,
-    /// The common names a front proxy's client certificate may have
-    /// (comma-separated; with none of the four --requestheader-* lists,
-    /// kubeadm's: front-proxy-client).
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_allowed_names: Vec<String>,
-    /// The headers a front proxy names the user in (kubeadm's:
-    /// X-Remote-User).
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_username_headers: Vec<String>,
-    /// The headers a front proxy names the groups in (kubeadm's:
-    /// X-Remote-Group).
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_group_headers: Vec<String>,
-    /// The prefixes of the headers a front proxy gives extra user
-    /// information in (kubeadm's: X-Remote-Extra-).
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_extra_headers_prefix: Vec<String>,
+    /// The front proxy: what extension API servers are told to trust.
+    #[command(flatten)]
+    pub front_proxy: FrontProxyArgs,
     /// A kubeconfig of the cluster this server extends: tokens it does not
     /// know are reviewed there (TokenReview), and the client CA and
     /// front-proxy settings are read from its
@@ -205,6 +166,97 @@ pub struct ServeArgs {
     /// seats shared among levels (0: unlimited).
     #[arg(long, default_value_t = 200)]
     pub max_mutating_requests_inflight: u32,
+}
+
+/// Audit logging, as kube-apiserver's flags (`serve` and `kube-apiserver`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct AuditArgs {
+    /// The audit policy (an audit.k8s.io/v1 Policy, YAML or JSON): which
+    /// requests are written to --audit-log-path, at what level.
+    #[arg(long)]
+    pub audit_policy_file: Option<PathBuf>,
+    /// Where audit events go, one JSON line each (`-`: standard output).
+    #[arg(long)]
+    pub audit_log_path: Option<PathBuf>,
+    /// Megabytes the audit log grows to before it is rotated (0: never).
+    #[arg(long = "audit-log-maxsize", default_value_t = 0)]
+    pub audit_log_maxsize: u64,
+    /// Rotated audit logs kept (0: all).
+    #[arg(long = "audit-log-maxbackup", default_value_t = 0)]
+    pub audit_log_maxbackup: usize,
+    /// Days a rotated audit log is kept (0: forever).
+    #[arg(long = "audit-log-maxage", default_value_t = 0)]
+    pub audit_log_maxage: u64,
+}
+
+impl AuditArgs {
+    /// The policy and the log, when both are given.
+    pub fn flags(&self) -> Option<AuditFlags> {
+        self.audit_policy_file
+            .clone()
+            .zip(self.audit_log_path.clone())
+            .map(|(policy, path)| AuditFlags {
+                policy,
+                log: crate::audit::LogOptions {
+                    path,
+                    max_size_mb: self.audit_log_maxsize,
+                    max_backups: self.audit_log_maxbackup,
+                    max_age_days: self.audit_log_maxage,
+                },
+            })
+    }
+}
+
+/// The front proxy, as kube-apiserver's flags (`serve` and
+/// `kube-apiserver`): the client certificate presented to extension API
+/// servers and what they are told to trust.
+#[derive(Args, Clone, Debug, Default)]
+pub struct FrontProxyArgs {
+    /// The client certificate (PEM) kapi presents to extension API servers,
+    /// instead of the one it signs with a front-proxy CA of its own
+    /// (`<data-dir>/front-proxy-client.crt`).
+    #[arg(long, requires = "proxy_client_key_file")]
+    pub proxy_client_cert_file: Option<PathBuf>,
+    /// The key of --proxy-client-cert-file (PEM).
+    #[arg(long, requires = "proxy_client_cert_file")]
+    pub proxy_client_key_file: Option<PathBuf>,
+    /// The CA (PEM) of front proxies' client certificates, which extension
+    /// API servers are told to trust (kapi's own front-proxy CA by default).
+    #[arg(long)]
+    pub requestheader_client_ca_file: Option<PathBuf>,
+    /// The common names a front proxy's client certificate may have
+    /// (comma-separated; with none of the four --requestheader-* lists,
+    /// kubeadm's: front-proxy-client).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_allowed_names: Vec<String>,
+    /// The headers a front proxy names the user in (kubeadm's:
+    /// X-Remote-User).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_username_headers: Vec<String>,
+    /// The headers a front proxy names the groups in (kubeadm's:
+    /// X-Remote-Group).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_group_headers: Vec<String>,
+    /// The prefixes of the headers a front proxy gives extra user
+    /// information in (kubeadm's: X-Remote-Extra-).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_extra_headers_prefix: Vec<String>,
+}
+
+impl FrontProxyArgs {
+    /// These flags' part of the TLS settings (the serving ones left unset).
+    fn tls_flags(&self) -> TlsFlags {
+        TlsFlags {
+            proxy_client_cert_file: self.proxy_client_cert_file.clone(),
+            proxy_client_key_file: self.proxy_client_key_file.clone(),
+            requestheader_client_ca_file: self.requestheader_client_ca_file.clone(),
+            requestheader_allowed_names: self.requestheader_allowed_names.clone(),
+            requestheader_username_headers: self.requestheader_username_headers.clone(),
+            requestheader_group_headers: self.requestheader_group_headers.clone(),
+            requestheader_extra_headers_prefix: self.requestheader_extra_headers_prefix.clone(),
+            ..TlsFlags::default()
+        }
+    }
 }
 
 /// `30000-32767`.
@@ -255,31 +307,13 @@ impl ServeArgs {
             anonymous_auth: self.anonymous_auth,
             bootstrap_tokens: self.enable_bootstrap_token_auth,
             authorization_modes: self.authorization_mode.clone(),
-            audit: self
-                .audit_policy_file
-                .clone()
-                .zip(self.audit_log_path.clone())
-                .map(|(policy, path)| AuditFlags {
-                    policy,
-                    log: crate::audit::LogOptions {
-                        path,
-                        max_size_mb: self.audit_log_maxsize,
-                        max_backups: self.audit_log_maxbackup,
-                        max_age_days: self.audit_log_maxage,
-                    },
-                }),
+            audit: self.audit.flags(),
             tls: TlsFlags {
                 cert_file: self.tls_cert_file.clone(),
                 key_file: self.tls_private_key_file.clone(),
                 client_ca_file: self.client_ca_file.clone(),
                 sans: self.tls_san.clone(),
-                proxy_client_cert_file: self.proxy_client_cert_file.clone(),
-                proxy_client_key_file: self.proxy_client_key_file.clone(),
-                requestheader_client_ca_file: self.requestheader_client_ca_file.clone(),
-                requestheader_allowed_names: self.requestheader_allowed_names.clone(),
-                requestheader_username_headers: self.requestheader_username_headers.clone(),
-                requestheader_group_headers: self.requestheader_group_headers.clone(),
-                requestheader_extra_headers_prefix: self.requestheader_extra_headers_prefix.clone(),
+                ..self.front_proxy.tls_flags()
             },
             aggregator_routing: self.enable_aggregator_routing,
             delegation: super::Delegation {

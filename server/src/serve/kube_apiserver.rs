@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 
 use super::ServeOptions;
-use super::args::ServeArgs;
+use super::args::{AuditArgs, FrontProxyArgs, ServeArgs};
 use crate::authorizers::Mode;
 use crate::kinds::IpRange;
 use crate::stored::StorageMediaType;
@@ -112,42 +112,13 @@ pub struct KubeApiserverArgs {
     /// Admission plugins not to run, though on by default.
     #[arg(long, value_delimiter = ',')]
     pub disable_admission_plugins: Vec<String>,
-    /// The CA (PEM) of front proxies' client certificates.
-    #[arg(long)]
-    pub requestheader_client_ca_file: Option<PathBuf>,
-    /// The common names a front proxy's certificate may have.
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_allowed_names: Vec<String>,
-    /// The headers a front proxy names the user in.
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_username_headers: Vec<String>,
-    /// The headers a front proxy names the groups in.
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_group_headers: Vec<String>,
-    /// The prefixes of a front proxy's extra user headers.
-    #[arg(long, value_delimiter = ',')]
-    pub requestheader_extra_headers_prefix: Vec<String>,
-    /// The client certificate presented to extension API servers.
-    #[arg(long)]
-    pub proxy_client_cert_file: Option<PathBuf>,
-    /// The key of --proxy-client-cert-file.
-    #[arg(long)]
-    pub proxy_client_key_file: Option<PathBuf>,
-    /// The audit policy file.
-    #[arg(long)]
-    pub audit_policy_file: Option<PathBuf>,
-    /// Where audit events go (`-`: standard output).
-    #[arg(long)]
-    pub audit_log_path: Option<PathBuf>,
-    /// Megabytes before the audit log is rotated.
-    #[arg(long = "audit-log-maxsize", default_value_t = 0)]
-    pub audit_log_maxsize: u64,
-    /// Rotated audit logs kept.
-    #[arg(long = "audit-log-maxbackup", default_value_t = 0)]
-    pub audit_log_maxbackup: usize,
-    /// Days a rotated audit log is kept.
-    #[arg(long = "audit-log-maxage", default_value_t = 0)]
-    pub audit_log_maxage: u64,
+    /// The front proxy (kube-apiserver's `--requestheader-*` and
+    /// `--proxy-client-*`).
+    #[command(flatten)]
+    pub front_proxy: FrontProxyArgs,
+    /// Audit logging (kube-apiserver's `--audit-*`).
+    #[command(flatten)]
+    pub audit: AuditArgs,
     /// Send APIService requests to an endpoint rather than the cluster IP.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
           default_value_t = false, action = ArgAction::Set)]
@@ -503,23 +474,13 @@ impl KubeApiserverArgs {
             api_audiences: self.api_audiences.clone(),
             authorization_mode: modes,
             enable_bootstrap_token_auth: self.enable_bootstrap_token_auth,
-            audit_policy_file: self.audit_policy_file.clone(),
-            audit_log_path: self.audit_log_path.clone(),
-            audit_log_maxsize: self.audit_log_maxsize,
-            audit_log_maxbackup: self.audit_log_maxbackup,
-            audit_log_maxage: self.audit_log_maxage,
+            audit: self.audit.clone(),
             anonymous_auth,
             tls_cert_file,
             tls_private_key_file,
             client_ca_file: self.client_ca_file.clone(),
             tls_san: Vec::new(),
-            proxy_client_cert_file: self.proxy_client_cert_file.clone(),
-            proxy_client_key_file: self.proxy_client_key_file.clone(),
-            requestheader_client_ca_file: self.requestheader_client_ca_file.clone(),
-            requestheader_allowed_names: self.requestheader_allowed_names.clone(),
-            requestheader_username_headers: self.requestheader_username_headers.clone(),
-            requestheader_group_headers: self.requestheader_group_headers.clone(),
-            requestheader_extra_headers_prefix: self.requestheader_extra_headers_prefix.clone(),
+            front_proxy: self.front_proxy.clone(),
             authentication_kubeconfig: None,
             authorization_kubeconfig: None,
             enable_aggregator_routing: self.enable_aggregator_routing,

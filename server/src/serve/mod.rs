@@ -8,7 +8,7 @@ mod connections;
 pub mod kube_apiserver;
 pub mod tls;
 
-pub use args::ServeArgs;
+pub use args::{AuditArgs, FrontProxyArgs, ServeArgs};
 pub use backend::{Backend, COMPACTION_INTERVAL, Opened};
 pub use connections::http2;
 
