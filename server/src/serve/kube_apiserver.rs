@@ -385,7 +385,7 @@ impl KubeApiserverArgs {
         }
         if self.service_account_signing_key_file.is_none() {
             errors.push(
-                "service-account-signing-key-file and service-account-issuer are required flags"
+                "--service-account-signing-key-file and --service-account-issuer are required flags"
                     .to_owned(),
             );
         }
@@ -405,7 +405,8 @@ impl KubeApiserverArgs {
                  none are)"
                     .to_owned(),
             ),
-            other => errors.push(format!("invalid endpoint reconciler type: {other}")),
+            // Upstream's createEndpointReconciler's words for any other.
+            other => errors.push(format!("Reconciler not implemented: {other}")),
         }
         if !self.allow_privileged {
             errors.push(
@@ -548,14 +549,19 @@ impl KubeApiserverArgs {
                 errors.push(format!("{flag} plugin {name:?} is unknown"));
             }
         }
-        let overlapped: Vec<&String> = self
+        // Go's `%v` of the sorted set: `[A B]`.
+        let mut overlapped: Vec<&str> = self
             .enable_admission_plugins
             .iter()
             .filter(|n| self.disable_admission_plugins.contains(n))
+            .map(String::as_str)
             .collect();
+        overlapped.sort_unstable();
+        overlapped.dedup();
         if !overlapped.is_empty() {
             errors.push(format!(
-                "{overlapped:?} in enable-admission-plugins and disable-admission-plugins overlapped"
+                "[{}] in enable-admission-plugins and disable-admission-plugins overlapped",
+                overlapped.join(" ")
             ));
         }
         for name in &self.enable_admission_plugins {
@@ -772,7 +778,10 @@ mod tests {
                 "dual-stack",
             ),
             ("--allow-privileged=false", "allow-privileged"),
-            ("--enable-admission-plugins=ServiceAccount", "overlapped"),
+            (
+                "--enable-admission-plugins=ServiceAccount",
+                "[ServiceAccount] in enable-admission-plugins and disable-admission-plugins overlapped",
+            ),
             ("--endpoint-reconciler-type=master-count", "master-count"),
             (
                 "--lease-reuse-duration-seconds=30",
