@@ -807,6 +807,12 @@ mod tests {
             missing.contains("service-account-issuer is a required flag"),
             "{missing}"
         );
+        assert!(
+            missing.contains(
+                "--service-account-signing-key-file and --service-account-issuer are required flags"
+            ),
+            "{missing}"
+        );
     }
 
     #[test]
